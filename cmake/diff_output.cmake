@@ -1,0 +1,10 @@
+# Runs PROGRAM, writes its output to ACTUAL and fails, showing a diff, unless it equals EXPECTED.
+execute_process(COMMAND "${PROGRAM}" OUTPUT_FILE "${ACTUAL}" ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${PROGRAM} exited with ${rc}: ${err}")
+endif()
+execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${EXPECTED}" "${ACTUAL}" RESULT_VARIABLE differ)
+if(differ)
+    execute_process(COMMAND diff -u "${EXPECTED}" "${ACTUAL}" OUTPUT_VARIABLE d)
+    message(FATAL_ERROR "output differs from ${EXPECTED} (to accept: cp ${ACTUAL} ${EXPECTED}):\n${d}")
+endif()

@@ -1,0 +1,38 @@
+// The one exception type ridgeline throws for bad input, from a file or from code.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace ridgeline {
+
+// Says where (file and JSON path, or the argument's name), what was found and what was
+// expected. what() reads: "<file>: <path>: got <value>, expected <expected>".
+class error : public std::runtime_error {
+public:
+    error(std::string file, std::string path, std::string value, std::string expected)
+        : std::runtime_error(compose(file, path, value, expected)),
+          file_(std::move(file)),
+          path_(std::move(path)),
+          value_(std::move(value)),
+          expected_(std::move(expected)) {}
+
+    [[nodiscard]] const std::string& file() const noexcept { return file_; }
+    [[nodiscard]] const std::string& path() const noexcept { return path_; }
+    [[nodiscard]] const std::string& value() const noexcept { return value_; }
+    [[nodiscard]] const std::string& expected() const noexcept { return expected_; }
+
+private:
+    static std::string compose(const std::string& file, const std::string& path,
+                               const std::string& value, const std::string& expected) {
+        std::string m;
+        if (!file.empty()) m += file + ": ";
+        if (!path.empty()) m += path + ": ";
+        m += "got " + value + ", expected " + expected;
+        return m;
+    }
+    std::string file_, path_, value_, expected_;
+};
+
+}  // namespace ridgeline

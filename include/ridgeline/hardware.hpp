@@ -1,0 +1,45 @@
+// A device: how much it holds, how fast it reads memory, how fast it computes per format.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "error.hpp"
+#include "formats.hpp"
+#include "name.hpp"
+#include "units.hpp"
+
+namespace ridgeline {
+
+struct Hardware {
+    Name name;
+    Bytes memory_capacity{};
+    BytesPerSecond memory_bandwidth{};
+    // Dense (no 2:4 sparsity) peak per compute numeric; absent where the device has no such
+    // tensor-core path (an A100 has no FP8), never zero.
+    std::array<std::optional<FlopsPerSecond>, all_numerics.size()> peak{};
+    std::optional<BytesPerSecond> interconnect_bandwidth{};  // per device, both directions
+
+    [[nodiscard]] constexpr std::optional<FlopsPerSecond> peak_for(Numeric n) const noexcept {
+        return peak[static_cast<std::size_t>(n)];
+    }
+    // The peak for `n`, or an error naming the device and the missing format.
+    [[nodiscard]] constexpr FlopsPerSecond require_peak(Numeric n) const {
+        if (auto p = peak_for(n)) return *p;
+        throw error("", "hardware '" + std::string(name.view()) + "' compute peak",
+                    std::string(name_of(n)), "a format this device has a dense peak for");
+    }
+    constexpr Hardware& with_peak(Numeric n, FlopsPerSecond value) noexcept {
+        peak[static_cast<std::size_t>(n)] = value;
+        return *this;
+    }
+    friend constexpr bool operator==(const Hardware&, const Hardware&) = default;
+};
+
+// ops:byte: the arithmetic intensity above which work on this device is compute-bound.
+constexpr FlopsPerByte ops_per_byte(const Hardware& hw, Numeric compute) {
+    return hw.require_peak(compute) / hw.memory_bandwidth;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,120 @@
+// Every preset in data/ loads, validates, round-trips and cites its sources; bad files give the
+// documented error naming the file, the JSON path, the value and what was expected.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <ridgeline/json.hpp>
+#include <ridgeline/ridgeline.hpp>
+
+using namespace ridgeline;
+namespace fs = std::filesystem;
+
+TEST_CASE("presets: the catalogue holds what the core issue names", "[presets]") {
+    const auto hw = list_presets(PresetKind::hardware);
+    for (const char* name : {"h100-sxm", "h100-pcie", "h200", "a100-40gb", "a100-80gb", "a10"})
+        CHECK(std::find(hw.begin(), hw.end(), name) != hw.end());
+    const auto models = list_presets(PresetKind::model);
+    for (const char* name : {"llama-3.1-8b", "qwen3-32b", "llama-3.3-70b", "llama-2-7b", "llama-2-13b"})
+        CHECK(std::find(models.begin(), models.end(), name) != models.end());
+}
+
+TEST_CASE("presets: every hardware preset loads, round-trips, and cites each figure", "[presets]") {
+    for (const auto& name : list_presets(PresetKind::hardware)) {
+        INFO("data/hardware/" << name << ".json");
+        const Hardware h = load_hardware(name);
+        CHECK(hardware_from_json(nlohmann::json(h)) == h);
+        CHECK(h.memory_capacity > Bytes{});
+        CHECK(h.peak_for(Numeric::bf16).has_value());
+        const auto j = read_json_file(data_directory() / "hardware" / (name + ".json"));
+        REQUIRE(j.contains("source"));
+        for (const auto& item : j.items())
+            if (item.key() != "name" && item.key() != "source") CHECK(j.at("source").contains(item.key()));
+    }
+}
+
+TEST_CASE("presets: every model preset loads, round-trips, and cites its config.json", "[presets]") {
+    for (const auto& name : list_presets(PresetKind::model)) {
+        INFO("data/models/" << name << ".json");
+        const Model m = load_model(name);
+        CHECK(m.name.view() == name);
+        CHECK(model_from_config(nlohmann::json(m)) == m);
+        const auto j = read_json_file(data_directory() / "models" / (name + ".json"));
+        REQUIRE(j.contains("ridgeline"));
+        CHECK(j.at("ridgeline").contains("source"));
+        CHECK(derived_parameters(m).total() > 0);
+    }
+}
+
+TEST_CASE("presets: a name or a path, and unknown names list the presets", "[presets][errors]") {
+    CHECK(load_hardware("data/hardware/h100-sxm.json") == load_hardware("h100-sxm"));
+    CHECK(load_model("data/models/qwen3-32b.json") == load_model("qwen3-32b"));
+    CHECK_THROWS_WITH(load_hardware("h100"),
+                      "hardware preset: got \"h100\", expected one of: a10, a100-40gb, a100-80gb, h100-pcie, h100-sxm, h200");
+    CHECK_THROWS_WITH(load_model("tests/data/bad/no-such-file.json"),
+                      "tests/data/bad/no-such-file.json: got a file that cannot be opened, expected a readable JSON file");
+}
+
+TEST_CASE("presets: RIDGELINE_DATA_DIR must name a directory", "[presets][errors]") {
+    const std::string saved = std::getenv("RIDGELINE_DATA_DIR") ? std::getenv("RIDGELINE_DATA_DIR") : "";
+    ::setenv("RIDGELINE_DATA_DIR", "tests/data/nowhere", 1);
+    CHECK_THROWS_WITH(list_presets(PresetKind::model),
+                      "RIDGELINE_DATA_DIR: got tests/data/nowhere, expected a directory holding hardware/ and models/");
+    if (saved.empty()) ::unsetenv("RIDGELINE_DATA_DIR");
+    else ::setenv("RIDGELINE_DATA_DIR", saved.c_str(), 1);
+}
+
+TEST_CASE("presets: bad hardware files name file, path, value and expectation", "[presets][errors]") {
+    const auto bad = [](const char* stem) { return std::string("tests/data/bad/") + stem + ".json"; };
+    CHECK_THROWS_WITH(load_hardware(bad("hw-missing-bandwidth")),
+                      "tests/data/bad/hw-missing-bandwidth.json: /memory_bandwidth_GB_per_s: got nothing (the key is missing), expected a positive, finite number");
+    CHECK_THROWS_WITH(load_hardware(bad("hw-unknown-key")),
+                      "tests/data/bad/hw-unknown-key.json: /memory_bandwidth_TB_per_s: got an unknown key, expected one of: name, memory_capacity_GB, memory_bandwidth_GB_per_s, dense_TFLOP_per_s, interconnect_GB_per_s, source");
+    CHECK_THROWS_WITH(load_hardware(bad("hw-string-capacity")),
+                      "tests/data/bad/hw-string-capacity.json: /memory_capacity_GB: got \"80\" (a string), expected a positive, finite number");
+    CHECK_THROWS_WITH(load_hardware(bad("hw-zero-bandwidth")),
+                      "tests/data/bad/hw-zero-bandwidth.json: /memory_bandwidth_GB_per_s: got 0, expected a positive, finite number");
+    CHECK_THROWS_WITH(load_hardware(bad("hw-negative-peak")),
+                      "tests/data/bad/hw-negative-peak.json: /dense_TFLOP_per_s/bf16: got -1, expected a positive, finite number");
+    CHECK_THROWS_WITH(load_hardware(bad("hw-unknown-format")),
+                      "tests/data/bad/hw-unknown-format.json: /dense_TFLOP_per_s/bf17: got an unknown format, expected one of: fp32, bf16, fp16, fp8, int8, int4, fp4");
+    CHECK_THROWS_WITH(load_hardware(bad("hw-source-unknown")),
+                      "tests/data/bad/hw-source-unknown.json: /source/interconnect_GB_per_s: got a source for a figure the file does not give, expected sources only for figures present");
+    CHECK_THROWS_WITH(load_hardware(bad("hw-huge")),
+                      "tests/data/bad/hw-huge.json: got text that is not JSON ([json.exception.out_of_range.406] number overflow parsing '1e999'), expected a JSON document");
+    CHECK_THROWS_WITH(load_hardware(bad("not-json")),
+                      Catch::StartsWith("tests/data/bad/not-json.json: got text that is not JSON ([json.exception.parse_error.101] parse error at line 2, column 1"));
+}
+
+TEST_CASE("presets: bad config.json files name file, path, value and expectation", "[presets][errors]") {
+    const auto bad = [](const char* stem) { return std::string("tests/data/bad/") + stem + ".json"; };
+    CHECK_THROWS_WITH(load_model(bad("model-missing-layers")),
+                      "tests/data/bad/model-missing-layers.json: /num_hidden_layers: got nothing (the key is missing), expected a positive integer");
+    CHECK_THROWS_WITH(load_model(bad("model-kv-not-dividing")),
+                      "tests/data/bad/model-kv-not-dividing.json: /num_key_value_heads: got 6, expected a divisor of num_attention_heads (32)");
+    CHECK_THROWS_WITH(load_model(bad("model-negative-hidden")),
+                      "tests/data/bad/model-negative-hidden.json: /hidden_size: got -4096, expected a positive integer");
+    CHECK_THROWS_WITH(load_model(bad("model-float-layers")),
+                      "tests/data/bad/model-float-layers.json: /num_hidden_layers: got 32.5, expected a positive integer");
+    CHECK_THROWS_WITH(load_model(bad("model-unknown-family")),
+                      "tests/data/bad/model-unknown-family.json: /model_type: got \"falcon\" (a string), expected a supported model_type, one of: llama, mistral, qwen2, qwen3, ridgeline");
+    CHECK_THROWS_WITH(load_model(bad("model-sliding-window")),
+                      "tests/data/bad/model-sliding-window.json: /sliding_window: got 4096, expected null: sliding-window attention is not modelled yet");
+    CHECK_THROWS_WITH(load_model(bad("model-ridgeline-unknown")),
+                      "tests/data/bad/model-ridgeline-unknown.json: /ridgeline/sources: got an unknown key, expected one of: source, name, parameters, parameters_source");
+    CHECK_THROWS_WITH(load_model(bad("model-parameters-unsourced")),
+                      "tests/data/bad/model-parameters-unsourced.json: /ridgeline/parameters_source: got nothing (the key is missing), expected a non-empty string citing the published count");
+}
+
+TEST_CASE("presets: from_json/to_json follow nlohmann's ADL convention", "[presets]") {
+    const Hardware h = load_hardware("h200");
+    const nlohmann::json j = h;
+    CHECK(j.at("memory_bandwidth_GB_per_s") == 4800);
+    CHECK(j.get<Hardware>() == h);
+    const Model m = load_model("llama-2-13b");
+    const nlohmann::json jm = m;
+    CHECK(jm.at("num_key_value_heads") == 40);
+    CHECK(jm.get<Model>() == m);
+}
