@@ -55,28 +55,28 @@ constexpr Hardware tpu_v5e() {
 // Architectures from the models' config.json (../shared/facts/models.md); parameter counts as
 // seed 003 uses them (NOTES.md: "Llama-3.1-8B 8.03e9, Qwen3-32B 32.8e9, Llama-3.3-70B 70.6e9").
 constexpr Model llama31_8b_seed003() {
-    Model m{"llama-3.1-8b", 32, 4096, 32, 8, 128, 14336, 128256};
+    Model m = dense_model("llama-3.1-8b", 32, 4096, 32, 8, 128, 14336, 128256);
     return m.with_parameters(8.03e9);
 }
 constexpr Model qwen3_32b_seed003() {
-    Model m{"qwen3-32b", 64, 5120, 64, 8, 128, 25600, 151936};
-    m.qk_norm = true;
+    Model m = dense_model("qwen3-32b", 64, 5120, 64, 8, 128, 25600, 151936);
+    std::get<Gqa>(m.groups[0].spec.attention).qk_norm = true;
     return m.with_parameters(32.8e9);
 }
 constexpr Model llama33_70b_seed003() {
-    Model m{"llama-3.3-70b", 80, 8192, 64, 8, 128, 28672, 128256};
+    Model m = dense_model("llama-3.3-70b", 80, 8192, 64, 8, 128, 28672, 128256);
     return m.with_parameters(70.6e9);
 }
 
 // Seeds 000 and 001 speak of "Llama-70B" with "70 billion parameters".
 constexpr Model llama_70b_rounded() {
-    Model m{"llama-70b", 80, 8192, 64, 8, 128, 28672, 128256};
+    Model m = dense_model("llama-70b", 80, 8192, 64, 8, 128, 28672, 128256);
     return m.with_parameters(70e9);
 }
 
 // Seed 002: Llama-2-7B "14 GB of FP16 weights" (7e9 parameters), LLaMA-2-13B.
-constexpr Model llama2_7b() { return Model{"llama-2-7b", 32, 4096, 32, 32, 128, 11008, 32000}; }
-constexpr Model llama2_13b() { return Model{"llama-2-13b", 40, 5120, 40, 40, 128, 13824, 32000}; }
+constexpr Model llama2_7b() { return dense_model("llama-2-7b", 32, 4096, 32, 32, 128, 11008, 32000); }
+constexpr Model llama2_13b() { return dense_model("llama-2-13b", 40, 5120, 40, 40, 128, 13824, 32000); }
 
 // Rounds half away from zero to `digits` decimals, as the documents print.
 constexpr double round_to(double x, int digits) {

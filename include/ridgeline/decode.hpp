@@ -49,11 +49,11 @@ constexpr DecodeStep decode_step(const Hardware& hw, const Model& m, const Workl
     d.accounting = w.accounting;
     d.batch = w.batch;
     d.context = w.context;
-    d.weight_bytes = c.shared_bytes + B * c.per_sequence_bytes;
-    d.kv_bytes = B * n * c.kv_per_token;
+    d.weight_bytes = c.weight_bytes(w.batch);
+    d.kv_bytes = B * c.kv_bytes(n);
     d.total_bytes = d.weight_bytes + d.kv_bytes;
     d.attention_flops = B * attention_flops_per_token(m, n);
-    d.flops = B * (c.flops_per_token + n * c.attention_flops_per_context_token);
+    d.flops = B * c.flops(n);
     d.memory_time = d.total_bytes / hw.memory_bandwidth;
     d.compute_time = d.flops / peak;
     d.bound = d.compute_time > d.memory_time ? Bound::compute : Bound::memory;
@@ -70,8 +70,7 @@ constexpr DecodeStep decode_step(const Hardware& hw, const Model& m, const Workl
 constexpr PerSecond scaling_book_tokens_per_s(const Hardware& hw, const Model& m, const Workload& w) {
     const StepCost c = step_cost(m, w);
     const double B = static_cast<double>(w.batch);
-    const Bytes per_sequence = c.per_sequence_bytes + static_cast<double>(w.context) * c.kv_per_token;
-    return B * hw.memory_bandwidth / (B * per_sequence + c.shared_bytes);
+    return B * hw.memory_bandwidth / (B * c.kv_bytes(static_cast<double>(w.context)) + c.weight_bytes(w.batch));
 }
 
 }  // namespace ridgeline

@@ -197,33 +197,265 @@ inline void from_json(const nlohmann::json& j, Hardware& hw) { hw = hardware_fro
 
 namespace json_detail {
 
-// What a family fixes that its config.json does not say.
-struct Family {
-    std::string_view model_type;
-    bool attention_bias_default;  // used when the config has no "attention_bias"
-    bool attention_bias_fixed;    // the family always has q/k/v biases (Qwen2)
-    bool qk_norm;                 // the family always norms q and k per head (Qwen3)
-};
-
-inline constexpr Family families[] = {
-    {"llama", false, false, false},
-    {"mistral", false, false, false},
-    {"qwen2", true, true, false},
-    {"qwen3", false, false, true},
-    // ridgeline's own form, written by to_json: every flag explicit.
-    {"ridgeline", false, false, false},
-};
+inline constexpr std::string_view model_families[] = {"llama",    "mistral",     "mixtral",     "qwen2",
+                                                      "qwen3",    "qwen3_moe",   "deepseek_v2", "deepseek_v3",
+                                                      "gpt_oss",  "ridgeline"};
 
 inline std::string family_list() {
     std::string s;
-    for (const auto& f : families) s += (s.empty() ? "" : ", ") + std::string(f.model_type);
+    for (auto f : model_families) s += (s.empty() ? "" : ", ") + std::string(f);
     return s;
+}
+
+// Reads one config.json's fields for a known family, with the family's defaults.
+class ConfigReader {
+public:
+    ConfigReader(const Node& root, std::string family) : root_(root), family_(std::move(family)) {}
+
+    [[nodiscard]] bool present(const std::string& key) const {
+        return root_.has(key) && !root_.at(key).value().is_null();
+    }
+    [[nodiscard]] std::int64_t integer(const std::string& key) const {
+        if (!present(key))
+            throw error(root_.file(), "/" + key, root_.has(key) ? "null" : "nothing (the key is missing)",
+                        "a positive integer (model_type " + family_ + " needs it)");
+        return root_.at(key).positive_integer();
+    }
+    [[nodiscard]] std::int64_t integer_or(const std::string& key, std::int64_t fallback) const {
+        return present(key) ? root_.at(key).positive_integer() : fallback;
+    }
+    // A count that may be 0 (q_lora_rank null means none, first_k_dense_replace 0 means none).
+    [[nodiscard]] std::int64_t count_or_zero(const std::string& key) const {
+        if (!present(key)) return 0;
+        const Node n = root_.at(key);
+        if (n.value().is_number_integer() && n.value().get<std::int64_t>() == 0) return 0;
+        return n.positive_integer();
+    }
+    [[nodiscard]] bool flag_or(const std::string& key, bool fallback) const {
+        return present(key) ? root_.at(key).boolean() : fallback;
+    }
+    [[nodiscard]] const Node& root() const { return root_; }
+    [[nodiscard]] const std::string& family() const { return family_; }
+
+private:
+    const Node& root_;
+    std::string family_;
+};
+
+// Collapses per-layer specs into at most Model::max_groups groups of identical layers.
+inline void add_grouped(Model& m, const std::vector<LayerSpec>& layers, const Node& root) {
+    for (const LayerSpec& spec : layers) {
+        bool placed = false;
+        for (std::size_t i = 0; i < m.group_count && !placed; ++i)
+            if (m.groups[i].spec == spec) ++m.groups[i].count, placed = true;
+        if (!placed) {
+            if (m.group_count == Model::max_groups)
+                throw error(root.file(), "/num_hidden_layers", std::to_string(layers.size()) + " layers",
+                            "at most four distinct kinds of layer");
+            m.add_layers(1, spec);
+        }
+    }
+}
+
+inline Gqa read_gqa(const ConfigReader& c) {
+    Gqa a;
+    a.heads = c.integer("num_attention_heads");
+    a.kv_heads = c.integer_or("num_key_value_heads", a.heads);  // HF: absent means MHA
+    if (a.heads % a.kv_heads != 0)
+        c.root().at("num_key_value_heads").fail("a divisor of num_attention_heads (" + std::to_string(a.heads) + ")");
+    if (c.present("head_dim")) {
+        a.head_dim = c.root().at("head_dim").positive_integer();
+    } else {
+        const std::int64_t hidden = c.integer("hidden_size");
+        if (hidden % a.heads != 0)
+            throw error(c.root().file(), "/head_dim", "nothing (the key is missing)",
+                        "a head_dim, since hidden_size is not a multiple of num_attention_heads");
+        a.head_dim = hidden / a.heads;
+    }
+    return a;
+}
+
+inline Mla read_mla(const ConfigReader& c) {
+    Mla l;
+    l.heads = c.integer("num_attention_heads");
+    l.q_lora_rank = c.count_or_zero("q_lora_rank");
+    l.kv_lora_rank = c.integer("kv_lora_rank");
+    l.qk_nope_head_dim = c.integer("qk_nope_head_dim");
+    l.qk_rope_head_dim = c.integer("qk_rope_head_dim");
+    l.v_head_dim = c.integer("v_head_dim");
+    return l;
+}
+
+// Routed experts: their count and top-k, checked against each other with the file's names.
+inline Moe read_moe(const ConfigReader& c, const std::string& experts_key, const std::string& intermediate_key) {
+    Moe e;
+    if (c.present(experts_key) && c.root().at(experts_key).value() == 0)
+        c.root().at(experts_key).fail("a positive integer (a mixture of experts needs experts)");
+    e.experts = c.integer(experts_key);
+    e.experts_per_token = c.integer("num_experts_per_tok");
+    if (e.experts_per_token > e.experts)
+        c.root().at("num_experts_per_tok").fail("at most " + experts_key + " (" + std::to_string(e.experts) + ")");
+    e.expert_intermediate = c.integer(intermediate_key);
+    return e;
+}
+
+// A window applies where the family's switch turns it on; a set window without a switch is on.
+inline std::int64_t window_if_enabled(const ConfigReader& c) {
+    if (!c.present("sliding_window")) return 0;
+    if (c.root().has("use_sliding_window") && !c.flag_or("use_sliding_window", false)) return 0;
+    return c.root().at("sliding_window").positive_integer();
+}
+
+inline std::vector<LayerSpec> read_layers(const ConfigReader& c, std::int64_t layers) {
+    const std::string& f = c.family();
+    std::vector<LayerSpec> specs(static_cast<std::size_t>(layers));
+
+    if (f == "llama" || f == "mistral" || f == "mixtral" || f == "qwen2" || f == "qwen3" || f == "qwen3_moe") {
+        Gqa a = read_gqa(c);
+        if (f == "qwen2") {
+            a.qkv_bias = true;  // Qwen2 always has q/k/v biases and no o bias; its config does not say
+        } else {
+            const bool bias = c.flag_or("attention_bias", false);  // Llama/Qwen3: q, k, v and o together
+            a.qkv_bias = a.o_bias = bias;
+        }
+        a.qk_norm = f == "qwen3" || f == "qwen3_moe";
+        if (c.flag_or("mlp_bias", false)) c.root().at("mlp_bias").fail("false: MLP biases are not modelled");
+
+        const std::int64_t window = window_if_enabled(c);
+        // Qwen2/Qwen3 window only the layers from max_window_layers on; Mistral windows all.
+        const bool qwen = f.rfind("qwen", 0) == 0;
+        const std::int64_t first_windowed = qwen && window > 0 ? c.integer_or("max_window_layers", 0) : 0;
+
+        std::vector<bool> moe_layer(specs.size(), false);
+        Moe moe;
+        if (f == "mixtral") {
+            moe = read_moe(c, "num_local_experts", "intermediate_size");
+            moe_layer.assign(specs.size(), true);
+        } else if (f == "qwen3_moe") {
+            moe = read_moe(c, "num_experts", "moe_intermediate_size");
+            const std::int64_t step = c.integer_or("decoder_sparse_step", 1);
+            std::vector<std::int64_t> dense_only;
+            if (c.present("mlp_only_layers")) {
+                const Node list = c.root().at("mlp_only_layers");
+                if (!list.value().is_array()) list.fail("an array of layer indices");
+                for (const auto& v : list.value()) {
+                    if (!v.is_number_integer()) list.fail("an array of layer indices");
+                    dense_only.push_back(v.get<std::int64_t>());
+                }
+            }
+            for (std::size_t i = 0; i < specs.size(); ++i) {
+                const bool listed = std::find(dense_only.begin(), dense_only.end(), static_cast<std::int64_t>(i)) != dense_only.end();
+                moe_layer[i] = !listed && (static_cast<std::int64_t>(i) + 1) % step == 0;
+            }
+        }
+        const bool needs_dense = std::find(moe_layer.begin(), moe_layer.end(), false) != moe_layer.end();
+        const std::int64_t intermediate = needs_dense ? c.integer("intermediate_size") : 0;
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            specs[i].attention = a;
+            specs[i].window = static_cast<std::int64_t>(i) >= first_windowed ? window : 0;
+            if (moe_layer[i]) specs[i].ffn = moe;
+            else specs[i].ffn = DenseMlp{intermediate};
+        }
+        return specs;
+    }
+
+    if (f == "deepseek_v2" || f == "deepseek_v3") {
+        const Mla l = read_mla(c);
+        Moe moe = read_moe(c, "n_routed_experts", "moe_intermediate_size");
+        moe.shared_experts = c.count_or_zero("n_shared_experts");
+        moe.shared_intermediate = moe.shared_experts > 0 ? moe.expert_intermediate : 0;
+        // V3's "noaux_tc" routing adds a per-expert score-correction bias.
+        moe.router_bias = c.present("topk_method") && c.root().at("topk_method").value() == "noaux_tc";
+        const std::int64_t first_moe = c.count_or_zero("first_k_dense_replace");
+        const std::int64_t every = c.integer_or("moe_layer_freq", 1);
+        const bool any_dense = first_moe > 0 || every > 1;
+        const std::int64_t intermediate = any_dense ? c.integer("intermediate_size") : 0;
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            const auto idx = static_cast<std::int64_t>(i);
+            specs[i].attention = l;
+            if (idx >= first_moe && idx % every == 0) specs[i].ffn = moe;
+            else specs[i].ffn = DenseMlp{intermediate};
+        }
+        return specs;
+    }
+
+    // gpt_oss: biased GQA with sinks, layer_types choosing sliding or full, biased experts.
+    Gqa a = read_gqa(c);
+    a.qkv_bias = a.o_bias = c.flag_or("attention_bias", false);
+    a.sinks = true;
+    Moe moe = read_moe(c, "num_local_experts", "intermediate_size");
+    moe.router_bias = true;
+    moe.expert_bias = true;
+    const Node types = c.root().need("layer_types", "an array of \"sliding_attention\" / \"full_attention\", one per layer");
+    if (!types.value().is_array() || types.value().size() != specs.size())
+        types.fail("an array of " + std::to_string(specs.size()) + " layer types, one per layer");
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        const auto& t = types.value()[i];
+        specs[i].attention = a;
+        specs[i].ffn = moe;
+        if (t == "sliding_attention") specs[i].window = c.integer("sliding_window");
+        else if (t != "full_attention")
+            throw error(c.root().file(), "/layer_types/" + std::to_string(i), describe(t),
+                        "\"sliding_attention\" or \"full_attention\"");
+    }
+    return specs;
+}
+
+// ridgeline's own form, written by to_json: the layer groups spelled out.
+inline LayerSpec read_own_group(const Node& g) {
+    g.require_object("a layer group object");
+    g.only_keys({"count", "attention", "window", "ffn"});
+    LayerSpec spec;
+    const Node at = g.need("attention", "an attention object");
+    at.require_object("an attention object");
+    const std::string kind = at.need("kind", "\"gqa\" or \"mla\"").string();
+    const auto flag = [](const Node& n, const char* key) { return n.has(key) && n.at(key).boolean(); };
+    const auto count = [](const Node& n, const char* key) {
+        if (!n.has(key)) return std::int64_t{0};
+        if (n.at(key).value() == 0) return std::int64_t{0};
+        return n.at(key).positive_integer();
+    };
+    if (kind == "gqa") {
+        at.only_keys({"kind", "heads", "kv_heads", "head_dim", "qkv_bias", "o_bias", "qk_norm", "sinks"});
+        spec.attention = Gqa{at.need("heads", "a positive integer").positive_integer(),
+                             at.need("kv_heads", "a positive integer").positive_integer(),
+                             at.need("head_dim", "a positive integer").positive_integer(),
+                             flag(at, "qkv_bias"), flag(at, "o_bias"), flag(at, "qk_norm"), flag(at, "sinks")};
+    } else if (kind == "mla") {
+        at.only_keys({"kind", "heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+        spec.attention = Mla{at.need("heads", "a positive integer").positive_integer(), count(at, "q_lora_rank"),
+                             at.need("kv_lora_rank", "a positive integer").positive_integer(),
+                             at.need("qk_nope_head_dim", "a positive integer").positive_integer(),
+                             at.need("qk_rope_head_dim", "a positive integer").positive_integer(),
+                             at.need("v_head_dim", "a positive integer").positive_integer()};
+    } else {
+        at.at("kind").fail("\"gqa\" or \"mla\"");
+    }
+    spec.window = count(g, "window");
+    const Node ffn = g.need("ffn", "an ffn object");
+    ffn.require_object("an ffn object");
+    const std::string fk = ffn.need("kind", "\"dense\" or \"moe\"").string();
+    if (fk == "dense") {
+        ffn.only_keys({"kind", "intermediate"});
+        spec.ffn = DenseMlp{ffn.need("intermediate", "a positive integer").positive_integer()};
+    } else if (fk == "moe") {
+        ffn.only_keys({"kind", "experts", "experts_per_token", "expert_intermediate", "shared_experts",
+                       "shared_intermediate", "router_bias", "expert_bias"});
+        spec.ffn = Moe{ffn.need("experts", "a positive integer").positive_integer(),
+                       ffn.need("experts_per_token", "a positive integer").positive_integer(),
+                       ffn.need("expert_intermediate", "a positive integer").positive_integer(),
+                       count(ffn, "shared_experts"), count(ffn, "shared_intermediate"),
+                       flag(ffn, "router_bias"), flag(ffn, "expert_bias")};
+    } else {
+        ffn.at("kind").fail("\"dense\" or \"moe\"");
+    }
+    return spec;
 }
 
 }  // namespace json_detail
 
-// Reads a config.json (with an optional "ridgeline" object). `file` labels errors; `fallback_name`
-// names the model when the file does not.
+// Reads a config.json (with an optional "ridgeline" object). `file` labels errors;
+// `fallback_name` names the model when the file does not.
 inline Model model_from_config(const nlohmann::json& j, const std::string& file = "",
                                const std::string& fallback_name = "model") {
     using json_detail::Node;
@@ -231,11 +463,11 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
     root.require_object("a config.json object");
 
     const std::string type = root.need("model_type", "a model_type, one of: " + json_detail::family_list()).string();
-    const json_detail::Family* family = nullptr;
-    for (const auto& f : json_detail::families)
-        if (f.model_type == type) family = &f;
-    if (!family) root.at("model_type").fail("a supported model_type, one of: " + json_detail::family_list());
-    const bool own_form = family->model_type == "ridgeline";
+    if (std::find(std::begin(json_detail::model_families), std::end(json_detail::model_families), type) ==
+        std::end(json_detail::model_families))
+        root.at("model_type").fail("a supported model_type, one of: " + json_detail::family_list());
+    const bool own_form = type == "ridgeline";
+    const json_detail::ConfigReader c{root, type};
 
     Model m;
     std::string name = fallback_name;
@@ -253,56 +485,69 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
     }
     if (name.size() > Name::capacity) throw error(file, "/ridgeline/name", name, "at most 63 characters");
     m.name = Name{name};
+    m.hidden_size = c.integer("hidden_size");
+    m.vocab_size = c.integer("vocab_size");
+    m.tied_embeddings = c.flag_or("tie_word_embeddings", false);
 
-    const auto integer = [&](const char* key) { return root.need(key, "a positive integer").positive_integer(); };
-    m.layers = integer("num_hidden_layers");
-    m.hidden_size = integer("hidden_size");
-    m.attention_heads = integer("num_attention_heads");
-    m.intermediate_size = integer("intermediate_size");
-    m.vocab_size = integer("vocab_size");
-    // HuggingFace convention: no num_key_value_heads means multi-head attention.
-    m.kv_heads = root.has("num_key_value_heads") && !root.at("num_key_value_heads").value().is_null()
-                     ? root.at("num_key_value_heads").positive_integer()
-                     : m.attention_heads;
-    if (m.attention_heads % m.kv_heads != 0)
-        root.at("num_key_value_heads").fail("a divisor of num_attention_heads (" + std::to_string(m.attention_heads) + ")");
-    if (root.has("head_dim") && !root.at("head_dim").value().is_null()) {
-        m.head_dim = root.at("head_dim").positive_integer();
+    if (own_form) {
+        root.only_keys({"model_type", "hidden_size", "vocab_size", "tie_word_embeddings", "num_nextn_predict_layers",
+                        "layer_groups", "ridgeline"});
+        m.mtp_layers = c.count_or_zero("num_nextn_predict_layers");
+        const Node groups = root.need("layer_groups", "an array of layer groups");
+        if (!groups.value().is_array() || groups.value().empty() || groups.value().size() > Model::max_groups)
+            groups.fail("an array of one to four layer groups");
+        for (std::size_t i = 0; i < groups.value().size(); ++i) {
+            const Node g{groups.value()[i], file, "/layer_groups/" + std::to_string(i)};
+            g.require_object("a layer group object");
+            m.add_layers(g.need("count", "a positive integer").positive_integer(), json_detail::read_own_group(g));
+        }
     } else {
-        if (m.hidden_size % m.attention_heads != 0)
-            throw error(file, "/head_dim", "nothing (the key is missing)",
-                        "a head_dim, since hidden_size is not a multiple of num_attention_heads");
-        m.head_dim = m.hidden_size / m.attention_heads;
+        const std::int64_t layers = c.integer("num_hidden_layers");
+        if (layers > 100000) root.at("num_hidden_layers").fail("a layer count below 100,000");
+        json_detail::add_grouped(m, json_detail::read_layers(c, layers), root);
+        if (type == "deepseek_v3") m.mtp_layers = c.count_or_zero("num_nextn_predict_layers");
     }
-    // A sliding window caps a layer's KV; until windows are modelled, charging such a model
-    // full-context KV would be silently wrong, so it is refused.
-    if (root.has("sliding_window") && !root.at("sliding_window").value().is_null()) {
-        const bool enabled = !root.has("use_sliding_window") || root.at("use_sliding_window").value() == true;
-        if (enabled)
-            root.at("sliding_window").fail("null: sliding-window attention is not modelled yet");
-    }
-    m.tied_embeddings = root.has("tie_word_embeddings") ? root.at("tie_word_embeddings").boolean() : false;
-    m.attention_bias = family->attention_bias_fixed ? true
-                       : root.has("attention_bias") ? root.at("attention_bias").boolean()
-                                                    : family->attention_bias_default;
-    m.qk_norm = own_form ? (root.has("qk_norm") && root.at("qk_norm").boolean()) : family->qk_norm;
+    if (m.declared_parameters)
+        for (const auto& g : m)
+            if (std::holds_alternative<Moe>(g.spec.ffn))
+                root.at("ridgeline").at("parameters").fail("no declared count: the model has routed experts");
     validate(m);
     return m;
 }
 
 inline void to_json(nlohmann::json& j, const Model& m) {
-    j = nlohmann::json::object();
+    using nlohmann::json;
+    json groups = json::array();
+    for (const auto& g : m) {
+        json at;
+        if (const auto* a = std::get_if<Gqa>(&g.spec.attention))
+            at = {{"kind", "gqa"}, {"heads", a->heads}, {"kv_heads", a->kv_heads}, {"head_dim", a->head_dim},
+                  {"qkv_bias", a->qkv_bias}, {"o_bias", a->o_bias}, {"qk_norm", a->qk_norm}, {"sinks", a->sinks}};
+        else {
+            const Mla& l = std::get<Mla>(g.spec.attention);
+            at = {{"kind", "mla"}, {"heads", l.heads}, {"q_lora_rank", l.q_lora_rank}, {"kv_lora_rank", l.kv_lora_rank},
+                  {"qk_nope_head_dim", l.qk_nope_head_dim}, {"qk_rope_head_dim", l.qk_rope_head_dim},
+                  {"v_head_dim", l.v_head_dim}};
+        }
+        json ffn;
+        if (const auto* d = std::get_if<DenseMlp>(&g.spec.ffn))
+            ffn = {{"kind", "dense"}, {"intermediate", d->intermediate}};
+        else {
+            const Moe& e = std::get<Moe>(g.spec.ffn);
+            ffn = {{"kind", "moe"}, {"experts", e.experts}, {"experts_per_token", e.experts_per_token},
+                   {"expert_intermediate", e.expert_intermediate}, {"shared_experts", e.shared_experts},
+                   {"shared_intermediate", e.shared_intermediate}, {"router_bias", e.router_bias},
+                   {"expert_bias", e.expert_bias}};
+        }
+        groups.push_back({{"count", g.count}, {"attention", at}, {"window", g.spec.window}, {"ffn", ffn}});
+    }
+    j = json::object();
     j["model_type"] = "ridgeline";
-    j["num_hidden_layers"] = m.layers;
     j["hidden_size"] = m.hidden_size;
-    j["num_attention_heads"] = m.attention_heads;
-    j["num_key_value_heads"] = m.kv_heads;
-    j["head_dim"] = m.head_dim;
-    j["intermediate_size"] = m.intermediate_size;
     j["vocab_size"] = m.vocab_size;
     j["tie_word_embeddings"] = m.tied_embeddings;
-    j["attention_bias"] = m.attention_bias;
-    j["qk_norm"] = m.qk_norm;
+    j["num_nextn_predict_layers"] = m.mtp_layers;
+    j["layer_groups"] = groups;
     j["ridgeline"] = {{"name", std::string(m.name.view())}};
     if (m.declared_parameters) j["ridgeline"]["parameters"] = *m.declared_parameters;
 }

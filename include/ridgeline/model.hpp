@@ -1,9 +1,20 @@
-// A dense decoder-only transformer, described with the fields of a HuggingFace config.json.
+// A decoder-only transformer as embeddings plus a few groups of identical layers.
+//
+// Bytes and FLOPs are sums over layers, and layers come in a few kinds, so a model is
+//     embeddings (vocab x hidden, tied or not) + up to four groups of `count x LayerSpec`,
+// where a LayerSpec is an attention (GQA or MLA, optionally windowed) and an FFN (a dense gated
+// MLP or a mixture of experts). Llama-3.1-8B is one group; DeepSeek-V3 is 3 dense MLA layers
+// and 58 MoE MLA layers; gpt-oss alternates windowed and full layers (order does not change
+// a sum, so that is two groups).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <variant>
 
 #include "error.hpp"
 #include "formats.hpp"
@@ -12,82 +23,282 @@
 
 namespace ridgeline {
 
+// Grouped-query attention; multi-head when kv_heads == heads, multi-query when 1.
+struct Gqa {
+    std::int64_t heads = 0;
+    std::int64_t kv_heads = 0;
+    std::int64_t head_dim = 0;  // may differ from hidden/heads (Qwen3-32B: 64 x 128 != 5120)
+    bool qkv_bias = false;      // biases on q, k, v (Qwen2, gpt-oss)
+    bool o_bias = false;        // bias on the output projection (gpt-oss)
+    bool qk_norm = false;       // RMSNorm over each q and k head (Qwen3)
+    bool sinks = false;         // one learned attention-sink logit per head (gpt-oss)
+    friend constexpr bool operator==(const Gqa&, const Gqa&) = default;
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3). The cache holds, per token and layer, the
+// compressed latent (kv_lora_rank) and the shared rope key (qk_rope_head_dim).
+struct Mla {
+    std::int64_t heads = 0;
+    std::int64_t q_lora_rank = 0;  // 0: q is projected directly from the hidden state
+    std::int64_t kv_lora_rank = 0;
+    std::int64_t qk_nope_head_dim = 0;
+    std::int64_t qk_rope_head_dim = 0;
+    std::int64_t v_head_dim = 0;
+    friend constexpr bool operator==(const Mla&, const Mla&) = default;
+};
+
+// A gated (SwiGLU-style) MLP: gate and up from hidden to intermediate, down back.
+struct DenseMlp {
+    std::int64_t intermediate = 0;
+    friend constexpr bool operator==(const DenseMlp&, const DenseMlp&) = default;
+};
+
+// Routed experts (each a gated MLP of expert_intermediate), a router, and shared experts that
+// every token uses.
+struct Moe {
+    std::int64_t experts = 0;
+    std::int64_t experts_per_token = 0;
+    std::int64_t expert_intermediate = 0;
+    std::int64_t shared_experts = 0;
+    std::int64_t shared_intermediate = 0;  // per shared expert
+    bool router_bias = false;  // a bias per expert on the router (gpt-oss; DeepSeek-V3's correction bias)
+    bool expert_bias = false;  // biases inside each expert's projections (gpt-oss)
+    friend constexpr bool operator==(const Moe&, const Moe&) = default;
+};
+
+struct LayerSpec {
+    std::variant<Gqa, Mla> attention{};
+    std::int64_t window = 0;  // sliding-window attention span in tokens; 0: full attention
+    std::variant<DenseMlp, Moe> ffn{};
+    friend constexpr bool operator==(const LayerSpec&, const LayerSpec&) = default;
+};
+
+struct LayerGroup {
+    std::int64_t count = 0;
+    LayerSpec spec{};
+    friend constexpr bool operator==(const LayerGroup&, const LayerGroup&) = default;
+};
+
 struct Model {
+    static constexpr std::size_t max_groups = 4;
+
     Name name;
-    std::int64_t layers = 0;             // num_hidden_layers
-    std::int64_t hidden_size = 0;        // hidden_size
-    std::int64_t attention_heads = 0;    // num_attention_heads
-    std::int64_t kv_heads = 0;           // num_key_value_heads (= heads for MHA)
-    std::int64_t head_dim = 0;           // head_dim (may differ from hidden/heads: Qwen3-32B)
-    std::int64_t intermediate_size = 0;  // gated MLP width
+    std::int64_t hidden_size = 0;
     std::int64_t vocab_size = 0;
-    bool tied_embeddings = false;        // tie_word_embeddings: the LM head is the input table
-    bool attention_bias = false;         // biases on q, k, v (Qwen2)
-    bool qk_norm = false;                // RMSNorm over each q and k head (Qwen3)
-    // A published parameter count, used in place of the one derived from the architecture
-    // where a document's figures were computed from it (seed 003 rounds 70.55e9 to 70.6e9).
+    bool tied_embeddings = false;  // tie_word_embeddings: the LM head is the input table
+    std::array<LayerGroup, max_groups> groups{};
+    std::size_t group_count = 0;
+    // Multi-token-prediction modules (DeepSeek-V3's num_nextn_predict_layers), counted apart
+    // from the model so that its total matches the model card.
+    std::int64_t mtp_layers = 0;
+    // A published parameter count, used in place of the derived one by the every-parameter
+    // budget where a document computed from it (seed 003 rounds 70.55e9 to 70.6e9).
     std::optional<double> declared_parameters{};
 
     constexpr Model& with_parameters(double count) noexcept {
         declared_parameters = count;
         return *this;
     }
+    constexpr Model& add_layers(std::int64_t count, const LayerSpec& spec) {
+        if (group_count == max_groups) throw std::length_error("ridgeline::Model: more than four layer groups");
+        groups[group_count++] = LayerGroup{count, spec};
+        return *this;
+    }
+    [[nodiscard]] constexpr const LayerGroup* begin() const noexcept { return groups.data(); }
+    [[nodiscard]] constexpr const LayerGroup* end() const noexcept { return groups.data() + group_count; }
     friend constexpr bool operator==(const Model&, const Model&) = default;
 };
 
-// Parameters by where they sit, derived from the architecture alone.
-struct ParameterBreakdown {
-    double embeddings = 0;  // input table, vocab x hidden
-    double attention = 0;   // q, k, v, o projections (+ biases, q/k norms), all layers
-    double mlp = 0;         // gate, up, down, all layers
-    double norms = 0;       // two RMSNorms per layer and the final one
-    double lm_head = 0;     // 0 when tied to the embeddings
-    [[nodiscard]] constexpr double total() const noexcept {
-        return embeddings + attention + mlp + norms + lm_head;
-    }
-};
-
-// Throws ridgeline::error naming the field when the architecture cannot describe a model.
-constexpr void validate(const Model& m) {
-    const auto positive = [&](std::int64_t v, const char* field) {
-        if (v <= 0)
-            throw error("", std::string("model '") + std::string(m.name.view()) + "' " + field,
-                        std::to_string(v), "a positive integer");
-    };
-    positive(m.layers, "num_hidden_layers");
-    positive(m.hidden_size, "hidden_size");
-    positive(m.attention_heads, "num_attention_heads");
-    positive(m.kv_heads, "num_key_value_heads");
-    positive(m.head_dim, "head_dim");
-    positive(m.intermediate_size, "intermediate_size");
-    positive(m.vocab_size, "vocab_size");
-    if (m.attention_heads % m.kv_heads != 0)
-        throw error("", "model '" + std::string(m.name.view()) + "' num_key_value_heads",
-                    std::to_string(m.kv_heads),
-                    "a divisor of num_attention_heads (" + std::to_string(m.attention_heads) + ")");
-    if (m.declared_parameters && !(*m.declared_parameters > 0 && *m.declared_parameters < 1e16))
-        throw error("", "model '" + std::string(m.name.view()) + "' declared parameters",
-                    std::to_string(*m.declared_parameters), "a positive, finite count");
+// The common case: `layers` identical GQA layers with a dense gated MLP.
+constexpr Model dense_model(Name name, std::int64_t layers, std::int64_t hidden, std::int64_t heads,
+                            std::int64_t kv_heads, std::int64_t head_dim, std::int64_t intermediate,
+                            std::int64_t vocab) {
+    Model m;
+    m.name = name;
+    m.hidden_size = hidden;
+    m.vocab_size = vocab;
+    m.add_layers(layers, LayerSpec{Gqa{heads, kv_heads, head_dim}, 0, DenseMlp{intermediate}});
+    return m;
 }
 
+constexpr std::int64_t layer_count(const Model& m) noexcept {
+    std::int64_t n = 0;
+    for (const auto& g : m) n += g.count;
+    return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------------------------
+
+namespace model_detail {
+[[noreturn]] inline void fail(const Model& m, const std::string& field, const std::string& value,
+                              const std::string& expected) {
+    throw error("", "model '" + std::string(m.name.view()) + "' " + field, value, expected);
+}
+constexpr void positive(const Model& m, std::int64_t v, const char* field) {
+    if (v <= 0) fail(m, field, std::to_string(v), "a positive integer");
+}
+constexpr void non_negative(const Model& m, std::int64_t v, const char* field) {
+    if (v < 0) fail(m, field, std::to_string(v), "an integer >= 0");
+}
+}  // namespace model_detail
+
+// Throws ridgeline::error naming the field when the description cannot be a model.
+constexpr void validate(const Model& m) {
+    using namespace model_detail;
+    positive(m, m.hidden_size, "hidden_size");
+    positive(m, m.vocab_size, "vocab_size");
+    if (m.group_count == 0) fail(m, "layers", "none", "at least one layer group");
+    non_negative(m, m.mtp_layers, "num_nextn_predict_layers");
+    for (const auto& g : m) {
+        positive(m, g.count, "num_hidden_layers");
+        non_negative(m, g.spec.window, "sliding_window");
+        if (std::holds_alternative<Gqa>(g.spec.attention)) {
+            const Gqa* a = &std::get<Gqa>(g.spec.attention);
+            positive(m, a->heads, "num_attention_heads");
+            positive(m, a->kv_heads, "num_key_value_heads");
+            positive(m, a->head_dim, "head_dim");
+            if (a->heads % a->kv_heads != 0)
+                fail(m, "num_key_value_heads", std::to_string(a->kv_heads),
+                     "a divisor of num_attention_heads (" + std::to_string(a->heads) + ")");
+        } else {
+            const Mla& l = std::get<Mla>(g.spec.attention);
+            positive(m, l.heads, "num_attention_heads");
+            non_negative(m, l.q_lora_rank, "q_lora_rank");
+            positive(m, l.kv_lora_rank, "kv_lora_rank");
+            positive(m, l.qk_nope_head_dim, "qk_nope_head_dim");
+            positive(m, l.qk_rope_head_dim, "qk_rope_head_dim");
+            positive(m, l.v_head_dim, "v_head_dim");
+        }
+        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) {
+            positive(m, std::get<DenseMlp>(g.spec.ffn).intermediate, "intermediate_size");
+        } else {
+            const Moe& e = std::get<Moe>(g.spec.ffn);
+            positive(m, e.experts, "number of routed experts");
+            positive(m, e.experts_per_token, "num_experts_per_tok");
+            positive(m, e.expert_intermediate, "moe_intermediate_size");
+            non_negative(m, e.shared_experts, "number of shared experts");
+            if (e.shared_experts > 0) positive(m, e.shared_intermediate, "shared expert intermediate size");
+            if (e.experts_per_token > e.experts)
+                fail(m, "num_experts_per_tok", std::to_string(e.experts_per_token),
+                     "at most the number of routed experts (" + std::to_string(e.experts) + ")");
+        }
+    }
+    if (m.declared_parameters && !(*m.declared_parameters > 0 && *m.declared_parameters < 1e16))
+        fail(m, "declared parameters", std::to_string(*m.declared_parameters), "a positive, finite count");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+
+// Parameters by where they sit.
+struct ParameterBreakdown {
+    double embeddings = 0;      // input table, vocab x hidden
+    double attention = 0;       // projections, biases, attention norms, sinks (MLA: its LoRA norms)
+    double dense_mlp = 0;       // gated MLPs of dense layers
+    double experts = 0;         // routed experts
+    double shared_experts = 0;  // experts every token uses
+    double router = 0;          // routing weights (and biases)
+    double norms = 0;           // two RMSNorms per layer and the final one
+    double lm_head = 0;         // 0 when tied to the embeddings
+    [[nodiscard]] constexpr double total() const noexcept {
+        return embeddings + attention + dense_mlp + experts + shared_experts + router + norms + lm_head;
+    }
+    friend constexpr bool operator==(const ParameterBreakdown&, const ParameterBreakdown&) = default;
+};
+
+namespace model_detail {
+constexpr double attention_parameters(const std::variant<Gqa, Mla>& attention, double h) {
+    if (std::holds_alternative<Gqa>(attention)) {
+        const Gqa* a = &std::get<Gqa>(attention);
+        const double q = static_cast<double>(a->heads * a->head_dim);
+        const double kv = static_cast<double>(a->kv_heads * a->head_dim);
+        double p = h * q + 2 * h * kv + q * h;  // q, k, v, o
+        if (a->qkv_bias) p += q + 2 * kv;
+        if (a->o_bias) p += h;
+        if (a->qk_norm) p += 2 * static_cast<double>(a->head_dim);
+        if (a->sinks) p += static_cast<double>(a->heads);
+        return p;
+    }
+    const Mla& l = std::get<Mla>(attention);
+    const double H = static_cast<double>(l.heads);
+    const double qk_head = static_cast<double>(l.qk_nope_head_dim + l.qk_rope_head_dim);
+    const double q_lora = static_cast<double>(l.q_lora_rank), kv_lora = static_cast<double>(l.kv_lora_rank);
+    double p = 0;
+    if (l.q_lora_rank > 0) p += h * q_lora + q_lora + q_lora * H * qk_head;  // q down, its norm, q up
+    else p += h * H * qk_head;                                                // q directly
+    p += h * (kv_lora + static_cast<double>(l.qk_rope_head_dim));            // kv down + shared rope key
+    p += kv_lora;                                                             // kv latent norm
+    p += kv_lora * H * static_cast<double>(l.qk_nope_head_dim + l.v_head_dim);  // k and v up
+    p += H * static_cast<double>(l.v_head_dim) * h;                           // o
+    return p;
+}
+constexpr double gated_mlp(double h, double intermediate) { return 3 * h * intermediate; }
+}  // namespace model_detail
+
+// All parameters of the main model (MTP modules excluded), derived from the architecture.
 constexpr ParameterBreakdown derived_parameters(const Model& m) {
     validate(m);
     const double h = static_cast<double>(m.hidden_size);
-    const double q_width = static_cast<double>(m.attention_heads * m.head_dim);
-    const double kv_width = static_cast<double>(m.kv_heads * m.head_dim);
-    const double L = static_cast<double>(m.layers);
-
-    double attention = h * q_width + 2 * h * kv_width + q_width * h;  // q, k, v, o
-    if (m.attention_bias) attention += q_width + 2 * kv_width;
-    if (m.qk_norm) attention += 2 * static_cast<double>(m.head_dim);
-
     ParameterBreakdown p;
     p.embeddings = static_cast<double>(m.vocab_size) * h;
-    p.attention = L * attention;
-    p.mlp = L * 3 * h * static_cast<double>(m.intermediate_size);
-    p.norms = L * 2 * h + h;
     p.lm_head = m.tied_embeddings ? 0.0 : p.embeddings;
+    p.norms = h;  // final norm
+    for (const auto& g : m) {
+        const double L = static_cast<double>(g.count);
+        p.attention += L * model_detail::attention_parameters(g.spec.attention, h);
+        p.norms += L * 2 * h;
+        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) {
+            p.dense_mlp += L * model_detail::gated_mlp(h, static_cast<double>(std::get<DenseMlp>(g.spec.ffn).intermediate));
+        } else {
+            const Moe& e = std::get<Moe>(g.spec.ffn);
+            const double E = static_cast<double>(e.experts), I = static_cast<double>(e.expert_intermediate);
+            double expert = model_detail::gated_mlp(h, I);
+            if (e.expert_bias) expert += 2 * I + h;  // gate/up biases and the down bias
+            p.experts += L * E * expert;
+            p.shared_experts += L * static_cast<double>(e.shared_experts) *
+                                model_detail::gated_mlp(h, static_cast<double>(e.shared_intermediate));
+            p.router += L * (h * E + (e.router_bias ? E : 0.0));
+        }
+    }
     return p;
+}
+
+// The parameters one token uses: every part but the routed experts, of which experts_per_token
+// out of experts. The input table is included, as the every-parameter budget charges it;
+// publishers differ (gpt-oss and DeepSeek leave it out), so compare part by part.
+constexpr ParameterBreakdown active_parameters(const Model& m) {
+    ParameterBreakdown p = derived_parameters(m);
+    double routed_active = 0;
+    const double h = static_cast<double>(m.hidden_size);
+    for (const auto& g : m)
+        if (std::holds_alternative<Moe>(g.spec.ffn)) {
+            const Moe* e = &std::get<Moe>(g.spec.ffn);
+            const double I = static_cast<double>(e->expert_intermediate);
+            double expert = model_detail::gated_mlp(h, I);
+            if (e->expert_bias) expert += 2 * I + h;
+            routed_active += static_cast<double>(g.count * e->experts_per_token) * expert;
+        }
+    p.experts = routed_active;
+    return p;
+}
+
+// One multi-token-prediction module as DeepSeek-V3 builds it: a copy of the last layer plus
+// its own norms and a 2h -> h projection; it shares the embeddings and LM head.
+constexpr double mtp_parameters(const Model& m) {
+    validate(m);
+    if (m.mtp_layers == 0) return 0;
+    const LayerGroup& last = m.groups[m.group_count - 1];
+    Model one = m;
+    one.group_count = 0;
+    one.mtp_layers = 0;
+    one.add_layers(1, last.spec);
+    const ParameterBreakdown p = derived_parameters(one);
+    const double h = static_cast<double>(m.hidden_size);
+    const double layer = p.total() - p.embeddings - p.lm_head - h;  // the layer alone
+    return static_cast<double>(m.mtp_layers) * (layer + 2 * h * h + 3 * h);  // + eh_proj, enorm, hnorm, head norm
 }
 
 // The count the every-parameter budget uses: the declared one if any, else the derived total.
@@ -96,17 +307,65 @@ constexpr double parameter_count(const Model& m) {
     return m.declared_parameters ? *m.declared_parameters : derived_parameters(m).total();
 }
 
-// K and V for every layer, for one token of context.
-constexpr Bytes kv_bytes_per_token(const Model& m, Format kv) {
-    validate(m);
-    return 2.0 * static_cast<double>(m.layers * m.kv_heads * m.head_dim) * kv.bytes_per_element();
+// ---------------------------------------------------------------------------------------------
+// KV cache and attention FLOPs
+// ---------------------------------------------------------------------------------------------
+
+// Elements one layer caches per token: K and V per KV head (GQA), or the latent plus the rope
+// key (MLA, whose cache is not per head).
+constexpr double kv_elements_per_token(const std::variant<Gqa, Mla>& attention) {
+    if (std::holds_alternative<Gqa>(attention)) {
+        const Gqa& a = std::get<Gqa>(attention);
+        return 2.0 * static_cast<double>(a.kv_heads * a.head_dim);
+    }
+    const Mla& l = std::get<Mla>(attention);
+    return static_cast<double>(l.kv_lora_rank + l.qk_rope_head_dim);
 }
 
-// Attention-score FLOPs for one new token against `context` cached tokens: q.k and p.v, each a
-// multiply-add per head dimension per cached token. The seeds' 2P leaves these out.
+// KV written per token of context, all layers (a window caps what is kept and read, not this).
+constexpr Bytes kv_bytes_per_token(const Model& m, Format kv) {
+    validate(m);
+    double elements = 0;
+    for (const auto& g : m) elements += static_cast<double>(g.count) * kv_elements_per_token(g.spec.attention);
+    return elements * kv.bytes_per_element();
+}
+
+// KV one sequence reads in a step at `context` tokens: a windowed layer reads at most its window.
+constexpr Bytes kv_bytes_read(const Model& m, Format kv, double context) {
+    validate(m);
+    double elements = 0;
+    for (const auto& g : m) {
+        const double span = g.spec.window > 0 && static_cast<double>(g.spec.window) < context
+                                ? static_cast<double>(g.spec.window)
+                                : context;
+        elements += static_cast<double>(g.count) * kv_elements_per_token(g.spec.attention) * span;
+    }
+    return elements * kv.bytes_per_element();
+}
+
+// Attention-score FLOPs of one new token per cached token it attends to, in one layer.
+// GQA: q.k and p.v, a multiply-add per head dimension. MLA, with the up-projections absorbed
+// as decode kernels do: scores over latent + rope key, values over the latent, per head.
+constexpr double attention_flops_per_cached_token(const std::variant<Gqa, Mla>& attention) {
+    if (std::holds_alternative<Gqa>(attention)) {
+        const Gqa& a = std::get<Gqa>(attention);
+        return 4.0 * static_cast<double>(a.heads * a.head_dim);
+    }
+    const Mla& l = std::get<Mla>(attention);
+    return 2.0 * static_cast<double>(l.heads) * static_cast<double>(2 * l.kv_lora_rank + l.qk_rope_head_dim);
+}
+
+// Attention-score FLOPs for one new token at `context`, all layers. The seeds' 2P leaves these out.
 constexpr Flops attention_flops_per_token(const Model& m, double context) {
     validate(m);
-    return flop(4.0 * static_cast<double>(m.layers * m.attention_heads * m.head_dim) * context);
+    double f = 0;
+    for (const auto& g : m) {
+        const double span = g.spec.window > 0 && static_cast<double>(g.spec.window) < context
+                                ? static_cast<double>(g.spec.window)
+                                : context;
+        f += static_cast<double>(g.count) * attention_flops_per_cached_token(g.spec.attention) * span;
+    }
+    return flop(f);
 }
 
 }  // namespace ridgeline

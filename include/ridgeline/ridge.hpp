@@ -32,35 +32,77 @@ private:
     double batch_ = 0;
 };
 
-// Memory time W/bw + B*s(n)/bw equals compute time B*f(n)/F at
-//     B = (W / bw) / (f(n)/F - s(n)/bw),
-// with s(n), f(n) one sequence's bytes and FLOPs; "never" when the denominator is <= 0.
+namespace ridge_detail {
+// One sequence's compute time minus its memory time at `context`: what each added sequence
+// brings to the compute side. The ridge exists while this is positive.
+constexpr Seconds surplus(const StepCost& c, const Hardware& hw, FlopsPerSecond peak, double context) {
+    return c.flops(context) / peak - (c.per_sequence_bytes + c.kv_bytes(context)) / hw.memory_bandwidth;
+}
+}  // namespace ridge_detail
+
+// The batch where memory time equals compute time:
+//     (fixed + routed(B)) / bw + B * s(n) / bw = B * f(n) / F
+// Dense: B = (fixed / bw) / (f(n)/F - s(n)/bw). With routed experts, the expert bytes grow with
+// B (concave), so the crossing is found by bisection over whole batches and interpolated
+// between the two batches around it. "Never" when f(n)/F <= s(n)/bw.
 constexpr RidgeBatch ridge_batch(const Hardware& hw, const Model& m, const Workload& w) {
     const StepCost c = step_cost(m, w);
     const FlopsPerSecond peak = hw.require_peak(w.precision.compute);
-    const double n = static_cast<double>(w.context);
-    const Seconds shared = c.shared_bytes / hw.memory_bandwidth;
-    const Seconds sequence_compute = (c.flops_per_token + n * c.attention_flops_per_context_token) / peak;
-    const Seconds sequence_memory = (c.per_sequence_bytes + n * c.kv_per_token) / hw.memory_bandwidth;
-    if (!(sequence_compute > sequence_memory)) return RidgeBatch::never();
-    return RidgeBatch::at(static_cast<double>(shared / (sequence_compute - sequence_memory)));
+    const Seconds per_sequence = ridge_detail::surplus(c, hw, peak, static_cast<double>(w.context));
+    if (!(per_sequence > Seconds{})) return RidgeBatch::never();
+    if (!c.has_routed_experts()) return RidgeBatch::at(static_cast<double>((c.fixed_bytes / hw.memory_bandwidth) / per_sequence));
+
+    // gap(B) = B * surplus - shared weight time: convex, negative at 0, positive past `upper`.
+    const auto gap = [&](std::int64_t batch) {
+        return (static_cast<double>(batch) * per_sequence - (c.fixed_bytes + c.routed_bytes(batch)) / hw.memory_bandwidth).in(s);
+    };
+    const double upper = static_cast<double>(((c.fixed_bytes + c.all_routed_bytes()) / hw.memory_bandwidth) / per_sequence);
+    if (upper > 1e15) return RidgeBatch::at(upper);  // experts all touched long before; gap is linear
+    std::int64_t lo = 0, hi = static_cast<std::int64_t>(upper) + 1;
+    while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        (gap(mid) >= 0 ? hi : lo) = mid;
+    }
+    const double g_lo = gap(lo), g_hi = gap(hi);
+    return RidgeBatch::at(static_cast<double>(lo) + (-g_lo) / (g_hi - g_lo));
 }
 
-// n*: the context at which one sequence's KV time catches up with its compute time, so the
+// n*: the context at which one sequence's memory time catches up with its compute time, so the
 // ridge batch stops existing. 0 when there is no ridge even at empty context; nullopt when the
-// ridge never goes away (no KV, or counted attention FLOPs growing faster than the KV time).
-//     n* = (f/F - e/bw) / (k/bw - a/F)
-// In the seeds' case (e = a = 0, f = 2P) this is 2P*bw / (F*k), seed 003's
-// weight_bytes / (ops:byte * kv) when the weights are BF16. Weight bytes do not enter: the
-// ridge batch's numerator holds them, its zero does not. The workload's context is ignored.
+// ridge never goes away (no KV growth, every layer windowed, or counted attention FLOPs growing
+// faster than the KV time). In the seeds' case (one dense group, no window, attention FLOPs
+// not counted) this is 2P * bw / (F * kv), seed 003's weight_bytes / (ops:byte * kv) when the
+// weights are BF16. Weight bytes do not enter: they sit in the ridge batch's numerator, not in
+// its zero. Routed experts do not either: a large batch touches them all. The workload's own
+// context is ignored.
 constexpr std::optional<double> n_star(const Hardware& hw, const Model& m, const Workload& w) {
     const StepCost c = step_cost(m, w);
     const FlopsPerSecond peak = hw.require_peak(w.precision.compute);
-    const Seconds fixed = c.flops_per_token / peak - c.per_sequence_bytes / hw.memory_bandwidth;
-    const Seconds growth = c.kv_per_token / hw.memory_bandwidth - c.attention_flops_per_context_token / peak;
-    if (!(fixed > Seconds{})) return 0.0;
-    if (!(growth > Seconds{})) return std::nullopt;
-    return static_cast<double>(fixed / growth);
+    // surplus(n) is piecewise linear with corners at the windows; walk the pieces in order.
+    double at = 0;
+    Seconds value = ridge_detail::surplus(c, hw, peak, 0.0);
+    if (!(value > Seconds{})) return 0.0;
+    for (;;) {
+        double next = -1;  // the next window corner past `at`, or none
+        for (std::size_t i = 0; i < c.context_count; ++i) {
+            const auto win = static_cast<double>(c.context_terms[i].window);
+            if (win > at && (next < 0 || win < next)) next = win;
+        }
+        // Slope of the surplus per token of context on this piece.
+        Seconds slope{};
+        for (std::size_t i = 0; i < c.context_count; ++i) {
+            const auto& t = c.context_terms[i];
+            if (t.window == 0 || static_cast<double>(t.window) > at)
+                slope += t.attention_flops_per_token / peak - t.kv_per_token / hw.memory_bandwidth;
+        }
+        if (slope < Seconds{}) {
+            const double root = at + static_cast<double>(value / -slope);
+            if (next < 0 || root <= next) return root;
+        }
+        if (next < 0) return std::nullopt;  // the surplus never reaches zero
+        value += (next - at) * slope;
+        at = next;
+    }
 }
 
 }  // namespace ridgeline

@@ -1,10 +1,14 @@
-// The linear cost model every decode question is read from:
-//     bytes(B, n) = shared + B * (per_sequence + n * kv_per_token)
-//     flops(B, n) = B * (per_token + n * attention_per_context_token)
-// Weights are shared by the batch; each sequence's KV is not.
+// The cost model every decode question is read from. For a batch of B sequences at context n:
+//     bytes(B, n) = fixed + routed(B) + B * (per_sequence + kv(n))
+//     flops(B, n) = B * (per_token + attention(n))
+// `fixed` is every weight the step reads in full whatever the batch; `routed(B)` is the routed
+// experts the batch is expected to touch (0 for a dense model); kv(n) and attention(n) grow
+// with the context, each windowed layer only up to its window.
 #pragma once
 
-#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
 
 #include "model.hpp"
 #include "units.hpp"
@@ -12,37 +16,127 @@
 
 namespace ridgeline {
 
+// Expected distinct experts a batch of B tokens touches in one layer when each picks k of E
+// uniformly: E * (1 - (1 - k/E)^B). It is k at B = 1 and tends to E as B grows.
+constexpr double expected_experts_touched(double experts, double per_token, std::int64_t batch) {
+    double miss = 1.0 - per_token / experts;  // one token leaves a given expert out
+    double all_miss = 1.0;
+    for (std::int64_t b = batch; b > 0; b >>= 1) {  // miss^batch by squaring
+        if (b & 1) all_miss *= miss;
+        miss *= miss;
+    }
+    return experts * (1.0 - all_miss);
+}
+
 struct StepCost {
+    // One group's KV and attention terms, per sequence per token of context it reads.
+    struct ContextTerm {
+        Bytes kv_per_token{};
+        Flops attention_flops_per_token{};  // 0 unless the workload counts attention FLOPs
+        std::int64_t window = 0;            // 0: full attention
+    };
+    // One group's routed experts.
+    struct RoutedTerm {
+        double layers = 0;
+        double experts = 0;
+        double per_token = 0;
+        Bytes bytes_per_expert{};
+    };
+
     WeightAccounting accounting = WeightAccounting::every_parameter;
-    double charged_parameters = 0;  // parameters whose bytes the step is charged once
-    Bytes shared_bytes{};           // read once per step, whatever the batch
-    Bytes per_sequence_bytes{};     // each sequence's own weight reads (its embedding row)
-    Bytes kv_per_token{};           // each sequence, per token of context
-    Flops flops_per_token{};        // matmul FLOPs per sequence: 2 per charged parameter
-    Flops attention_flops_per_context_token{};  // 0 unless the workload counts attention FLOPs
+    Bytes fixed_bytes{};         // read once per step, whatever the batch
+    Bytes per_sequence_bytes{};  // each sequence's own weight reads (its embedding row)
+    Flops flops_per_token{};     // matmul FLOPs per sequence: 2 per charged active parameter
+    std::array<ContextTerm, Model::max_groups> context_terms{};
+    std::size_t context_count = 0;
+    std::array<RoutedTerm, Model::max_groups> routed_terms{};
+    std::size_t routed_count = 0;
+
+    [[nodiscard]] constexpr bool has_routed_experts() const noexcept { return routed_count > 0; }
+
+    // Routed-expert bytes a batch of B reads.
+    [[nodiscard]] constexpr Bytes routed_bytes(std::int64_t batch) const {
+        Bytes b{};
+        for (std::size_t i = 0; i < routed_count; ++i) {
+            const RoutedTerm& r = routed_terms[i];
+            b += r.layers * expected_experts_touched(r.experts, r.per_token, batch) * r.bytes_per_expert;
+        }
+        return b;
+    }
+    // Every routed expert's bytes: what any batch large enough reads.
+    [[nodiscard]] constexpr Bytes all_routed_bytes() const {
+        Bytes b{};
+        for (std::size_t i = 0; i < routed_count; ++i)
+            b += routed_terms[i].layers * routed_terms[i].experts * routed_terms[i].bytes_per_expert;
+        return b;
+    }
+    [[nodiscard]] constexpr Bytes weight_bytes(std::int64_t batch) const {
+        return fixed_bytes + routed_bytes(batch) + static_cast<double>(batch) * per_sequence_bytes;
+    }
+    // KV one sequence reads at `context` tokens.
+    [[nodiscard]] constexpr Bytes kv_bytes(double context) const {
+        Bytes b{};
+        for (std::size_t i = 0; i < context_count; ++i) b += span(context_terms[i], context) * context_terms[i].kv_per_token;
+        return b;
+    }
+    // FLOPs one sequence does for one new token at `context` tokens.
+    [[nodiscard]] constexpr Flops flops(double context) const {
+        Flops f = flops_per_token;
+        for (std::size_t i = 0; i < context_count; ++i)
+            f += span(context_terms[i], context) * context_terms[i].attention_flops_per_token;
+        return f;
+    }
+
+    static constexpr double span(const ContextTerm& t, double context) noexcept {
+        return t.window > 0 && static_cast<double>(t.window) < context ? static_cast<double>(t.window) : context;
+    }
 };
 
 constexpr StepCost step_cost(const Model& m, const Workload& w) {
     validate(m);
     validate(w);
-    const double P = parameter_count(m);
+    if (m.declared_parameters)
+        for (const auto& g : m)
+            if (std::holds_alternative<Moe>(g.spec.ffn))
+                throw error("", "model '" + std::string(m.name.view()) + "' declared parameters",
+                            std::to_string(*m.declared_parameters),
+                            "no declared count on a model with routed experts (its bytes depend on the batch)");
+
     const Bytes per_weight = w.precision.weights.bytes_per_element();
+    const double h = static_cast<double>(m.hidden_size);
+    const ParameterBreakdown all = derived_parameters(m);
+    const ParameterBreakdown active = active_parameters(m);
+
+    // The every-parameter budget charges the declared count when there is one (dense only).
+    double fixed = m.declared_parameters ? *m.declared_parameters : all.total() - all.experts;
+    double per_token = m.declared_parameters ? *m.declared_parameters : active.total();
 
     StepCost c;
     c.accounting = w.accounting;
-    c.kv_per_token = kv_bytes_per_token(m, w.precision.kv);
-    if (w.count_attention_flops) c.attention_flops_per_context_token = attention_flops_per_token(m, 1.0);
-
     if (w.accounting == WeightAccounting::bytes_read && !m.tied_embeddings) {
-        // The input table is a lookup: one row per sequence, no matmul.
-        const double table = derived_parameters(m).embeddings;
-        c.charged_parameters = P - table;
-        c.per_sequence_bytes = static_cast<double>(m.hidden_size) * per_weight;
-    } else {
-        c.charged_parameters = P;
+        // The input table is a lookup: one row per sequence and no matmul.
+        fixed -= all.embeddings;
+        per_token -= all.embeddings;
+        c.per_sequence_bytes = h * per_weight;
     }
-    c.shared_bytes = c.charged_parameters * per_weight;
-    c.flops_per_token = flop(2.0 * c.charged_parameters);
+    c.fixed_bytes = fixed * per_weight;
+    c.flops_per_token = flop(2.0 * per_token);
+
+    for (const auto& g : m) {
+        const double L = static_cast<double>(g.count);
+        StepCost::ContextTerm t;
+        t.kv_per_token = L * kv_elements_per_token(g.spec.attention) * w.precision.kv.bytes_per_element();
+        if (w.count_attention_flops) t.attention_flops_per_token = flop(L * attention_flops_per_cached_token(g.spec.attention));
+        t.window = g.spec.window;
+        c.context_terms[c.context_count++] = t;
+        if (std::holds_alternative<Moe>(g.spec.ffn)) {
+            const Moe* e = &std::get<Moe>(g.spec.ffn);
+            const double I = static_cast<double>(e->expert_intermediate);
+            const double expert = 3 * h * I + (e->expert_bias ? 2 * I + h : 0.0);
+            c.routed_terms[c.routed_count++] = StepCost::RoutedTerm{
+                L, static_cast<double>(e->experts), static_cast<double>(e->experts_per_token), expert * per_weight};
+        }
+    }
     return c;
 }
 

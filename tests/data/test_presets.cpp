@@ -91,7 +91,7 @@ TEST_CASE("presets: bad hardware files name file, path, value and expectation", 
 TEST_CASE("presets: bad config.json files name file, path, value and expectation", "[presets][errors]") {
     const auto bad = [](const char* stem) { return std::string("tests/data/bad/") + stem + ".json"; };
     CHECK_THROWS_WITH(load_model(bad("model-missing-layers")),
-                      "tests/data/bad/model-missing-layers.json: /num_hidden_layers: got nothing (the key is missing), expected a positive integer");
+                      "tests/data/bad/model-missing-layers.json: /num_hidden_layers: got nothing (the key is missing), expected a positive integer (model_type llama needs it)");
     CHECK_THROWS_WITH(load_model(bad("model-kv-not-dividing")),
                       "tests/data/bad/model-kv-not-dividing.json: /num_key_value_heads: got 6, expected a divisor of num_attention_heads (32)");
     CHECK_THROWS_WITH(load_model(bad("model-negative-hidden")),
@@ -99,9 +99,25 @@ TEST_CASE("presets: bad config.json files name file, path, value and expectation
     CHECK_THROWS_WITH(load_model(bad("model-float-layers")),
                       "tests/data/bad/model-float-layers.json: /num_hidden_layers: got 32.5, expected a positive integer");
     CHECK_THROWS_WITH(load_model(bad("model-unknown-family")),
-                      "tests/data/bad/model-unknown-family.json: /model_type: got \"falcon\" (a string), expected a supported model_type, one of: llama, mistral, qwen2, qwen3, ridgeline");
-    CHECK_THROWS_WITH(load_model(bad("model-sliding-window")),
-                      "tests/data/bad/model-sliding-window.json: /sliding_window: got 4096, expected null: sliding-window attention is not modelled yet");
+                      "tests/data/bad/model-unknown-family.json: /model_type: got \"falcon\" (a string), expected a supported model_type, one of: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, ridgeline");
+    CHECK_THROWS_WITH(load_model(bad("model-zero-experts")),
+                      "tests/data/bad/model-zero-experts.json: /num_local_experts: got 0, expected a positive integer (a mixture of experts needs experts)");
+    CHECK_THROWS_WITH(load_model(bad("model-topk-above-experts")),
+                      "tests/data/bad/model-topk-above-experts.json: /num_experts_per_tok: got 10, expected at most num_local_experts (8)");
+    CHECK_THROWS_WITH(load_model(bad("model-mla-missing-kv-lora")),
+                      "tests/data/bad/model-mla-missing-kv-lora.json: /kv_lora_rank: got nothing (the key is missing), expected a positive integer (model_type deepseek_v3 needs it)");
+    CHECK_THROWS_WITH(load_model(bad("model-moe-string-experts")),
+                      "tests/data/bad/model-moe-string-experts.json: /num_experts: got \"128\" (a string), expected a positive integer");
+    CHECK_THROWS_WITH(load_model(bad("model-negative-moe-intermediate")),
+                      "tests/data/bad/model-negative-moe-intermediate.json: /moe_intermediate_size: got -768, expected a positive integer");
+    CHECK_THROWS_WITH(load_model(bad("model-gpt-oss-layer-types")),
+                      "tests/data/bad/model-gpt-oss-layer-types.json: /layer_types/1: got \"global_attention\" (a string), expected \"sliding_attention\" or \"full_attention\"");
+    CHECK_THROWS_WITH(load_model(bad("model-gpt-oss-layer-count")),
+                      "tests/data/bad/model-gpt-oss-layer-count.json: /layer_types: got an array, expected an array of 4 layer types, one per layer");
+    CHECK_THROWS_WITH(load_model(bad("model-mlp-bias")),
+                      "tests/data/bad/model-mlp-bias.json: /mlp_bias: got true (a boolean), expected false: MLP biases are not modelled");
+    CHECK_THROWS_WITH(load_model(bad("model-own-unknown-key")),
+                      "tests/data/bad/model-own-unknown-key.json: /layer_groups/0/ffn/experts_per_tok: got an unknown key, expected one of: kind, experts, experts_per_token, expert_intermediate, shared_experts, shared_intermediate, router_bias, expert_bias");
     CHECK_THROWS_WITH(load_model(bad("model-ridgeline-unknown")),
                       "tests/data/bad/model-ridgeline-unknown.json: /ridgeline/sources: got an unknown key, expected one of: source, name, parameters, parameters_source");
     CHECK_THROWS_WITH(load_model(bad("model-parameters-unsourced")),
@@ -115,6 +131,11 @@ TEST_CASE("presets: from_json/to_json follow nlohmann's ADL convention", "[prese
     CHECK(j.get<Hardware>() == h);
     const Model m = load_model("llama-2-13b");
     const nlohmann::json jm = m;
-    CHECK(jm.at("num_key_value_heads") == 40);
+    CHECK(jm.at("layer_groups").at(0).at("attention").at("kv_heads") == 40);
     CHECK(jm.get<Model>() == m);
+    for (const char* name : {"deepseek-v3", "gpt-oss-120b", "qwen3-30b-a3b", "mistral-7b-v0.1"}) {
+        INFO(name);
+        const Model x = load_model(name);
+        CHECK(nlohmann::json(x).get<Model>() == x);
+    }
 }

@@ -141,7 +141,7 @@ TEST_CASE("ridge: memory and compute times meet at the ridge batch", "[ridge]") 
         // At the real-valued ridge both linear times are equal.
         const StepCost c = step_cost(llama8b(), w);
         const double B = r.value();
-        const Seconds memory = (c.shared_bytes + B * static_cast<double>(context) * c.kv_per_token) / h100().memory_bandwidth;
+        const Seconds memory = (c.fixed_bytes + B * c.kv_bytes(static_cast<double>(context))) / h100().memory_bandwidth;
         const Seconds compute = B * c.flops_per_token / *h100().peak_for(Numeric::bf16);
         CHECK(memory.in(s) == Approx(compute.in(s)).epsilon(1e-12));
     }
@@ -183,8 +183,8 @@ TEST_CASE("capacity: KV tokens beside the weights; 'does not fit' is a result", 
     CHECK(c.kv_tokens == std::floor((80e9 - 2 * 8'030'261'248.0) / 131072));  // 487,819.2
     CHECK(c.kv_tokens == 487819);
     CHECK(largest_batch(h100(), llama8b(), Precision{}, 4096) == 119);
-    CHECK(longest_context(h100(), llama8b(), Precision{}, 1) == 487819);
-    CHECK(longest_context(h100(), llama8b(), Precision{}, 4) == 121954);
+    CHECK(longest_context(h100(), llama8b(), Precision{}, 1).tokens() == 487819);
+    CHECK(longest_context(h100(), llama8b(), Precision{}, 4).tokens() == 121954);
     CHECK_FALSE(largest_batch(h100(), llama8b(), Precision{}, 487820).has_value());
     CHECK(largest_batch(h100(), llama8b(), Precision{}, 487819) == 1);
 
@@ -194,6 +194,7 @@ TEST_CASE("capacity: KV tokens beside the weights; 'does not fit' is a result", 
     CHECK(none.free_bytes == Bytes{});
     CHECK(none.kv_tokens == 0);
     CHECK_FALSE(largest_batch(h100(), big, Precision{}, 1).has_value());
-    CHECK_FALSE(longest_context(h100(), big, Precision{}, 1).has_value());
+    CHECK(longest_context(h100(), big, Precision{}, 1) == ContextFit::does_not_fit());
+    CHECK_THROWS_AS(ContextFit::does_not_fit().tokens(), std::logic_error);
     CHECK_THROWS_WITH(largest_batch(h100(), llama8b(), Precision{}, 0), "context: got 0, expected an integer >= 1 tokens");
 }

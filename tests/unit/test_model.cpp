@@ -45,7 +45,7 @@ TEST_CASE("model: derived parameter counts match the published totals to 0.01%",
 TEST_CASE("model: Qwen3 counts match the model cards, head_dim read not derived", "[model][params]") {
     // Qwen3-32B model card: "Number of Parameters: 32.8B", "Number of Paramaters (Non-Embedding): 31.2B".
     const Model q32 = load_model("qwen3-32b");
-    CHECK(q32.head_dim == 128);  // 64 heads x 128 = 8192 != hidden 5120
+    CHECK(std::get<Gqa>(q32.groups[0].spec.attention).head_dim == 128);  // 64 heads x 128 = 8192 != hidden 5120
     const ParameterBreakdown p = derived_parameters(q32);
     CHECK(p.total() / 1e9 == Approx(32.8).margin(0.05));
     CHECK((p.total() - p.embeddings - p.lm_head) / 1e9 == Approx(31.2).margin(0.05));
@@ -60,14 +60,15 @@ TEST_CASE("model: the breakdown sums, and tied embeddings drop the LM head", "[m
     CHECK(p.embeddings == 128256.0 * 4096);
     CHECK(p.lm_head == p.embeddings);
     CHECK(p.attention == 32.0 * (4096.0 * 4096 * 2 + 2 * 4096.0 * 1024));
-    CHECK(p.mlp == 32.0 * 3 * 4096 * 14336);
+    CHECK(p.dense_mlp == 32.0 * 3 * 4096 * 14336);
+    CHECK(p.experts + p.shared_experts + p.router == 0);
     CHECK(p.norms == 32.0 * 2 * 4096 + 4096);
     m.tied_embeddings = true;
     CHECK(derived_parameters(m).lm_head == 0);
     CHECK(derived_parameters(m).total() == p.total() - p.embeddings);
     // Qwen2-style q/k/v biases add heads*head_dim + 2*kv_heads*head_dim per layer.
     Model biased = load_model("llama-3.1-8b");
-    biased.attention_bias = true;
+    std::get<Gqa>(biased.groups[0].spec.attention).qkv_bias = true;
     CHECK(derived_parameters(biased).attention - p.attention == 32.0 * (4096 + 2 * 1024));
 }
 
@@ -84,10 +85,11 @@ TEST_CASE("model: KV bytes per token by hand, MHA and GQA", "[model][kv]") {
 
 TEST_CASE("model: impossible architectures are errors that name the field", "[model][errors]") {
     Model m = load_model("llama-3.1-8b");
-    m.kv_heads = 6;
+    Gqa& a = std::get<Gqa>(m.groups[0].spec.attention);
+    a.kv_heads = 6;
     CHECK_THROWS_WITH(kv_bytes_per_token(m, formats::bf16),
                       "model 'llama-3.1-8b' num_key_value_heads: got 6, expected a divisor of num_attention_heads (32)");
-    m.kv_heads = 0;
+    a.kv_heads = 0;
     CHECK_THROWS_WITH(derived_parameters(m), "model 'llama-3.1-8b' num_key_value_heads: got 0, expected a positive integer");
     Model d = load_model("llama-3.1-8b");
     d.with_parameters(-5);

@@ -1,0 +1,226 @@
+// The model catalogue: MoE, MLA and sliding-window architectures read from their config.json,
+// their parameter counts against the publishers' figures, and their KV by hand.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include <ridgeline/json.hpp>
+#include <ridgeline/ridgeline.hpp>
+
+using namespace ridgeline;
+
+namespace {
+const LayerGroup* group_with(const Model& m, bool moe, std::int64_t window = -1) {
+    for (const auto& g : m)
+        if (std::holds_alternative<Moe>(g.spec.ffn) == moe && (window < 0 || g.spec.window == window)) return &g;
+    return nullptr;
+}
+}  // namespace
+
+TEST_CASE("catalogue: every model row of ../shared/facts/models.md has a preset", "[catalogue]") {
+    const auto models = list_presets(PresetKind::model);
+    for (const char* name : {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
+                             "llama-3.3-70b", "mistral-7b-v0.1", "mixtral-8x7b", "qwen3-8b", "qwen3-32b", "qwen3-30b-a3b",
+                             "qwen3-235b-a22b", "deepseek-v3", "gpt-oss-120b", "gpt-oss-20b"})
+        CHECK(std::find(models.begin(), models.end(), name) != models.end());
+}
+
+TEST_CASE("catalogue: layer groups read from each family's config.json", "[catalogue]") {
+    // DeepSeek-V3: first_k_dense_replace 3 -> 3 dense MLA layers and 58 MoE MLA layers; 1 MTP layer.
+    const Model ds = load_model("deepseek-v3");
+    REQUIRE(ds.group_count == 2);
+    CHECK(group_with(ds, false)->count == 3);
+    CHECK(std::get<DenseMlp>(group_with(ds, false)->spec.ffn).intermediate == 18432);
+    const Moe& dm = std::get<Moe>(group_with(ds, true)->spec.ffn);
+    CHECK(group_with(ds, true)->count == 58);
+    CHECK((dm.experts == 256 && dm.experts_per_token == 8 && dm.expert_intermediate == 2048));
+    CHECK((dm.shared_experts == 1 && dm.shared_intermediate == 2048 && dm.router_bias));
+    CHECK(std::get<Mla>(ds.groups[0].spec.attention) == Mla{128, 1536, 512, 128, 64, 128});
+    CHECK(ds.mtp_layers == 1);
+    // gpt-oss-120b: layer_types alternate sliding (128) and full: 18 + 18, every layer MoE.
+    const Model oss = load_model("gpt-oss-120b");
+    REQUIRE(oss.group_count == 2);
+    CHECK(group_with(oss, true, 128)->count == 18);
+    CHECK(group_with(oss, true, 0)->count == 18);
+    const Gqa& oa = std::get<Gqa>(oss.groups[0].spec.attention);
+    CHECK((oa.heads == 64 && oa.kv_heads == 8 && oa.head_dim == 64 && oa.qkv_bias && oa.o_bias && oa.sinks));
+    // Mistral-7B-v0.1 windows every layer at 4096; Mixtral's window is null.
+    CHECK(load_model("mistral-7b-v0.1").groups[0].spec.window == 4096);
+    CHECK(load_model("mixtral-8x7b").groups[0].spec.window == 0);
+    // Qwen3 MoE: decoder_sparse_step 1 and no mlp_only_layers, so all 48 layers are MoE.
+    const Model q = load_model("qwen3-30b-a3b");
+    REQUIRE(q.group_count == 1);
+    CHECK(q.groups[0].count == 48);
+    CHECK(std::get<Moe>(q.groups[0].spec.ffn) == Moe{128, 8, 768});
+    CHECK(std::get<Gqa>(q.groups[0].spec.attention).qk_norm);
+}
+
+TEST_CASE("catalogue: MoE and MLA totals and active counts match the publishers", "[catalogue][params]") {
+    // Each publisher counts "active" its own way; each check uses the parts the source counts,
+    // to the precision the source prints (its last digit, +/- half a unit) or 0.5%, the wider.
+    SECTION("Mixtral-8x7B: '46.7B total parameters but only uses 12.9B parameters per token' (mistral.ai)") {
+        const Model m = load_model("mixtral-8x7b");
+        CHECK(derived_parameters(m).total() / 1e9 == Approx(46.7).margin(0.05));
+        CHECK(active_parameters(m).total() / 1e9 == Approx(12.9).margin(0.065));  // 12.88: both embeddings counted
+    }
+    SECTION("Qwen3-30B-A3B card: '30.5B in total and 3.3B activated', 'Non-Embedding: 29.9B'") {
+        const Model m = load_model("qwen3-30b-a3b");
+        const ParameterBreakdown p = derived_parameters(m);
+        CHECK(p.total() / 1e9 == Approx(30.5).margin(0.05));
+        CHECK((p.total() - p.embeddings - p.lm_head) / 1e9 == Approx(29.9).margin(0.05));
+        // 3.353B with both embeddings, as the card counts its total; the card cuts it to 3.3.
+        const double active = active_parameters(m).total() / 1e9;
+        CHECK(active == Approx(3.353).margin(0.0005));
+        CHECK(std::floor(active * 10) / 10 == Approx(3.3));
+    }
+    SECTION("Qwen3-235B-A22B card: '235B in total and 22B activated', 'Non-Embedding: 234B'") {
+        const Model m = load_model("qwen3-235b-a22b");
+        const ParameterBreakdown p = derived_parameters(m);
+        CHECK(p.total() / 1e9 == Approx(235).margin(0.5));
+        CHECK((p.total() - p.embeddings - p.lm_head) / 1e9 == Approx(234).margin(0.5));
+        CHECK(active_parameters(m).total() / 1e9 == Approx(22).margin(0.5));
+    }
+    SECTION("DeepSeek-V3 README: '671B total', '37B activated'; README_WEIGHTS: 36.6B active incl. the 0.9B head") {
+        const Model m = load_model("deepseek-v3");
+        CHECK(derived_parameters(m).total() / 1e9 == Approx(671).epsilon(0.005));
+        CHECK(derived_parameters(m).total() / 1e9 == Approx(671.03).margin(0.005));
+        const ParameterBreakdown a = active_parameters(m);
+        CHECK((a.total() - a.embeddings) / 1e9 == Approx(36.6).margin(0.05));  // the input table is a lookup
+        CHECK(a.lm_head / 1e9 == Approx(0.9).margin(0.05));
+        // MTP kept apart: "11.5B unique parameters (excluding the shared 0.9B Embedding and 0.9B output Head)";
+        // the module as built (a copy of an MoE layer, eh_proj, three norms) is 11.61B, 1% above that line.
+        CHECK(mtp_parameters(m) / 1e9 == Approx(11.5).epsilon(0.01));
+    }
+    SECTION("gpt-oss model card Table 1: 116.83B / 5.13B and 20.91B / 3.61B, unembedding counted active, embedding not") {
+        const Model big = load_model("gpt-oss-120b");
+        const Model small = load_model("gpt-oss-20b");
+        CHECK(derived_parameters(big).total() / 1e9 == Approx(116.83).margin(0.005));
+        CHECK(derived_parameters(small).total() / 1e9 == Approx(20.91).margin(0.005));
+        const ParameterBreakdown ab = active_parameters(big), as = active_parameters(small);
+        CHECK((ab.total() - ab.embeddings) / 1e9 == Approx(5.13).margin(0.005));
+        CHECK((as.total() - as.embeddings) / 1e9 == Approx(3.61).margin(0.005));
+        // Table 1 rows: MLP 114.71B, Attention 0.96B, Embed + Unembed 1.16B (120b).
+        const ParameterBreakdown p = derived_parameters(big);
+        CHECK((p.experts + p.router) / 1e9 == Approx(114.71).margin(0.005));
+        CHECK((p.embeddings + p.lm_head) / 1e9 == Approx(1.16).margin(0.005));
+        CHECK(p.attention / 1e9 == Approx(0.96).margin(0.005));
+    }
+    SECTION("Mistral-7B-v0.1 and Qwen3-8B dense: 7.24B and '8.2B'") {
+        CHECK(derived_parameters(load_model("mistral-7b-v0.1")).total() == 7'241'732'096.0);  // GGUF general.parameter_count of Mistral-7B (Ollama model_info)
+        CHECK(derived_parameters(load_model("qwen3-8b")).total() / 1e9 == Approx(8.2).margin(0.05));
+    }
+}
+
+TEST_CASE("catalogue: KV bytes per token by hand for MHA, GQA, MLA and sliding windows", "[catalogue][kv]") {
+    // MHA: Llama-2-13B, 2 x 40 layers x 40 heads x 128 x 2 B = 819,200 B.
+    CHECK(kv_bytes_per_token(load_model("llama-2-13b"), formats::bf16).in(bytes) == 819200.0);
+    // MLA: DeepSeek-V3 caches the 512-wide latent and the 64-wide rope key per layer: 61 x 576 x 2 B.
+    const Model ds = load_model("deepseek-v3");
+    CHECK(kv_bytes_per_token(ds, formats::bf16).in(bytes) == 61.0 * 576 * 2);
+    CHECK(kv_bytes_read(ds, formats::fp8, 4096).in(bytes) == 4096.0 * 61 * 576);
+    // Sliding window: Mistral-7B-v0.1 reads at most 4096 tokens in every layer.
+    const Model mistral = load_model("mistral-7b-v0.1");
+    CHECK(kv_bytes_per_token(mistral, formats::bf16).in(KiB) == 128);
+    CHECK(kv_bytes_read(mistral, formats::bf16, 1000).in(KiB) == 1000.0 * 128);
+    CHECK(kv_bytes_read(mistral, formats::bf16, 32768) == kv_bytes_read(mistral, formats::bf16, 4096));
+    // gpt-oss-120b: 18 full layers read the context, 18 windowed layers at most 128 tokens;
+    // each layer 2 x 8 KV heads x 64 x 2 B = 2 KiB per token.
+    const Model oss = load_model("gpt-oss-120b");
+    CHECK(kv_bytes_per_token(oss, formats::bf16).in(bytes) == 36.0 * 2048);
+    CHECK(kv_bytes_read(oss, formats::bf16, 100).in(bytes) == 100.0 * 36 * 2048);
+    CHECK(kv_bytes_read(oss, formats::bf16, 8192).in(bytes) == (8192.0 * 18 + 128.0 * 18) * 2048);
+}
+
+TEST_CASE("MoE: expected experts touched is k at B = 1, tends to E, and is exact", "[moe]") {
+    CHECK(expected_experts_touched(256, 8, 1) == Approx(8).epsilon(1e-12));
+    CHECK(expected_experts_touched(8, 2, 1) == Approx(2).epsilon(1e-12));
+    CHECK(expected_experts_touched(256, 8, 100000) == Approx(256).epsilon(1e-12));
+    CHECK(expected_experts_touched(256, 8, 64) < 256);
+    CHECK(expected_experts_touched(256, 8, 64) > 8 * 10);
+    // Brute force: every way B tokens can each pick k of E distinct experts, uniformly.
+    const auto brute = [](int E, int k, int B) {
+        std::vector<unsigned> choices;  // bit masks of k experts
+        for (unsigned mask = 0; mask < (1u << E); ++mask)
+            if (__builtin_popcount(mask) == k) choices.push_back(mask);
+        double sum = 0, count = 0;
+        std::vector<std::size_t> idx(static_cast<std::size_t>(B), 0);
+        for (;;) {
+            unsigned all = 0;
+            for (auto i : idx) all |= choices[i];
+            sum += __builtin_popcount(all);
+            count += 1;
+            std::size_t pos = 0;
+            while (pos < idx.size() && ++idx[pos] == choices.size()) idx[pos++] = 0;
+            if (pos == idx.size()) break;
+        }
+        return sum / count;
+    };
+    for (int E : {4, 6})
+        for (int k : {1, 2, 3})
+            for (int B : {1, 2, 3, 4}) {
+                INFO("E " << E << " k " << k << " B " << B);
+                CHECK(expected_experts_touched(E, k, B) == Approx(brute(E, k, B)).epsilon(1e-12));
+            }
+}
+
+TEST_CASE("MoE decode: a step reads the experts its batch touches, and computes on active parameters", "[moe][decode]") {
+    const Hardware h = load_hardware("h200");
+    const Model m = load_model("mixtral-8x7b");
+    const ParameterBreakdown all = derived_parameters(m);
+    const double expert = 3.0 * 4096 * 14336;
+    const double fixed = all.total() - all.experts;
+    // Batch 1: 2 of 8 experts in each of 32 layers.
+    const DecodeStep one = decode_step(h, m, Workload{.context = 0});
+    CHECK(one.weight_bytes.in(bytes) == Approx(2 * (fixed + 32 * 2 * expert)).epsilon(1e-12));
+    CHECK(one.flops.in(flop) == Approx(2 * active_parameters(m).total()).epsilon(1e-12));
+    // Batch 4: 8 * (1 - (6/8)^4) = 5.47 experts per layer.
+    const DecodeStep four = decode_step(h, m, Workload{.batch = 4});
+    CHECK(four.weight_bytes.in(bytes) == Approx(2 * (fixed + 32 * 8 * (1 - std::pow(0.75, 4)) * expert)).epsilon(1e-12));
+    // A large batch reads every expert: the every-parameter budget.
+    const DecodeStep many = decode_step(h, m, Workload{.batch = 1024});
+    CHECK(many.weight_bytes.in(bytes) == Approx(2 * all.total()).epsilon(1e-9));
+    // Declaring a count on an MoE model is refused: its bytes depend on the batch.
+    Model declared = m;
+    declared.with_parameters(46.7e9);
+    CHECK_THROWS_AS(decode_step(h, declared, Workload{}), ridgeline::error);
+}
+
+TEST_CASE("MoE ridge: compute meets memory where expert reads have saturated", "[moe][ridge]") {
+    const Hardware h = load_hardware("h100-sxm");
+    const Model m = load_model("qwen3-30b-a3b");
+    const RidgeBatch r = ridge_batch(h, m, Workload{.context = 0});
+    REQUIRE(r.exists());
+    const auto below = static_cast<std::int64_t>(std::floor(r.value()));
+    CHECK(decode_step(h, m, Workload{.batch = below}).bound == Bound::memory);
+    CHECK(decode_step(h, m, Workload{.batch = below + 1}).bound == Bound::compute);
+    // n* uses active FLOPs against the KV read: (2 * 3.353e9 / 989e12) / (98,304 B / 3.35e12 B/s).
+    const double expected = (2 * active_parameters(m).total() / 989e12) / (98304.0 / 3.35e12);
+    CHECK(*n_star(h, m, Workload{}) == Approx(expected).epsilon(1e-12));
+    CHECK(ridge_batch(h, m, Workload{.context = static_cast<std::int64_t>(expected) + 1}).is_never());
+}
+
+TEST_CASE("windows: n* walks past the window corners; all-windowed models never lose the ridge", "[ridge][window]") {
+    const Hardware h = load_hardware("h100-sxm");
+    // gpt-oss-120b: past 128 tokens only the 18 full layers' KV grows, 18 x 2048 B per token.
+    const Model oss = load_model("gpt-oss-120b");
+    const StepCost c = step_cost(oss, Workload{});
+    const double f = c.flops_per_token.in(flop) / 989e12;
+    const double at_128 = f - 128.0 * 36 * 2048 / 3.35e12;
+    const double expected = 128 + at_128 / (18.0 * 2048 / 3.35e12);
+    CHECK(*n_star(h, oss, Workload{}) == Approx(expected).epsilon(1e-12));
+    CHECK(ridge_batch(h, oss, Workload{.context = static_cast<std::int64_t>(expected)}).exists());
+    CHECK(ridge_batch(h, oss, Workload{.context = static_cast<std::int64_t>(expected) + 1}).is_never());
+    // Mistral-7B-v0.1 windows every layer at 4096: if the ridge survives 4096 tokens it survives all.
+    const Model mistral = load_model("mistral-7b-v0.1");
+    const auto n = n_star(h, mistral, Workload{});
+    REQUIRE(n.has_value());  // 2 * 7.24e9 / 989e12 s vs 128 KiB / 3.35e12 B/s per token: 374 tokens < 4096
+    CHECK(*n == Approx((2 * 7'241'732'096.0 / 989e12) / (131072.0 / 3.35e12)).epsilon(1e-12));
+    Model tiny_window = mistral;
+    tiny_window.groups[0].spec.window = 256;
+    CHECK_FALSE(n_star(h, tiny_window, Workload{}).has_value());
+    CHECK(ridge_batch(h, tiny_window, Workload{.context = 1'000'000}).exists());
+    // Capacity: an all-windowed model holds any context.
+    CHECK(longest_context(h, tiny_window, Precision{}, 8).is_unbounded());
+    CHECK(longest_context(h, oss, Precision{.weights = formats::mxfp4}, 8).tokens() > 0);
+}
