@@ -123,6 +123,22 @@ private:
     std::string path_;
 };
 
+// Levenshtein distance, to suggest the preset a user probably meant.
+inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
 inline constexpr std::string_view hardware_figure_keys[] = {
     "memory_capacity_GB", "memory_bandwidth_GB_per_s", "dense_TFLOP_per_s", "interconnect_GB_per_s"};
 
@@ -611,12 +627,16 @@ inline std::filesystem::path resolve_preset(PresetKind kind, std::string_view na
     const std::string s(name_or_path);
     const bool is_path = s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".json"));
     if (is_path) return s;
-    const auto names = list_presets(kind);
+    auto names = list_presets(kind);
     if (std::find(names.begin(), names.end(), s) == names.end()) {
+        // Every name, the closest first: names the input begins, then fewest single-character edits.
+        const auto score = [&](const std::string& n) { return n.starts_with(s) ? 0 : 1 + json_detail::edit_distance(n, s); };
+        std::stable_sort(names.begin(), names.end(),
+                         [&](const std::string& a, const std::string& b) { return score(a) < score(b); });
         std::string list;
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
         throw error("", kind == PresetKind::hardware ? "hardware preset" : "model preset", "\"" + s + "\"",
-                    "one of: " + list);
+                    "one of (closest first): " + list);
     }
     return data_directory() / (kind == PresetKind::hardware ? "hardware" : "models") / (s + ".json");
 }

@@ -14,7 +14,9 @@ namespace fs = std::filesystem;
 
 TEST_CASE("presets: the catalogue holds what the core issue names", "[presets]") {
     const auto hw = list_presets(PresetKind::hardware);
-    for (const char* name : {"h100-sxm", "h100-pcie", "h200", "a100-40gb", "a100-80gb", "a10"})
+    // The core issue's six and the catalogue issue's list.
+    for (const char* name : {"h100-sxm", "h100-pcie", "h100-nvl", "h200", "b200", "a100-40gb", "a100-80gb", "a10", "l4",
+                             "l40s", "v100", "rtx-4090", "mi300x", "mi325x", "tpu-v5e", "tpu-v5p"})
         CHECK(std::find(hw.begin(), hw.end(), name) != hw.end());
     const auto models = list_presets(PresetKind::model);
     for (const char* name : {"llama-3.1-8b", "qwen3-32b", "llama-3.3-70b", "llama-2-7b", "llama-2-13b"})
@@ -27,7 +29,9 @@ TEST_CASE("presets: every hardware preset loads, round-trips, and cites each fig
         const Hardware h = load_hardware(name);
         CHECK(hardware_from_json(nlohmann::json(h)) == h);
         CHECK(h.memory_capacity > Bytes{});
-        CHECK(h.peak_for(Numeric::bf16).has_value());
+        bool any_peak = false;
+        for (Numeric n : all_numerics) any_peak = any_peak || h.peak_for(n).has_value();
+        CHECK(any_peak);
         const auto j = read_json_file(data_directory() / "hardware" / (name + ".json"));
         REQUIRE(j.contains("source"));
         for (const auto& item : j.items())
@@ -52,7 +56,9 @@ TEST_CASE("presets: a name or a path, and unknown names list the presets", "[pre
     CHECK(load_hardware("data/hardware/h100-sxm.json") == load_hardware("h100-sxm"));
     CHECK(load_model("data/models/qwen3-32b.json") == load_model("qwen3-32b"));
     CHECK_THROWS_WITH(load_hardware("h100"),
-                      "hardware preset: got \"h100\", expected one of: a10, a100-40gb, a100-80gb, h100-pcie, h100-sxm, h200");
+                      "hardware preset: got \"h100\", expected one of (closest first): h100-nvl, h100-pcie, h100-sxm, h200, v100, a10, b200, "
+                      "gb200, l40s, l4, mi300x, a100-40gb, a100-80gb, mi325x, rtx-4090, tpu-v5e, tpu-v5p");
+    CHECK_THROWS_WITH(load_model("llama-3.1-7b"), Catch::StartsWith("model preset: got \"llama-3.1-7b\", expected one of (closest first): llama-3.1-70b, llama-3.1-8b, "));
     CHECK_THROWS_WITH(load_model("tests/data/bad/no-such-file.json"),
                       "tests/data/bad/no-such-file.json: got a file that cannot be opened, expected a readable JSON file");
 }
@@ -137,5 +143,32 @@ TEST_CASE("presets: from_json/to_json follow nlohmann's ADL convention", "[prese
         INFO(name);
         const Model x = load_model(name);
         CHECK(nlohmann::json(x).get<Model>() == x);
+    }
+}
+
+TEST_CASE("presets: hardware figures match ../shared/facts/hardware.md, typed in again here", "[presets]") {
+    struct Row {
+        const char* name;
+        double capacity_GB, bandwidth_GB_per_s, bf16_or_fp16_TFLOPs, fp8_TFLOPs;  // fp8 0: none
+    };
+    // Columns: Memory (usable), Mem BW, BF16/FP16 dense, FP8 dense, from the facts table.
+    const Row rows[] = {
+        {"h100-sxm", 80, 3350, 989, 1979},       {"h100-pcie", 80, 2000, 756, 1513}, {"h100-nvl", 94, 3900, 835.5, 1670.5},
+        {"h200", 141, 4800, 989, 1979},          {"b200", 180, 8000, 2250, 4500},    {"gb200", 186, 8000, 2500, 5000},
+        {"a100-40gb", 40, 1555, 312, 0},         {"a100-80gb", 80, 2039, 312, 0},    {"a10", 24, 600, 125, 0},
+        {"l4", 24, 300, 121, 242.5},             {"l40s", 48, 864, 362.05, 733},     {"v100", 32, 900, 125, 0},
+        {"rtx-4090", 24, 1008, 165.2, 330.3},    {"mi300x", 192, 5300, 1307.4, 2614.9},
+        {"mi325x", 256, 6000, 1307.4, 2614.9},   {"tpu-v5e", 16, 819, 197, 0},       {"tpu-v5p", 95, 2765, 459, 0},
+    };
+    for (const Row& r : rows) {
+        INFO(r.name);
+        const Hardware h = load_hardware(r.name);
+        CHECK(h.memory_capacity.in(GB) == Approx(r.capacity_GB).epsilon(1e-12));
+        CHECK(h.memory_bandwidth.in(GB_per_s) == Approx(r.bandwidth_GB_per_s).epsilon(1e-12));
+        const auto dense = h.peak_for(Numeric::bf16) ? h.peak_for(Numeric::bf16) : h.peak_for(Numeric::fp16);
+        REQUIRE(dense.has_value());
+        CHECK(dense->in(TFLOP_per_s) == Approx(r.bf16_or_fp16_TFLOPs).epsilon(1e-12));
+        if (r.fp8_TFLOPs > 0) CHECK(h.peak_for(Numeric::fp8)->in(TFLOP_per_s) == Approx(r.fp8_TFLOPs).epsilon(1e-12));
+        else CHECK_FALSE(h.peak_for(Numeric::fp8).has_value());  // absent, not zero
     }
 }
