@@ -21,10 +21,19 @@ struct KvCapacity {
     double kv_tokens = 0;
 };
 
+// Every parameter in its storage format: the input table (and a tied head) in the embeddings'
+// format, routed experts in theirs, the rest in the weights' format. All of one device.
+constexpr Bytes resident_weight_bytes(const Model& m, const Precision& p) {
+    const ParameterBreakdown all = derived_parameters(m);
+    const double rest = parameter_count(m) - all.embeddings - all.experts;
+    return rest * p.weights.bytes_per_element() + all.embeddings * p.embedding_format().bytes_per_element() +
+           all.experts * p.expert_format().bytes_per_element();
+}
+
 // Memory holds every parameter, so this uses the every-parameter weight bytes.
 constexpr KvCapacity kv_capacity(const Hardware& hw, const Model& m, const Precision& p) {
     KvCapacity c;
-    c.weight_bytes = parameter_count(m) * p.weights.bytes_per_element();
+    c.weight_bytes = resident_weight_bytes(m, p);
     c.weights_fit = c.weight_bytes <= hw.memory_capacity;
     if (!c.weights_fit) return c;
     c.free_bytes = hw.memory_capacity - c.weight_bytes;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "units.hpp"
@@ -84,6 +85,56 @@ inline constexpr Format nvfp4{Numeric::fp4, 8, 16};
 // A block-scaled format, e.g. INT4 with one FP16 scale per 128 weights (GPTQ/AWQ style).
 constexpr Format block_scaled(Numeric element, int scale_bits, int block) noexcept {
     return Format{element, scale_bits, block};
+}
+
+namespace format_detail {
+constexpr std::optional<int> parse_positive(std::string_view s) {
+    if (s.empty() || s.size() > 6) return std::nullopt;
+    int v = 0;
+    for (char ch : s) {
+        if (ch < '0' || ch > '9') return std::nullopt;
+        v = v * 10 + (ch - '0');
+    }
+    return v > 0 ? std::optional<int>{v} : std::nullopt;
+}
+}  // namespace format_detail
+
+// Reads a format name: an element type (fp32, bf16, fp16, fp8, int8, int4, fp4), a named
+// block-scaled format (mxfp4, nvfp4), or an element with groups: "int4/g128" (one 16-bit scale
+// per 128), "int4/g32/s32" (32 bits of scale and zero point per 32, as gpt-fast's int4).
+constexpr std::optional<Format> parse_format(std::string_view s) {
+    if (s == "mxfp4") return formats::mxfp4;
+    if (s == "nvfp4") return formats::nvfp4;
+    const auto slash = s.find('/');
+    const auto element = numeric_from_name(s.substr(0, slash));
+    if (!element) return std::nullopt;
+    if (slash == std::string_view::npos) return Format{*element};
+    std::string_view rest = s.substr(slash + 1);
+    if (rest.empty() || rest[0] != 'g') return std::nullopt;
+    const auto second = rest.find('/');
+    const auto block = format_detail::parse_positive(rest.substr(1, second == std::string_view::npos ? rest.npos : second - 1));
+    if (!block) return std::nullopt;
+    int scale_bits = 16;
+    if (second != std::string_view::npos) {
+        const std::string_view tail = rest.substr(second + 1);
+        if (tail.empty() || tail[0] != 's') return std::nullopt;
+        const auto bits = format_detail::parse_positive(tail.substr(1));
+        if (!bits) return std::nullopt;
+        scale_bits = *bits;
+    }
+    return Format{*element, scale_bits, *block};
+}
+
+// The name parse_format reads back.
+inline std::string format_name(Format f) {
+    if (f == formats::mxfp4) return "mxfp4";
+    if (f == formats::nvfp4) return "nvfp4";
+    std::string s(name_of(f.element));
+    if (f.block > 0) {
+        s += "/g" + std::to_string(f.block);
+        if (f.scale_bits != 16) s += "/s" + std::to_string(f.scale_bits);
+    }
+    return s;
 }
 
 }  // namespace ridgeline

@@ -29,6 +29,7 @@
 #include "hardware.hpp"
 #include "model.hpp"
 #include "units.hpp"
+#include "workload.hpp"
 
 namespace ridgeline {
 
@@ -649,6 +650,88 @@ inline Hardware load_hardware(std::string_view name_or_path) {
 inline Model load_model(std::string_view name_or_path) {
     const auto file = resolve_preset(PresetKind::model, name_or_path);
     return model_from_config(read_json_file(file), file.string(), file.stem().string());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements (data/measurements/*.json): measured decode speeds with their setting
+// ---------------------------------------------------------------------------------------------
+
+struct MeasuredRow {
+    std::string hardware;  // a preset name or path
+    std::string model;
+    Workload workload;
+    Seconds measured_step{};                    // time per output token
+    std::optional<double> source_GB_per_s{};    // the source's own bandwidth figure, if it gives one
+};
+
+struct MeasurementSet {
+    std::string source;
+    std::string notes;
+    std::vector<MeasuredRow> rows;
+};
+
+namespace json_detail {
+inline Format format_at(const Node& n) {
+    const std::string name = n.string("a format name: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
+    const auto f = parse_format(name);
+    if (!f) n.fail("a format name: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
+    return *f;
+}
+inline Numeric numeric_at(const Node& n) {
+    const auto v = numeric_from_name(n.string("a compute format: fp32, bf16, fp16, fp8, int8, int4, fp4"));
+    if (!v) n.fail("a compute format: fp32, bf16, fp16, fp8, int8, int4, fp4");
+    return *v;
+}
+}  // namespace json_detail
+
+inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std::string& file = "") {
+    using json_detail::Node;
+    const Node root{j, file, ""};
+    root.require_object("a measurements object");
+    root.only_keys({"source", "notes", "measurements"});
+    MeasurementSet set;
+    set.source = root.need("source", "a non-empty string saying where the measurements came from").string();
+    if (root.has("notes")) set.notes = root.at("notes").string();
+    const Node list = root.need("measurements", "an array of measurements");
+    if (!list.value().is_array() || list.value().empty()) list.fail("a non-empty array of measurements");
+    for (std::size_t i = 0; i < list.value().size(); ++i) {
+        const Node r{list.value()[i], file, "/measurements/" + std::to_string(i)};
+        r.require_object("a measurement object");
+        r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "tensor_parallel",
+                     "pipeline_parallel", "batch", "context", "tokens_per_s", "tpot_ms", "source_GB_per_s"});
+        MeasuredRow row;
+        row.hardware = r.need("hardware", "a hardware preset name or path").string();
+        row.model = r.need("model", "a model preset name or path").string();
+        Workload& w = row.workload;
+        if (r.has("weights")) w.precision.weights = json_detail::format_at(r.at("weights"));
+        if (r.has("kv")) w.precision.kv = json_detail::format_at(r.at("kv"));
+        if (r.has("compute")) w.precision.compute = json_detail::numeric_at(r.at("compute"));
+        if (r.has("embeddings")) w.precision.embeddings = json_detail::format_at(r.at("embeddings"));
+        if (r.has("experts")) w.precision.experts = json_detail::format_at(r.at("experts"));
+        if (r.has("tensor_parallel")) w.parallel.tensor = r.at("tensor_parallel").positive_integer();
+        if (r.has("pipeline_parallel")) w.parallel.pipeline = r.at("pipeline_parallel").positive_integer();
+        if (r.has("batch")) w.batch = r.at("batch").positive_integer();
+        if (r.has("context")) {
+            const Node c = r.at("context");
+            if (!c.value().is_number_integer() || c.value().get<std::int64_t>() < 0) c.fail("an integer >= 0 tokens");
+            w.context = c.value().get<std::int64_t>();
+        }
+        if (r.has("tokens_per_s") == r.has("tpot_ms"))
+            r.fail("exactly one of tokens_per_s (per sequence) and tpot_ms");
+        row.measured_step = r.has("tokens_per_s") ? s(1.0 / r.at("tokens_per_s").positive_number())
+                                                  : ms(r.at("tpot_ms").positive_number());
+        if (r.has("source_GB_per_s")) row.source_GB_per_s = r.at("source_GB_per_s").positive_number();
+        set.rows.push_back(std::move(row));
+    }
+    return set;
+}
+
+inline MeasurementSet load_measurements(std::string_view name_or_path) {
+    namespace fs = std::filesystem;
+    const std::string s(name_or_path);
+    const bool is_path = s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".json"));
+    const fs::path file = is_path ? fs::path(s) : data_directory() / "measurements" / (s + ".json");
+    return measurements_from_json(read_json_file(file), file.string());
 }
 
 }  // namespace ridgeline

@@ -35,8 +35,8 @@ private:
 namespace ridge_detail {
 // One sequence's compute time minus its memory time at `context`: what each added sequence
 // brings to the compute side. The ridge exists while this is positive.
-constexpr Seconds surplus(const StepCost& c, const Hardware& hw, FlopsPerSecond peak, double context) {
-    return c.flops(context) / peak - (c.per_sequence_bytes + c.kv_bytes(context)) / hw.memory_bandwidth;
+constexpr Seconds surplus(const StepCost& c, const Rates& r, double context) {
+    return c.flops(context) / r.peak - c.sequence_bytes(context) / r.bandwidth;
 }
 }  // namespace ridge_detail
 
@@ -47,16 +47,16 @@ constexpr Seconds surplus(const StepCost& c, const Hardware& hw, FlopsPerSecond 
 // between the two batches around it. "Never" when f(n)/F <= s(n)/bw.
 constexpr RidgeBatch ridge_batch(const Hardware& hw, const Model& m, const Workload& w) {
     const StepCost c = step_cost(m, w);
-    const FlopsPerSecond peak = hw.require_peak(w.precision.compute);
-    const Seconds per_sequence = ridge_detail::surplus(c, hw, peak, static_cast<double>(w.context));
+    const Rates r = effective_rates(hw, w);
+    const Seconds per_sequence = ridge_detail::surplus(c, r, static_cast<double>(w.context));
     if (!(per_sequence > Seconds{})) return RidgeBatch::never();
-    if (!c.has_routed_experts()) return RidgeBatch::at(static_cast<double>((c.fixed_bytes / hw.memory_bandwidth) / per_sequence));
+    if (!c.has_routed_experts()) return RidgeBatch::at(static_cast<double>((c.fixed_bytes / r.bandwidth) / per_sequence));
 
     // gap(B) = B * surplus - shared weight time: convex, negative at 0, positive past `upper`.
     const auto gap = [&](std::int64_t batch) {
-        return (static_cast<double>(batch) * per_sequence - (c.fixed_bytes + c.routed_bytes(batch)) / hw.memory_bandwidth).in(s);
+        return (static_cast<double>(batch) * per_sequence - (c.fixed_bytes + c.routed_bytes(batch * c.tokens_per_sequence)) / r.bandwidth).in(s);
     };
-    const double upper = static_cast<double>(((c.fixed_bytes + c.all_routed_bytes()) / hw.memory_bandwidth) / per_sequence);
+    const double upper = static_cast<double>(((c.fixed_bytes + c.all_routed_bytes()) / r.bandwidth) / per_sequence);
     if (upper > 1e15) return RidgeBatch::at(upper);  // experts all touched long before; gap is linear
     std::int64_t lo = 0, hi = static_cast<std::int64_t>(upper) + 1;
     while (hi - lo > 1) {
@@ -77,10 +77,10 @@ constexpr RidgeBatch ridge_batch(const Hardware& hw, const Model& m, const Workl
 // context is ignored.
 constexpr std::optional<double> n_star(const Hardware& hw, const Model& m, const Workload& w) {
     const StepCost c = step_cost(m, w);
-    const FlopsPerSecond peak = hw.require_peak(w.precision.compute);
+    const Rates r = effective_rates(hw, w);
     // surplus(n) is piecewise linear with corners at the windows; walk the pieces in order.
     double at = 0;
-    Seconds value = ridge_detail::surplus(c, hw, peak, 0.0);
+    Seconds value = ridge_detail::surplus(c, r, 0.0);
     if (!(value > Seconds{})) return 0.0;
     for (;;) {
         double next = -1;  // the next window corner past `at`, or none
@@ -93,7 +93,7 @@ constexpr std::optional<double> n_star(const Hardware& hw, const Model& m, const
         for (std::size_t i = 0; i < c.context_count; ++i) {
             const auto& t = c.context_terms[i];
             if (t.window == 0 || static_cast<double>(t.window) > at)
-                slope += t.attention_flops_per_token / peak - t.kv_per_token / hw.memory_bandwidth;
+                slope += t.attention_flops_per_token / r.peak - t.kv_per_token / r.bandwidth;
         }
         if (slope < Seconds{}) {
             const double root = at + static_cast<double>(value / -slope);

@@ -57,7 +57,7 @@ TEST_CASE("presets: a name or a path, and unknown names list the presets", "[pre
     CHECK(load_model("data/models/qwen3-32b.json") == load_model("qwen3-32b"));
     CHECK_THROWS_WITH(load_hardware("h100"),
                       "hardware preset: got \"h100\", expected one of (closest first): h100-nvl, h100-pcie, h100-sxm, h200, v100, a10, b200, "
-                      "gb200, l40s, l4, mi300x, a100-40gb, a100-80gb, mi325x, rtx-4090, tpu-v5e, tpu-v5p");
+                      "gb200, l40s, l4, mi300x, mi250x, a100-40gb, a100-80gb, mi325x, rtx-4090, tpu-v5e, tpu-v5p");
     CHECK_THROWS_WITH(load_model("llama-3.1-7b"), Catch::StartsWith("model preset: got \"llama-3.1-7b\", expected one of (closest first): llama-3.1-70b, llama-3.1-8b, "));
     CHECK_THROWS_WITH(load_model("tests/data/bad/no-such-file.json"),
                       "tests/data/bad/no-such-file.json: got a file that cannot be opened, expected a readable JSON file");
@@ -159,6 +159,7 @@ TEST_CASE("presets: hardware figures match ../shared/facts/hardware.md, typed in
         {"l4", 24, 300, 121, 242.5},             {"l40s", 48, 864, 362.05, 733},     {"v100", 32, 900, 125, 0},
         {"rtx-4090", 24, 1008, 165.2, 330.3},    {"mi300x", 192, 5300, 1307.4, 2614.9},
         {"mi325x", 256, 6000, 1307.4, 2614.9},   {"tpu-v5e", 16, 819, 197, 0},       {"tpu-v5p", 95, 2765, 459, 0},
+        {"mi250x", 64, 1638.4, 191.5, 0},  // one GCD
     };
     for (const Row& r : rows) {
         INFO(r.name);

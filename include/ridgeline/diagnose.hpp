@@ -1,0 +1,93 @@
+// From a measured decode speed to a diagnosis: the bandwidth it implies, how much of the
+// ceiling it reaches, and, when it beats the ceiling, what the deployment must be doing that
+// the stated setting does not say (fewer bits, more devices, or speculation).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "decode.hpp"
+#include "speculative.hpp"
+
+namespace ridgeline {
+
+enum class Verdict : std::uint8_t {
+    near_ceiling,   // at least `near` (90%) of the ideal ceiling: the kernel is doing its job
+    gap,            // below that: kernel efficiency, launch overhead or configuration
+    above_ceiling,  // faster than the stated setting allows: the setting is not what ran
+};
+
+constexpr const char* name_of(Verdict v) noexcept {
+    switch (v) {
+        case Verdict::near_ceiling: return "near the ceiling";
+        case Verdict::gap: return "below the ceiling";
+        case Verdict::above_ceiling: return "above the ceiling";
+    }
+    return "?";
+}
+
+struct Diagnosis {
+    Seconds measured_step{};             // time per output token, as measured
+    DecodeStep ceiling{};                // the ideal step for the stated setting
+    BytesPerSecond implied_bandwidth{};  // the bytes one device must read per step / the measured step
+    double bandwidth_utilisation = 0;    // implied / peak: MBU
+    double fraction_of_ceiling = 0;      // measured tok/s over ceiling tok/s
+    Verdict verdict = Verdict::gap;
+    double gap = 0;                      // 1 - fraction, when below the ceiling
+    // When above the ceiling, each of these alone would explain the measurement:
+    std::optional<double> max_bits_per_weight{};  // weights stored in at most this many bits (KV as stated)
+    std::int64_t min_devices = 1;                 // at least this many devices sharing the bytes
+    std::optional<double> min_acceptance{};       // speculation with `draft_tokens` drafts accepting at least this
+    std::int64_t draft_tokens = 4;
+};
+
+// `near`: the fraction of the ceiling that counts as at it (seed 003: "within 10%").
+constexpr Diagnosis diagnose(const Hardware& hw, const Model& m, const Workload& w, Seconds measured_step,
+                             double near = 0.9, std::int64_t draft_tokens = 4) {
+    if (!(measured_step > Seconds{}) || !is_finite(measured_step))
+        throw error("", "measured time per token", std::to_string(measured_step.in(ms)) + " ms", "a positive, finite time");
+    if (!(near > 0 && near <= 1)) throw error("", "near", std::to_string(near), "a fraction in (0, 1]");
+    Workload ideal = w;
+    ideal.efficiency = Efficiency{};
+    Diagnosis d;
+    d.measured_step = measured_step;
+    d.draft_tokens = draft_tokens;
+    d.ceiling = decode_step(hw, m, ideal);
+    d.implied_bandwidth = d.ceiling.bytes_per_device / measured_step;
+    d.bandwidth_utilisation = static_cast<double>(d.implied_bandwidth / hw.memory_bandwidth);
+    d.fraction_of_ceiling = static_cast<double>(d.ceiling.step_time / measured_step);
+    if (d.fraction_of_ceiling > 1.0) {
+        d.verdict = Verdict::above_ceiling;
+        // Fewer bits: the weight bytes that fit in the measured step beside the KV.
+        const StepCost c = step_cost(m, ideal);
+        const Bytes allowed = measured_step * hw.memory_bandwidth - static_cast<double>(w.batch) * c.sequence_bytes(static_cast<double>(w.context));
+        const Bytes weights = c.weight_bytes(w.batch) - static_cast<double>(w.batch * w.tokens_per_sequence) * c.per_sequence_bytes;
+        if (allowed > Bytes{})
+            d.max_bits_per_weight = w.precision.weights.bits_per_element() * static_cast<double>(allowed / weights);
+        // More devices: the bytes one device reads now, spread until each reads a measured step's worth.
+        const double spread = static_cast<double>(d.ceiling.bytes_per_device / (measured_step * hw.memory_bandwidth));
+        d.min_devices = static_cast<std::int64_t>(spread);
+        if (static_cast<double>(d.min_devices) < spread) ++d.min_devices;
+        d.min_devices *= w.parallel.devices();
+        // Speculation: expected tokens per verification must reach measured / ceiling
+        // (verification at the cost of a plain step and a free draft: a lower bound on a).
+        const double wanted = d.fraction_of_ceiling;
+        if (wanted <= static_cast<double>(draft_tokens + 1)) {
+            double lo = 0, hi = 1;
+            for (int i = 0; i < 200; ++i) {
+                const double mid = (lo + hi) / 2;
+                (expected_tokens_per_verification(Speculation{draft_tokens, mid}) >= wanted ? hi : lo) = mid;
+            }
+            d.min_acceptance = hi;
+        }
+    } else if (d.fraction_of_ceiling >= near) {
+        d.verdict = Verdict::near_ceiling;
+    } else {
+        d.verdict = Verdict::gap;
+        d.gap = 1.0 - d.fraction_of_ceiling;
+    }
+    return d;
+}
+
+}  // namespace ridgeline

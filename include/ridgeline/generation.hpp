@@ -1,0 +1,118 @@
+// A whole generation: prefill of the prompt, then m decode steps with the KV growing by one
+// token each step. The decode part is summed in closed form: step time is the larger of two
+// functions linear in the context between window corners, so the sum splits into arithmetic
+// series at the corners and where the step crosses from compute- to memory-bound.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decode.hpp"
+#include "prefill.hpp"
+
+namespace ridgeline {
+
+struct Generation {
+    std::int64_t prompt_tokens = 0;
+    std::int64_t new_tokens = 0;
+    Seconds time_to_first_token{};  // the prefill
+    Seconds decode_time{};          // m decode steps, contexts prompt .. prompt + m - 1
+    Seconds total_time{};
+    std::int64_t compute_bound_steps = 0;
+    PerSecond decode_tokens_per_s{};  // per sequence, over the decode part
+};
+
+namespace generation_detail {
+// A linear function of the context n over a range where it is linear: value(n) = at0 + slope * n.
+struct Line {
+    double at0 = 0;
+    double slope = 0;
+    [[nodiscard]] constexpr double at(double n) const { return at0 + slope * n; }
+};
+// Sum of f(n) for integer n in [a, b).
+constexpr double series(const Line& f, double a, double b) {
+    const double count = b - a;
+    return count * f.at0 + f.slope * count * (a + b - 1) / 2;
+}
+}  // namespace generation_detail
+
+// Decode time of m steps after a prompt of n0 tokens, without the prefill.
+constexpr Generation decode_steps(const Hardware& hw, const Model& m, const Workload& w, std::int64_t prompt,
+                                  std::int64_t new_tokens) {
+    using generation_detail::Line;
+    if (prompt < 0) throw error("", "prompt", std::to_string(prompt), "an integer >= 0 tokens");
+    if (new_tokens < 1) throw error("", "new_tokens", std::to_string(new_tokens), "an integer >= 1");
+    const StepCost c = step_cost(m, w);
+    const Rates rates = effective_rates(hw, w);
+    const auto B = static_cast<double>(w.batch);
+    const auto stages = static_cast<double>(c.pipeline);
+    // Everything but the roofline term is the same at every step.
+    Workload at_prompt = w;
+    at_prompt.context = prompt;
+    const DecodeStep first = decode_step(hw, m, at_prompt);
+    const Seconds constant = first.communication_time + first.overhead_time;
+
+    Generation g;
+    g.prompt_tokens = prompt;
+    g.new_tokens = new_tokens;
+    const auto begin = static_cast<double>(prompt), end = static_cast<double>(prompt + new_tokens);
+
+    // Corners: where a windowed layer stops growing.
+    std::vector<double> cuts{begin, end};
+    for (std::size_t i = 0; i < c.context_count; ++i) {
+        const auto win = static_cast<double>(c.context_terms[i].window);
+        if (win > begin && win < end) cuts.push_back(win);
+    }
+    std::sort(cuts.begin(), cuts.end());
+
+    double seconds = 0;
+    for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+        const double a = cuts[k], b = cuts[k + 1];
+        if (!(b > a)) continue;
+        // Memory and compute time of one stage as lines in n on [a, b).
+        double kv_slope = 0, att_slope = 0;
+        for (std::size_t i = 0; i < c.context_count; ++i) {
+            const auto& t = c.context_terms[i];
+            if (t.window == 0 || static_cast<double>(t.window) > a) {
+                kv_slope += t.kv_per_token.in(bytes);
+                att_slope += t.attention_flops_per_token.in(flop);
+            }
+        }
+        const double bw = rates.bandwidth.in(bytes_per_s), peak = rates.peak.in(flop_per_s);
+        const double q = static_cast<double>(c.tokens_per_sequence);
+        const Line memory{((c.weight_bytes(w.batch) + B * c.kv_bytes(a)).in(bytes) - B * kv_slope * a) / bw, B * kv_slope / bw};
+        const Line compute{((B * c.flops(a)).in(flop) - B * q * att_slope * a) / peak, B * q * att_slope / peak};
+        // Where they cross inside the piece, the larger one changes.
+        double split = b;
+        if (memory.slope != compute.slope) {
+            const double x = (compute.at0 - memory.at0) / (memory.slope - compute.slope);
+            if (x > a && x < b) {
+                const auto whole = static_cast<double>(static_cast<std::int64_t>(x));
+                split = whole < x ? whole + 1 : whole;  // the first whole context past the crossing
+            }
+        }
+        for (const auto& [lo, hi] : {std::pair{a, split}, std::pair{split, b}}) {
+            if (!(hi > lo)) continue;
+            const bool compute_bound = compute.at(lo) > memory.at(lo);
+            seconds += stages * generation_detail::series(compute_bound ? compute : memory, lo, hi);
+            if (compute_bound) g.compute_bound_steps += static_cast<std::int64_t>(hi - lo);
+        }
+    }
+    g.decode_time = s(seconds) + static_cast<double>(new_tokens) * constant;
+    g.total_time = g.decode_time;
+    g.decode_tokens_per_s = static_cast<double>(new_tokens) / g.decode_time;
+    return g;
+}
+
+// Prefill of the prompt (chunked if `chunk` > 0), then m decode steps.
+constexpr Generation generate(const Hardware& hw, const Model& m, const Workload& w, std::int64_t prompt,
+                              std::int64_t new_tokens, std::int64_t chunk = 0) {
+    Generation g = decode_steps(hw, m, w, prompt, new_tokens);
+    if (prompt > 0) g.time_to_first_token = prefill(hw, m, w, prompt, chunk).time;
+    g.total_time = g.time_to_first_token + g.decode_time;
+    return g;
+}
+
+}  // namespace ridgeline

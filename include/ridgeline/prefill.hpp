@@ -1,0 +1,92 @@
+// Prefill: the prompt's tokens pushed through the model at once (or in chunks), writing their
+// KV. It reads the weights once per chunk and does 2 FLOPs per active parameter per token plus
+// attention FLOPs that grow with the square of the prompt, so it is usually compute-bound.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "decode.hpp"
+
+namespace ridgeline {
+
+struct Prefill {
+    std::int64_t prompt_tokens = 0;
+    std::int64_t chunk_tokens = 0;  // tokens per sequence per chunk
+    std::int64_t chunks = 0;
+    Bytes bytes_per_device{};       // weights once per chunk, KV read and written
+    Flops flops{};                  // all devices: matmuls and attention
+    Flops attention_flops{};        // all devices
+    Seconds memory_time{};          // summed over chunks, one stage
+    Seconds compute_time{};
+    Seconds time{};                 // the time to first token: every chunk through every stage
+    Bound bound = Bound::compute;   // of the summed memory and compute terms, the larger
+};
+
+namespace prefill_detail {
+// Causal attention span summed over queries 0..x-1: query j sees min(j + 1, window) tokens.
+constexpr double span_sum(double x, std::int64_t window) {
+    if (window == 0 || x <= static_cast<double>(window)) return x * (x + 1) / 2;
+    const auto w = static_cast<double>(window);
+    return w * (w + 1) / 2 + (x - w) * w;
+}
+}  // namespace prefill_detail
+
+// Prefill of `prompt` tokens for each of the workload's batch, in chunks of `chunk` tokens
+// (0: the whole prompt at once). The workload's context is ignored: the prompt starts empty.
+// Attention FLOPs are always counted here; they are the quadratic term.
+constexpr Prefill prefill(const Hardware& hw, const Model& m, const Workload& w, std::int64_t prompt, std::int64_t chunk = 0) {
+    if (prompt < 1) throw error("", "prompt", std::to_string(prompt), "an integer >= 1 tokens");
+    if (chunk < 0) throw error("", "chunk", std::to_string(chunk), "an integer >= 0 tokens (0: no chunking)");
+    Workload wa = w;
+    wa.count_attention_flops = true;
+    wa.tokens_per_sequence = 1;
+    const StepCost c = step_cost(m, wa);
+    const Rates rates = effective_rates(hw, w);
+    const auto B = static_cast<double>(w.batch);
+    const auto stages = static_cast<double>(c.pipeline);
+    const auto devices = static_cast<double>(c.tensor * c.pipeline);
+
+    Prefill p;
+    p.prompt_tokens = prompt;
+    p.chunk_tokens = chunk == 0 || chunk > prompt ? prompt : chunk;
+    p.chunks = (prompt + p.chunk_tokens - 1) / p.chunk_tokens;
+
+    Bytes kv_written_per_token{};
+    for (std::size_t i = 0; i < c.context_count; ++i) kv_written_per_token += c.context_terms[i].kv_per_token;
+
+    for (std::int64_t start = 0; start < prompt; start += p.chunk_tokens) {
+        const std::int64_t end = start + p.chunk_tokens < prompt ? start + p.chunk_tokens : prompt;
+        const auto len = static_cast<double>(end - start);
+        const auto tokens = static_cast<std::int64_t>(B * len);
+        const Bytes bytes = c.fixed_bytes + c.routed_bytes(tokens) + B * len * c.per_sequence_bytes +
+                            B * c.kv_bytes(static_cast<double>(start)) + B * len * kv_written_per_token;
+        Flops attention{};
+        for (std::size_t i = 0; i < c.context_count; ++i) {
+            const auto& t = c.context_terms[i];
+            attention += (prefill_detail::span_sum(static_cast<double>(end), t.window) -
+                          prefill_detail::span_sum(static_cast<double>(start), t.window)) *
+                         t.attention_flops_per_token;
+        }
+        const Flops flops = B * (len * c.flops_per_token + attention);
+        Workload chunk_workload = w;
+        chunk_workload.tokens_per_sequence = end - start;
+        StepCost chunk_cost = c;
+        chunk_cost.tokens_per_sequence = end - start;
+        const Communication link = communication(hw, m, chunk_workload, chunk_cost);
+
+        const Seconds memory = bytes / rates.bandwidth;
+        const Seconds compute = flops / rates.peak;
+        p.memory_time += memory;
+        p.compute_time += compute;
+        p.bytes_per_device += bytes;
+        p.flops += devices * flops;
+        p.attention_flops += devices * B * attention;
+        p.time += stages * ((memory < compute ? compute : memory) + link.per_stage + w.efficiency.overhead) +
+                  link.pipeline_hops;
+    }
+    p.bound = p.compute_time > p.memory_time ? Bound::compute : Bound::memory;
+    return p;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,66 @@
+// Speculative decoding: a draft proposes g tokens, the target model scores all g + 1 positions in
+// one pass that reads its weights and KV once, and keeps the accepted prefix plus one token.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "decode.hpp"
+
+namespace ridgeline {
+
+struct Speculation {
+    std::int64_t draft_tokens = 4;  // g
+    double acceptance = 0.8;        // a: chance each drafted token is accepted, independently
+};
+
+constexpr void validate(const Speculation& s) {
+    if (s.draft_tokens < 1 || s.draft_tokens > 1024)
+        throw error("", "speculation.draft_tokens", std::to_string(s.draft_tokens), "an integer from 1 to 1024");
+    if (!(s.acceptance >= 0 && s.acceptance <= 1))
+        throw error("", "speculation.acceptance", std::to_string(s.acceptance), "a probability in [0, 1]");
+}
+
+// Expected tokens a sequence gains per verification: 1 + a + a^2 + ... + a^g = (1 - a^(g+1)) / (1 - a).
+constexpr double expected_tokens_per_verification(const Speculation& s) {
+    validate(s);
+    double sum = 0, term = 1;
+    for (std::int64_t i = 0; i <= s.draft_tokens; ++i, term *= s.acceptance) sum += term;
+    return sum;
+}
+
+struct SpeculativeDecode {
+    double expected_tokens = 1;  // per sequence per verification
+    DecodeStep plain{};          // the target decoding one token
+    DecodeStep verify{};         // the target scoring g + 1 tokens per sequence
+    Seconds draft_time{};        // the draft's g steps (0 without a draft model)
+    Seconds cycle_time{};        // draft + verify
+    PerSecond tokens_per_s{};        // per sequence
+    PerSecond total_tokens_per_s{};  // all sequences
+    double speedup = 1;              // over plain decode of the same batch
+};
+
+// `draft`, if given, runs g steps of its own on the same device with the same workload (the
+// library's decode cost for it); without one the draft is free (prompt lookup, n-grams), which
+// is the upper bound. At batches where the target is compute-bound, verifying g + 1 tokens costs
+// about g + 1 steps and the speedup falls below 1.
+constexpr SpeculativeDecode speculative_decode(const Hardware& hw, const Model& target, const Workload& w,
+                                               const Speculation& s, const Model* draft = nullptr) {
+    validate(s);
+    SpeculativeDecode r;
+    r.expected_tokens = expected_tokens_per_verification(s);
+    Workload plain = w;
+    plain.tokens_per_sequence = 1;
+    r.plain = decode_step(hw, target, plain);
+    Workload verify = plain;
+    verify.tokens_per_sequence = s.draft_tokens + 1;
+    r.verify = decode_step(hw, target, verify);
+    if (draft) r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(hw, *draft, plain).step_time;
+    r.cycle_time = r.draft_time + r.verify.step_time;
+    r.tokens_per_s = r.expected_tokens / r.cycle_time;
+    r.total_tokens_per_s = static_cast<double>(w.batch * w.parallel.pipeline) * r.tokens_per_s;
+    r.speedup = static_cast<double>(r.tokens_per_s / r.plain.tokens_per_s);
+    return r;
+}
+
+}  // namespace ridgeline
