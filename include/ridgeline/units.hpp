@@ -33,7 +33,7 @@ struct Unit;
 
 namespace detail {
 template <class D>
-constexpr Quantity<D> make_quantity(double si_value) noexcept;
+constexpr Quantity<D> make_quantity(double raw_si) noexcept;
 }
 
 // A value in SI base units (bytes, seconds, FLOPs). The raw number is private: it is reached
@@ -88,8 +88,8 @@ private:
 
 namespace detail {
 template <class D>
-constexpr Quantity<D> make_quantity(double si_value) noexcept {
-    return Quantity<D>{si_value};
+constexpr Quantity<D> make_quantity(double raw_si) noexcept {
+    return Quantity<D>{raw_si};
 }
 }  // namespace detail
 

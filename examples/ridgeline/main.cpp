@@ -1,0 +1,554 @@
+// ridgeline: the library's answers from a shell, as a table, CSV or JSON. Every number comes from
+// the library; this file only parses arguments and prints.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <ridgeline/calibrate.hpp>
+#include <ridgeline/diagnose.hpp>
+#include <ridgeline/fmt.hpp>
+#include <ridgeline/generation.hpp>
+#include <ridgeline/json.hpp>
+#include <ridgeline/operators.hpp>
+#include <ridgeline/ridgeline.hpp>
+#include <ridgeline/roofline_svg.hpp>
+#include <ridgeline/speculative.hpp>
+
+#include "args.hpp"
+#include "table.hpp"
+
+using namespace ridgeline;
+
+namespace {
+
+// The unit ridgeline::s, under a name no local `s` hides.
+constexpr auto seconds = ridgeline::s;
+
+// ---------------------------------------------------------------------------------------------
+// Options most subcommands share
+// ---------------------------------------------------------------------------------------------
+
+struct Setting {
+    std::string hardware = "h100-sxm";
+    std::string model;
+    std::string weights = "bf16", kv = "bf16", compute = "bf16", embeddings, experts;
+    std::string batch = "1", context = "0";
+    std::int64_t tp = 1, pp = 1;
+    std::string efficiency = "1", overhead_us = "0";
+    std::string accounting = "every";
+    bool attention_flops = false;
+    std::string format = "table";
+
+    // Resolved
+    Hardware hw{};
+    Model m{};
+    Workload base{};
+    std::vector<std::int64_t> batches, contexts;
+};
+
+void add_format(CLI::App* app, Setting& s) {
+    app->add_option("--format", s.format, "Output: table (default), csv or json")
+        ->check(CLI::IsMember({"table", "csv", "json"}));
+}
+
+void add_device(CLI::App* app, Setting& s, bool need_model = true) {
+    app->add_option("--hardware,-H", s.hardware, "Hardware preset name or JSON file (default h100-sxm)");
+    auto* model = app->add_option("--model,-m", s.model, "Model preset name, or a path to a config.json or preset");
+    if (need_model) model->required();
+}
+
+void add_workload(CLI::App* app, Setting& s, bool lists = true) {
+    app->add_option("--weights", s.weights, "Weight format: bf16, fp8, int8, int4, mxfp4, int4/g128, ... (default bf16)");
+    app->add_option("--kv", s.kv, "KV-cache format (default bf16)");
+    app->add_option("--compute", s.compute, "Compute format whose peak the math runs on (default bf16)");
+    app->add_option("--embeddings", s.embeddings, "Format of the input embedding table, if not the weights'");
+    app->add_option("--experts", s.experts, "Format of the routed experts, if not the weights'");
+    if (lists) {
+        app->add_option("--batch,-b", s.batch, "Batch sizes: 1,8,64 or 1..256x2 (default 1)");
+        app->add_option("--context,-c", s.context, "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
+    }
+    app->add_option("--tp", s.tp, "Tensor-parallel degree (default 1)")->check(CLI::Range(1, 1024));
+    app->add_option("--pp", s.pp, "Pipeline-parallel degree (default 1)")->check(CLI::Range(1, 1024));
+    app->add_option("--efficiency", s.efficiency, "Fraction of peak bandwidth achieved, in (0, 1] (default 1: the ceiling)");
+    app->add_option("--overhead-us", s.overhead_us, "Fixed time per step in microseconds (default 0)");
+    app->add_option("--accounting", s.accounting, "Weights charged: every (every parameter, the seeds') or read (bytes read)")
+        ->check(CLI::IsMember({"every", "read"}));
+    app->add_flag("--attention-flops", s.attention_flops, "Count attention-score FLOPs in the compute time");
+}
+
+void resolve(Setting& s, bool need_model = true) {
+    s.hw = load_hardware(s.hardware);
+    if (need_model || !s.model.empty()) s.m = load_model(s.model);
+    Workload& w = s.base;
+    w.precision.weights = cli::parse_format_option("--weights", s.weights);
+    w.precision.kv = cli::parse_format_option("--kv", s.kv);
+    w.precision.compute = cli::parse_numeric_option("--compute", s.compute);
+    if (!s.embeddings.empty()) w.precision.embeddings = cli::parse_format_option("--embeddings", s.embeddings);
+    if (!s.experts.empty()) w.precision.experts = cli::parse_format_option("--experts", s.experts);
+    w.parallel.tensor = s.tp;
+    w.parallel.pipeline = s.pp;
+    w.efficiency.bandwidth = cli::parse_positive("--efficiency", s.efficiency, 1.0, "a fraction in (0, 1]");
+    if (s.overhead_us != "0")
+        w.efficiency.overhead = us(cli::parse_positive("--overhead-us", s.overhead_us, 1e9, "a time in microseconds >= 0"));
+    w.accounting = s.accounting == "read" ? WeightAccounting::bytes_read : WeightAccounting::every_parameter;
+    w.count_attention_flops = s.attention_flops;
+    s.batches = cli::parse_list("--batch", s.batch, 1);
+    s.contexts = cli::parse_list("--context", s.context, 0);
+}
+
+std::string si(double v, const char* unit, int decimals = 2) {
+    const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+    int i = 0;
+    while (std::abs(v) >= 1000 && i < 5) v /= 1000, ++i;
+    return fmt::format("{:.{}f} {}{}", v, decimals, prefixes[i], unit);
+}
+
+std::string params_text(double p) { return fmt::format("{:.2f}B", p / 1e9); }
+
+// The inputs every row echoes.
+std::vector<cli::Column> input_columns() {
+    return {{"hardware", "hardware", false}, {"model", "model", false}, {"weights", "weights", false},
+            {"kv", "kv", false},             {"compute", "compute", false}, {"tp", "tp"},
+            {"pp", "pp"},                    {"accounting", "accounting", false}};
+}
+std::vector<cli::Cell> input_cells(const Setting& s) {
+    const Precision& p = s.base.precision;
+    return {cli::text(s.hardware), cli::text(std::string(s.m.name.view())), cli::text(format_name(p.weights)),
+            cli::text(format_name(p.kv)), cli::text(std::string(name_of(p.compute))), cli::integer(s.tp),
+            cli::integer(s.pp), cli::text(s.accounting == "read" ? "bytes_read" : "every_parameter")};
+}
+
+template <class T>
+void append(std::vector<T>& a, std::vector<T> b) {
+    a.insert(a.end(), std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subcommands
+// ---------------------------------------------------------------------------------------------
+
+void run_list(const std::string& what, const std::string& format) {
+    if (what == "hardware") {
+        cli::Table t({{"name", "name", false}, {"device", "device", false}, {"memory_bytes", "memory"},
+                      {"memory_bandwidth_bytes_per_s", "bandwidth"}, {"bf16_flop_per_s", "dense bf16/fp16"}});
+        for (const auto& name : list_presets(PresetKind::hardware)) {
+            const Hardware h = load_hardware(name);
+            const auto peak = h.peak_for(Numeric::bf16) ? h.peak_for(Numeric::bf16) : h.peak_for(Numeric::fp16);
+            t.add({cli::text(name), cli::text(std::string(h.name.view())),
+                   cli::number(h.memory_capacity.in(bytes), si(h.memory_capacity.in(bytes), "B", 0)),
+                   cli::number(h.memory_bandwidth.in(bytes_per_s), si(h.memory_bandwidth.in(bytes_per_s), "B/s")),
+                   peak ? cli::number(peak->in(flop_per_s), si(peak->in(flop_per_s), "FLOP/s", 1)) : cli::null("-")});
+        }
+        t.print(format);
+        return;
+    }
+    cli::Table t({{"name", "name", false}, {"layers", "layers"}, {"total_params", "total"}, {"active_params", "active"},
+                  {"kv_bytes_per_token", "KV/token (bf16)"}});
+    for (const auto& name : list_presets(PresetKind::model)) {
+        const Model m = load_model(name);
+        const double total = derived_parameters(m).total(), active = active_parameters(m).total();
+        const double kv = kv_bytes_per_token(m, formats::bf16).in(bytes);
+        t.add({cli::text(name), cli::integer(layer_count(m)), cli::number(total, params_text(total)),
+               cli::number(active, params_text(active)), cli::number(kv, fmt::format("{:.1f} KiB", kv / 1024))});
+    }
+    t.print(format);
+}
+
+void show_hardware(const Hardware& h, const std::string& format) {
+    cli::Table t({{"field", "field", false}, {"value", "value", false}});
+    t.add({cli::text("name"), cli::text(std::string(h.name.view()))});
+    t.add({cli::text("memory_bytes"), cli::number(h.memory_capacity.in(bytes), si(h.memory_capacity.in(bytes), "B", 1))});
+    t.add({cli::text("memory_bandwidth_bytes_per_s"),
+           cli::number(h.memory_bandwidth.in(bytes_per_s), si(h.memory_bandwidth.in(bytes_per_s), "B/s"))});
+    for (Numeric n : all_numerics)
+        if (const auto p = h.peak_for(n)) {
+            t.add({cli::text(fmt::format("{}_dense_flop_per_s", n)), cli::number(p->in(flop_per_s), si(p->in(flop_per_s), "FLOP/s", 1))});
+            t.add({cli::text(fmt::format("{}_ops_per_byte", n)), cli::number(ops_per_byte(h, n).in(flop_per_byte), 1)});
+        }
+    if (h.interconnect_bandwidth)
+        t.add({cli::text("interconnect_bytes_per_s"),
+               cli::number(h.interconnect_bandwidth->in(bytes_per_s), si(h.interconnect_bandwidth->in(bytes_per_s), "B/s"))});
+    t.print(format);
+}
+
+void show_model(const Model& m, const std::string& format) {
+    cli::Table t({{"field", "field", false}, {"value", "value", false}});
+    const ParameterBreakdown p = derived_parameters(m), a = active_parameters(m);
+    t.add({cli::text("name"), cli::text(std::string(m.name.view()))});
+    t.add({cli::text("hidden_size"), cli::integer(m.hidden_size)});
+    t.add({cli::text("vocab_size"), cli::integer(m.vocab_size)});
+    t.add({cli::text("tie_word_embeddings"), cli::Cell{m.tied_embeddings, m.tied_embeddings ? "true" : "false"}});
+    for (std::size_t i = 0; i < m.group_count; ++i) {
+        const LayerGroup& g = m.groups[i];
+        std::string d = fmt::format("{} layers, ", g.count);
+        if (std::holds_alternative<Gqa>(g.spec.attention)) {
+            const Gqa& x = std::get<Gqa>(g.spec.attention);
+            d += fmt::format("GQA {} heads / {} KV heads x {}", x.heads, x.kv_heads, x.head_dim);
+        } else {
+            const Mla& x = std::get<Mla>(g.spec.attention);
+            d += fmt::format("MLA {} heads, latent {} + rope {}", x.heads, x.kv_lora_rank, x.qk_rope_head_dim);
+        }
+        if (g.spec.window > 0) d += fmt::format(", window {}", g.spec.window);
+        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) {
+            d += fmt::format(", MLP {}", std::get<DenseMlp>(g.spec.ffn).intermediate);
+        } else {
+            const Moe& e = std::get<Moe>(g.spec.ffn);
+            d += fmt::format(", MoE {} experts top-{} x {}", e.experts, e.experts_per_token, e.expert_intermediate);
+            if (e.shared_experts > 0) d += fmt::format(" + {} shared", e.shared_experts);
+        }
+        t.add({cli::text(fmt::format("layer_group_{}", i)), cli::text(d)});
+    }
+    const auto row = [&](const char* key, double v) { t.add({cli::text(key), cli::number(v, fmt::format("{:.0f}", v))}); };
+    row("embeddings_params", p.embeddings);
+    row("attention_params", p.attention);
+    row("dense_mlp_params", p.dense_mlp);
+    row("expert_params", p.experts);
+    row("shared_expert_params", p.shared_experts);
+    row("router_params", p.router);
+    row("norm_params", p.norms);
+    row("lm_head_params", p.lm_head);
+    row("total_params", p.total());
+    row("active_params", a.total());
+    if (m.mtp_layers > 0) row("mtp_params", mtp_parameters(m));
+    const double kv = kv_bytes_per_token(m, formats::bf16).in(bytes);
+    t.add({cli::text("kv_bytes_per_token_bf16"), cli::number(kv, fmt::format("{:.0f} B ({:.1f} KiB)", kv, kv / 1024))});
+    t.print(format);
+}
+
+void run_show(const std::string& target, const std::string& format) {
+    const auto hw = list_presets(PresetKind::hardware);
+    const bool is_file = target.find('/') != std::string::npos || target.ends_with(".json");
+    if (is_file) {
+        const auto j = read_json_file(target);
+        if (j.is_object() && j.contains("model_type")) show_model(model_from_config(j, target, std::filesystem::path(target).stem().string()), format);
+        else show_hardware(hardware_from_json(j, target), format);
+    } else if (std::find(hw.begin(), hw.end(), target) != hw.end()) {
+        show_hardware(load_hardware(target), format);
+    } else {
+        show_model(load_model(target), format);  // an unknown name errs with the model presets, closest first
+    }
+}
+
+void run_model(Setting& s) {
+    s.m = load_model(s.model);
+    const ParameterBreakdown p = derived_parameters(s.m), a = active_parameters(s.m);
+    cli::Table t({{"model", "model", false}, {"format", "format", false}, {"total_params", "total"},
+                  {"active_params", "active"}, {"weight_bytes", "weights"}, {"kv_bytes_per_token", "KV/token"}});
+    for (const char* f : {"fp32", "bf16", "fp8", "int8", "int4/g128", "mxfp4", "int4"}) {
+        const Format fmt_ = *parse_format(f);
+        const double w = resident_weight_bytes(s.m, Precision{fmt_, fmt_}).in(bytes);
+        const double kv = kv_bytes_per_token(s.m, fmt_).in(bytes);
+        t.add({cli::text(std::string(s.m.name.view())), cli::text(f), cli::number(p.total(), params_text(p.total())),
+               cli::number(a.total(), params_text(a.total())), cli::number(w, si(w, "B")),
+               cli::number(kv, fmt::format("{:.1f} KiB", kv / 1024))});
+    }
+    t.print(s.format);
+}
+
+void run_decode(Setting& s) {
+    resolve(s);
+    auto columns = input_columns();
+    append(columns, std::vector<cli::Column>{{"batch", "batch"},
+                                             {"context_tokens", "context"},
+                                             {"weight_bytes", "weights"},
+                                             {"kv_bytes", "KV"},
+                                             {"bytes_per_step", "bytes/step"},
+                                             {"step_time_s", "step"},
+                                             {"tokens_per_s", "tok/s/seq"},
+                                             {"total_tokens_per_s", "tok/s"},
+                                             {"bound", "bound", false},
+                                             {"arithmetic_intensity_flop_per_byte", "FLOP/B"}});
+    cli::Table t(columns);
+    for (std::int64_t b : s.batches)
+        for (std::int64_t n : s.contexts) {
+            Workload w = s.base;
+            w.batch = b;
+            w.context = n;
+            const DecodeStep d = decode_step(s.hw, s.m, w);
+            auto row = input_cells(s);
+            append(row, std::vector<cli::Cell>{
+                            cli::integer(b), cli::integer(n),
+                            cli::number(d.weight_bytes.in(bytes), si(d.weight_bytes.in(bytes), "B")),
+                            cli::number(d.kv_bytes.in(bytes), si(d.kv_bytes.in(bytes), "B")),
+                            cli::number(d.total_bytes.in(bytes), si(d.total_bytes.in(bytes), "B")),
+                            cli::number(d.step_time.in(seconds), fmt::format("{:.3f} ms", d.step_time.in(ms))),
+                            cli::number(d.tokens_per_s.in(per_s), 1), cli::number(d.total_tokens_per_s.in(per_s), 1),
+                            cli::text(name_of(d.bound)), cli::number(d.arithmetic_intensity.in(flop_per_byte), 1)});
+            t.add(row);
+        }
+    t.print(s.format);
+}
+
+void run_ridge(Setting& s) {
+    resolve(s);
+    const auto nstar = n_star(s.hw, s.m, s.base);
+    auto columns = input_columns();
+    append(columns, std::vector<cli::Column>{{"context_tokens", "context"}, {"ridge_batch", "ridge batch"}, {"n_star_tokens", "n*"}});
+    cli::Table t(columns);
+    const cli::Cell nstar_cell = nstar ? cli::number(*nstar, 1) : cli::null("none");
+    for (std::int64_t n : s.contexts) {
+        Workload w = s.base;
+        w.context = n;
+        const RidgeBatch r = ridge_batch(s.hw, s.m, w);
+        auto row = input_cells(s);
+        append(row, std::vector<cli::Cell>{cli::integer(n), r.is_never() ? cli::null("never") : cli::number(r.value(), 1), nstar_cell});
+        t.add(row);
+    }
+    t.print(s.format);
+}
+
+void run_capacity(Setting& s) {
+    resolve(s);
+    const KvCapacity c = kv_capacity(s.hw, s.m, s.base.precision);
+    auto columns = input_columns();
+    append(columns, std::vector<cli::Column>{{"weights_fit", "weights fit", false},
+                                             {"weight_bytes", "weights"},
+                                             {"free_bytes", "free"},
+                                             {"kv_tokens", "KV tokens"},
+                                             {"context_tokens", "context"},
+                                             {"largest_batch", "largest batch"},
+                                             {"batch", "batch"},
+                                             {"longest_context_tokens", "longest context"}});
+    cli::Table t(columns);
+    for (std::int64_t n : s.contexts)
+        for (std::int64_t b : s.batches) {
+            const auto largest = n > 0 ? largest_batch(s.hw, s.m, s.base.precision, n) : std::nullopt;
+            const ContextFit longest = longest_context(s.hw, s.m, s.base.precision, b);
+            auto row = input_cells(s);
+            append(row, std::vector<cli::Cell>{
+                            cli::Cell{c.weights_fit, c.weights_fit ? "yes" : "no"},
+                            cli::number(c.weight_bytes.in(bytes), si(c.weight_bytes.in(bytes), "B")),
+                            cli::number(c.free_bytes.in(bytes), si(c.free_bytes.in(bytes), "B")),
+                            cli::number(c.kv_tokens, fmt::format("{:.0f}", c.kv_tokens)), cli::integer(n),
+                            largest ? cli::integer(*largest) : cli::null(n > 0 ? "does not fit" : "-"), cli::integer(b),
+                            longest.is_unbounded() ? cli::Cell{"unbounded", "unbounded"}
+                            : longest.fits()       ? cli::integer(longest.tokens())
+                                                   : cli::null("does not fit")});
+            t.add(row);
+        }
+    t.print(s.format);
+}
+
+void run_generate(Setting& s, std::int64_t prompt, std::int64_t new_tokens, std::int64_t chunk) {
+    resolve(s);
+    auto columns = input_columns();
+    append(columns, std::vector<cli::Column>{{"batch", "batch"},
+                                             {"prompt_tokens", "prompt"},
+                                             {"new_tokens", "new"},
+                                             {"time_to_first_token_s", "TTFT"},
+                                             {"decode_time_s", "decode"},
+                                             {"total_time_s", "total"},
+                                             {"decode_tokens_per_s", "tok/s/seq"},
+                                             {"compute_bound_steps", "compute-bound steps"}});
+    cli::Table t(columns);
+    for (std::int64_t b : s.batches) {
+        Workload w = s.base;
+        w.batch = b;
+        const Generation g = generate(s.hw, s.m, w, prompt, new_tokens, chunk);
+        auto row = input_cells(s);
+        append(row, std::vector<cli::Cell>{cli::integer(b), cli::integer(prompt), cli::integer(new_tokens),
+                                           cli::number(g.time_to_first_token.in(seconds), fmt::format("{:.1f} ms", g.time_to_first_token.in(ms))),
+                                           cli::number(g.decode_time.in(seconds), fmt::format("{:.3f} s", g.decode_time.in(seconds))),
+                                           cli::number(g.total_time.in(seconds), fmt::format("{:.3f} s", g.total_time.in(seconds))),
+                                           cli::number(g.decode_tokens_per_s.in(per_s), 1), cli::integer(g.compute_bound_steps)});
+        t.add(row);
+    }
+    t.print(s.format);
+}
+
+void run_diagnose(Setting& s, std::optional<double> tok_s, std::optional<double> tpot_ms, std::int64_t draft_tokens) {
+    resolve(s);
+    if (tok_s.has_value() == tpot_ms.has_value()) throw cli::usage_error("diagnose: give exactly one of --measured-tok-s and --measured-tpot-ms");
+    const Seconds measured = tok_s ? ridgeline::s(1.0 / *tok_s) : ms(*tpot_ms);
+    Workload w = s.base;
+    w.batch = s.batches.front();
+    w.context = s.contexts.front();
+    const Diagnosis d = diagnose(s.hw, s.m, w, measured, 0.9, draft_tokens);
+    cli::Table t({{"field", "field", false}, {"value", "value", false}});
+    const auto add = [&](const char* k, cli::Cell c) { t.add({cli::text(k), std::move(c)}); };
+    add("hardware", cli::text(s.hardware));
+    add("model", cli::text(std::string(s.m.name.view())));
+    add("batch", cli::integer(w.batch));
+    add("context_tokens", cli::integer(w.context));
+    add("measured_tokens_per_s", cli::number(1.0 / measured.in(seconds), 2));
+    add("ceiling_tokens_per_s", cli::number(d.ceiling.tokens_per_s.in(per_s), 2));
+    add("fraction_of_ceiling", cli::number(d.fraction_of_ceiling, fmt::format("{:.1f}%", 100 * d.fraction_of_ceiling)));
+    add("implied_bandwidth_bytes_per_s", cli::number(d.implied_bandwidth.in(bytes_per_s), si(d.implied_bandwidth.in(bytes_per_s), "B/s")));
+    add("bandwidth_utilisation", cli::number(d.bandwidth_utilisation, fmt::format("{:.1f}%", 100 * d.bandwidth_utilisation)));
+    add("verdict", cli::text(name_of(d.verdict)));
+    std::string reading;
+    if (d.verdict == Verdict::near_ceiling) {
+        reading = "at the byte budget: more speed needs fewer bytes per token or more bandwidth";
+    } else if (d.verdict == Verdict::gap) {
+        reading = fmt::format("{:.0f}% below the ceiling: kernel efficiency, launch overhead or configuration", 100 * d.gap);
+        add("gap", cli::number(d.gap, fmt::format("{:.1f}%", 100 * d.gap)));
+    } else {
+        reading = "faster than this setting allows; any one of these would explain it";
+        add("max_bits_per_weight", d.max_bits_per_weight ? cli::number(*d.max_bits_per_weight, 2) : cli::null("none (the KV alone is slower)"));
+        add("min_devices", cli::integer(d.min_devices));
+        add("draft_tokens", cli::integer(d.draft_tokens));
+        add("min_acceptance", d.min_acceptance ? cli::number(*d.min_acceptance, 3) : cli::null("none (more than g + 1 tokens a step)"));
+    }
+    add("reading", cli::text(reading));
+    t.print(s.format);
+}
+
+void run_calibrate(const std::string& file, const std::string& hardware, const std::string& format) {
+    const MeasurementSet set = load_measurements(file);
+    const std::string hw_name = hardware.empty() ? set.rows.front().hardware : hardware;
+    const Hardware hw = load_hardware(hw_name);
+    std::vector<Observation> obs;
+    std::vector<const MeasuredRow*> used;
+    for (const MeasuredRow& r : set.rows)
+        if (r.hardware == hw_name) obs.push_back({load_model(r.model), r.workload, r.measured_step}), used.push_back(&r);
+    const Calibration c = calibrate(hw, obs);
+    cli::Table t({{"model", "model", false}, {"weights", "weights", false}, {"tp", "tp"}, {"measured_step_s", "measured"},
+                  {"predicted_step_s", "predicted"}, {"residual_s", "residual"}, {"bandwidth_efficiency", "efficiency"},
+                  {"overhead_s", "overhead"}});
+    for (std::size_t i = 0; i < obs.size(); ++i) {
+        const MeasuredRow& r = *used[i];
+        t.add({cli::text(r.model), cli::text(format_name(r.workload.precision.weights)), cli::integer(r.workload.parallel.tensor),
+               cli::number(r.measured_step.in(seconds), fmt::format("{:.2f} ms", r.measured_step.in(ms))),
+               cli::number(c.predicted[i].in(seconds), fmt::format("{:.2f} ms", c.predicted[i].in(ms))),
+               cli::number(c.residuals[i].in(seconds), fmt::format("{:+.2f} ms", c.residuals[i].in(ms))),
+               cli::number(c.bandwidth_efficiency, 3),
+               cli::number(c.overhead.in(seconds), fmt::format("{:.3f} ms", c.overhead.in(ms)))});
+    }
+    t.print(format);
+    if (format == "table")
+        fmt::print("fit on {} rows for {}: {:.1f}% of peak bandwidth, {:.3f} ms per step, rms error {:.1f}%\n", obs.size(),
+                   hw_name, 100 * c.bandwidth_efficiency, c.overhead.in(ms), 100 * c.rms_relative_error);
+}
+
+void run_plot(Setting& s, const std::string& out) {
+    if (s.batch == "1") s.batch = "1..1024x2";
+    if (s.context == "0") s.context = "0,4096,32768";
+    resolve(s);
+    const std::string svg = roofline_svg(s.hw, s.m, s.base, s.batches, s.contexts);
+    if (out == "-") {
+        fmt::print("{}", svg);
+        return;
+    }
+    std::ofstream file(out, std::ios::binary);
+    if (!file) throw error(out, "", "a file that cannot be written", "a writable path for the SVG");
+    file << svg;
+    if (!file) throw error(out, "", "a failed write", "a writable path for the SVG");
+    fmt::print(stderr, "wrote {}\n", out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"ridgeline: decode-speed arithmetic for LLMs on GPUs (bytes, rooflines, ridge batch, n*)", "ridgeline"};
+    app.require_subcommand(1);
+    app.footer("Examples:\n  ridgeline decode -m llama-3.1-8b -c 4096,32768,131072\n  ridgeline ridge -m qwen3-32b -c 0,128,512,848\n"
+               "Presets: ridgeline list hardware | ridgeline list models. JSON numbers are SI base units.");
+    Setting s;
+    std::string list_what, show_target, measurements, out = "roofline.svg";
+    std::int64_t prompt = 0, new_tokens = 128, chunk = 0, draft_tokens = 4;
+    std::optional<double> tok_s, tpot_ms;
+
+    auto* list = app.add_subcommand("list", "List hardware or model presets");
+    list->add_option("what", list_what, "hardware or models")->required()->check(CLI::IsMember({"hardware", "models"}));
+    add_format(list, s);
+    list->footer("Example: ridgeline list models --format csv");
+
+    auto* show = app.add_subcommand("show", "Show a preset or a config.json with its derived parameter breakdown");
+    show->add_option("target", show_target, "A preset name or a JSON file")->required();
+    add_format(show, s);
+    show->footer("Example: ridgeline show deepseek-v3");
+
+    auto* model = app.add_subcommand("model", "Total and active parameters, weight bytes per format, KV per token");
+    model->add_option("--model,-m", s.model, "Model preset name or config.json")->required();
+    add_format(model, s);
+    model->footer("Example: ridgeline model -m gpt-oss-120b");
+
+    auto* decode = app.add_subcommand("decode", "The decode step for each batch and context: bytes, time, bound, tok/s");
+    add_device(decode, s);
+    add_workload(decode, s);
+    add_format(decode, s);
+    decode->footer("Example: ridgeline decode -m llama-3.1-8b -b 1,64,512 -c 4096 --format json");
+
+    auto* ridge = app.add_subcommand("ridge", "The ridge batch at each context, and n*");
+    add_device(ridge, s);
+    add_workload(ridge, s);
+    add_format(ridge, s);
+    ridge->footer("Example: ridgeline ridge -m qwen3-32b -c 0,128,512,848,4096");
+
+    auto* capacity = app.add_subcommand("capacity", "KV tokens that fit, largest batch at a context, longest context at a batch");
+    add_device(capacity, s);
+    add_workload(capacity, s);
+    add_format(capacity, s);
+    capacity->footer("Example: ridgeline capacity -m llama-3.1-70b -H h200 -c 4096,32768 -b 1,16");
+
+    auto* gen = app.add_subcommand("generate", "Time for a whole generation: prefill, then decode with the KV growing");
+    add_device(gen, s);
+    add_workload(gen, s);
+    gen->add_option("--prompt", prompt, "Prompt tokens (default 0)")->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}));
+    gen->add_option("--new", new_tokens, "New tokens to generate (default 128)")->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
+    gen->add_option("--chunk", chunk, "Prefill chunk in tokens (default 0: whole prompt)")->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}));
+    add_format(gen, s);
+    gen->footer("Example: ridgeline generate -m llama-3.1-8b --prompt 4096 --new 512 -b 1,32");
+
+    auto* diag = app.add_subcommand("diagnose", "From a measured tok/s or TPOT: implied bandwidth, utilisation, verdict");
+    add_device(diag, s);
+    add_workload(diag, s);
+    diag->add_option("--measured-tok-s", tok_s, "Measured tokens/s per sequence")->check(CLI::PositiveNumber);
+    diag->add_option("--measured-tpot-ms", tpot_ms, "Measured time per output token, ms")->check(CLI::PositiveNumber);
+    diag->add_option("--draft-tokens", draft_tokens, "Draft length for the speculation explanation (default 4)")->check(CLI::Range(1, 64));
+    add_format(diag, s);
+    diag->footer("Example: ridgeline diagnose -m llama-3.3-70b -c 4096 --measured-tok-s 70");
+
+    auto* cal = app.add_subcommand("calibrate", "Fit bandwidth efficiency and per-step overhead to measurements");
+    cal->add_option("--measurements", measurements, "A measurements JSON file or a name in data/measurements")->required();
+    cal->add_option("--hardware,-H", s.hardware, "Use the rows of this hardware (default: the first row's)");
+    add_format(cal, s);
+    cal->footer("Example: ridgeline calibrate --measurements gpt-fast");
+
+    auto* plot = app.add_subcommand("plot", "Write the roofline and tok/s-vs-batch picture as a standalone SVG");
+    add_device(plot, s);
+    add_workload(plot, s);
+    plot->add_option("--out,-o", out, "Output file, or - for stdout (default roofline.svg)");
+    plot->footer("Example: ridgeline plot -m llama-3.1-8b -c 0,4096,32768 -o roofline.svg");
+
+    bool hardware_given = false;
+    try {
+        app.parse(argc, argv);
+        hardware_given = cal->count("--hardware") > 0;
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return 2;
+    }
+
+    try {
+        if (*list) run_list(list_what, s.format);
+        else if (*show) run_show(show_target, s.format);
+        else if (*model) run_model(s);
+        else if (*decode) run_decode(s);
+        else if (*ridge) run_ridge(s);
+        else if (*capacity) run_capacity(s);
+        else if (*gen) run_generate(s, prompt, new_tokens, chunk);
+        else if (*diag) run_diagnose(s, tok_s, tpot_ms, draft_tokens);
+        else if (*cal) run_calibrate(measurements, hardware_given ? s.hardware : "", s.format);
+        else if (*plot) run_plot(s, out);
+        return 0;
+    } catch (const cli::usage_error& e) {
+        fmt::print(stderr, "ridgeline: {}\n", e.what());
+        return 2;
+    } catch (const ridgeline::error& e) {
+        fmt::print(stderr, "ridgeline: {}\n", e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "ridgeline: {}\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,116 @@
+// Rows of results written as an aligned table, CSV or JSON. JSON and CSV carry raw numbers in
+// SI base units under keys that name the unit; the table shows readable text.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+namespace cli {
+
+struct Cell {
+    nlohmann::ordered_json raw;  // what JSON and CSV print
+    std::string text;    // what the table prints
+};
+
+struct Column {
+    std::string key;     // JSON key and CSV header
+    std::string header;  // table header
+    bool right = true;   // numbers align right
+};
+
+class Table {
+public:
+    explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
+
+    void add(std::vector<Cell> row) { rows_.push_back(std::move(row)); }
+    [[nodiscard]] bool empty() const { return rows_.empty(); }
+
+    void print(const std::string& format, std::FILE* out = stdout) const {
+        if (format == "json") print_json(out);
+        else if (format == "csv") print_csv(out);
+        else print_table(out);
+    }
+
+private:
+    void print_table(std::FILE* out) const {
+        std::vector<std::size_t> width(columns_.size());
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            width[c] = columns_[c].header.size();
+            for (const auto& r : rows_) width[c] = std::max(width[c], r[c].text.size());
+        }
+        std::string line;
+        for (std::size_t c = 0; c < columns_.size(); ++c)
+            line += (c ? "  " : "") + pad(columns_[c].header, width[c], columns_[c].right);
+        fmt::print(out, "{}\n", trim(line));
+        for (const auto& r : rows_) {
+            line.clear();
+            for (std::size_t c = 0; c < columns_.size(); ++c) line += (c ? "  " : "") + pad(r[c].text, width[c], columns_[c].right);
+            fmt::print(out, "{}\n", trim(line));
+        }
+    }
+    void print_csv(std::FILE* out) const {
+        std::string line;
+        for (std::size_t c = 0; c < columns_.size(); ++c) line += (c ? "," : "") + columns_[c].key;
+        fmt::print(out, "{}\n", line);
+        for (const auto& r : rows_) {
+            line.clear();
+            for (std::size_t c = 0; c < columns_.size(); ++c) line += (c ? "," : "") + csv(r[c].raw);
+            fmt::print(out, "{}\n", line);
+        }
+    }
+    void print_json(std::FILE* out) const {
+        if (columns_.size() == 2 && columns_[0].key == "field") {  // a record: one object, field -> value
+            nlohmann::ordered_json o = nlohmann::ordered_json::object();
+            for (const auto& r : rows_) o[r[0].raw.get<std::string>()] = r[1].raw;
+            fmt::print(out, "{}\n", o.dump(2));
+            return;
+        }
+        nlohmann::ordered_json all = nlohmann::ordered_json::array();
+        for (const auto& r : rows_) {
+            nlohmann::ordered_json o = nlohmann::ordered_json::object();
+            for (std::size_t c = 0; c < columns_.size(); ++c) o[columns_[c].key] = r[c].raw;
+            all.push_back(o);
+        }
+        fmt::print(out, "{}\n", all.dump(2));
+    }
+    static std::string pad(const std::string& s, std::size_t w, bool right) {
+        const std::string fill(w > s.size() ? w - s.size() : 0, ' ');
+        return right ? fill + s : s + fill;
+    }
+    static std::string trim(std::string s) {
+        while (!s.empty() && s.back() == ' ') s.pop_back();
+        return s;
+    }
+    static std::string csv(const nlohmann::ordered_json& v) {
+        if (v.is_null()) return "";
+        if (v.is_string()) {
+            const auto s = v.get<std::string>();
+            if (s.find_first_of(",\"\n") == std::string::npos) return s;
+            std::string q = "\"";
+            for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+            return q + "\"";
+        }
+        return v.dump();
+    }
+
+    std::vector<Column> columns_;
+    std::vector<std::vector<Cell>> rows_;
+};
+
+// Cells. Numbers must be finite: a NaN or infinity here is a bug upstream, so it throws.
+inline Cell number(double raw, const std::string& text) {
+    if (!std::isfinite(raw)) throw std::logic_error("ridgeline: a non-finite number reached the output");
+    return Cell{raw, text};
+}
+inline Cell number(double raw, int decimals) { return number(raw, fmt::format("{:.{}f}", raw, decimals)); }
+inline Cell integer(std::int64_t v) { return Cell{v, std::to_string(v)}; }
+inline Cell text(const std::string& s) { return Cell{s, s}; }
+inline Cell null(const std::string& shown) { return Cell{nullptr, shown}; }
+
+}  // namespace cli

@@ -1,0 +1,251 @@
+// A standalone SVG of a device's roofline with a model's decode operating points, and a second
+// panel of tok/s against batch. Plain SVG 1.1: no CSS, no script, readable by any viewer.
+// The CLI's `plot` and the browser page draw with this, so they cannot disagree.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "decode.hpp"
+#include "ridge.hpp"
+
+namespace ridgeline {
+
+namespace svg_detail {
+
+inline std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return buf;
+}
+
+inline std::string escape(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '&') out += "&amp;";
+        else if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
+
+// "1", "10", "100", "1k", "10k", "1M" ...; below 1: "0.1", "0.01".
+inline std::string decade_label(int exponent) {
+    if (exponent < 0) {
+        std::string s = "0.";
+        for (int i = -1; i > exponent; --i) s += '0';
+        return s + "1";
+    }
+    static const char* suffix[] = {"", "k", "M", "G", "T", "P", "E"};
+    const int group = exponent / 3;
+    std::string s = "1";
+    for (int i = 0; i < exponent % 3; ++i) s += '0';
+    return s + (group < 7 ? suffix[group] : "?");
+}
+
+// A log-log panel mapping data to a pixel rectangle.
+struct Panel {
+    double left, top, width, height;
+    int x_lo, x_hi, y_lo, y_hi;  // decades shown
+    [[nodiscard]] double x(double v) const {
+        return left + (std::log10(v) - x_lo) / (x_hi - x_lo) * width;
+    }
+    [[nodiscard]] double y(double v) const {
+        return top + height - (std::log10(v) - y_lo) / (y_hi - y_lo) * height;
+    }
+    [[nodiscard]] bool contains(double vx, double vy) const {
+        return vx > 0 && vy > 0 && std::log10(vx) >= x_lo && std::log10(vx) <= x_hi && std::log10(vy) >= y_lo &&
+               std::log10(vy) <= y_hi;
+    }
+};
+
+inline void axes(std::string& out, const Panel& p, const std::string& x_title, const std::string& y_title,
+                 const std::string& y_suffix) {
+    out += "<rect x=\"" + number(p.left) + "\" y=\"" + number(p.top) + "\" width=\"" + number(p.width) +
+           "\" height=\"" + number(p.height) + "\" fill=\"none\" stroke=\"#444\" stroke-width=\"1\"/>\n";
+    for (int e = p.x_lo; e <= p.x_hi; ++e) {
+        const double px = p.x(std::pow(10.0, e));
+        out += "<line class=\"tick\" x1=\"" + number(px) + "\" y1=\"" + number(p.top) + "\" x2=\"" + number(px) +
+               "\" y2=\"" + number(p.top + p.height) + "\" stroke=\"#ddd\" stroke-width=\"1\"/>\n";
+        out += "<text class=\"tick-label\" x=\"" + number(px) + "\" y=\"" + number(p.top + p.height + 16) +
+               "\" font-family=\"sans-serif\" font-size=\"11\" text-anchor=\"middle\">" + decade_label(e) + "</text>\n";
+    }
+    for (int e = p.y_lo; e <= p.y_hi; ++e) {
+        const double py = p.y(std::pow(10.0, e));
+        out += "<line class=\"tick\" x1=\"" + number(p.left) + "\" y1=\"" + number(py) + "\" x2=\"" +
+               number(p.left + p.width) + "\" y2=\"" + number(py) + "\" stroke=\"#ddd\" stroke-width=\"1\"/>\n";
+        out += "<text class=\"tick-label\" x=\"" + number(p.left - 6) + "\" y=\"" + number(py + 4) +
+               "\" font-family=\"sans-serif\" font-size=\"11\" text-anchor=\"end\">" + decade_label(e) + y_suffix +
+               "</text>\n";
+    }
+    out += "<text x=\"" + number(p.left + p.width / 2) + "\" y=\"" + number(p.top + p.height + 36) +
+           "\" font-family=\"sans-serif\" font-size=\"13\" text-anchor=\"middle\">" + escape(x_title) + "</text>\n";
+    out += "<text x=\"" + number(p.left - 58) + "\" y=\"" + number(p.top + p.height / 2) +
+           "\" font-family=\"sans-serif\" font-size=\"13\" text-anchor=\"middle\" transform=\"rotate(-90 " +
+           number(p.left - 58) + " " + number(p.top + p.height / 2) + ")\">" + escape(y_title) + "</text>\n";
+}
+
+inline int floor_decade(double v) { return static_cast<int>(std::floor(std::log10(v))); }
+inline int ceil_decade(double v) { return static_cast<int>(std::ceil(std::log10(v))); }
+
+inline const char* colour(std::size_t i) {
+    static const char* palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+    return palette[i % 6];
+}
+
+}  // namespace svg_detail
+
+// The roofline of `hw` (the bandwidth slope and a ceiling for each format it has), the decode
+// steps of `m` for each batch at each context (workload `base` for the rest), the ridge point of
+// the base compute format marked, and a panel of tok/s per sequence (solid) and in total
+// (dashed) against batch.
+inline std::string roofline_svg(const Hardware& hw, const Model& m, const Workload& base,
+                                const std::vector<std::int64_t>& batches, const std::vector<std::int64_t>& contexts) {
+    using namespace svg_detail;
+    if (batches.empty()) throw error("", "batches", "none", "at least one batch size");
+    if (contexts.empty()) throw error("", "contexts", "none", "at least one context length");
+    const double bw = hw.memory_bandwidth.in(bytes_per_s);
+    const double top_peak = [&] {
+        double p = 0;
+        for (Numeric n : all_numerics)
+            if (auto v = hw.peak_for(n)) p = std::max(p, v->in(flop_per_s));
+        return p;
+    }();
+    const double base_peak = hw.require_peak(base.precision.compute).in(flop_per_s);
+
+    // Every step to draw, computed once.
+    struct Point {
+        std::size_t context_index;
+        std::int64_t batch;
+        DecodeStep step;
+    };
+    std::vector<Point> points;
+    double min_ai = 1, max_ai = base_peak / bw, min_rate = top_peak, max_tokens = 1, min_tokens = 1e300;
+    for (std::size_t ci = 0; ci < contexts.size(); ++ci)
+        for (std::int64_t b : batches) {
+            Workload w = base;
+            w.batch = b;
+            w.context = contexts[ci];
+            const DecodeStep d = decode_step(hw, m, w);
+            points.push_back({ci, b, d});
+            const double ai = d.arithmetic_intensity.in(flop_per_byte);
+            const double rate = (d.flops / static_cast<double>(d.devices) / d.step_time).in(flop_per_s);
+            min_ai = std::min(min_ai, ai), max_ai = std::max(max_ai, ai), min_rate = std::min(min_rate, rate);
+            max_tokens = std::max(max_tokens, d.total_tokens_per_s.in(per_s));
+            min_tokens = std::min(min_tokens, d.tokens_per_s.in(per_s));
+        }
+
+    const double W = 1000, H = 500;
+    std::string out;
+    out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    out += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + number(W) + "\" height=\"" + number(H) +
+           "\" viewBox=\"0 0 " + number(W) + " " + number(H) + "\">\n";
+    const std::string title = std::string(m.name.view()) + " on " + std::string(hw.name.view());
+    out += "<title>" + escape(title) + ": roofline and decode throughput</title>\n";
+    out += "<rect x=\"0\" y=\"0\" width=\"" + number(W) + "\" height=\"" + number(H) + "\" fill=\"white\"/>\n";
+    out += "<text x=\"" + number(W / 2) + "\" y=\"22\" font-family=\"sans-serif\" font-size=\"15\" text-anchor=\"middle\">" +
+           escape(title) + "</text>\n";
+
+    // Panel 1: roofline.
+    const Panel roof{80, 50, 380, 340, std::min(-1, floor_decade(min_ai)), std::max(4, ceil_decade(max_ai * 2)),
+                     floor_decade(std::min(min_rate, bw * 0.1)), ceil_decade(top_peak * 1.5)};
+    out += "<g id=\"roofline\">\n";
+    axes(out, roof, "arithmetic intensity (FLOP/byte)", "attainable FLOP/s", "");
+    // Bandwidth slope: rate = bw * ai, up to the highest ceiling.
+    {
+        const double x0 = std::pow(10.0, roof.x_lo), x1 = top_peak / bw;
+        out += "<line class=\"bandwidth\" x1=\"" + number(roof.x(x0)) + "\" y1=\"" + number(roof.y(bw * x0)) +
+               "\" x2=\"" + number(roof.x(x1)) + "\" y2=\"" + number(roof.y(top_peak)) +
+               "\" stroke=\"#222\" stroke-width=\"2\"/>\n";
+        char label[96];
+        std::snprintf(label, sizeof label, "%.2f TB/s", bw / 1e12);
+        const double xl = std::pow(10.0, roof.x_lo + 1.0);  // beside the slope, below it
+        out += "<text x=\"" + number(roof.x(xl) + 8) + "\" y=\"" + number(roof.y(bw * xl) + 16) +
+               "\" font-family=\"sans-serif\" font-size=\"11\">" + label + "</text>\n";
+    }
+    // One ceiling per distinct peak, naming every format that has it ("bf16, fp16 989 TFLOP/s").
+    std::vector<std::pair<double, std::string>> ceilings;
+    for (Numeric n : all_numerics) {
+        const auto p = hw.peak_for(n);
+        if (!p) continue;
+        const double peak = p->in(flop_per_s);
+        auto same = std::find_if(ceilings.begin(), ceilings.end(), [&](const auto& c) { return c.first == peak; });
+        if (same == ceilings.end()) ceilings.emplace_back(peak, std::string(name_of(n)));
+        else same->second += ", " + std::string(name_of(n));
+    }
+    for (const auto& [peak, names] : ceilings) {
+        const double xr = peak / bw;
+        const bool base_ceiling = peak == base_peak;
+        out += "<line class=\"ceiling\" data-formats=\"" + names + "\" x1=\"" + number(roof.x(xr)) + "\" y1=\"" +
+               number(roof.y(peak)) + "\" x2=\"" + number(roof.left + roof.width) + "\" y2=\"" + number(roof.y(peak)) +
+               "\" stroke=\"#777\" stroke-width=\"1.5\" stroke-dasharray=\"" + (base_ceiling ? "none" : "4 3") + "\"/>\n";
+        char label[128];
+        std::snprintf(label, sizeof label, "%s %.0f TFLOP/s", names.c_str(), peak / 1e12);
+        out += "<text x=\"" + number(roof.left + roof.width - 4) + "\" y=\"" + number(roof.y(peak) - 4) +
+               "\" font-family=\"sans-serif\" font-size=\"10\" text-anchor=\"end\">" + escape(label) + "</text>\n";
+    }
+    {
+        const double xr = base_peak / bw;
+        char label[64];
+        std::snprintf(label, sizeof label, "ridge %.1f FLOP/byte", xr);
+        out += "<circle class=\"ridge\" cx=\"" + number(roof.x(xr)) + "\" cy=\"" + number(roof.y(base_peak)) +
+               "\" r=\"5\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"/>\n";
+        out += "<text x=\"" + number(roof.x(xr) + 6) + "\" y=\"" + number(roof.y(base_peak) + 16) +
+               "\" font-family=\"sans-serif\" font-size=\"11\">" + label + "</text>\n";
+    }
+    for (const Point& p : points) {
+        const double ai = p.step.arithmetic_intensity.in(flop_per_byte);
+        const double rate = (p.step.flops / static_cast<double>(p.step.devices) / p.step.step_time).in(flop_per_s);
+        if (!roof.contains(ai, rate)) continue;
+        out += "<circle class=\"step\" data-batch=\"" + std::to_string(p.batch) + "\" data-context=\"" +
+               std::to_string(contexts[p.context_index]) + "\" cx=\"" + number(roof.x(ai)) + "\" cy=\"" +
+               number(roof.y(rate)) + "\" r=\"3.5\" fill=\"" + colour(p.context_index) + "\"/>\n";
+    }
+    out += "</g>\n";
+
+    // Panel 2: tok/s against batch.
+    const Panel tps{580, 50, 380, 340, floor_decade(static_cast<double>(*std::min_element(batches.begin(), batches.end()))),
+                    std::max(1, ceil_decade(static_cast<double>(*std::max_element(batches.begin(), batches.end())))),
+                    floor_decade(min_tokens), ceil_decade(max_tokens)};
+    out += "<g id=\"throughput\">\n";
+    axes(out, tps, "batch (sequences)", "tokens/s", "");
+    for (std::size_t ci = 0; ci < contexts.size(); ++ci) {
+        std::string per_seq, total;
+        for (const Point& p : points) {
+            if (p.context_index != ci) continue;
+            const double x = tps.x(static_cast<double>(p.batch));
+            per_seq += number(x) + "," + number(tps.y(p.step.tokens_per_s.in(per_s))) + " ";
+            total += number(x) + "," + number(tps.y(p.step.total_tokens_per_s.in(per_s))) + " ";
+        }
+        out += "<polyline class=\"per-sequence\" data-context=\"" + std::to_string(contexts[ci]) + "\" points=\"" +
+               per_seq + "\" fill=\"none\" stroke=\"" + colour(ci) + "\" stroke-width=\"2\"/>\n";
+        out += "<polyline class=\"total\" data-context=\"" + std::to_string(contexts[ci]) + "\" points=\"" + total +
+               "\" fill=\"none\" stroke=\"" + colour(ci) + "\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n";
+    }
+    out += "</g>\n";
+
+    // Legend: one entry per context.
+    out += "<g id=\"legend\">\n";
+    for (std::size_t ci = 0; ci < contexts.size(); ++ci) {
+        const double y = 452 + 16.0 * static_cast<double>(ci % 2), x = 80 + 230.0 * static_cast<double>(ci / 2);
+        const RidgeBatch r = ridge_batch(hw, m, [&] { Workload w = base; w.context = contexts[ci]; return w; }());
+        char label[128];
+        if (r.is_never()) std::snprintf(label, sizeof label, "context %lld: ridge batch never", static_cast<long long>(contexts[ci]));
+        else std::snprintf(label, sizeof label, "context %lld: ridge batch %.0f", static_cast<long long>(contexts[ci]), r.value());
+        out += "<circle cx=\"" + number(x) + "\" cy=\"" + number(y - 4) + "\" r=\"4\" fill=\"" + colour(ci) + "\"/>\n";
+        out += "<text x=\"" + number(x + 10) + "\" y=\"" + number(y) + "\" font-family=\"sans-serif\" font-size=\"12\">" +
+               escape(label) + "</text>\n";
+    }
+    out += "<text x=\"580\" y=\"452\" font-family=\"sans-serif\" font-size=\"12\">solid: tok/s per sequence; dashed: in total</text>\n";
+    out += "</g>\n</svg>\n";
+    return out;
+}
+
+}  // namespace ridgeline

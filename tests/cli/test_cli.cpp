@@ -1,0 +1,185 @@
+// The CLI's machine outputs against the library: its JSON equals what the library computes for
+// the same inputs, and its SVG is well-formed XML with the elements a roofline needs.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <ridgeline/json.hpp>
+#include <ridgeline/ridgeline.hpp>
+
+using namespace ridgeline;
+
+namespace {
+struct Run {
+    int status;
+    std::string out;
+};
+Run cli(const std::string& args) {
+    const std::string command = std::string(RIDGELINE_CLI_PATH) + " " + args + " 2>/dev/null";
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    REQUIRE(pipe);
+    std::string out;
+    std::array<char, 4096> buf{};
+    while (const auto n = std::fread(buf.data(), 1, buf.size(), pipe.get())) out.append(buf.data(), n);
+    const int status = pclose(pipe.release());
+    return {WEXITSTATUS(status), out};
+}
+
+// A minimal XML reader: elements with attributes, text skipped; throws on anything malformed.
+struct Element {
+    std::string name;
+    std::map<std::string, std::string> attributes;
+    std::vector<Element> children;
+};
+class Xml {
+public:
+    explicit Xml(std::string text) : s_(std::move(text)) {}
+    Element document() {
+        skip_space();
+        if (s_.compare(i_, 5, "<?xml") == 0) i_ = s_.find("?>", i_) + 2;
+        skip_space();
+        Element root = element();
+        skip_space();
+        if (i_ != s_.size()) fail("content after the root element");
+        return root;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& why) { throw std::runtime_error("XML: " + why + " at " + std::to_string(i_)); }
+    void skip_space() {
+        while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+    }
+    std::string name() {
+        const std::size_t start = i_;
+        while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '-' || s_[i_] == ':' || s_[i_] == '_')) ++i_;
+        if (i_ == start) fail("expected a name");
+        return s_.substr(start, i_ - start);
+    }
+    Element element() {
+        if (s_[i_] != '<') fail("expected '<'");
+        ++i_;
+        Element e;
+        e.name = name();
+        for (;;) {
+            skip_space();
+            if (s_.compare(i_, 2, "/>") == 0) return i_ += 2, e;
+            if (s_[i_] == '>') break;
+            const std::string key = name();
+            if (s_[i_++] != '=' || s_[i_++] != '"') fail("expected =\" after attribute " + key);
+            const std::size_t end = s_.find('"', i_);
+            if (end == std::string::npos) fail("unterminated attribute");
+            const std::string value = s_.substr(i_, end - i_);
+            if (value.find('<') != std::string::npos) fail("'<' in an attribute");
+            if (!e.attributes.emplace(key, value).second) fail("duplicate attribute " + key);
+            i_ = end + 1;
+        }
+        ++i_;
+        for (;;) {
+            while (i_ < s_.size() && s_[i_] != '<') {
+                if (s_[i_] == '&' && s_.compare(i_, 5, "&amp;") && s_.compare(i_, 4, "&lt;") && s_.compare(i_, 4, "&gt;") &&
+                    s_.compare(i_, 6, "&quot;"))
+                    fail("a bare '&'");
+                ++i_;
+            }
+            if (i_ >= s_.size()) fail("unterminated element " + e.name);
+            if (s_.compare(i_, 2, "</") == 0) {
+                i_ += 2;
+                if (name() != e.name) fail("mismatched end tag for " + e.name);
+                if (s_[i_++] != '>') fail("expected '>'");
+                return e;
+            }
+            e.children.push_back(element());
+        }
+    }
+    std::string s_;
+    std::size_t i_ = 0;
+};
+
+void collect(const Element& e, const std::string& name, const std::string& cls, std::vector<const Element*>& out) {
+    if (e.name == name && (cls.empty() || (e.attributes.count("class") && e.attributes.at("class") == cls))) out.push_back(&e);
+    for (const auto& c : e.children) collect(c, name, cls, out);
+}
+std::size_t count(const Element& root, const std::string& name, const std::string& cls = "") {
+    std::vector<const Element*> found;
+    collect(root, name, cls, found);
+    return found.size();
+}
+}  // namespace
+
+TEST_CASE("cli: decode JSON equals the library's numbers, in SI units, with inputs echoed", "[cli]") {
+    const Run r = cli("decode -m llama-3.1-8b -b 1,64 -c 4096,32768 --format json");
+    REQUIRE(r.status == 0);
+    const auto rows = nlohmann::json::parse(r.out);
+    REQUIRE(rows.size() == 4);
+    const Hardware h = load_hardware("h100-sxm");
+    const Model m = load_model("llama-3.1-8b");
+    for (const auto& row : rows) {
+        const Workload w{.batch = row.at("batch").get<std::int64_t>(), .context = row.at("context_tokens").get<std::int64_t>()};
+        const DecodeStep d = decode_step(h, m, w);
+        CHECK(row.at("hardware") == "h100-sxm");
+        CHECK(row.at("model") == "llama-3.1-8b");
+        CHECK(row.at("weights") == "bf16");
+        CHECK(row.at("tp") == 1);
+        CHECK(row.at("weight_bytes").get<double>() == Approx(d.weight_bytes.in(bytes)).epsilon(1e-12));
+        CHECK(row.at("bytes_per_step").get<double>() == Approx(d.total_bytes.in(bytes)).epsilon(1e-12));
+        CHECK(row.at("step_time_s").get<double>() == Approx(d.step_time.in(s)).epsilon(1e-12));
+        CHECK(row.at("tokens_per_s").get<double>() == Approx(d.tokens_per_s.in(per_s)).epsilon(1e-12));
+        CHECK(row.at("total_tokens_per_s").get<double>() == Approx(d.total_tokens_per_s.in(per_s)).epsilon(1e-12));
+        CHECK(row.at("bound") == name_of(d.bound));
+    }
+}
+
+TEST_CASE("cli: ridge JSON says never with null, and carries n*", "[cli]") {
+    const Run r = cli("ridge -m qwen3-32b -c 0,848 --format json");
+    REQUIRE(r.status == 0);
+    const auto rows = nlohmann::json::parse(r.out);
+    REQUIRE(rows.size() == 2);
+    const Hardware h = load_hardware("h100-sxm");
+    const Model m = load_model("qwen3-32b");
+    CHECK(rows[0].at("ridge_batch").get<double>() == Approx(ridge_batch(h, m, Workload{}).value()).epsilon(1e-12));
+    CHECK(rows[1].at("ridge_batch").is_null());
+    CHECK(rows[0].at("n_star_tokens").get<double>() == Approx(*n_star(h, m, Workload{})).epsilon(1e-12));
+}
+
+TEST_CASE("cli: model and list JSON carry parameter counts", "[cli]") {
+    const Run r = cli("list models --format json");
+    REQUIRE(r.status == 0);
+    const auto rows = nlohmann::json::parse(r.out);
+    REQUIRE(rows.size() == list_presets(PresetKind::model).size());
+    for (const auto& row : rows) {
+        const Model m = load_model(row.at("name").get<std::string>());
+        CHECK(row.at("total_params").get<double>() == derived_parameters(m).total());
+        CHECK(row.at("active_params").get<double>() == active_parameters(m).total());
+        CHECK(row.at("kv_bytes_per_token").get<double>() == kv_bytes_per_token(m, formats::bf16).in(bytes));
+    }
+}
+
+TEST_CASE("cli: plot writes a well-formed SVG roofline", "[cli][svg]") {
+    const Run r = cli("plot -m llama-3.1-8b -b 1..1024x2 -c 0,4096,32768 -o -");
+    REQUIRE(r.status == 0);
+    Element svg;
+    REQUIRE_NOTHROW(svg = Xml(r.out).document());
+    CHECK(svg.name == "svg");
+    CHECK(svg.attributes.at("xmlns") == "http://www.w3.org/2000/svg");
+    CHECK(count(svg, "title") == 1);
+    CHECK(count(svg, "line", "bandwidth") == 1);
+    CHECK(count(svg, "line", "ceiling") == 2);   // bf16 = fp16 989, fp8 = int8 1979 on the H100 preset
+    CHECK(r.out.find("bf16, fp16 989 TFLOP/s") != std::string::npos);
+    CHECK(count(svg, "circle", "ridge") == 1);
+    CHECK(count(svg, "circle", "step") == 33);   // 11 batches x 3 contexts
+    CHECK(count(svg, "polyline", "per-sequence") == 3);
+    CHECK(count(svg, "polyline", "total") == 3);
+    CHECK(count(svg, "text", "tick-label") >= 12);
+    CHECK(r.out.find("ridge 295.2 FLOP/byte") != std::string::npos);
+    CHECK(r.out.find("context 4096: ridge batch never") != std::string::npos);
+    CHECK(r.out.find("nan") == std::string::npos);
+    CHECK(r.out.find("inf") == std::string::npos);
+}
