@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
                    ops_per_byte(h, Numeric::bf16).in(flop_per_byte));
         fmt::print("{:>9}  {:>11}  {}\n", "context", "ridge batch", "what it means");
         for (std::int64_t n : {0, 64, 128, 256, 512, 768, 1024, 4096, 32768, 131072}) {
+            if (m.max_context > 0 && n > m.max_context) {
+                fmt::print("{:>9}  {:>11}  past max_position_embeddings ({})\n", n, "-", m.max_context);
+                continue;
+            }
             const RidgeBatch r = ridge_batch(h, m, Workload{.context = n});
             fmt::print("{:>9}  {:>11.0f}  {}\n", n, r,
                        r.is_never() ? "memory-bound at every batch" : "batches above this are compute-bound");

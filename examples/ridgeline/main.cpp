@@ -41,6 +41,7 @@ struct Setting {
     std::int64_t tp = 1, pp = 1;
     std::string efficiency = "1", overhead_us = "0";
     std::string accounting = "every";
+    std::int64_t max_context = 0;
     bool attention_flops = false;
     std::string format = "table";
 
@@ -79,11 +80,15 @@ void add_workload(CLI::App* app, Setting& s, bool lists = true) {
     app->add_option("--accounting", s.accounting, "Weights charged: every (every parameter, the seeds') or read (bytes read)")
         ->check(CLI::IsMember({"every", "read"}));
     app->add_flag("--attention-flops", s.attention_flops, "Count attention-score FLOPs in the compute time");
+    app->add_option("--max-context", s.max_context,
+                    "Raise the model's context limit (max_position_embeddings), e.g. 131072 for Qwen3 with YaRN")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
 }
 
 void resolve(Setting& s, bool need_model = true) {
     s.hw = load_hardware(s.hardware);
     if (need_model || !s.model.empty()) s.m = load_model(s.model);
+    if (s.max_context > 0) s.m.max_context = s.max_context;
     Workload& w = s.base;
     w.precision.weights = cli::parse_format_option("--weights", s.weights);
     w.precision.kv = cli::parse_format_option("--kv", s.kv);

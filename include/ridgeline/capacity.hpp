@@ -46,6 +46,7 @@ constexpr KvCapacity kv_capacity(const Hardware& hw, const Model& m, const Preci
 constexpr std::optional<std::int64_t> largest_batch(const Hardware& hw, const Model& m, const Precision& p,
                                                     std::int64_t context) {
     if (context < 1) throw error("", "context", std::to_string(context), "an integer >= 1 tokens");
+    require_context_within(m, context, "context");
     const KvCapacity c = kv_capacity(hw, m, p);
     if (!c.weights_fit) return std::nullopt;
     const double per_sequence = kv_bytes_read(m, p.kv, static_cast<double>(context)).in(bytes);
@@ -55,7 +56,8 @@ constexpr std::optional<std::int64_t> largest_batch(const Hardware& hw, const Mo
 }
 
 // The longest context a batch can hold: a number of tokens, "does not fit" (not one token
-// each), or "unbounded" (every layer windowed, so a sequence's KV stops growing).
+// each), or "unbounded" (every layer windowed, so a sequence's KV stops growing). A model's own
+// limit (max_context) caps it.
 class ContextFit {
 public:
     static constexpr ContextFit does_not_fit() noexcept { return ContextFit{state::none, 0}; }
@@ -88,6 +90,7 @@ constexpr ContextFit longest_context(const Hardware& hw, const Model& m, const P
     // Full-attention layers grow without bound; if there are none, neither is the context.
     bool grows = false;
     for (const auto& g : m) grows = grows || g.spec.window == 0;
+    if (m.max_context > 0 && fits(m.max_context)) return ContextFit::up_to(m.max_context);
     if (!grows) return ContextFit::unbounded();
     std::int64_t lo = 1, hi = 2;
     while (fits(hi)) lo = hi, hi *= 2;

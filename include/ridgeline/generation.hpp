@@ -44,6 +44,7 @@ constexpr Generation decode_steps(const Hardware& hw, const Model& m, const Work
     using generation_detail::Line;
     if (prompt < 0) throw error("", "prompt", std::to_string(prompt), "an integer >= 0 tokens");
     if (new_tokens < 1) throw error("", "new_tokens", std::to_string(new_tokens), "an integer >= 1");
+    require_context_within(m, prompt + new_tokens - 1, "prompt + new_tokens - 1");
     const StepCost c = step_cost(m, w);
     const Rates rates = effective_rates(hw, w);
     const auto B = static_cast<double>(w.batch);

@@ -97,6 +97,13 @@ public:
         if (!(d > 0) || !std::isfinite(d)) fail("a positive, finite number");
         return d;
     }
+    // A figure in the unit its key names: positive and below 1e9 of that unit (an exabyte, a
+    // billion TFLOP/s), so that nothing overflows once it is in SI units.
+    [[nodiscard]] double figure() const {
+        const double d = positive_number();
+        if (!(d < 1e9)) fail("a positive number below 1e9 (in the key's unit)");
+        return d;
+    }
     [[nodiscard]] std::int64_t positive_integer() const {
         if (!v_->is_number_integer()) fail("a positive integer");
         if (v_->is_number_unsigned()) {
@@ -161,8 +168,8 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
     const std::string name = root.need("name", "a non-empty string of at most 63 characters").string();
     if (name.size() > Name::capacity) root.at("name").fail("a non-empty string of at most 63 characters");
     hw.name = Name{name};
-    hw.memory_capacity = GB(root.need("memory_capacity_GB", "a positive, finite number").positive_number());
-    hw.memory_bandwidth = GB_per_s(root.need("memory_bandwidth_GB_per_s", "a positive, finite number").positive_number());
+    hw.memory_capacity = GB(root.need("memory_capacity_GB", "a positive, finite number").figure());
+    hw.memory_bandwidth = GB_per_s(root.need("memory_bandwidth_GB_per_s", "a positive, finite number").figure());
 
     const Node peaks = root.need("dense_TFLOP_per_s", "an object of dense peaks, e.g. {\"bf16\": 989}");
     peaks.require_object("an object of dense peaks, e.g. {\"bf16\": 989}");
@@ -171,10 +178,10 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
         const auto numeric = numeric_from_name(item.key());
         if (!numeric) throw error(file, "/dense_TFLOP_per_s/" + item.key(), "an unknown format",
                                   "one of: fp32, bf16, fp16, fp8, int8, int4, fp4");
-        hw.with_peak(*numeric, TFLOP_per_s(peaks.at(item.key()).positive_number()));
+        hw.with_peak(*numeric, TFLOP_per_s(peaks.at(item.key()).figure()));
     }
     if (root.has("interconnect_GB_per_s"))
-        hw.interconnect_bandwidth = GB_per_s(root.at("interconnect_GB_per_s").positive_number());
+        hw.interconnect_bandwidth = GB_per_s(root.at("interconnect_GB_per_s").figure());
 
     if (root.has("source")) {
         const Node src = root.at("source");
@@ -496,6 +503,7 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
         if (r.has("name")) name = r.at("name").string();
         if (r.has("parameters")) {
             m.declared_parameters = r.at("parameters").positive_number();
+            if (!(*m.declared_parameters < 1e16)) r.at("parameters").fail("a count below 1e16");
             if (!own_form) (void)r.need("parameters_source", "a non-empty string citing the published count").string();
         }
         if (r.has("parameters_source")) (void)r.at("parameters_source").string();
@@ -505,10 +513,11 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
     m.hidden_size = c.integer("hidden_size");
     m.vocab_size = c.integer("vocab_size");
     m.tied_embeddings = c.flag_or("tie_word_embeddings", false);
+    m.max_context = c.integer_or("max_position_embeddings", 0);
 
     if (own_form) {
         root.only_keys({"model_type", "hidden_size", "vocab_size", "tie_word_embeddings", "num_nextn_predict_layers",
-                        "layer_groups", "ridgeline"});
+                        "max_position_embeddings", "layer_groups", "ridgeline"});
         m.mtp_layers = c.count_or_zero("num_nextn_predict_layers");
         const Node groups = root.need("layer_groups", "an array of layer groups");
         if (!groups.value().is_array() || groups.value().empty() || groups.value().size() > Model::max_groups)
@@ -528,7 +537,11 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
         for (const auto& g : m)
             if (std::holds_alternative<Moe>(g.spec.ffn))
                 root.at("ridgeline").at("parameters").fail("no declared count: the model has routed experts");
-    validate(m);
+    try {
+        validate(m);
+    } catch (const error& e) {  // the core names the field; add the file
+        throw error(file, e.path(), e.value(), e.expected());
+    }
     return m;
 }
 
@@ -564,6 +577,7 @@ inline void to_json(nlohmann::json& j, const Model& m) {
     j["vocab_size"] = m.vocab_size;
     j["tie_word_embeddings"] = m.tied_embeddings;
     j["num_nextn_predict_layers"] = m.mtp_layers;
+    if (m.max_context > 0) j["max_position_embeddings"] = m.max_context;
     j["layer_groups"] = groups;
     j["ridgeline"] = {{"name", std::string(m.name.view())}};
     if (m.declared_parameters) j["ridgeline"]["parameters"] = *m.declared_parameters;
@@ -575,17 +589,22 @@ inline void from_json(const nlohmann::json& j, Model& m) { m = model_from_config
 // Files and the preset catalogue
 // ---------------------------------------------------------------------------------------------
 
+// Parses JSON text; bad JSON is a ridgeline::error naming `file`.
+inline nlohmann::json parse_json_text(std::string_view text, const std::string& file = "") {
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {  // syntax errors, and numbers out of range
+        throw error(file, "", "text that is not JSON (" + std::string(e.what()) + ")", "a JSON document");
+    }
+}
+
 // Parses a JSON file; a missing file or bad JSON is a ridgeline::error naming the file.
 inline nlohmann::json read_json_file(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw error(file.string(), "", "a file that cannot be opened", "a readable JSON file");
     std::stringstream text;
     text << in.rdbuf();
-    try {
-        return nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::exception& e) {  // syntax errors, and numbers out of range
-        throw error(file.string(), "", "text that is not JSON (" + std::string(e.what()) + ")", "a JSON document");
-    }
+    return parse_json_text(text.str(), file.string());
 }
 
 // Where presets are looked up: $RIDGELINE_DATA_DIR if set, else the installed share/ridgeline,
@@ -718,9 +737,8 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         }
         if (r.has("tokens_per_s") == r.has("tpot_ms"))
             r.fail("exactly one of tokens_per_s (per sequence) and tpot_ms");
-        row.measured_step = r.has("tokens_per_s") ? s(1.0 / r.at("tokens_per_s").positive_number())
-                                                  : ms(r.at("tpot_ms").positive_number());
-        if (r.has("source_GB_per_s")) row.source_GB_per_s = r.at("source_GB_per_s").positive_number();
+        row.measured_step = r.has("tokens_per_s") ? s(1.0 / r.at("tokens_per_s").figure()) : ms(r.at("tpot_ms").figure());
+        if (r.has("source_GB_per_s")) row.source_GB_per_s = r.at("source_GB_per_s").figure();
         set.rows.push_back(std::move(row));
     }
     return set;

@@ -91,12 +91,20 @@ struct Model {
     // Multi-token-prediction modules (DeepSeek-V3's num_nextn_predict_layers), counted apart
     // from the model so that its total matches the model card.
     std::int64_t mtp_layers = 0;
+    // The longest context the model serves (max_position_embeddings); 0: unknown. Contexts past
+    // it are refused. Raise it deliberately (with_max_context) where the model card allows more,
+    // e.g. Qwen3's 131,072 tokens with YaRN over a config that says 40,960.
+    std::int64_t max_context = 0;
     // A published parameter count, used in place of the derived one by the every-parameter
     // budget where a document computed from it (seed 003 rounds 70.55e9 to 70.6e9).
     std::optional<double> declared_parameters{};
 
     constexpr Model& with_parameters(double count) noexcept {
         declared_parameters = count;
+        return *this;
+    }
+    constexpr Model& with_max_context(std::int64_t tokens) noexcept {
+        max_context = tokens;
         return *this;
     }
     constexpr Model& add_layers(std::int64_t count, const LayerSpec& spec) {
@@ -142,23 +150,39 @@ constexpr void positive(const Model& m, std::int64_t v, const char* field) {
 constexpr void non_negative(const Model& m, std::int64_t v, const char* field) {
     if (v < 0) fail(m, field, std::to_string(v), "an integer >= 0");
 }
+// Sizes past these are not models; the bounds keep every product of two sizes inside int64.
+inline constexpr std::int64_t max_dimension = std::int64_t{1} << 24;  // widths, heads, experts
+inline constexpr std::int64_t max_vocab = std::int64_t{1} << 31;
+constexpr void bounded(const Model& m, std::int64_t v, std::int64_t limit, const char* field) {
+    if (v > limit) fail(m, field, std::to_string(v), "at most " + std::to_string(limit));
+}
 }  // namespace model_detail
 
 // Throws ridgeline::error naming the field when the description cannot be a model.
 constexpr void validate(const Model& m) {
     using namespace model_detail;
     positive(m, m.hidden_size, "hidden_size");
+    bounded(m, m.hidden_size, max_dimension, "hidden_size");
     positive(m, m.vocab_size, "vocab_size");
+    bounded(m, m.vocab_size, max_vocab, "vocab_size");
     if (m.group_count == 0) fail(m, "layers", "none", "at least one layer group");
     non_negative(m, m.mtp_layers, "num_nextn_predict_layers");
+    bounded(m, m.mtp_layers, 1024, "num_nextn_predict_layers");
+    non_negative(m, m.max_context, "max_position_embeddings");
+    std::int64_t layers = 0;
     for (const auto& g : m) {
         positive(m, g.count, "num_hidden_layers");
+        bounded(m, g.count, 100000, "num_hidden_layers");
+        layers += g.count;
+        bounded(m, layers, 100000, "num_hidden_layers");
         non_negative(m, g.spec.window, "sliding_window");
         if (std::holds_alternative<Gqa>(g.spec.attention)) {
             const Gqa* a = &std::get<Gqa>(g.spec.attention);
             positive(m, a->heads, "num_attention_heads");
             positive(m, a->kv_heads, "num_key_value_heads");
             positive(m, a->head_dim, "head_dim");
+            bounded(m, a->heads, max_dimension, "num_attention_heads");
+            bounded(m, a->head_dim, max_dimension, "head_dim");
             if (a->heads % a->kv_heads != 0)
                 fail(m, "num_key_value_heads", std::to_string(a->kv_heads),
                      "a divisor of num_attention_heads (" + std::to_string(a->heads) + ")");
@@ -170,15 +194,20 @@ constexpr void validate(const Model& m) {
             positive(m, l.qk_nope_head_dim, "qk_nope_head_dim");
             positive(m, l.qk_rope_head_dim, "qk_rope_head_dim");
             positive(m, l.v_head_dim, "v_head_dim");
+            for (const std::int64_t v : {l.heads, l.q_lora_rank, l.kv_lora_rank, l.qk_nope_head_dim, l.qk_rope_head_dim, l.v_head_dim})
+                bounded(m, v, max_dimension, "an MLA width");
         }
         if (std::holds_alternative<DenseMlp>(g.spec.ffn)) {
             positive(m, std::get<DenseMlp>(g.spec.ffn).intermediate, "intermediate_size");
+            bounded(m, std::get<DenseMlp>(g.spec.ffn).intermediate, max_dimension, "intermediate_size");
         } else {
             const Moe& e = std::get<Moe>(g.spec.ffn);
             positive(m, e.experts, "number of routed experts");
             positive(m, e.experts_per_token, "num_experts_per_tok");
             positive(m, e.expert_intermediate, "moe_intermediate_size");
             non_negative(m, e.shared_experts, "number of shared experts");
+            for (const std::int64_t v : {e.experts, e.expert_intermediate, e.shared_experts, e.shared_intermediate})
+                bounded(m, v, max_dimension, "an expert size or count");
             if (e.shared_experts > 0) positive(m, e.shared_intermediate, "shared expert intermediate size");
             if (e.experts_per_token > e.experts)
                 fail(m, "num_experts_per_tok", std::to_string(e.experts_per_token),
@@ -187,6 +216,14 @@ constexpr void validate(const Model& m) {
     }
     if (m.declared_parameters && !(*m.declared_parameters > 0 && *m.declared_parameters < 1e16))
         fail(m, "declared parameters", std::to_string(*m.declared_parameters), "a positive, finite count");
+}
+
+// Refuses a context past the model's limit, when it has one.
+constexpr void require_context_within(const Model& m, std::int64_t context, const char* what) {
+    if (m.max_context > 0 && context > m.max_context)
+        throw error("", what, std::to_string(context),
+                    "at most model '" + std::string(m.name.view()) + "' max_position_embeddings (" +
+                        std::to_string(m.max_context) + "); raise Model::max_context where the model allows more");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -38,6 +38,9 @@ constexpr double span_sum(double x, std::int64_t window) {
 constexpr Prefill prefill(const Hardware& hw, const Model& m, const Workload& w, std::int64_t prompt, std::int64_t chunk = 0) {
     if (prompt < 1) throw error("", "prompt", std::to_string(prompt), "an integer >= 1 tokens");
     if (chunk < 0) throw error("", "chunk", std::to_string(chunk), "an integer >= 0 tokens (0: no chunking)");
+    require_context_within(m, prompt, "prompt");
+    if (chunk > 0 && prompt / chunk > 1'000'000)
+        throw error("", "chunk", std::to_string(chunk), "a chunk giving at most 1,000,000 chunks for a " + std::to_string(prompt) + "-token prompt");
     Workload wa = w;
     wa.count_attention_flops = true;
     wa.tokens_per_sequence = 1;

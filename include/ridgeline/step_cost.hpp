@@ -122,6 +122,7 @@ constexpr double kv_share(const Model& m, const std::variant<Gqa, Mla>& attentio
 constexpr StepCost step_cost(const Model& m, const Workload& w) {
     validate(m);
     validate(w);
+    require_context_within(m, w.context, "workload.context");
     if (m.declared_parameters)
         for (const auto& g : m)
             if (std::holds_alternative<Moe>(g.spec.ffn))

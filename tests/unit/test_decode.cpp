@@ -183,10 +183,18 @@ TEST_CASE("capacity: KV tokens beside the weights; 'does not fit' is a result", 
     CHECK(c.kv_tokens == std::floor((80e9 - 2 * 8'030'261'248.0) / 131072));  // 487,819.2
     CHECK(c.kv_tokens == 487819);
     CHECK(largest_batch(h100(), llama8b(), Precision{}, 4096) == 119);
-    CHECK(longest_context(h100(), llama8b(), Precision{}, 1).tokens() == 487819);
+    // Memory holds 487,819 tokens; the model stops at its max_position_embeddings, 131,072.
+    CHECK(longest_context(h100(), llama8b(), Precision{}, 1).tokens() == 131072);
     CHECK(longest_context(h100(), llama8b(), Precision{}, 4).tokens() == 121954);
-    CHECK_FALSE(largest_batch(h100(), llama8b(), Precision{}, 487820).has_value());
-    CHECK(largest_batch(h100(), llama8b(), Precision{}, 487819) == 1);
+    Model unlimited = llama8b();
+    unlimited.max_context = 0;
+    CHECK(longest_context(h100(), unlimited, Precision{}, 1).tokens() == 487819);
+    CHECK_THROWS_WITH(largest_batch(h100(), llama8b(), Precision{}, 131073),
+                      "context: got 131073, expected at most model 'llama-3.1-8b' max_position_embeddings (131072); raise "
+                      "Model::max_context where the model allows more");
+    CHECK_THROWS_AS(decode_step(h100(), llama8b(), Workload{.context = 200000}), ridgeline::error);
+    CHECK_FALSE(largest_batch(h100(), unlimited, Precision{}, 487820).has_value());
+    CHECK(largest_batch(h100(), unlimited, Precision{}, 487819) == 1);
 
     const Model big = load_model("llama-3.1-405b");
     const KvCapacity none = kv_capacity(h100(), big, Precision{});

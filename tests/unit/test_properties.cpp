@@ -1,0 +1,159 @@
+// Randomised properties over the whole catalogue and wide numeric ranges (fixed seed, so a
+// failure reproduces), and extreme inputs rejected with the documented error.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <ridgeline/json.hpp>
+#include <ridgeline/ridgeline.hpp>
+
+using namespace ridgeline;
+
+namespace {
+struct Catalogue {
+    std::vector<Hardware> hardware;
+    std::vector<Model> models;
+};
+const Catalogue& catalogue() {
+    static const Catalogue c = [] {
+        Catalogue k;
+        for (const auto& n : list_presets(PresetKind::hardware)) k.hardware.push_back(load_hardware(n));
+        for (const auto& n : list_presets(PresetKind::model)) k.models.push_back(load_model(n));
+        return k;
+    }();
+    return c;
+}
+
+bool finite_positive(const DecodeStep& d) {
+    for (const Seconds t : {d.memory_time, d.compute_time, d.step_time})
+        if (!is_finite(t) || !(t > Seconds{})) return false;
+    return is_finite(d.total_bytes) && d.total_bytes > Bytes{} && is_finite(d.flops) && d.flops > Flops{} &&
+           is_finite(d.tokens_per_s) && d.tokens_per_s > PerSecond{} && is_finite(d.total_tokens_per_s) &&
+           is_finite(d.arithmetic_intensity);
+}
+
+// A random setting the device can run: a compute format it has, formats for storage.
+struct Setting {
+    const Hardware* hw;
+    const Model* m;
+    Workload w;
+};
+Setting random_setting(std::mt19937_64& rng) {
+    const auto& c = catalogue();
+    Setting s{&c.hardware[rng() % c.hardware.size()], &c.models[rng() % c.models.size()], Workload{}};
+    std::vector<Numeric> computes;
+    for (Numeric n : all_numerics)
+        if (s.hw->peak_for(n)) computes.push_back(n);
+    s.w.precision.compute = computes[rng() % computes.size()];
+    const Format storage[] = {formats::bf16, formats::fp8, formats::int8, formats::int4, formats::mxfp4, block_scaled(Numeric::int4, 16, 128)};
+    s.w.precision.weights = storage[rng() % 6];
+    s.w.precision.kv = storage[rng() % 3];
+    s.w.batch = 1 + static_cast<std::int64_t>(rng() % 4096);
+    const std::int64_t limit = s.m->max_context > 0 ? s.m->max_context : 131072;
+    s.w.context = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(limit - 64));
+    s.w.accounting = rng() % 2 ? WeightAccounting::bytes_read : WeightAccounting::every_parameter;
+    s.w.count_attention_flops = rng() % 2;
+    return s;
+}
+}  // namespace
+
+TEST_CASE("properties: results are finite and positive across the catalogue", "[properties]") {
+    std::mt19937_64 rng(20261129);
+    for (int i = 0; i < 3000; ++i) {
+        const Setting s = random_setting(rng);
+        INFO(s.m->name.view() << " on " << s.hw->name.view() << " batch " << s.w.batch << " context " << s.w.context);
+        const DecodeStep d = decode_step(*s.hw, *s.m, s.w);
+        CHECK(finite_positive(d));
+        const RidgeBatch r = ridge_batch(*s.hw, *s.m, s.w);
+        if (r.exists()) CHECK((std::isfinite(r.value()) && r.value() > 0));
+        const auto n = n_star(*s.hw, *s.m, s.w);
+        if (n) CHECK((std::isfinite(*n) && *n >= 0));
+    }
+}
+
+TEST_CASE("properties: monotone in context, batch and bandwidth", "[properties]") {
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 2000; ++i) {
+        Setting s = random_setting(rng);
+        INFO(s.m->name.view() << " on " << s.hw->name.view() << " batch " << s.w.batch << " context " << s.w.context);
+        const DecodeStep d = decode_step(*s.hw, *s.m, s.w);
+        Workload longer = s.w;
+        longer.context += 1 + static_cast<std::int64_t>(rng() % 64);
+        const DecodeStep dl = decode_step(*s.hw, *s.m, longer);
+        CHECK(dl.step_time >= d.step_time);            // more context is never faster
+        CHECK(dl.tokens_per_s <= d.tokens_per_s);
+        Workload bigger = s.w;
+        bigger.batch += 1;
+        const DecodeStep db = decode_step(*s.hw, *s.m, bigger);
+        CHECK(db.step_time >= d.step_time);            // a bigger batch never takes less time per step
+        const RidgeBatch r = ridge_batch(*s.hw, *s.m, s.w);
+        if (r.is_never() || static_cast<double>(bigger.batch) <= r.value())
+            CHECK(db.total_tokens_per_s >= d.total_tokens_per_s);  // up to the ridge, batching pays
+        Hardware faster = *s.hw;
+        faster.memory_bandwidth = faster.memory_bandwidth * 1.5;
+        CHECK(decode_step(faster, *s.m, s.w).step_time <= d.step_time);  // more bandwidth is never slower
+    }
+}
+
+TEST_CASE("properties: the ridge batch is where memory and compute meet; n* where it stops existing", "[properties]") {
+    std::mt19937_64 rng(11);
+    int checked_ridges = 0, checked_stars = 0;
+    for (int i = 0; i < 2000; ++i) {
+        Setting s = random_setting(rng);
+        s.w.context = static_cast<std::int64_t>(rng() % 2048);
+        INFO(s.m->name.view() << " on " << s.hw->name.view() << " context " << s.w.context);
+        const RidgeBatch r = ridge_batch(*s.hw, *s.m, s.w);
+        if (r.exists() && r.value() > 1 && r.value() < 1e6) {
+            Workload below = s.w, above = s.w;
+            below.batch = static_cast<std::int64_t>(std::floor(r.value() * (1 - 1e-9)));
+            above.batch = static_cast<std::int64_t>(std::floor(r.value())) + 1;
+            if (below.batch >= 1) CHECK(decode_step(*s.hw, *s.m, below).bound == Bound::memory);
+            CHECK(decode_step(*s.hw, *s.m, above).bound == Bound::compute);
+            ++checked_ridges;
+        }
+        const auto n = n_star(*s.hw, *s.m, s.w);
+        if (n && *n > 2 && *n < 1e6 && (s.m->max_context == 0 || *n + 2 < static_cast<double>(s.m->max_context))) {
+            Workload before = s.w, after = s.w;
+            before.context = static_cast<std::int64_t>(std::floor(*n * (1 - 1e-9)));
+            after.context = static_cast<std::int64_t>(std::floor(*n)) + 1;
+            CHECK(ridge_batch(*s.hw, *s.m, before).exists());
+            CHECK(ridge_batch(*s.hw, *s.m, after).is_never());
+            ++checked_stars;
+        }
+    }
+    CHECK(checked_ridges > 100);  // the sampling reaches both regimes
+    CHECK(checked_stars > 100);
+}
+
+TEST_CASE("properties: extreme inputs are rejected with the documented error", "[properties][errors]") {
+    const Hardware& h = catalogue().hardware.front();
+    const Model m = load_model("llama-3.1-8b");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    CHECK_THROWS_WITH(decode_step(h, m, Workload{.batch = 0}), "workload.batch: got 0, expected an integer >= 1");
+    CHECK_THROWS_WITH(decode_step(h, m, Workload{.batch = -5}), "workload.batch: got -5, expected an integer >= 1");
+    CHECK_THROWS_WITH(decode_step(h, m, Workload{.context = -1}), "workload.context: got -1, expected an integer >= 0 tokens");
+    CHECK_THROWS_AS(decode_step(h, m, Workload{.context = 1'000'000'000'000}), ridgeline::error);  // past the model's limit
+    Workload bad;
+    bad.efficiency.bandwidth = nan;
+    CHECK_THROWS_WITH(decode_step(h, m, bad), "workload.efficiency.bandwidth: got nan, expected a fraction in (0, 1]");
+    bad = Workload{};
+    bad.efficiency.overhead = s(nan);
+    CHECK_THROWS_AS(decode_step(h, m, bad), ridgeline::error);
+    bad = Workload{};
+    bad.parallel.link_bandwidth = GB_per_s(-1);
+    CHECK_THROWS_AS(decode_step(h, m, bad), ridgeline::error);
+    // Figures too large to be real hardware, or a model too wide to be one, are refused on load.
+    CHECK_THROWS_WITH(hardware_from_json(nlohmann::json::parse(R"({"name":"x","memory_capacity_GB":1e300,
+        "memory_bandwidth_GB_per_s":1,"dense_TFLOP_per_s":{"bf16":1}})"), "x.json"),
+                      "x.json: /memory_capacity_GB: got 1e+300, expected a positive number below 1e9 (in the key's unit)");
+    CHECK_THROWS_WITH(model_from_config(nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":4611686018427387904,
+        "num_attention_heads":1,"intermediate_size":1,"vocab_size":1})"), "m.json"),
+                      "m.json: /hidden_size: got 4611686018427387904, expected a positive integer below 2^53");
+    CHECK_THROWS_WITH(model_from_config(nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":33554432,
+        "num_attention_heads":1,"intermediate_size":1,"vocab_size":1})"), "m.json"),
+                      "m.json: model 'model' hidden_size: got 33554432, expected at most 16777216");
+    CHECK_THROWS_WITH(parse_json_text("{\"a\": NaN}", "n.json"),
+                      Catch::StartsWith("n.json: got text that is not JSON ([json.exception.parse_error.101]"));
+}
