@@ -1,0 +1,14 @@
+# A second build of the tests with clang: the unit tests under clang's AddressSanitizer and
+# UBSan (warnings as errors there too), and the libFuzzer targets for a bounded time each.
+file(MAKE_DIRECTORY "${WORK_DIR}")
+function(run)
+    execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    message(STATUS "${out}")
+    if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "failed (${rc}): ${ARGV}")
+    endif()
+endfunction()
+run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${WORK_DIR}" "-DCMAKE_CXX_COMPILER=${CLANGXX}" -DRIDGELINE_FUZZ=ON
+    -DRIDGELINE_CLANG_CHECK=OFF -DRIDGELINE_BUILD_EXAMPLES=OFF -DRIDGELINE_INSTALL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+run("${CMAKE_COMMAND}" --build "${WORK_DIR}" -j2 --target ridgeline_tests_sanitized fuzz_hardware fuzz_model fuzz_measurements)
+run("${CMAKE_CTEST_COMMAND}" --test-dir "${WORK_DIR}" -R "asan|fuzz" --output-on-failure)
