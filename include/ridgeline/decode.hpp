@@ -31,6 +31,19 @@ constexpr Rates effective_rates(const Hardware& hw, const Workload& w) {
     return Rates{hw.memory_bandwidth * w.efficiency.bandwidth, hw.require_peak(w.precision.compute) * w.efficiency.compute};
 }
 
+// The memory and compute terms of one device's step, from a precomputed cost: the hot path of
+// decode_step, for sweeps that evaluate one model and device at many batches and contexts.
+struct StepTimes {
+    Seconds memory{};
+    Seconds compute{};
+    [[nodiscard]] constexpr Seconds roofline() const noexcept { return memory < compute ? compute : memory; }
+};
+constexpr StepTimes step_times(const StepCost& c, const Rates& r, std::int64_t batch, std::int64_t context) noexcept {
+    const auto B = static_cast<double>(batch);
+    const auto n = static_cast<double>(context);
+    return StepTimes{(c.weight_bytes(batch) + B * c.kv_bytes(n)) / r.bandwidth, B * c.flops(n) / r.peak};
+}
+
 // Time on the device link in one decode step.
 struct Communication {
     Seconds per_stage{};       // a stage's tensor-parallel all-reduces
@@ -106,8 +119,9 @@ constexpr DecodeStep decode_step(const Hardware& hw, const Model& m, const Workl
     d.attention_flops = B * static_cast<double>(w.tokens_per_sequence) * attention_flops_per_token(m, n);
     const Flops device_flops = B * c.flops(n);
     d.flops = devices * device_flops;
-    d.memory_time = d.bytes_per_device / rates.bandwidth;
-    d.compute_time = device_flops / rates.peak;
+    const StepTimes times = step_times(c, rates, w.batch, w.context);
+    d.memory_time = times.memory;
+    d.compute_time = times.compute;
     d.bound = d.compute_time > d.memory_time ? Bound::compute : Bound::memory;
     const Communication link = communication(hw, m, w, c);
     d.communication_time = stages * link.per_stage + link.pipeline_hops;

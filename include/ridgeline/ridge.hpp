@@ -45,10 +45,9 @@ constexpr Seconds surplus(const StepCost& c, const Rates& r, double context) {
 // Dense: B = (fixed / bw) / (f(n)/F - s(n)/bw). With routed experts, the expert bytes grow with
 // B (concave), so the crossing is found by bisection over whole batches and interpolated
 // between the two batches around it. "Never" when f(n)/F <= s(n)/bw.
-constexpr RidgeBatch ridge_batch(const Hardware& hw, const Model& m, const Workload& w) {
-    const StepCost c = step_cost(m, w);
-    const Rates r = effective_rates(hw, w);
-    const Seconds per_sequence = ridge_detail::surplus(c, r, static_cast<double>(w.context));
+// This form takes a precomputed cost and rates, for sweeps; the next takes the setting.
+constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t context) {
+    const Seconds per_sequence = ridge_detail::surplus(c, r, static_cast<double>(context));
     if (!(per_sequence > Seconds{})) return RidgeBatch::never();
     if (!c.has_routed_experts()) return RidgeBatch::at(static_cast<double>((c.fixed_bytes / r.bandwidth) / per_sequence));
 
@@ -65,6 +64,10 @@ constexpr RidgeBatch ridge_batch(const Hardware& hw, const Model& m, const Workl
     }
     const double g_lo = gap(lo), g_hi = gap(hi);
     return RidgeBatch::at(static_cast<double>(lo) + (-g_lo) / (g_hi - g_lo));
+}
+
+constexpr RidgeBatch ridge_batch(const Hardware& hw, const Model& m, const Workload& w) {
+    return ridge_batch(step_cost(m, w), effective_rates(hw, w), w.context);
 }
 
 // n*: the context at which one sequence's memory time catches up with its compute time, so the

@@ -218,9 +218,11 @@ TEST_CASE("windows: n* walks past the window corners; all-windowed models never 
     CHECK(*n == Approx((2 * 7'241'732'096.0 / 989e12) / (131072.0 / 3.35e12)).epsilon(1e-12));
     Model tiny_window = mistral;
     tiny_window.groups[0].spec.window = 256;
+    tiny_window.max_context = 0;  // no limit of its own, to see the windows alone
     CHECK_FALSE(n_star(h, tiny_window, Workload{}).has_value());
     CHECK(ridge_batch(h, tiny_window, Workload{.context = 1'000'000}).exists());
-    // Capacity: an all-windowed model holds any context.
+    // Capacity: an all-windowed model holds any context, up to its own limit if it has one.
     CHECK(longest_context(h, tiny_window, Precision{}, 8).is_unbounded());
+    CHECK(longest_context(h, mistral, Precision{}, 8).tokens() == 32768);
     CHECK(longest_context(h, oss, Precision{.weights = formats::mxfp4}, 8).tokens() > 0);
 }
