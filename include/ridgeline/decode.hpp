@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "hardware.hpp"
@@ -42,6 +43,27 @@ constexpr StepTimes step_times(const StepCost& c, const Rates& r, std::int64_t b
     const auto B = static_cast<double>(batch);
     const auto n = static_cast<double>(context);
     return StepTimes{(c.weight_bytes(batch) + B * c.kv_bytes(n)) / r.bandwidth, B * c.flops(n) / r.peak};
+}
+
+// Tokens/s per sequence (the roofline term only) for many batches at one context: the inner
+// loop of a sweep. For a dense model the per-batch work is a multiply-add and a division, in a
+// loop the compiler vectorises; with routed experts each batch goes through step_times.
+constexpr void tokens_per_s_over_batches(const StepCost& c, const Rates& r, std::int64_t context,
+                                         std::span<const std::int64_t> batches, std::span<double> out) {
+    if (out.size() < batches.size()) throw error("", "out", std::to_string(out.size()) + " slots", "one per batch");
+    if (c.has_routed_experts()) {
+        for (std::size_t i = 0; i < batches.size(); ++i) out[i] = 1.0 / step_times(c, r, batches[i], context).roofline().in(s);
+        return;
+    }
+    const double bw = r.bandwidth.in(bytes_per_s), peak = r.peak.in(flop_per_s);
+    const double fixed = c.fixed_bytes.in(bytes) / bw;
+    const double per_sequence = c.sequence_bytes(static_cast<double>(context)).in(bytes) / bw;
+    const double compute = c.flops(static_cast<double>(context)).in(flop) / peak;
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+        const auto b = static_cast<double>(batches[i]);
+        const double memory = fixed + b * per_sequence, work = b * compute;
+        out[i] = 1.0 / (memory < work ? work : memory);
+    }
 }
 
 // Time on the device link in one decode step.

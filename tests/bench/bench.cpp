@@ -1,0 +1,175 @@
+// ridgeline's speed: decode-step evaluations per second on one core, a 1,000,000-configuration
+// sweep through the public API against a bare loop of the same two formulas over plain doubles,
+// and the time to load every preset. Prints its figures; asserts nothing (tests/bench/compare.sh
+// adds the Python comparison).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <ridgeline/json.hpp>
+#include <ridgeline/ridgeline.hpp>
+
+#include "sweep.hpp"
+
+using namespace ridgeline;
+
+namespace {
+
+Format format_of(double bytes_per_weight) {
+    if (bytes_per_weight == 2.0) return formats::bf16;
+    if (bytes_per_weight == 1.0) return formats::fp8;
+    if (bytes_per_weight == 0.5) return formats::int4;
+    return block_scaled(Numeric::int4, 16, 128);
+}
+
+struct Loaded {
+    std::vector<Hardware> devices;
+    std::vector<Model> models;
+};
+const Loaded& loaded() {
+    static const Loaded l = [] {
+        Loaded x;
+        for (const char* d : sweep::devices) x.devices.push_back(load_hardware(d));
+        for (const char* m : sweep::models) x.models.push_back(load_model(m));
+        return x;
+    }();
+    return l;
+}
+
+// One full decode_step (parameters derived, struct filled) per iteration.
+void decode_step_full(benchmark::State& state) {
+    const Hardware h = load_hardware("h100-sxm");
+    const Model m = load_model("llama-3.1-8b");
+    std::int64_t i = 0;
+    for (auto _ : state) {
+        const DecodeStep d = decode_step(h, m, Workload{.batch = 1 + (i & 255), .context = 4096 + (i & 1023)});
+        benchmark::DoNotOptimize(d.step_time);
+        ++i;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(decode_step_full);
+
+// The sweep path: cost built once, then step time and ridge batch per (batch, context).
+void decode_step_from_cost(benchmark::State& state) {
+    const Hardware h = load_hardware("h100-sxm");
+    const Model m = load_model("llama-3.1-8b");
+    const StepCost c = step_cost(m, Workload{});
+    const Rates r = effective_rates(h, Workload{});
+    std::int64_t i = 0;
+    for (auto _ : state) {
+        const StepTimes t = step_times(c, r, 1 + (i & 255), 4096 + (i & 1023));
+        benchmark::DoNotOptimize(t);
+        ++i;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(decode_step_from_cost);
+
+// 1,000,000 configurations through the public API: tok/s and the ridge batch for each.
+void sweep_public_api(benchmark::State& state) {
+    const Loaded& l = loaded();
+    std::array<std::int64_t, sweep::batches> batches{};
+    for (int i = 0; i < sweep::batches; ++i) batches[static_cast<std::size_t>(i)] = sweep::batch(i);
+    std::array<double, sweep::batches> tok_s{};
+    for (auto _ : state) {
+        double sum = 0;
+        for (const Model& m : l.models)
+            for (const Hardware& h : l.devices)
+                for (const double bpw : sweep::weight_bytes) {
+                    const Workload w{.precision = {format_of(bpw), formats::bf16, Numeric::bf16}};
+                    const StepCost c = step_cost(m, w);
+                    const Rates r = effective_rates(h, w);
+                    for (int j = 0; j < sweep::contexts; ++j) {
+                        const std::int64_t n = sweep::context(j);
+                        const RidgeBatch ridge = ridge_batch(c, r, n);
+                        sum += ridge.exists() ? ridge.value() : 0.0;
+                        tokens_per_s_over_batches(c, r, n, batches, tok_s);
+                        for (const double t : tok_s) sum += t;
+                    }
+                }
+        benchmark::DoNotOptimize(sum);
+    }
+    state.counters["configurations"] = static_cast<double>(sweep::configurations);
+    state.SetItemsProcessed(state.iterations() * sweep::configurations);
+}
+BENCHMARK(sweep_public_api)->Unit(benchmark::kMillisecond);
+
+// The floor: seed 003's decode_budget and ridge_batch over plain doubles, same grid.
+void sweep_bare_loop(benchmark::State& state) {
+    struct Dense {
+        double params, kv_per_token;
+    };
+    std::vector<Dense> models;
+    for (const Model& m : loaded().models) models.push_back({parameter_count(m), kv_bytes_per_token(m, formats::bf16).in(bytes)});
+    std::array<double, sweep::batches> tok_s{};
+    std::vector<std::pair<double, double>> devices;  // bandwidth, BF16 FLOP/s
+    for (const Hardware& h : loaded().devices)
+        devices.emplace_back(h.memory_bandwidth.in(bytes_per_s), h.require_peak(Numeric::bf16).in(flop_per_s));
+    for (auto _ : state) {
+        double sum = 0;
+        for (const Dense& m : models)
+            for (const auto& [bw, flops] : devices)
+                for (const double bpw : sweep::weight_bytes)
+                    for (int j = 0; j < sweep::contexts; ++j) {
+                        const double n = static_cast<double>(sweep::context(j));
+                        const double t_w = m.params * bpw / bw, t_k = m.kv_per_token * n / bw, t_c = 2 * m.params / flops;
+                        sum += t_c > t_k ? t_w / (t_c - t_k) : 0.0;
+                        for (int i = 0; i < sweep::batches; ++i) {
+                            const double b = static_cast<double>(sweep::batch(i));
+                            const double step = std::max((m.params * bpw + b * m.kv_per_token * n) / bw, b * 2 * m.params / flops);
+                            tok_s[static_cast<std::size_t>(i)] = 1.0 / step;
+                        }
+                        for (const double t : tok_s) sum += t;
+                    }
+        benchmark::DoNotOptimize(sum);
+    }
+    state.counters["configurations"] = static_cast<double>(sweep::configurations);
+    state.SetItemsProcessed(state.iterations() * sweep::configurations);
+}
+BENCHMARK(sweep_bare_loop)->Unit(benchmark::kMillisecond);
+
+// Every preset in data/, parsed and validated.
+void load_every_preset(benchmark::State& state) {
+    const auto hw = list_presets(PresetKind::hardware);
+    const auto models = list_presets(PresetKind::model);
+    for (auto _ : state) {
+        for (const auto& n : hw) benchmark::DoNotOptimize(load_hardware(n));
+        for (const auto& n : models) benchmark::DoNotOptimize(load_model(n));
+    }
+    state.counters["presets"] = static_cast<double>(hw.size() + models.size());
+}
+BENCHMARK(load_every_preset)->Unit(benchmark::kMillisecond);
+
+// The grid's inputs for seed003_sweep.py, taken from the presets so both sides sweep the same numbers.
+int export_sweep(const std::string& file) {
+    nlohmann::json spec{{"weight_bytes", sweep::weight_bytes}, {"models", nlohmann::json::array()}, {"devices", nlohmann::json::array()}};
+    for (const Model& m : loaded().models) {
+        const Gqa& a = std::get<Gqa>(m.groups[0].spec.attention);
+        spec["models"].push_back({{"name", std::string(m.name.view())}, {"P", parameter_count(m)}, {"layers", layer_count(m)},
+                                  {"kv_heads", a.kv_heads}, {"head_dim", a.head_dim}});
+    }
+    for (const Hardware& h : loaded().devices)
+        spec["devices"].push_back({{"name", std::string(h.name.view())}, {"bw", h.memory_bandwidth.in(bytes_per_s)},
+                                   {"flops", h.require_peak(Numeric::bf16).in(flop_per_s)}});
+    std::ofstream(file) << spec.dump(2);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg.rfind("--export-sweep=", 0) == 0) return export_sweep(arg.substr(15));
+    }
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
