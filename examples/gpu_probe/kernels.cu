@@ -79,8 +79,9 @@ void gemm(cublasHandle_t h, const __nv_bfloat16* w, const __nv_bfloat16* x, __nv
           "cublasGemmEx");
 }
 
+// Times `body` `repeats` times with CUDA events: the median and the fastest, in milliseconds.
 template <class F>
-double time_ms(F&& body, int repeats) {
+StepTiming time_events(F&& body, int repeats) {
     cudaEvent_t start, stop;
     check(cudaEventCreate(&start), "cudaEventCreate");
     check(cudaEventCreate(&stop), "cudaEventCreate");
@@ -96,8 +97,13 @@ double time_ms(F&& body, int repeats) {
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
+    check(cudaGetLastError(), "timed work");
     std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return StepTiming{times[times.size() / 2], times.front()};
+}
+template <class F>
+double time_ms(F&& body, int repeats) {
+    return time_events(body, repeats).median_ms;
 }
 
 }  // namespace
@@ -230,27 +236,7 @@ StepTiming DecodeProbe::time_step(int batch, int context, int warmup, int repeat
     };
     for (int i = 0; i < warmup; ++i) step();
     check(cudaDeviceSynchronize(), "warm-up");
-    StepTiming t;
-    std::vector<double> all;
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    for (int r = 0; r < repeats; ++r) {
-        check(cudaEventRecord(start), "cudaEventRecord");
-        step();
-        check(cudaEventRecord(stop), "cudaEventRecord");
-        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        all.push_back(ms);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    check(cudaGetLastError(), "decode step");
-    std::sort(all.begin(), all.end());
-    t.median_ms = all[all.size() / 2];
-    t.min_ms = all.front();
-    return t;
+    return time_events(step, repeats);
 }
 
 }  // namespace probe

@@ -367,16 +367,17 @@ constexpr Bytes kv_bytes_per_token(const Model& m, Format kv) {
     return elements * kv.bytes_per_element();
 }
 
+// Cached tokens a layer attends to at `context`: all of them, or at most its window.
+constexpr double attended_tokens(std::int64_t window, double context) noexcept {
+    return window > 0 && static_cast<double>(window) < context ? static_cast<double>(window) : context;
+}
+
 // KV one sequence reads in a step at `context` tokens: a windowed layer reads at most its window.
 constexpr Bytes kv_bytes_read(const Model& m, Format kv, double context) {
     validate(m);
     double elements = 0;
-    for (const auto& g : m) {
-        const double span = g.spec.window > 0 && static_cast<double>(g.spec.window) < context
-                                ? static_cast<double>(g.spec.window)
-                                : context;
-        elements += static_cast<double>(g.count) * kv_elements_per_token(g.spec.attention) * span;
-    }
+    for (const auto& g : m)
+        elements += static_cast<double>(g.count) * kv_elements_per_token(g.spec.attention) * attended_tokens(g.spec.window, context);
     return elements * kv.bytes_per_element();
 }
 
@@ -396,12 +397,8 @@ constexpr double attention_flops_per_cached_token(const std::variant<Gqa, Mla>& 
 constexpr Flops attention_flops_per_token(const Model& m, double context) {
     validate(m);
     double f = 0;
-    for (const auto& g : m) {
-        const double span = g.spec.window > 0 && static_cast<double>(g.spec.window) < context
-                                ? static_cast<double>(g.spec.window)
-                                : context;
-        f += static_cast<double>(g.count) * attention_flops_per_cached_token(g.spec.attention) * span;
-    }
+    for (const auto& g : m)
+        f += static_cast<double>(g.count) * attention_flops_per_cached_token(g.spec.attention) * attended_tokens(g.spec.window, context);
     return flop(f);
 }
 

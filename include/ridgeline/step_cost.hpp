@@ -99,9 +99,7 @@ struct StepCost {
         return static_cast<double>(tokens_per_sequence) * per_sequence_bytes + kv_bytes(context);
     }
 
-    static constexpr double span(const ContextTerm& t, double context) noexcept {
-        return t.window > 0 && static_cast<double>(t.window) < context ? static_cast<double>(t.window) : context;
-    }
+    static constexpr double span(const ContextTerm& t, double context) noexcept { return attended_tokens(t.window, context); }
 };
 
 namespace step_detail {
