@@ -227,8 +227,7 @@ void show_model(const Model& m, const std::string& format) {
 
 void run_show(const std::string& target, const std::string& format) {
     const auto hw = list_presets(PresetKind::hardware);
-    const bool is_file = target.find('/') != std::string::npos || target.ends_with(".json");
-    if (is_file) {
+    if (looks_like_path(target)) {
         const auto j = read_json_file(target);
         if (j.is_object() && j.contains("model_type")) show_model(model_from_config(j, target, std::filesystem::path(target).stem().string()), format);
         else show_hardware(hardware_from_json(j, target), format);

@@ -73,14 +73,7 @@ constexpr Generation decode_steps(const Hardware& hw, const Model& m, const Work
         const double a = cuts[k], b = cuts[k + 1];
         if (!(b > a)) continue;
         // Memory and compute time of one stage as lines in n on [a, b).
-        double kv_slope = 0, att_slope = 0;
-        for (std::size_t i = 0; i < c.context_count; ++i) {
-            const auto& t = c.context_terms[i];
-            if (t.window == 0 || static_cast<double>(t.window) > a) {
-                kv_slope += t.kv_per_token.in(bytes);
-                att_slope += t.attention_flops_per_token.in(flop);
-            }
-        }
+        const double kv_slope = c.kv_growth(a).in(bytes), att_slope = c.attention_growth(a).in(flop);
         const double bw = rates.bandwidth.in(bytes_per_s), peak = rates.peak.in(flop_per_s);
         const double q = static_cast<double>(c.tokens_per_sequence);
         const Line memory{((c.weight_bytes(w.batch) + B * c.kv_bytes(a)).in(bytes) - B * kv_slope * a) / bw, B * kv_slope / bw};

@@ -630,6 +630,11 @@ inline std::filesystem::path data_directory() {
 
 enum class PresetKind { hardware, model };
 
+// Whether a preset argument is a path ("./my-gpu.json", "cfg/config.json") rather than a name.
+inline bool looks_like_path(std::string_view s) {
+    return s.find('/') != std::string_view::npos || (s.size() > 5 && s.ends_with(".json"));
+}
+
 inline std::vector<std::string> list_presets(PresetKind kind) {
     namespace fs = std::filesystem;
     const fs::path dir = data_directory() / (kind == PresetKind::hardware ? "hardware" : "models");
@@ -645,8 +650,7 @@ inline std::vector<std::string> list_presets(PresetKind kind) {
 inline std::filesystem::path resolve_preset(PresetKind kind, std::string_view name_or_path) {
     namespace fs = std::filesystem;
     const std::string s(name_or_path);
-    const bool is_path = s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".json"));
-    if (is_path) return s;
+    if (looks_like_path(s)) return s;
     auto names = list_presets(kind);
     if (std::find(names.begin(), names.end(), s) == names.end()) {
         // Every name, the closest first: names the input begins, then fewest single-character edits.
@@ -747,8 +751,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
 inline MeasurementSet load_measurements(std::string_view name_or_path) {
     namespace fs = std::filesystem;
     const std::string s(name_or_path);
-    const bool is_path = s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".json"));
-    const fs::path file = is_path ? fs::path(s) : data_directory() / "measurements" / (s + ".json");
+    const fs::path file = looks_like_path(s) ? fs::path(s) : data_directory() / "measurements" / (s + ".json");
     return measurements_from_json(read_json_file(file), file.string());
 }
 

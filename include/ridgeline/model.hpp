@@ -275,6 +275,15 @@ constexpr double attention_parameters(const std::variant<Gqa, Mla>& attention, d
 constexpr double gated_mlp(double h, double intermediate) { return 3 * h * intermediate; }
 }  // namespace model_detail
 
+// One routed expert: a gated MLP of the expert width, plus its biases where it has them.
+constexpr double routed_expert_parameters(const Moe& e, double hidden) {
+    const double I = static_cast<double>(e.expert_intermediate);
+    return model_detail::gated_mlp(hidden, I) + (e.expert_bias ? 2 * I + hidden : 0.0);  // gate/up and down biases
+}
+
+namespace model_detail {
+}  // namespace model_detail
+
 // All parameters of the main model (MTP modules excluded), derived from the architecture.
 constexpr ParameterBreakdown derived_parameters(const Model& m) {
     validate(m);
@@ -291,10 +300,8 @@ constexpr ParameterBreakdown derived_parameters(const Model& m) {
             p.dense_mlp += L * model_detail::gated_mlp(h, static_cast<double>(std::get<DenseMlp>(g.spec.ffn).intermediate));
         } else {
             const Moe& e = std::get<Moe>(g.spec.ffn);
-            const double E = static_cast<double>(e.experts), I = static_cast<double>(e.expert_intermediate);
-            double expert = model_detail::gated_mlp(h, I);
-            if (e.expert_bias) expert += 2 * I + h;  // gate/up biases and the down bias
-            p.experts += L * E * expert;
+            const double E = static_cast<double>(e.experts);
+            p.experts += L * E * routed_expert_parameters(e, h);
             p.shared_experts += L * static_cast<double>(e.shared_experts) *
                                 model_detail::gated_mlp(h, static_cast<double>(e.shared_intermediate));
             p.router += L * (h * E + (e.router_bias ? E : 0.0));
@@ -312,11 +319,8 @@ constexpr ParameterBreakdown active_parameters(const Model& m) {
     const double h = static_cast<double>(m.hidden_size);
     for (const auto& g : m)
         if (std::holds_alternative<Moe>(g.spec.ffn)) {
-            const Moe* e = &std::get<Moe>(g.spec.ffn);
-            const double I = static_cast<double>(e->expert_intermediate);
-            double expert = model_detail::gated_mlp(h, I);
-            if (e->expert_bias) expert += 2 * I + h;
-            routed_active += static_cast<double>(g.count * e->experts_per_token) * expert;
+            const Moe& e = std::get<Moe>(g.spec.ffn);
+            routed_active += static_cast<double>(g.count * e.experts_per_token) * routed_expert_parameters(e, h);
         }
     p.experts = routed_active;
     return p;

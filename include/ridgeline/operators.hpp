@@ -130,8 +130,7 @@ constexpr std::vector<Operator> operators(const Hardware& hw, const Model& m, co
             const StepCost::RoutedTerm& rt = c.routed_terms[routed++];
             const Bytes touched =
                 rt.layers * expected_experts_touched(rt.experts, rt.per_token, w.batch * w.tokens_per_sequence) * rt.bytes_per_expert;
-            const double I = static_cast<double>(e.expert_intermediate);
-            const double expert_params = (3 * h * I + (e.expert_bias ? 2 * I + h : 0.0)) / b.t;  // one device's slice
+            const double expert_params = routed_expert_parameters(e, h) / b.t;  // one device's slice
             b.add("routed experts", L, gi, touched, Bytes{},
                   flop(2.0 * rt.layers * rt.per_token * expert_params * b.tokens));
         }

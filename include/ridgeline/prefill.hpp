@@ -72,11 +72,9 @@ constexpr Prefill prefill(const Hardware& hw, const Model& m, const Workload& w,
                          t.attention_flops_per_token;
         }
         const Flops flops = B * (len * c.flops_per_token + attention);
-        Workload chunk_workload = w;
+        Workload chunk_workload = w;  // the link carries every token of the chunk
         chunk_workload.tokens_per_sequence = end - start;
-        StepCost chunk_cost = c;
-        chunk_cost.tokens_per_sequence = end - start;
-        const Communication link = communication(hw, m, chunk_workload, chunk_cost);
+        const Communication link = communication(hw, m, chunk_workload, c);
 
         const Seconds memory = bytes / rates.bandwidth;
         const Seconds compute = flops / rates.peak;

@@ -92,12 +92,7 @@ constexpr std::optional<double> n_star(const Hardware& hw, const Model& m, const
             if (win > at && (next < 0 || win < next)) next = win;
         }
         // Slope of the surplus per token of context on this piece.
-        Seconds slope{};
-        for (std::size_t i = 0; i < c.context_count; ++i) {
-            const auto& t = c.context_terms[i];
-            if (t.window == 0 || static_cast<double>(t.window) > at)
-                slope += t.attention_flops_per_token / r.peak - t.kv_per_token / r.bandwidth;
-        }
+        const Seconds slope = c.attention_growth(at) / r.peak - c.kv_growth(at) / r.bandwidth;
         if (slope < Seconds{}) {
             const double root = at + static_cast<double>(value / -slope);
             if (next < 0 || root <= next) return root;

@@ -100,6 +100,24 @@ struct StepCost {
     }
 
     static constexpr double span(const ContextTerm& t, double context) noexcept { return attended_tokens(t.window, context); }
+
+    // Per token of context past `at`: the KV bytes and attention FLOPs of one sequence that
+    // still grow (full layers, and windowed layers whose window lies beyond `at`).
+    [[nodiscard]] constexpr Bytes kv_growth(double at) const noexcept {
+        Bytes b{};
+        for (std::size_t i = 0; i < context_count; ++i)
+            if (grows_past(context_terms[i], at)) b += context_terms[i].kv_per_token;
+        return b;
+    }
+    [[nodiscard]] constexpr Flops attention_growth(double at) const noexcept {
+        Flops f{};
+        for (std::size_t i = 0; i < context_count; ++i)
+            if (grows_past(context_terms[i], at)) f += context_terms[i].attention_flops_per_token;
+        return f;
+    }
+    static constexpr bool grows_past(const ContextTerm& t, double at) noexcept {
+        return t.window == 0 || static_cast<double>(t.window) > at;
+    }
 };
 
 namespace step_detail {
@@ -169,11 +187,10 @@ constexpr StepCost step_cost(const Model& m, const Workload& w) {
         term.window = g.spec.window;
         c.context_terms[c.context_count++] = term;
         if (std::holds_alternative<Moe>(g.spec.ffn)) {
-            const Moe* e = &std::get<Moe>(g.spec.ffn);
-            const double I = static_cast<double>(e->expert_intermediate);
-            const double expert = 3 * h * I + (e->expert_bias ? 2 * I + h : 0.0);
+            const Moe& e = std::get<Moe>(g.spec.ffn);
             c.routed_terms[c.routed_count++] = StepCost::RoutedTerm{
-                L, static_cast<double>(e->experts), static_cast<double>(e->experts_per_token), expert / t * per_expert_weight};
+                L, static_cast<double>(e.experts), static_cast<double>(e.experts_per_token),
+                routed_expert_parameters(e, h) / t * per_expert_weight};
         }
     }
     return c;
