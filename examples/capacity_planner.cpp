@@ -1,8 +1,9 @@
 // How many devices of which kind serve N concurrent users at a TPOT target and a context?
 //     capacity_planner [model] [users] [context] [tpot_ms]     defaults: llama-3.3-70b 256 8192 50
 // For every hardware preset and tensor-parallel degree, the fewest replicas whose batch fits in
-// memory (weights plus every user's KV) and whose decode step meets the target; fewest devices
-// first. No prices: ridgeline has no sourced figures for them.
+// each device's memory budget (its share of the weights, its sequences' KV, the activation
+// workspace, under the default 0.9 memory fraction and 1 GiB reserve) and whose decode step
+// meets the target; fewest devices first. No prices: ridgeline has no sourced figures for them.
 #include <fmt/core.h>
 
 #include <ridgeline/fmt.hpp>
@@ -48,18 +49,21 @@ int main(int argc, char** argv) {
             if (!h.peak_for(Numeric::bf16)) continue;  // V100: no BF16 tensor cores
             for (std::int64_t t : {1, 2, 4, 8}) {
                 Workload w{.context = context};
-                w.parallel.tensor = t;
+                const Deployment group{h, Parallelism{.tensor = t}};
                 if (t > 1 && !h.interconnect_bandwidth) continue;
-                // Memory: each device holds 1/t of the weights and of the KV of its replica's batch.
-                Hardware group = h;
-                group.memory_capacity = static_cast<double>(t) * h.memory_capacity;
-                const auto fits = largest_batch(group, m, w.precision, context);
+                try {
+                    validate(group, m);  // t must split the model's heads
+                } catch (const error&) {
+                    continue;
+                }
+                // Memory: the same per-device budget every step result reports.
+                const auto fits = largest_batch(group, m, w, context);
                 if (!fits) continue;
                 // The fewest replicas whose per-replica batch fits and meets the TPOT.
                 for (std::int64_t replicas = (users + *fits - 1) / *fits; replicas <= users; ++replicas) {
                     w.batch = (users + replicas - 1) / replicas;
-                    const DecodeStep d = decode_step(h, m, w);
-                    if (d.step_time <= target) {
+                    const DecodeStep d = decode_step(group, m, w);
+                    if (d.step_time <= target && d.fits()) {
                         plans.push_back({name, t, replicas, w.batch, d});
                         break;
                     }

@@ -22,8 +22,15 @@ struct SeedModel {
 constexpr SeedModel seed_models[] = {{"llama-3.1-8b", 8.03e9}, {"qwen3-32b", 32.8e9}, {"llama-3.3-70b", 70.6e9}};
 constexpr std::int64_t contexts[] = {4096, 32768, 131072};
 
+// Seed 003's assumptions (assumptions::seed_003), with its accounting or the bytes a step reads.
+Workload seed(std::int64_t context, WeightAccounting a = WeightAccounting::every_parameter) {
+    Assumptions counted = assumptions::seed_003;
+    counted.accounting = a;
+    return Workload{.context = context, .assumptions = counted};
+}
+
 double tok_s(const Hardware& h, const Model& m, std::int64_t context, WeightAccounting a) {
-    return decode_step(h, m, Workload{.context = context, .accounting = a}).tokens_per_s.in(per_s);
+    return decode_step(h, m, seed(context, a)).tokens_per_s.in(per_s);
 }
 
 std::string ridge_cell(const RidgeBatch& r) { return r.is_never() ? "never" : fmt::format("{:.0f}", r.value()); }
@@ -40,7 +47,7 @@ void run() {
                "32k tok/s", "128k tok/s");
     for (const auto& s : seed_models) {
         const Model m = load_model(s.preset).with_parameters(s.seed_params).with_max_context(131072);
-        const DecodeStep d = decode_step(h100, m, Workload{});
+        const DecodeStep d = decode_step(h100, m, seed(0));
         fmt::print("{:<15}{:>6.3g}e9{:>8.2f} GB{:>6.0f} KiB", s.preset, parameter_count(m) / 1e9, d.weight_bytes.in(GB),
                    kv_bytes_per_token(m, formats::bf16).in(KiB));
         fmt::print("{:>10.1f}{:>11.1f}{:>12.1f}\n", tok_s(h100, m, contexts[0], WeightAccounting::every_parameter),
@@ -55,11 +62,11 @@ void run() {
     for (std::int64_t n : {0, 128, 512, 848, 4096, 131072}) fmt::print("{:>8}", n);
     fmt::print("\n{:<14}", "  ridge batch");
     for (std::int64_t n : {0, 128, 512, 848, 4096, 131072})
-        fmt::print("{:>8}", ridge_cell(ridge_batch(h100, qwen, Workload{.context = n})));
+        fmt::print("{:>8}", ridge_cell(ridge_batch(h100, qwen, seed(n))));
     fmt::print("\n\nn*, the context past which no batch is compute-bound:\n");
     for (const auto& s : seed_models) {
         const Model m = load_model(s.preset).with_parameters(s.seed_params);
-        fmt::print("  {:<15}{:>6.0f} tokens\n", s.preset, *n_star(h100, m, Workload{}));
+        fmt::print("  {:<15}{:>6.0f} tokens\n", s.preset, *n_star(h100, m, seed(0)));
     }
 
     fmt::print("\nThe same budget with parameters counted from each config.json, charging every parameter\n"

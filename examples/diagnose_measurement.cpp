@@ -35,26 +35,27 @@ int main() {
         const Model llama = load_model("llama-3.3-70b");
         for (double tok_s : {70.0, 100.0}) {
             fmt::print("Seed 001: {} at {:.0f} tok/s on one {}, BF16, batch 1, 4k context\n", llama.name, tok_s, h100.name);
-            explain(diagnose(h100, llama, Workload{.context = 4096}, s(1.0 / tok_s)));
+            explain(diagnose(h100, llama, Workload{.context = 4096, .assumptions = assumptions::seed_003}, s(1.0 / tok_s)));
         }
         const Model qwen = load_model("qwen3-32b");
         for (double tok_s : {50.0, 30.0}) {
             fmt::print("\nSeed 003: {} at {:.0f} tok/s on {}, BF16, batch 1, 4k context\n", qwen.name, tok_s, h100.name);
-            explain(diagnose(h100, qwen, Workload{.context = 4096}, s(1.0 / tok_s)));
+            explain(diagnose(h100, qwen, Workload{.context = 4096, .assumptions = assumptions::seed_003}, s(1.0 / tok_s)));
         }
         const MeasurementSet set = load_measurements("gpt-fast");
         fmt::print("\n{}\n", set.source);
         fmt::print("{:<16}{:<14}{:>4}{:>9}{:>10}{:>11}{:>10}{:>7}\n", "model", "weights", "gpus", "tok/s", "ceiling",
                    "implied", "gpt-fast", "MBU");
         for (const MeasuredRow& r : set.rows) {
-            const Diagnosis d = diagnose(load_hardware(r.hardware), load_model(r.model), r.workload, r.measured_step);
+            const Diagnosis d = diagnose(Deployment{load_hardware(r.hardware), r.parallel}, load_model(r.model), r.workload, r.measured_step);
             fmt::print("{:<16}{:<14}{:>4}{:>9.2f}{:>10.1f}{:>6.0f} GB/s{:>10.0f}{:>6.0f}%{}\n", r.model,
-                       r.workload.precision.weights, r.workload.parallel.tensor, 1.0 / r.measured_step.in(s),
+                       r.workload.precision.weights, r.parallel.tensor, 1.0 / r.measured_step.in(s),
                        d.ceiling.tokens_per_s.in(per_s), d.implied_bandwidth.in(GB_per_s), *r.source_GB_per_s,
                        100 * d.bandwidth_utilisation, r.hardware == "mi250x" ? "  (MI250X GCD)" : "");
         }
-        fmt::print("\nImplied bandwidth counts every parameter once (embeddings included) per GPU; gpt-fast's own\n"
-                   "figure leaves the embedding table out and adds its KV buffers, hence the small differences.\n");
+        fmt::print("\nImplied bandwidth counts the bytes one GPU reads per step (one embedding row per token, every other\n"
+                   "weight once, the KV cache); gpt-fast's own figure is its model size (embedding tables left out, KV\n"
+                   "buffers in) times tok/s, hence the differences.\n");
         return 0;
     } catch (const std::exception& e) {
         fmt::print(stderr, "diagnose_measurement: {}\n", e.what());

@@ -29,16 +29,18 @@ int main() {
             {"INT4 weights (W4A16, g128)", {block_scaled(Numeric::int4, 16, 128), formats::bf16, Numeric::bf16}},
             {"INT4 weights and FP8 KV", {block_scaled(Numeric::int4, 16, 128), formats::fp8, Numeric::bf16}},
         };
-        fmt::print("{} on {}, batch 1, seed 003's 32.8e9 parameters\n\n", m.name, h.name);
+        fmt::print("{} on {}, batch 1, seed 003's 32.8e9 parameters and assumptions\n\n", m.name, h.name);
         fmt::print("{:<32}{:>10}{:>10}{:>11}{:>11}{:>9}{:>8}\n", "precision", "weights", "KV/token", "32k tok/s",
                    "128k tok/s", "ridge@0", "n*");
         for (const Row& r : rows) {
-            const Workload at32k{.precision = r.p, .context = 32768}, at128k{.precision = r.p, .context = 131072};
+            const Assumptions seed = assumptions::seed_003;
+            const Workload at32k{.precision = r.p, .context = 32768, .assumptions = seed},
+                at128k{.precision = r.p, .context = 131072, .assumptions = seed}, at0{.precision = r.p, .assumptions = seed};
             const DecodeStep d = decode_step(h, m, at32k);
             fmt::print("{:<32}{:>7.2f} GB{:>6.0f} KiB{:>11.1f}{:>11.1f}{:>9.0f}{:>8.0f}\n", r.label, d.weight_bytes.in(GB),
                        kv_bytes_per_token(m, r.p.kv).in(KiB), d.tokens_per_s.in(per_s),
-                       decode_step(h, m, at128k).tokens_per_s.in(per_s), ridge_batch(h, m, Workload{.precision = r.p}),
-                       *n_star(h, m, Workload{.precision = r.p}));
+                       decode_step(h, m, at128k).tokens_per_s.in(per_s), ridge_batch(h, m, at0),
+                       *n_star(h, m, at0));
         }
         fmt::print("\nFP8 KV doubles n* and helps most at long context. FP8 weights halve the ridge batch but move\n"
                    "n* only when the math runs in FP8 as well: n* is where one sequence's compute time equals its\n"

@@ -38,15 +38,16 @@ struct Setting {
     std::string model;
     std::string weights = "bf16", kv = "bf16", compute = "bf16", embeddings, experts;
     std::string batch = "1", context = "0";
-    std::int64_t tp = 1, pp = 1;
+    std::int64_t tp = 1, pp = 1, ep = 1, dp = 1;
     std::string efficiency = "1", overhead_us = "0";
-    std::string accounting = "every";
+    std::string assumptions = "physical", accounting, attention_flops;
+    std::string memory_fraction, reserve_gib, link_latency_us;
     std::int64_t max_context = 0;
-    bool attention_flops = false;
     std::string format = "table";
 
     // Resolved
     Hardware hw{};
+    Deployment dep{};
     Model m{};
     Workload base{};
     std::vector<std::int64_t> batches, contexts;
@@ -75,11 +76,22 @@ void add_workload(CLI::App* app, Setting& s, bool lists = true) {
     }
     app->add_option("--tp", s.tp, "Tensor-parallel degree (default 1)")->check(CLI::Range(1, 1024));
     app->add_option("--pp", s.pp, "Pipeline-parallel degree (default 1)")->check(CLI::Range(1, 1024));
+    app->add_option("--ep", s.ep, "Expert-parallel groups within the tensor-parallel devices (default 1; divides --tp)")
+        ->check(CLI::Range(1, 1024));
+    app->add_option("--dp", s.dp, "Data-parallel replicas (default 1)")->check(CLI::Range(1, 1 << 20));
+    app->add_option("--link-latency-us", s.link_latency_us,
+                    "Latency per message on the scale-up link, us (default: the hardware preset's)");
     app->add_option("--efficiency", s.efficiency, "Fraction of peak bandwidth achieved, in (0, 1] (default 1: the ceiling)");
     app->add_option("--overhead-us", s.overhead_us, "Fixed time per step in microseconds (default 0)");
-    app->add_option("--accounting", s.accounting, "Weights charged: every (every parameter, the seeds') or read (bytes read)")
+    app->add_option("--assumptions", s.assumptions,
+                    "What results count: physical (default) or seed_003 (the seed documents' budget)")
+        ->check(CLI::IsMember({"physical", "seed_003"}));
+    app->add_option("--accounting", s.accounting, "Weights charged: read (bytes read, default) or every (every parameter, the seeds')")
         ->check(CLI::IsMember({"every", "read"}));
-    app->add_flag("--attention-flops", s.attention_flops, "Count attention-score FLOPs in the compute time");
+    app->add_option("--attention-flops", s.attention_flops, "Count attention-score FLOPs: on (default) or off (the seeds')")
+        ->check(CLI::IsMember({"on", "off"}));
+    app->add_option("--memory-fraction", s.memory_fraction, "Share of the reported memory the engine takes, in (0, 1] (default 0.9)");
+    app->add_option("--reserve-gib", s.reserve_gib, "Memory kept back for the runtime per device, GiB (default 1)");
     app->add_option("--max-context", s.max_context,
                     "Raise the model's context limit (max_position_embeddings), e.g. 131072 for Qwen3 with YaRN")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
@@ -95,13 +107,21 @@ void resolve(Setting& s, bool need_model = true) {
     w.precision.compute = cli::parse_numeric_option("--compute", s.compute);
     if (!s.embeddings.empty()) w.precision.embeddings = cli::parse_format_option("--embeddings", s.embeddings);
     if (!s.experts.empty()) w.precision.experts = cli::parse_format_option("--experts", s.experts);
-    w.parallel.tensor = s.tp;
-    w.parallel.pipeline = s.pp;
+    Parallelism par{.tensor = s.tp, .pipeline = s.pp, .expert = s.ep, .data = s.dp};
+    if (!s.link_latency_us.empty())
+        par.link_latency = us(s.link_latency_us == "0" ? 0.0 : cli::parse_positive("--link-latency-us", s.link_latency_us, 1e6, "a time in microseconds from 0 to 1e6"));
+    s.dep = Deployment{s.hw, par};
     w.efficiency.bandwidth = cli::parse_positive("--efficiency", s.efficiency, 1.0, "a fraction in (0, 1]");
     if (s.overhead_us != "0")
         w.efficiency.overhead = us(cli::parse_positive("--overhead-us", s.overhead_us, 1e9, "a time in microseconds >= 0"));
-    w.accounting = s.accounting == "read" ? WeightAccounting::bytes_read : WeightAccounting::every_parameter;
-    w.count_attention_flops = s.attention_flops;
+    Assumptions& a = w.assumptions;
+    a = s.assumptions == "seed_003" ? assumptions::seed_003 : assumptions::physical;
+    if (!s.accounting.empty()) a.accounting = s.accounting == "read" ? WeightAccounting::bytes_read : WeightAccounting::every_parameter;
+    if (!s.attention_flops.empty()) a.attention_flops = s.attention_flops == "on";
+    if (!s.memory_fraction.empty()) a.memory_fraction = cli::parse_positive("--memory-fraction", s.memory_fraction, 1.0, "a fraction in (0, 1]");
+    if (!s.reserve_gib.empty())
+        a.runtime_reserve = GiB(s.reserve_gib == "0" ? 0.0 : cli::parse_positive("--reserve-gib", s.reserve_gib, 1e6, "a size in GiB from 0 to 1e6"));
+    if (s.m.group_count > 0) validate(s.dep, s.m);
     s.batches = cli::parse_list("--batch", s.batch, 1);
     s.contexts = cli::parse_list("--context", s.context, 0);
 }
@@ -119,14 +139,42 @@ std::string params_text(double p) { return fmt::format("{:.2f}B", p / 1e9); }
 std::vector<cli::Column> input_columns() {
     return {{"hardware", "hardware", false}, {"model", "model", false}, {"weights", "weights", false},
             {"kv", "kv", false},             {"compute", "compute", false}, {"tp", "tp"},
-            {"pp", "pp"},                    {"accounting", "accounting", false}};
+            {"pp", "pp"},                    {"ep", "ep"},
+            {"dp", "dp"},                    {"assumptions", "assumptions", false, false},
+            {"accounting", "accounting", false, false}, {"attention_flops", "attention FLOPs", false, false},
+            {"embedding_lookup_flops", "lookup FLOPs", false, false}, {"memory_fraction", "memory fraction", true, false},
+            {"runtime_reserve_bytes", "reserve", true, false}};
 }
 std::vector<cli::Cell> input_cells(const Setting& s) {
     const Precision& p = s.base.precision;
+    const Assumptions& a = s.base.assumptions;
     return {cli::text(s.hardware), cli::text(std::string(s.m.name.view())), cli::text(format_name(p.weights)),
             cli::text(format_name(p.kv)), cli::text(std::string(name_of(p.compute))), cli::integer(s.tp),
-            cli::integer(s.pp), cli::text(s.accounting == "read" ? "bytes_read" : "every_parameter")};
+            cli::integer(s.pp), cli::integer(s.ep), cli::integer(s.dp), cli::text(assumptions_name(a)),
+            cli::text(a.accounting == WeightAccounting::bytes_read ? "bytes_read" : "every_parameter"),
+            cli::Cell{a.attention_flops, a.attention_flops ? "on" : "off"},
+            cli::Cell{a.embedding_lookup_flops, a.embedding_lookup_flops ? "on" : "off"},
+            cli::number(a.memory_fraction, 2), cli::number(a.runtime_reserve.in(bytes), 0)};
 }
+
+// One line under a table: what the numbers count (JSON and CSV carry it in every row).
+void print_assumptions(const Setting& s, const std::optional<DecodeStep>& step = std::nullopt) {
+    if (s.format != "table") return;
+    const Assumptions& a = s.base.assumptions;
+    std::string links;
+    if (step && step->links.messages > 0) {
+        const Link& l = s.tp > 1 ? step->links.tensor_link : step->links.pipeline_link;
+        links = fmt::format("; links: {:.2f} us per message ({}), {}", l.latency.in(us), l.latency_from,
+                            l.scale_out ? "scale-out network" : "scale-up link");
+    }
+    fmt::print("assumptions: {} (attention FLOPs {}, embedding lookups {}, weights as {}, memory: {:.2f} of {} less {:.2f} GiB reserved{}){}\n",
+               assumptions_name(a), a.attention_flops ? "counted" : "not counted",
+               a.embedding_lookup_flops ? "2 FLOPs per parameter" : "free",
+               a.accounting == WeightAccounting::bytes_read ? "bytes read" : "every parameter", a.memory_fraction,
+               a.reported_memory ? "the reported memory" : "the datasheet capacity", a.runtime_reserve.in(GiB),
+               a.activation_workspace ? " and the activation workspace" : "", links);
+}
+cli::Cell fits_cell(const MemoryUse& u) { return cli::Cell{u.fits(), u.fits() ? "yes" : "NO"}; }
 
 template <class T>
 void append(std::vector<T>& a, std::vector<T> b) {
@@ -245,7 +293,7 @@ void run_model(Setting& s) {
                   {"active_params", "active"}, {"weight_bytes", "weights"}, {"kv_bytes_per_token", "KV/token"}});
     for (const char* f : {"fp32", "bf16", "fp8", "int8", "int4/g128", "mxfp4", "int4"}) {
         const Format fmt_ = *parse_format(f);
-        const double w = resident_weight_bytes(s.m, Precision{fmt_, fmt_}).in(bytes);
+        const double w = weights_per_device(s.m, Precision{fmt_, fmt_}).in(bytes);
         const double kv = kv_bytes_per_token(s.m, fmt_).in(bytes);
         t.add({cli::text(std::string(s.m.name.view())), cli::text(f), cli::number(p.total(), params_text(p.total())),
                cli::number(a.total(), params_text(a.total())), cli::number(w, si(w, "B")),
@@ -266,14 +314,20 @@ void run_decode(Setting& s) {
                                              {"tokens_per_s", "tok/s/seq"},
                                              {"total_tokens_per_s", "tok/s"},
                                              {"bound", "bound", false},
-                                             {"arithmetic_intensity_flop_per_byte", "FLOP/B"}});
+                                             {"arithmetic_intensity_flop_per_byte", "FLOP/B"},
+                                             {"communication_time_s", "links"},
+                                             {"memory_per_device_bytes", "memory/device"},
+                                             {"memory_budget_bytes", "budget"},
+                                             {"fits", "fits", false}});
     cli::Table t(columns);
+    std::optional<DecodeStep> last;
     for (std::int64_t b : s.batches)
         for (std::int64_t n : s.contexts) {
             Workload w = s.base;
             w.batch = b;
             w.context = n;
-            const DecodeStep d = decode_step(s.hw, s.m, w);
+            const DecodeStep d = decode_step(s.dep, s.m, w);
+            last = d;
             auto row = input_cells(s);
             append(row, std::vector<cli::Cell>{
                             cli::integer(b), cli::integer(n),
@@ -282,15 +336,19 @@ void run_decode(Setting& s) {
                             cli::number(d.total_bytes.in(bytes), si(d.total_bytes.in(bytes), "B")),
                             cli::number(d.step_time.in(seconds), fmt::format("{:.3f} ms", d.step_time.in(ms))),
                             cli::number(d.tokens_per_s.in(per_s), 1), cli::number(d.total_tokens_per_s.in(per_s), 1),
-                            cli::text(name_of(d.bound)), cli::number(d.arithmetic_intensity.in(flop_per_byte), 1)});
+                            cli::text(name_of(d.bound)), cli::number(d.arithmetic_intensity.in(flop_per_byte), 1),
+                            cli::number(d.communication_time.in(seconds), fmt::format("{:.3f} ms", d.communication_time.in(ms))),
+                            cli::number(d.memory.used().in(bytes), si(d.memory.used().in(bytes), "B")),
+                            cli::number(d.memory.budget.in(bytes), si(d.memory.budget.in(bytes), "B")), fits_cell(d.memory)});
             t.add(row);
         }
     t.print(s.format);
+    print_assumptions(s, last);
 }
 
 void run_ridge(Setting& s) {
     resolve(s);
-    const auto nstar = n_star(s.hw, s.m, s.base);
+    const auto nstar = n_star(s.dep, s.m, s.base);
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"context_tokens", "context"}, {"ridge_batch", "ridge batch"}, {"n_star_tokens", "n*"}});
     cli::Table t(columns);
@@ -298,44 +356,53 @@ void run_ridge(Setting& s) {
     for (std::int64_t n : s.contexts) {
         Workload w = s.base;
         w.context = n;
-        const RidgeBatch r = ridge_batch(s.hw, s.m, w);
+        const RidgeBatch r = ridge_batch(s.dep, s.m, w);
         auto row = input_cells(s);
         append(row, std::vector<cli::Cell>{cli::integer(n), r.is_never() ? cli::null("never") : cli::number(r.value(), 1), nstar_cell});
         t.add(row);
     }
     t.print(s.format);
+    print_assumptions(s);
 }
 
 void run_capacity(Setting& s) {
     resolve(s);
-    const KvCapacity c = kv_capacity(s.hw, s.m, s.base.precision);
     auto columns = input_columns();
-    append(columns, std::vector<cli::Column>{{"weights_fit", "weights fit", false},
-                                             {"weight_bytes", "weights"},
-                                             {"free_bytes", "free"},
-                                             {"kv_tokens", "KV tokens"},
+    append(columns, std::vector<cli::Column>{{"memory_reported_bytes", "memory/device"},
+                                             {"memory_budget_bytes", "budget"},
+                                             {"weights_per_device_bytes", "weights/device"},
+                                             {"weights_fit", "weights fit", false},
                                              {"context_tokens", "context"},
                                              {"largest_batch", "largest batch"},
+                                             {"sequences", "sequences (all replicas)"},
+                                             {"kv_tokens_held", "KV tokens held"},
                                              {"batch", "batch"},
                                              {"longest_context_tokens", "longest context"}});
     cli::Table t(columns);
+    const MemoryUse budget = memory_budget(s.hw, s.base.assumptions);
+    const Bytes weights = weights_per_device(s.m, s.base.precision, s.dep.parallel);
+    const bool weights_fit = weights <= budget.budget;
     for (std::int64_t n : s.contexts)
         for (std::int64_t b : s.batches) {
-            const auto largest = n > 0 ? largest_batch(s.hw, s.m, s.base.precision, n) : std::nullopt;
-            const ContextFit longest = longest_context(s.hw, s.m, s.base.precision, b);
+            const auto largest = n > 0 ? largest_batch(s.dep, s.m, s.base, n) : std::nullopt;
+            const ContextFit longest = longest_context(s.dep, s.m, s.base, b);
             auto row = input_cells(s);
+            const double held = largest ? static_cast<double>(*largest) * static_cast<double>(n) : 0.0;
             append(row, std::vector<cli::Cell>{
-                            cli::Cell{c.weights_fit, c.weights_fit ? "yes" : "no"},
-                            cli::number(c.weight_bytes.in(bytes), si(c.weight_bytes.in(bytes), "B")),
-                            cli::number(c.free_bytes.in(bytes), si(c.free_bytes.in(bytes), "B")),
-                            cli::number(c.kv_tokens, fmt::format("{:.0f}", c.kv_tokens)), cli::integer(n),
-                            largest ? cli::integer(*largest) : cli::null(n > 0 ? "does not fit" : "-"), cli::integer(b),
+                            cli::number(budget.capacity.in(bytes), si(budget.capacity.in(bytes), "B")),
+                            cli::number(budget.budget.in(bytes), si(budget.budget.in(bytes), "B")),
+                            cli::number(weights.in(bytes), si(weights.in(bytes), "B")),
+                            cli::Cell{weights_fit, weights_fit ? "yes" : "NO"}, cli::integer(n),
+                            largest ? cli::integer(*largest) : cli::null(n > 0 ? "does not fit" : "-"),
+                            largest ? cli::number(static_cast<double>(*largest) * static_cast<double>(s.dp), 0) : cli::null("-"),
+                            largest ? cli::number(held, 0) : cli::null("-"), cli::integer(b),
                             longest.is_unbounded() ? cli::Cell{"unbounded", "unbounded"}
                             : longest.fits()       ? cli::integer(longest.tokens())
                                                    : cli::null("does not fit")});
             t.add(row);
         }
     t.print(s.format);
+    print_assumptions(s);
 }
 
 void run_generate(Setting& s, std::int64_t prompt, std::int64_t new_tokens, std::int64_t chunk) {
@@ -353,7 +420,7 @@ void run_generate(Setting& s, std::int64_t prompt, std::int64_t new_tokens, std:
     for (std::int64_t b : s.batches) {
         Workload w = s.base;
         w.batch = b;
-        const Generation g = generate(s.hw, s.m, w, prompt, new_tokens, chunk);
+        const Generation g = generate(s.dep, s.m, w, prompt, new_tokens, chunk);
         auto row = input_cells(s);
         append(row, std::vector<cli::Cell>{cli::integer(b), cli::integer(prompt), cli::integer(new_tokens),
                                            cli::number(g.time_to_first_token.in(seconds), fmt::format("{:.1f} ms", g.time_to_first_token.in(ms))),
@@ -372,7 +439,7 @@ void run_diagnose(Setting& s, std::optional<double> tok_s, std::optional<double>
     Workload w = s.base;
     w.batch = s.batches.front();
     w.context = s.contexts.front();
-    const Diagnosis d = diagnose(s.hw, s.m, w, measured, 0.9, draft_tokens);
+    const Diagnosis d = diagnose(s.dep, s.m, w, measured, 0.9, draft_tokens);
     cli::Table t({{"field", "field", false}, {"value", "value", false}});
     const auto add = [&](const char* k, cli::Cell c) { t.add({cli::text(k), std::move(c)}); };
     add("hardware", cli::text(s.hardware));
@@ -409,14 +476,14 @@ void run_calibrate(const std::string& file, const std::string& hardware, const s
     std::vector<Observation> obs;
     std::vector<const MeasuredRow*> used;
     for (const MeasuredRow& r : set.rows)
-        if (r.hardware == hw_name) obs.push_back({load_model(r.model), r.workload, r.measured_step}), used.push_back(&r);
+        if (r.hardware == hw_name) obs.push_back({load_model(r.model), r.workload, r.parallel, r.measured_step}), used.push_back(&r);
     const Calibration c = calibrate(hw, obs);
     cli::Table t({{"model", "model", false}, {"weights", "weights", false}, {"tp", "tp"}, {"measured_step_s", "measured"},
                   {"predicted_step_s", "predicted"}, {"residual_s", "residual"}, {"bandwidth_efficiency", "efficiency"},
                   {"overhead_s", "overhead"}});
     for (std::size_t i = 0; i < obs.size(); ++i) {
         const MeasuredRow& r = *used[i];
-        t.add({cli::text(r.model), cli::text(format_name(r.workload.precision.weights)), cli::integer(r.workload.parallel.tensor),
+        t.add({cli::text(r.model), cli::text(format_name(r.workload.precision.weights)), cli::integer(r.parallel.tensor),
                cli::number(r.measured_step.in(seconds), fmt::format("{:.2f} ms", r.measured_step.in(ms))),
                cli::number(c.predicted[i].in(seconds), fmt::format("{:.2f} ms", c.predicted[i].in(ms))),
                cli::number(c.residuals[i].in(seconds), fmt::format("{:+.2f} ms", c.residuals[i].in(ms))),

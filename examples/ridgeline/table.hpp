@@ -22,6 +22,7 @@ struct Column {
     std::string key;     // JSON key and CSV header
     std::string header;  // table header
     bool right = true;   // numbers align right
+    bool in_table = true;  // false: JSON and CSV only (recorded settings the table states once below)
 };
 
 class Table {
@@ -45,22 +46,33 @@ private:
             for (const auto& r : rows_) width[c] = std::max(width[c], r[c].text.size());
         }
         std::string line;
-        for (std::size_t c = 0; c < columns_.size(); ++c)
-            line += (c ? "  " : "") + pad(columns_[c].header, width[c], columns_[c].right);
+        const auto cell = [&](std::size_t c, const std::string& text) {
+            if (!columns_[c].in_table) return;
+            if (!line.empty()) line += "  ";
+            line += pad(text, width[c], columns_[c].right);
+        };
+        for (std::size_t c = 0; c < columns_.size(); ++c) cell(c, columns_[c].header);
         fmt::print(out, "{}\n", trim(line));
         for (const auto& r : rows_) {
             line.clear();
-            for (std::size_t c = 0; c < columns_.size(); ++c) line += (c ? "  " : "") + pad(r[c].text, width[c], columns_[c].right);
+            for (std::size_t c = 0; c < columns_.size(); ++c) cell(c, r[c].text);
             fmt::print(out, "{}\n", trim(line));
         }
     }
     void print_csv(std::FILE* out) const {
         std::string line;
-        for (std::size_t c = 0; c < columns_.size(); ++c) line += (c ? "," : "") + columns_[c].key;
+        // Appended piece by piece: g++ 12 -O2 warns (-Wrestrict, a false positive) on "," + string.
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            if (c) line += ',';
+            line += columns_[c].key;
+        }
         fmt::print(out, "{}\n", line);
         for (const auto& r : rows_) {
             line.clear();
-            for (std::size_t c = 0; c < columns_.size(); ++c) line += (c ? "," : "") + csv(r[c].raw);
+            for (std::size_t c = 0; c < columns_.size(); ++c) {
+                if (c) line += ',';
+                line += csv(r[c].raw);
+            }
             fmt::print(out, "{}\n", line);
         }
     }

@@ -15,6 +15,7 @@ namespace ridgeline {
 struct Observation {
     Model model;
     Workload workload;      // as measured; its efficiency is ignored
+    Parallelism parallel{};  // how the measurement split the model
     Seconds measured_step;  // time per output token
 };
 
@@ -29,9 +30,9 @@ struct Calibration {
 };
 
 // A prediction with a calibration's efficiency and overhead.
-constexpr DecodeStep predict(const Hardware& hw, const Model& m, Workload w, const Calibration& c) {
+constexpr DecodeStep predict(const Deployment& d, const Model& m, Workload w, const Calibration& c) {
     w.efficiency = c.efficiency();
-    return decode_step(hw, m, w);
+    return decode_step(d, m, w);
 }
 
 // The fit needs two observations whose ideal memory times differ. A fit that would put the
@@ -48,7 +49,7 @@ constexpr Calibration calibrate(const Hardware& hw, const std::vector<Observatio
                         std::to_string(o.measured_step.in(ms)) + " ms", "a positive, finite time");
         Workload ideal = o.workload;
         ideal.efficiency = Efficiency{};
-        const DecodeStep d = decode_step(hw, o.model, ideal);
+        const DecodeStep d = decode_step(Deployment{hw, o.parallel}, o.model, ideal);
         // Fit the roofline part; the link time is the model's own and is taken off first.
         x.push_back((d.step_time - d.communication_time).in(s));
         y.push_back((o.measured_step - d.communication_time).in(s));
@@ -76,7 +77,7 @@ constexpr Calibration calibrate(const Hardware& hw, const std::vector<Observatio
     c.overhead = s(intercept);
     double sq = 0;
     for (const Observation& o : observations) {
-        const Seconds predicted = predict(hw, o.model, o.workload, c).step_time;
+        const Seconds predicted = predict(Deployment{hw, o.parallel}, o.model, o.workload, c).step_time;
         c.predicted.push_back(predicted);
         c.residuals.push_back(o.measured_step - predicted);
         const double rel = static_cast<double>((o.measured_step - predicted) / o.measured_step);

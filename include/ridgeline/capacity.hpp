@@ -1,58 +1,34 @@
-// What fits in device memory beside the weights: KV tokens, the largest batch at a context,
-// the longest context at a batch. "Does not fit" is a result, never a negative number.
+// What fits under a deployment: the largest batch at a context, the longest context at a
+// batch, by the same per-device memory (memory.hpp) that every step result reports. "Does not
+// fit" is a result, never a negative number.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 
-#include "hardware.hpp"
-#include "model.hpp"
-#include "workload.hpp"
+#include "deployment.hpp"
+#include "memory.hpp"
 
 namespace ridgeline {
 
-struct KvCapacity {
-    Bytes weight_bytes{};  // every parameter is resident, whatever a step reads
-    Bytes free_bytes{};    // capacity left for KV; 0 when the weights do not fit
-    bool weights_fit = false;
-    // Whole tokens of full-attention KV that fit in free_bytes (a windowed layer keeps at most
-    // its window per sequence, so windowed models hold more context than this suggests).
-    double kv_tokens = 0;
-};
-
-// Every parameter in its storage format: the input table (and a tied head) in the embeddings'
-// format, routed experts in theirs, the rest in the weights' format. All of one device.
-constexpr Bytes resident_weight_bytes(const Model& m, const Precision& p) {
-    const ParameterBreakdown all = derived_parameters(m);
-    const double rest = parameter_count(m) - all.embeddings - all.experts;
-    return rest * p.weights.bytes_per_element() + all.embeddings * p.embedding_format().bytes_per_element() +
-           all.experts * p.expert_format().bytes_per_element();
-}
-
-// Memory holds every parameter, so this uses the every-parameter weight bytes.
-constexpr KvCapacity kv_capacity(const Hardware& hw, const Model& m, const Precision& p) {
-    KvCapacity c;
-    c.weight_bytes = resident_weight_bytes(m, p);
-    c.weights_fit = c.weight_bytes <= hw.memory_capacity;
-    if (!c.weights_fit) return c;
-    c.free_bytes = hw.memory_capacity - c.weight_bytes;
-    const double per_token = kv_bytes_per_token(m, p.kv).in(bytes);
-    c.kv_tokens = static_cast<double>(static_cast<std::int64_t>(c.free_bytes.in(bytes) / per_token));
-    return c;
-}
-
-// The most sequences of `context` tokens whose KV fits; nullopt when not even one does.
-constexpr std::optional<std::int64_t> largest_batch(const Hardware& hw, const Model& m, const Precision& p,
+// The most sequences of `context` tokens one replica holds: every device's weights, each
+// sequence's KV (a windowed layer holds at most its window) and the activation workspace of the
+// step's tokens within the budget (memory.hpp). nullopt when not even one sequence fits.
+// `w`'s batch and context are ignored; its formats and assumptions are used.
+constexpr std::optional<std::int64_t> largest_batch(const Deployment& d, const Model& m, const Workload& w,
                                                     std::int64_t context) {
-    if (context < 1) throw error("", "context", std::to_string(context), "an integer >= 1 tokens");
+    if (context < 1 || context > max_context) throw error("", "context", std::to_string(context), "an integer from 1 to 2^40 tokens");
     require_context_within(m, context, "context");
-    const KvCapacity c = kv_capacity(hw, m, p);
-    if (!c.weights_fit) return std::nullopt;
-    const double per_sequence = kv_bytes_read(m, p.kv, static_cast<double>(context)).in(bytes);
-    const auto batch = static_cast<std::int64_t>(c.free_bytes.in(bytes) / per_sequence);
-    if (batch < 1) return std::nullopt;
-    return batch;
+    Workload single = w;
+    single.batch = 1;
+    single.context = context;
+    const MemoryUse base = memory_use(d, m, single);
+    const Bytes fixed = base.weights;
+    const Bytes per_sequence = base.kv + base.activations;
+    if (!(base.budget >= fixed + per_sequence)) return std::nullopt;
+    const double batch = static_cast<double>((base.budget - fixed) / per_sequence);
+    return batch >= static_cast<double>(max_batch) ? max_batch : static_cast<std::int64_t>(batch);
 }
 
 // The longest context a batch can hold: a number of tokens, "does not fit" (not one token
@@ -80,12 +56,14 @@ private:
     std::int64_t tokens_;
 };
 
-constexpr ContextFit longest_context(const Hardware& hw, const Model& m, const Precision& p, std::int64_t batch) {
-    if (batch < 1) throw error("", "batch", std::to_string(batch), "an integer >= 1");
-    const KvCapacity c = kv_capacity(hw, m, p);
-    if (!c.weights_fit) return ContextFit::does_not_fit();
-    const double budget = c.free_bytes.in(bytes) / static_cast<double>(batch);
-    const auto fits = [&](std::int64_t n) { return kv_bytes_read(m, p.kv, static_cast<double>(n)).in(bytes) <= budget; };
+constexpr ContextFit longest_context(const Deployment& d, const Model& m, const Workload& w, std::int64_t batch) {
+    if (batch < 1 || batch > max_batch) throw error("", "batch", std::to_string(batch), "an integer from 1 to 2^40");
+    Workload at = w;
+    at.batch = batch;
+    const auto fits = [&](std::int64_t n) {
+        at.context = n;
+        return memory_use(d, m, at).fits();
+    };
     if (!fits(1)) return ContextFit::does_not_fit();
     // Full-attention layers grow without bound; if there are none, neither is the context.
     bool grows = false;
@@ -93,7 +71,8 @@ constexpr ContextFit longest_context(const Hardware& hw, const Model& m, const P
     if (m.max_context > 0 && fits(m.max_context)) return ContextFit::up_to(m.max_context);
     if (!grows) return ContextFit::unbounded();
     std::int64_t lo = 1, hi = 2;
-    while (fits(hi)) lo = hi, hi *= 2;
+    while (hi < max_context && fits(hi)) lo = hi, hi *= 2;
+    if (hi >= max_context && fits(max_context)) return ContextFit::up_to(max_context);
     while (hi - lo > 1) {
         const std::int64_t mid = lo + (hi - lo) / 2;
         (fits(mid) ? lo : hi) = mid;

@@ -5,7 +5,9 @@
 #include <span>
 #include <string>
 
+#include "deployment.hpp"
 #include "hardware.hpp"
+#include "memory.hpp"
 #include "step_cost.hpp"
 
 namespace ridgeline {
@@ -66,61 +68,104 @@ constexpr void tokens_per_s_over_batches(const StepCost& c, const Rates& r, std:
     }
 }
 
-// Time on the device link in one decode step.
+// Time on the links in one step of `tokens` tokens (batch x tokens per sequence), per stage.
 struct Communication {
-    Seconds per_stage{};       // a stage's tensor-parallel all-reduces
-    Seconds pipeline_hops{};   // activations passed between stages, once per token
+    Seconds per_stage{};       // a stage's tensor-parallel all-reduces and expert all-to-alls
+    Seconds pipeline_hops{};   // activations passed between stages, once per step
+    std::int64_t messages = 0; // latency-paying messages in the whole step
+    Link tensor_link{};        // what the tensor-parallel group crosses
+    Link pipeline_link{};      // what the stage boundaries cross
 };
 
-// Two ring all-reduces of the batch's activations per layer, each sending and receiving
-// 2 (t-1)/t of the message per device over one direction of the link, plus the per-message
-// latency; and p - 1 hops of the activations between pipeline stages.
-constexpr Communication communication(const Hardware& hw, const Model& m, const Workload& w, const StepCost& c) {
+namespace decode_detail {
+// A ring all-reduce of `message` bytes over `group` devices: 2 (g - 1) steps, each sending
+// message / g one way and paying the link's latency.
+constexpr Seconds ring_all_reduce(const Link& l, Bytes message, std::int64_t group) {
+    if (group <= 1) return Seconds{};
+    const auto g = static_cast<double>(group);
+    return 2.0 * (g - 1.0) * (l.latency + message / g / l.one_way);
+}
+}  // namespace decode_detail
+
+// Per layer: one all-reduce after attention and one after the FFN over the t devices of a
+// stage; an MoE layer with expert parallelism e > 1 instead sends each of its device's tokens
+// (1/t of them) to the k chosen experts' devices and back (dispatch and combine, one message
+// each way, (e - 1)/e of the copies leaving the device), plus an all-reduce among the t/e
+// devices that slice each expert. Between stages, p - 1 hops of the activations. A group larger
+// than the scale-up domain crosses the scale-out network.
+constexpr Communication communication(const Deployment& d, const Model& m, const Workload& w, const StepCost& c) {
     Communication out;
     if (c.tensor == 1 && c.pipeline == 1) return out;
-    const auto link = w.parallel.link_bandwidth ? w.parallel.link_bandwidth : hw.interconnect_bandwidth;
-    if (!link)
-        throw error("", "hardware '" + std::string(hw.name.view()) + "' interconnect", "none",
-                    "interconnect_GB_per_s in the preset, or Parallelism::link_bandwidth, for tensor or pipeline parallelism");
-    const BytesPerSecond one_way = *link / 2.0;
-    const Bytes message = static_cast<double>(w.batch * w.tokens_per_sequence * m.hidden_size) *
-                          w.parallel.activations.bytes_per_element();
-    const auto t = static_cast<double>(c.tensor);
+    const Assumptions& a = w.assumptions;
+    const double tokens = static_cast<double>(w.batch) * static_cast<double>(w.tokens_per_sequence);
+    const Bytes message = tokens * static_cast<double>(m.hidden_size) * d.parallel.activations.bytes_per_element();
+    const auto ring = decode_detail::ring_all_reduce;
     if (c.tensor > 1) {
-        const Seconds all_reduce = w.parallel.link_latency + 2.0 * (t - 1.0) / t * message / one_way;
-        out.per_stage = 2.0 * c.layers_per_stage * all_reduce;
+        out.tensor_link = link_for_group(d, a, c.tensor);
+        const Link& l = out.tensor_link;
+        const double dense_layers = c.layers_per_stage - c.moe_layers_per_stage;
+        Seconds stage = c.layers_per_stage * ring(l, message, c.tensor) + dense_layers * ring(l, message, c.tensor);
+        double messages = c.layers_per_stage * 2.0 * static_cast<double>(c.tensor - 1) +
+                          dense_layers * 2.0 * static_cast<double>(c.tensor - 1);
+        if (c.moe_layers_per_stage > 0) {
+            if (c.expert == 1) {
+                stage += c.moe_layers_per_stage * ring(l, message, c.tensor);
+                messages += c.moe_layers_per_stage * 2.0 * static_cast<double>(c.tensor - 1);
+            } else {
+                const auto e = static_cast<double>(c.expert);
+                const Link expert_link = link_for_group(d, a, c.tensor);
+                const Bytes copies = message / static_cast<double>(c.tensor) * c.experts_per_token * (e - 1.0) / e;
+                const std::int64_t slices = c.tensor / c.expert;
+                stage += c.moe_layers_per_stage * (2.0 * expert_link.send(copies) + ring(l, message, slices));
+                messages += c.moe_layers_per_stage * (2.0 + 2.0 * static_cast<double>(slices - 1));
+            }
+        }
+        out.per_stage = stage;
+        out.messages += static_cast<std::int64_t>(messages * static_cast<double>(c.pipeline));
     }
-    out.pipeline_hops = static_cast<double>(c.pipeline - 1) * (w.parallel.link_latency + message / one_way);
+    if (c.pipeline > 1) {
+        out.pipeline_link = link_for_group(d, a, c.tensor * c.pipeline);
+        out.pipeline_hops = static_cast<double>(c.pipeline - 1) * out.pipeline_link.send(message);
+        out.messages += c.pipeline - 1;
+    }
     return out;
 }
 
 struct DecodeStep {
-    WeightAccounting accounting{};
+    Assumptions assumptions{};
     std::int64_t batch = 0;
     std::int64_t context = 0;
-    std::int64_t devices = 1;     // tensor x pipeline
-    // Totals over all devices (tensor-parallel KV replication included).
+    std::int64_t devices = 1;     // tensor x pipeline x data
+    // Totals over one replica's devices (tensor-parallel KV replication included).
     Bytes weight_bytes{};         // weights read this step (shared + every sequence's own rows)
     Bytes kv_bytes{};             // all sequences' K and V
     Bytes total_bytes{};
-    Bytes bytes_per_device{};     // what one device reads, the memory term
-    Flops flops{};                // all sequences, all devices
-    Flops attention_flops{};      // reported always; in `flops` only when the workload counts them
-    // Times on one device of one stage, then what the link and fixed overheads add per token.
+    Bytes bytes_per_device{};     // what the busiest device reads, the memory term
+    Flops flops{};                // all sequences, all devices of the replica
+    Flops attention_flops{};      // reported always; in `flops` only when the assumptions count them
+    // Times on one device of one stage, then what the links and fixed overheads add per token.
     Seconds memory_time{};
     Seconds compute_time{};
-    Seconds communication_time{};  // all stages' all-reduces and the pipeline hops
+    Seconds communication_time{};  // all stages' all-reduces and all-to-alls, and the pipeline hops
     Seconds overhead_time{};       // the efficiency's fixed time, once per stage
     Seconds step_time{};           // time per output token of every sequence (TPOT)
     Bound bound = Bound::memory;   // of the memory and compute terms, the larger
-    PerSecond tokens_per_s{};        // per sequence
-    PerSecond total_tokens_per_s{};  // all sequences (with pipeline p: p micro-batches in flight)
+    PerSecond steps_per_s{};         // 1 / step_time
+    PerSecond tokens_per_s{};        // per sequence: the tokens each step pushes (1 when decoding), per second
+    PerSecond total_tokens_per_s{};  // all sequences of all replicas (pipeline p: p micro-batches in flight)
     FlopsPerByte arithmetic_intensity{};
     FlopsPerByte ops_per_byte{};     // the device's, for the compute format, at peak
+    MemoryUse memory{};              // one device, the busiest stage
+    Communication links{};
+    [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits(); }
 };
 
-constexpr DecodeStep decode_step(const Hardware& hw, const Model& m, const Workload& w) {
-    const StepCost c = step_cost(m, w);
+// One decode step of the workload's batch under a deployment. A step makes one token per
+// sequence (tokens_per_sequence > 1 is a verification pass, whose tokens the caller counts).
+constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Workload& w) {
+    validate(dep, m);
+    const Hardware& hw = dep.device;
+    const StepCost c = step_cost(m, w, dep.parallel);
     const Rates rates = effective_rates(hw, w);
     const double B = static_cast<double>(w.batch);
     const double n = static_cast<double>(w.context);
@@ -128,10 +173,10 @@ constexpr DecodeStep decode_step(const Hardware& hw, const Model& m, const Workl
     const auto stages = static_cast<double>(c.pipeline);
 
     DecodeStep d;
-    d.accounting = w.accounting;
+    d.assumptions = w.assumptions;
     d.batch = w.batch;
     d.context = w.context;
-    d.devices = c.tensor * c.pipeline;
+    d.devices = dep.devices();
     const Bytes weights = c.weight_bytes(w.batch);
     const Bytes kv = B * c.kv_bytes(n);
     d.bytes_per_device = weights + kv;
@@ -145,15 +190,18 @@ constexpr DecodeStep decode_step(const Hardware& hw, const Model& m, const Workl
     d.memory_time = times.memory;
     d.compute_time = times.compute;
     d.bound = d.compute_time > d.memory_time ? Bound::compute : Bound::memory;
-    const Communication link = communication(hw, m, w, c);
-    d.communication_time = stages * link.per_stage + link.pipeline_hops;
+    d.links = communication(dep, m, w, c);
+    d.communication_time = stages * d.links.per_stage + d.links.pipeline_hops;
     d.overhead_time = stages * w.efficiency.overhead;
     const Seconds stage_work = d.bound == Bound::compute ? d.compute_time : d.memory_time;
     d.step_time = stages * stage_work + d.communication_time + d.overhead_time;
-    d.tokens_per_s = 1.0 / d.step_time;
-    d.total_tokens_per_s = stages * B / d.step_time;
+    const auto q = static_cast<double>(w.tokens_per_sequence);
+    d.steps_per_s = 1.0 / d.step_time;
+    d.tokens_per_s = q / d.step_time;
+    d.total_tokens_per_s = static_cast<double>(dep.parallel.data) * stages * B * q / d.step_time;
     d.arithmetic_intensity = d.flops / d.total_bytes;
     d.ops_per_byte = hw.require_peak(w.precision.compute) / hw.memory_bandwidth;
+    d.memory = memory_use(dep, m, w);
     return d;
 }
 
@@ -162,10 +210,10 @@ struct DecodeEstimate {
     DecodeStep ideal;
     DecodeStep realistic;
 };
-constexpr DecodeEstimate decode_estimate(const Hardware& hw, const Model& m, const Workload& w) {
+constexpr DecodeEstimate decode_estimate(const Deployment& d, const Model& m, const Workload& w) {
     Workload ideal = w;
     ideal.efficiency = Efficiency{};
-    return DecodeEstimate{decode_step(hw, m, ideal), decode_step(hw, m, w)};
+    return DecodeEstimate{decode_step(d, m, ideal), decode_step(d, m, w)};
 }
 
 // Seed 002's scaling-book form, memory-bound only, one device:

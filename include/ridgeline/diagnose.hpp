@@ -43,33 +43,35 @@ struct Diagnosis {
 };
 
 // `near`: the fraction of the ceiling that counts as at it (seed 003: "within 10%").
-constexpr Diagnosis diagnose(const Hardware& hw, const Model& m, const Workload& w, Seconds measured_step,
+constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Workload& w, Seconds measured_step,
                              double near = 0.9, std::int64_t draft_tokens = 4) {
     if (!(measured_step > Seconds{}) || !is_finite(measured_step))
         throw error("", "measured time per token", std::to_string(measured_step.in(ms)) + " ms", "a positive, finite time");
     if (!(near > 0 && near <= 1)) throw error("", "near", std::to_string(near), "a fraction in (0, 1]");
+    const Hardware& hw = dep.device;
     Workload ideal = w;
     ideal.efficiency = Efficiency{};
     Diagnosis d;
     d.measured_step = measured_step;
     d.draft_tokens = draft_tokens;
-    d.ceiling = decode_step(hw, m, ideal);
+    d.ceiling = decode_step(dep, m, ideal);
     d.implied_bandwidth = d.ceiling.bytes_per_device / measured_step;
     d.bandwidth_utilisation = static_cast<double>(d.implied_bandwidth / hw.memory_bandwidth);
     d.fraction_of_ceiling = static_cast<double>(d.ceiling.step_time / measured_step);
     if (d.fraction_of_ceiling > 1.0) {
         d.verdict = Verdict::above_ceiling;
         // Fewer bits: the weight bytes that fit in the measured step beside the KV.
-        const StepCost c = step_cost(m, ideal);
+        const StepCost c = step_cost(m, ideal, dep.parallel);
         const Bytes allowed = measured_step * hw.memory_bandwidth - static_cast<double>(w.batch) * c.sequence_bytes(static_cast<double>(w.context));
         const Bytes weights = c.weight_bytes(w.batch) - static_cast<double>(w.batch * w.tokens_per_sequence) * c.per_sequence_bytes;
         if (allowed > Bytes{})
             d.max_bits_per_weight = w.precision.weights.bits_per_element() * static_cast<double>(allowed / weights);
         // More devices: the bytes one device reads now, spread until each reads a measured step's worth.
         const double spread = static_cast<double>(d.ceiling.bytes_per_device / (measured_step * hw.memory_bandwidth));
-        d.min_devices = static_cast<std::int64_t>(spread);
-        if (static_cast<double>(d.min_devices) < spread) ++d.min_devices;
-        d.min_devices *= w.parallel.devices();
+        // A lower bound, so capping it at 2^40 devices keeps it true.
+        const double devices = spread * static_cast<double>(dep.parallel.replica_devices());
+        d.min_devices = devices >= static_cast<double>(max_batch) ? max_batch : static_cast<std::int64_t>(devices);
+        if (static_cast<double>(d.min_devices) < devices && d.min_devices < max_batch) ++d.min_devices;
         // Speculation: expected tokens per verification must reach measured / ceiling
         // (verification at the cost of a plain step and a free draft: a lower bound on a).
         const double wanted = d.fraction_of_ceiling;

@@ -39,20 +39,20 @@ constexpr double series(const Line& f, double a, double b) {
 }  // namespace generation_detail
 
 // Decode time of m steps after a prompt of n0 tokens, without the prefill.
-constexpr Generation decode_steps(const Hardware& hw, const Model& m, const Workload& w, std::int64_t prompt,
+constexpr Generation decode_steps(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                                   std::int64_t new_tokens) {
     using generation_detail::Line;
     if (prompt < 0) throw error("", "prompt", std::to_string(prompt), "an integer >= 0 tokens");
     if (new_tokens < 1) throw error("", "new_tokens", std::to_string(new_tokens), "an integer >= 1");
     require_context_within(m, prompt + new_tokens - 1, "prompt + new_tokens - 1");
-    const StepCost c = step_cost(m, w);
-    const Rates rates = effective_rates(hw, w);
+    const StepCost c = step_cost(m, w, dep.parallel);
+    const Rates rates = effective_rates(dep.device, w);
     const auto B = static_cast<double>(w.batch);
     const auto stages = static_cast<double>(c.pipeline);
     // Everything but the roofline term is the same at every step.
     Workload at_prompt = w;
     at_prompt.context = prompt;
-    const DecodeStep first = decode_step(hw, m, at_prompt);
+    const DecodeStep first = decode_step(dep, m, at_prompt);
     const Seconds constant = first.communication_time + first.overhead_time;
 
     Generation g;
@@ -101,10 +101,10 @@ constexpr Generation decode_steps(const Hardware& hw, const Model& m, const Work
 }
 
 // Prefill of the prompt (chunked if `chunk` > 0), then m decode steps.
-constexpr Generation generate(const Hardware& hw, const Model& m, const Workload& w, std::int64_t prompt,
+constexpr Generation generate(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                               std::int64_t new_tokens, std::int64_t chunk = 0) {
-    Generation g = decode_steps(hw, m, w, prompt, new_tokens);
-    if (prompt > 0) g.time_to_first_token = prefill(hw, m, w, prompt, chunk).time;
+    Generation g = decode_steps(dep, m, w, prompt, new_tokens);
+    if (prompt > 0) g.time_to_first_token = prefill(dep, m, w, prompt, chunk).time;
     g.total_time = g.time_to_first_token + g.decode_time;
     return g;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -19,7 +20,20 @@ struct Hardware {
     // Dense (no 2:4 sparsity) peak per compute numeric; absent where the device has no such
     // tensor-core path (an A100 has no FP8), never zero.
     std::array<std::optional<FlopsPerSecond>, all_numerics.size()> peak{};
-    std::optional<BytesPerSecond> interconnect_bandwidth{};  // per device, both directions
+    // The scale-up link (NVLink, xGMI, ICI) per device, both directions together.
+    std::optional<BytesPerSecond> interconnect_bandwidth{};
+    // Memory as the device reports it to software (nvidia-smi's total), which is what an engine
+    // budgets from; unset: memory_capacity. An "80 GB" H100 reports 81,559 MiB.
+    std::optional<Bytes> memory_reported{};
+    // Devices that share one scale-up domain at the full interconnect bandwidth (8 in an HGX
+    // board, 72 in a GB200 NVL72 rack); traffic among more devices leaves it.
+    std::int64_t scale_up_domain = 1;
+    std::optional<Seconds> scale_up_latency{};   // per message, per hop on the scale-up link
+    std::optional<BytesPerSecond> scale_out_bandwidth{};  // per device, both directions together
+    std::optional<Seconds> scale_out_latency{};  // per message on the scale-out network
+
+    // What an engine's memory budget starts from.
+    [[nodiscard]] constexpr Bytes usable_memory() const noexcept { return memory_reported ? *memory_reported : memory_capacity; }
 
     [[nodiscard]] constexpr std::optional<FlopsPerSecond> peak_for(Numeric n) const noexcept {
         return peak[static_cast<std::size_t>(n)];

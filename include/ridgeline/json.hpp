@@ -148,7 +148,8 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 inline constexpr std::string_view hardware_figure_keys[] = {
-    "memory_capacity_GB", "memory_bandwidth_GB_per_s", "dense_TFLOP_per_s", "interconnect_GB_per_s"};
+    "memory_capacity_GB", "memory_bandwidth_GB_per_s", "dense_TFLOP_per_s", "interconnect_GB_per_s",
+    "memory_reported_MiB", "scale_up_domain", "scale_up_latency_us", "scale_out_GB_per_s", "scale_out_latency_us"};
 
 }  // namespace json_detail
 
@@ -162,7 +163,8 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
     const Node root{j, file, ""};
     root.require_object("a hardware object");
     root.only_keys({"name", "memory_capacity_GB", "memory_bandwidth_GB_per_s", "dense_TFLOP_per_s",
-                    "interconnect_GB_per_s", "source"});
+                    "interconnect_GB_per_s", "memory_reported_MiB", "scale_up_domain", "scale_up_latency_us",
+                    "scale_out_GB_per_s", "scale_out_latency_us", "source"});
 
     Hardware hw;
     const std::string name = root.need("name", "a non-empty string of at most 63 characters").string();
@@ -182,6 +184,16 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
     }
     if (root.has("interconnect_GB_per_s"))
         hw.interconnect_bandwidth = GB_per_s(root.at("interconnect_GB_per_s").figure());
+    if (root.has("memory_reported_MiB"))
+        hw.memory_reported = MiB(root.at("memory_reported_MiB").figure());
+    if (root.has("scale_up_domain")) {
+        const Node domain = root.at("scale_up_domain");
+        hw.scale_up_domain = domain.positive_integer();
+        if (hw.scale_up_domain > 100000) domain.fail("a positive integer of at most 100000 devices");
+    }
+    if (root.has("scale_up_latency_us")) hw.scale_up_latency = us(root.at("scale_up_latency_us").figure());
+    if (root.has("scale_out_GB_per_s")) hw.scale_out_bandwidth = GB_per_s(root.at("scale_out_GB_per_s").figure());
+    if (root.has("scale_out_latency_us")) hw.scale_out_latency = us(root.at("scale_out_latency_us").figure());
 
     if (root.has("source")) {
         const Node src = root.at("source");
@@ -191,7 +203,8 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
             if (std::find(std::begin(keys), std::end(keys), item.key()) == std::end(keys) && item.key() != "name")
                 throw error(file, "/source/" + item.key(), "an unknown key",
                             "a figure's key: name, memory_capacity_GB, memory_bandwidth_GB_per_s, "
-                            "dense_TFLOP_per_s, interconnect_GB_per_s");
+                            "dense_TFLOP_per_s, interconnect_GB_per_s, memory_reported_MiB, scale_up_domain, "
+                            "scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us");
             if (!root.has(item.key()))
                 throw error(file, "/source/" + item.key(), "a source for a figure the file does not give",
                             "sources only for figures present");
@@ -211,6 +224,11 @@ inline void to_json(nlohmann::json& j, const Hardware& hw) {
         if (auto p = hw.peak_for(n)) peaks[std::string(name_of(n))] = p->in(TFLOP_per_s);
     j["dense_TFLOP_per_s"] = peaks;
     if (hw.interconnect_bandwidth) j["interconnect_GB_per_s"] = hw.interconnect_bandwidth->in(GB_per_s);
+    if (hw.memory_reported) j["memory_reported_MiB"] = hw.memory_reported->in(MiB);
+    if (hw.scale_up_domain != 1) j["scale_up_domain"] = hw.scale_up_domain;
+    if (hw.scale_up_latency) j["scale_up_latency_us"] = hw.scale_up_latency->in(us);
+    if (hw.scale_out_bandwidth) j["scale_out_GB_per_s"] = hw.scale_out_bandwidth->in(GB_per_s);
+    if (hw.scale_out_latency) j["scale_out_latency_us"] = hw.scale_out_latency->in(us);
 }
 
 inline void from_json(const nlohmann::json& j, Hardware& hw) { hw = hardware_from_json(j); }
@@ -683,6 +701,7 @@ struct MeasuredRow {
     std::string hardware;  // a preset name or path
     std::string model;
     Workload workload;
+    Parallelism parallel{};
     Seconds measured_step{};                    // time per output token
     std::optional<double> source_GB_per_s{};    // the source's own bandwidth figure, if it gives one
 };
@@ -731,8 +750,8 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         if (r.has("compute")) w.precision.compute = json_detail::numeric_at(r.at("compute"));
         if (r.has("embeddings")) w.precision.embeddings = json_detail::format_at(r.at("embeddings"));
         if (r.has("experts")) w.precision.experts = json_detail::format_at(r.at("experts"));
-        if (r.has("tensor_parallel")) w.parallel.tensor = r.at("tensor_parallel").positive_integer();
-        if (r.has("pipeline_parallel")) w.parallel.pipeline = r.at("pipeline_parallel").positive_integer();
+        if (r.has("tensor_parallel")) row.parallel.tensor = r.at("tensor_parallel").positive_integer();
+        if (r.has("pipeline_parallel")) row.parallel.pipeline = r.at("pipeline_parallel").positive_integer();
         if (r.has("batch")) w.batch = r.at("batch").positive_integer();
         if (r.has("context")) {
             const Node c = r.at("context");

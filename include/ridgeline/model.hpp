@@ -18,53 +18,11 @@
 
 #include "error.hpp"
 #include "formats.hpp"
+#include "layers.hpp"
 #include "name.hpp"
 #include "units.hpp"
 
 namespace ridgeline {
-
-// Grouped-query attention; multi-head when kv_heads == heads, multi-query when 1.
-struct Gqa {
-    std::int64_t heads = 0;
-    std::int64_t kv_heads = 0;
-    std::int64_t head_dim = 0;  // may differ from hidden/heads (Qwen3-32B: 64 x 128 != 5120)
-    bool qkv_bias = false;      // biases on q, k, v (Qwen2, gpt-oss)
-    bool o_bias = false;        // bias on the output projection (gpt-oss)
-    bool qk_norm = false;       // RMSNorm over each q and k head (Qwen3)
-    bool sinks = false;         // one learned attention-sink logit per head (gpt-oss)
-    friend constexpr bool operator==(const Gqa&, const Gqa&) = default;
-};
-
-// Multi-head latent attention (DeepSeek-V2/V3). The cache holds, per token and layer, the
-// compressed latent (kv_lora_rank) and the shared rope key (qk_rope_head_dim).
-struct Mla {
-    std::int64_t heads = 0;
-    std::int64_t q_lora_rank = 0;  // 0: q is projected directly from the hidden state
-    std::int64_t kv_lora_rank = 0;
-    std::int64_t qk_nope_head_dim = 0;
-    std::int64_t qk_rope_head_dim = 0;
-    std::int64_t v_head_dim = 0;
-    friend constexpr bool operator==(const Mla&, const Mla&) = default;
-};
-
-// A gated (SwiGLU-style) MLP: gate and up from hidden to intermediate, down back.
-struct DenseMlp {
-    std::int64_t intermediate = 0;
-    friend constexpr bool operator==(const DenseMlp&, const DenseMlp&) = default;
-};
-
-// Routed experts (each a gated MLP of expert_intermediate), a router, and shared experts that
-// every token uses.
-struct Moe {
-    std::int64_t experts = 0;
-    std::int64_t experts_per_token = 0;
-    std::int64_t expert_intermediate = 0;
-    std::int64_t shared_experts = 0;
-    std::int64_t shared_intermediate = 0;  // per shared expert
-    bool router_bias = false;  // a bias per expert on the router (gpt-oss; DeepSeek-V3's correction bias)
-    bool expert_bias = false;  // biases inside each expert's projections (gpt-oss)
-    friend constexpr bool operator==(const Moe&, const Moe&) = default;
-};
 
 struct LayerSpec {
     std::variant<Gqa, Mla> attention{};
@@ -176,27 +134,11 @@ constexpr void validate(const Model& m) {
         layers += g.count;
         bounded(m, layers, 100000, "num_hidden_layers");
         non_negative(m, g.spec.window, "sliding_window");
-        if (std::holds_alternative<Gqa>(g.spec.attention)) {
-            const Gqa* a = &std::get<Gqa>(g.spec.attention);
-            positive(m, a->heads, "num_attention_heads");
-            positive(m, a->kv_heads, "num_key_value_heads");
-            positive(m, a->head_dim, "head_dim");
-            bounded(m, a->heads, max_dimension, "num_attention_heads");
-            bounded(m, a->head_dim, max_dimension, "head_dim");
-            if (a->heads % a->kv_heads != 0)
-                fail(m, "num_key_value_heads", std::to_string(a->kv_heads),
-                     "a divisor of num_attention_heads (" + std::to_string(a->heads) + ")");
-        } else {
-            const Mla& l = std::get<Mla>(g.spec.attention);
-            positive(m, l.heads, "num_attention_heads");
-            non_negative(m, l.q_lora_rank, "q_lora_rank");
-            positive(m, l.kv_lora_rank, "kv_lora_rank");
-            positive(m, l.qk_nope_head_dim, "qk_nope_head_dim");
-            positive(m, l.qk_rope_head_dim, "qk_rope_head_dim");
-            positive(m, l.v_head_dim, "v_head_dim");
-            for (const std::int64_t v : {l.heads, l.q_lora_rank, l.kv_lora_rank, l.qk_nope_head_dim, l.qk_rope_head_dim, l.v_head_dim})
-                bounded(m, v, max_dimension, "an MLA width");
-        }
+        auto check = [&m](const char* field, const std::string& value, const std::string& expected) { fail(m, field, value, expected); };
+        std::visit([&](const auto& a) {
+            a.validate(check);
+            bounded(m, a.widest(), max_dimension, "an attention width or head count");
+        }, g.spec.attention);
         if (std::holds_alternative<DenseMlp>(g.spec.ffn)) {
             positive(m, std::get<DenseMlp>(g.spec.ffn).intermediate, "intermediate_size");
             bounded(m, std::get<DenseMlp>(g.spec.ffn).intermediate, max_dimension, "intermediate_size");
@@ -248,41 +190,13 @@ struct ParameterBreakdown {
 
 namespace model_detail {
 constexpr double attention_parameters(const std::variant<Gqa, Mla>& attention, double h) {
-    if (std::holds_alternative<Gqa>(attention)) {
-        const Gqa* a = &std::get<Gqa>(attention);
-        const double q = static_cast<double>(a->heads * a->head_dim);
-        const double kv = static_cast<double>(a->kv_heads * a->head_dim);
-        double p = h * q + 2 * h * kv + q * h;  // q, k, v, o
-        if (a->qkv_bias) p += q + 2 * kv;
-        if (a->o_bias) p += h;
-        if (a->qk_norm) p += 2 * static_cast<double>(a->head_dim);
-        if (a->sinks) p += static_cast<double>(a->heads);
-        return p;
-    }
-    const Mla& l = std::get<Mla>(attention);
-    const double H = static_cast<double>(l.heads);
-    const double qk_head = static_cast<double>(l.qk_nope_head_dim + l.qk_rope_head_dim);
-    const double q_lora = static_cast<double>(l.q_lora_rank), kv_lora = static_cast<double>(l.kv_lora_rank);
-    double p = 0;
-    if (l.q_lora_rank > 0) p += h * q_lora + q_lora + q_lora * H * qk_head;  // q down, its norm, q up
-    else p += h * H * qk_head;                                                // q directly
-    p += h * (kv_lora + static_cast<double>(l.qk_rope_head_dim));            // kv down + shared rope key
-    p += kv_lora;                                                             // kv latent norm
-    p += kv_lora * H * static_cast<double>(l.qk_nope_head_dim + l.v_head_dim);  // k and v up
-    p += H * static_cast<double>(l.v_head_dim) * h;                           // o
-    return p;
+    return std::visit([h](const auto& a) { return a.parameters(h); }, attention);
 }
-constexpr double gated_mlp(double h, double intermediate) { return 3 * h * intermediate; }
+constexpr double gated_mlp(double h, double intermediate) { return layer_detail::gated_mlp(h, intermediate); }
 }  // namespace model_detail
 
 // One routed expert: a gated MLP of the expert width, plus its biases where it has them.
-constexpr double routed_expert_parameters(const Moe& e, double hidden) {
-    const double I = static_cast<double>(e.expert_intermediate);
-    return model_detail::gated_mlp(hidden, I) + (e.expert_bias ? 2 * I + hidden : 0.0);  // gate/up and down biases
-}
-
-namespace model_detail {
-}  // namespace model_detail
+constexpr double routed_expert_parameters(const Moe& e, double hidden) { return e.expert_parameters(hidden); }
 
 // All parameters of the main model (MTP modules excluded), derived from the architecture.
 constexpr ParameterBreakdown derived_parameters(const Model& m) {
@@ -352,15 +266,9 @@ constexpr double parameter_count(const Model& m) {
 // KV cache and attention FLOPs
 // ---------------------------------------------------------------------------------------------
 
-// Elements one layer caches per token: K and V per KV head (GQA), or the latent plus the rope
-// key (MLA, whose cache is not per head).
+// Elements one layer caches per token (each attention kind says; see layers.hpp).
 constexpr double kv_elements_per_token(const std::variant<Gqa, Mla>& attention) {
-    if (std::holds_alternative<Gqa>(attention)) {
-        const Gqa& a = std::get<Gqa>(attention);
-        return 2.0 * static_cast<double>(a.kv_heads * a.head_dim);
-    }
-    const Mla& l = std::get<Mla>(attention);
-    return static_cast<double>(l.kv_lora_rank + l.qk_rope_head_dim);
+    return std::visit([](const auto& a) { return a.kv_elements_per_token(); }, attention);
 }
 
 // KV written per token of context, all layers (a window caps what is kept and read, not this).
@@ -385,16 +293,10 @@ constexpr Bytes kv_bytes_read(const Model& m, Format kv, double context) {
     return elements * kv.bytes_per_element();
 }
 
-// Attention-score FLOPs of one new token per cached token it attends to, in one layer.
-// GQA: q.k and p.v, a multiply-add per head dimension. MLA, with the up-projections absorbed
-// as decode kernels do: scores over latent + rope key, values over the latent, per head.
+// Attention-score FLOPs of one new token per cached token it attends to, in one layer, as
+// decode kernels do them (MLA absorbed; see layers.hpp).
 constexpr double attention_flops_per_cached_token(const std::variant<Gqa, Mla>& attention) {
-    if (std::holds_alternative<Gqa>(attention)) {
-        const Gqa& a = std::get<Gqa>(attention);
-        return 4.0 * static_cast<double>(a.heads * a.head_dim);
-    }
-    const Mla& l = std::get<Mla>(attention);
-    return 2.0 * static_cast<double>(l.heads) * static_cast<double>(2 * l.kv_lora_rank + l.qk_rope_head_dim);
+    return std::visit([](const auto& a) { return a.decode_flops_per_cached_token(); }, attention);
 }
 
 // Attention-score FLOPs for one new token at `context`, all layers. The seeds' 2P leaves these out.

@@ -56,90 +56,99 @@ struct Builder {
         if (surplus > Seconds{}) o.compute_bound_batch = RidgeBatch::at(static_cast<double>((shared / rates.bandwidth) / surplus));
         out.push_back(o);
     }
-    // A weight matrix (or several) of `params` parameters in each of `layers` layers: split over
-    // the tensor-parallel devices, read once, 2 FLOPs per parameter per token.
-    constexpr void weights(std::string_view name, std::int64_t layers, std::size_t group, double params,
-                           bool replicated = false, double bytes_per_param = 0) {
-        const double split = replicated ? 1.0 : t;
+    // Weight matrices of `params` parameters in each of `layers` layers, of which one device
+    // holds and reads `per_device` (layers.hpp says how each kind splits); the FLOPs, 2 per
+    // parameter per token, are shared evenly by the t devices as in the step.
+    constexpr void weights(std::string_view name, std::int64_t layers, std::size_t group, double params, double per_device,
+                           double bytes_per_param = 0, bool matmul = true) {
         const double L = static_cast<double>(layers == 0 ? 1 : layers) / stages;  // 0: once per model
         const double width = bytes_per_param > 0 ? bytes_per_param : per_weight_bytes;
-        add(name, layers, group, bytes(L * params / split * width), Bytes{},
-            flop(2.0 * L * params / (t * stages) * tokens));
+        add(name, layers, group, bytes(L * per_device * width), Bytes{},
+            matmul ? flop(2.0 * L * params / (t * stages) * tokens) : Flops{});
     }
 };
 }  // namespace operators_detail
 
-constexpr std::vector<Operator> operators(const Hardware& hw, const Model& m, const Workload& w) {
-    const StepCost c = step_cost(m, w);
+constexpr std::vector<Operator> operators(const Deployment& d, const Model& m, const Workload& w) {
+    validate(d, m);
+    const StepCost c = step_cost(m, w, d.parallel);
     const ParameterBreakdown all = derived_parameters(m);
     operators_detail::Builder b{c,
-                                effective_rates(hw, w),
+                                effective_rates(d.device, w),
                                 static_cast<double>(w.batch),
                                 static_cast<double>(w.tokens_per_sequence),
                                 w.precision.weights.bytes_per_element().in(bytes),
-                                static_cast<double>(w.parallel.tensor),
-                                static_cast<double>(w.parallel.pipeline)};
+                                static_cast<double>(d.parallel.tensor),
+                                static_cast<double>(d.parallel.pipeline)};
     if (m.declared_parameters)
         throw error("", "model '" + std::string(m.name.view()) + "' declared parameters",
                     std::to_string(*m.declared_parameters), "a derived count: operators need the architecture");
     const double h = static_cast<double>(m.hidden_size);
     const double n = static_cast<double>(w.context);
-    const bool read_rows = w.accounting == WeightAccounting::bytes_read && !m.tied_embeddings;
+    const std::int64_t tp = d.parallel.tensor;
+    const double t = b.t;
+    const Assumptions& as = w.assumptions;
+    const bool read_rows = as.accounting == WeightAccounting::bytes_read && !m.tied_embeddings;
     const double table_bytes = w.precision.embedding_format().bytes_per_element().in(bytes);
 
-    // Input embeddings: the table, or one row per token read.
+    // Input embeddings: the table, or one row per token read; a lookup, so FLOPs only when the
+    // assumptions charge them.
     if (read_rows) {
-        b.add("embeddings (rows)", 0, 0, Bytes{}, b.tokens * c.per_sequence_bytes, Flops{});
+        const Flops lookup = as.embedding_lookup_flops ? flop(2.0 * all.embeddings / (t * b.stages) * b.tokens) : Flops{};
+        b.add("embeddings (rows)", 0, 0, Bytes{}, b.tokens * c.per_sequence_bytes, lookup);
     } else if (!m.tied_embeddings) {
-        b.weights("embeddings", 0, 0, all.embeddings, false, table_bytes);
+        b.weights("embeddings", 0, 0, all.embeddings, all.embeddings / t, table_bytes, as.embedding_lookup_flops);
     }
     std::size_t routed = 0;  // StepCost keeps one routed term per MoE group, in group order
     for (std::size_t gi = 0; gi < m.group_count; ++gi) {
         const LayerGroup& g = m.groups[gi];
         const std::int64_t L = g.count;
         if (std::holds_alternative<Gqa>(g.spec.attention)) {
-            const Gqa& a = std::get<Gqa>(g.spec.attention);
-            const double q = static_cast<double>(a.heads * a.head_dim), kv = static_cast<double>(a.kv_heads * a.head_dim);
-            const double hd = static_cast<double>(a.head_dim);
-            b.weights("q_proj", L, gi, h * q + (a.qkv_bias ? q : 0) + (a.qk_norm ? hd : 0) + (a.sinks ? static_cast<double>(a.heads) : 0));
-            b.weights("k_proj", L, gi, h * kv + (a.qkv_bias ? kv : 0) + (a.qk_norm ? hd : 0));
-            b.weights("v_proj", L, gi, h * kv + (a.qkv_bias ? kv : 0));
-            b.weights("o_proj", L, gi, q * h + (a.o_bias ? h : 0));
+            const auto* a = &std::get<Gqa>(g.spec.attention);
+            const double q = a->q_width(), kv = a->kv_width(), hd = static_cast<double>(a->head_dim);
+            const double share = a->kv_share(tp);
+            const double q_split = h * q + (a->qkv_bias ? q : 0) + (a->sinks ? static_cast<double>(a->heads) : 0);
+            const double norm = a->qk_norm ? hd : 0;  // replicated
+            b.weights("q_proj", L, gi, q_split + norm, q_split / t + norm);
+            b.weights("k_proj", L, gi, h * kv + (a->qkv_bias ? kv : 0) + norm, (h * kv + (a->qkv_bias ? kv : 0)) * share + norm);
+            b.weights("v_proj", L, gi, h * kv + (a->qkv_bias ? kv : 0), (h * kv + (a->qkv_bias ? kv : 0)) * share);
+            b.weights("o_proj", L, gi, q * h + (a->o_bias ? h : 0), q * h / t + (a->o_bias ? h : 0));
         } else {
             const Mla& l = std::get<Mla>(g.spec.attention);
-            const double H = static_cast<double>(l.heads), qk = static_cast<double>(l.qk_nope_head_dim + l.qk_rope_head_dim);
+            const double H = static_cast<double>(l.heads), qk = l.qk_head();
             const double ql = static_cast<double>(l.q_lora_rank), kl = static_cast<double>(l.kv_lora_rank);
-            b.weights("q projections (MLA)", L, gi, l.q_lora_rank > 0 ? h * ql + ql + ql * H * qk : h * H * qk);
-            b.weights("kv projections (MLA)", L, gi,
-                      h * (kl + static_cast<double>(l.qk_rope_head_dim)) + kl + kl * H * static_cast<double>(l.qk_nope_head_dim + l.v_head_dim));
-            b.weights("o_proj", L, gi, H * static_cast<double>(l.v_head_dim) * h);
+            const double q_down = l.q_lora_rank > 0 ? h * ql + ql : 0, q_up = (l.q_lora_rank > 0 ? ql : h) * H * qk;
+            b.weights("q projections (MLA)", L, gi, q_down + q_up, q_down + q_up / t);
+            const double kv_down = h * (kl + static_cast<double>(l.qk_rope_head_dim)) + kl;
+            const double kv_up = kl * H * static_cast<double>(l.qk_nope_head_dim + l.v_head_dim);
+            b.weights("kv projections (MLA)", L, gi, kv_down + kv_up, kv_down + kv_up / t);
+            b.weights("o_proj", L, gi, H * static_cast<double>(l.v_head_dim) * h, H * static_cast<double>(l.v_head_dim) * h / t);
         }
         const StepCost::ContextTerm& term = c.context_terms[gi];
         const double span = StepCost::span(term, n);
         b.add("attention over the KV cache", L, gi, Bytes{}, span * term.kv_per_token,
               b.tokens * span * term.attention_flops_per_token);
         if (std::holds_alternative<DenseMlp>(g.spec.ffn)) {
-            b.weights("mlp (gate, up, down)", L, gi, 3 * h * static_cast<double>(std::get<DenseMlp>(g.spec.ffn).intermediate));
+            const auto* mlp = &std::get<DenseMlp>(g.spec.ffn);
+            b.weights("mlp (gate, up, down)", L, gi, mlp->parameters(h), mlp->parameters_per_device(h, tp));
         } else {
             const Moe& e = std::get<Moe>(g.spec.ffn);
-            const double E = static_cast<double>(e.experts);
-            b.weights("router", L, gi, h * E + (e.router_bias ? E : 0));
-            if (e.shared_experts > 0)
-                b.weights("shared experts", L, gi, static_cast<double>(e.shared_experts) * 3 * h * static_cast<double>(e.shared_intermediate));
-            // Routed experts: the bytes of those the batch touches; FLOPs of k per token.
+            b.weights("router", L, gi, e.router_parameters(h), e.router_parameters(h));
+            if (e.shared_experts > 0) b.weights("shared experts", L, gi, e.shared_parameters(h), e.shared_parameters(h) / t);
+            // Routed experts: the busiest device's bytes of those the batch touches; FLOPs of k per token.
             const StepCost::RoutedTerm& rt = c.routed_terms[routed++];
-            const Bytes touched =
-                rt.layers * expected_experts_touched(rt.experts, rt.per_token, w.batch * w.tokens_per_sequence) * rt.bytes_per_expert;
-            const double expert_params = routed_expert_parameters(e, h) / b.t;  // one device's slice
+            const Bytes touched = rt.layers *
+                                  expected_busiest_group_experts(rt.experts, rt.per_token, w.batch * w.tokens_per_sequence, rt.groups) *
+                                  rt.bytes_per_expert;
             b.add("routed experts", L, gi, touched, Bytes{},
-                  flop(2.0 * rt.layers * rt.per_token * expert_params * b.tokens));
+                  flop(2.0 * rt.layers * rt.per_token * e.expert_parameters(h) / t * b.tokens));
         }
-        b.weights("norms", L, gi, 2 * h, true);
+        b.weights("norms", L, gi, 2 * h, 2 * h);
     }
-    b.weights("final norm", 0, 0, h, true);
-    // LM head: its own matrix, or the tied input table (which the every-parameter count holds once).
-    if (m.tied_embeddings) b.weights("lm_head (tied to the embeddings)", 0, 0, all.embeddings, false, table_bytes);
-    else b.weights("lm_head", 0, 0, all.embeddings);
+    b.weights("final norm", 0, 0, h, h);
+    // LM head: its own matrix, or the tied input table.
+    if (m.tied_embeddings) b.weights("lm_head (tied to the embeddings)", 0, 0, all.embeddings, all.embeddings / t, table_bytes);
+    else b.weights("lm_head", 0, 0, all.embeddings, all.embeddings / t);
     return b.out;
 }
 

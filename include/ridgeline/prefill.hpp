@@ -3,6 +3,7 @@
 // attention FLOPs that grow with the square of the prompt, so it is usually compute-bound.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -35,17 +36,29 @@ constexpr double span_sum(double x, std::int64_t window) {
 // Prefill of `prompt` tokens for each of the workload's batch, in chunks of `chunk` tokens
 // (0: the whole prompt at once). The workload's context is ignored: the prompt starts empty.
 // Attention FLOPs are always counted here; they are the quadratic term.
-constexpr Prefill prefill(const Hardware& hw, const Model& m, const Workload& w, std::int64_t prompt, std::int64_t chunk = 0) {
+constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt, std::int64_t chunk = 0) {
     if (prompt < 1) throw error("", "prompt", std::to_string(prompt), "an integer >= 1 tokens");
     if (chunk < 0) throw error("", "chunk", std::to_string(chunk), "an integer >= 0 tokens (0: no chunking)");
     require_context_within(m, prompt, "prompt");
     if (chunk > 0 && prompt / chunk > 1'000'000)
         throw error("", "chunk", std::to_string(chunk), "a chunk giving at most 1,000,000 chunks for a " + std::to_string(prompt) + "-token prompt");
+    validate(dep, m);
     Workload wa = w;
-    wa.count_attention_flops = true;
+    wa.assumptions.attention_flops = true;
     wa.tokens_per_sequence = 1;
-    const StepCost c = step_cost(m, wa);
-    const Rates rates = effective_rates(hw, w);
+    const StepCost c = step_cost(m, wa, dep.parallel);
+    const Rates rates = effective_rates(dep.device, w);
+    // Attention in prefill's own form (MLA expanded; layers.hpp), per group and per device:
+    // FLOPs per (query, cached token) pair, and per token cached by earlier chunks.
+    std::array<Flops, Model::max_groups> pair_flops{}, prefix_flops{};
+    for (std::size_t i = 0; i < m.group_count; ++i) {
+        const double L = static_cast<double>(m.groups[i].count) / static_cast<double>(dep.parallel.pipeline);
+        const double T = static_cast<double>(dep.parallel.tensor);
+        std::visit([&](const auto& a) {
+            pair_flops[i] = flop(L * a.prefill_flops_per_cached_token() / T);
+            prefix_flops[i] = flop(L * a.prefill_flops_per_prefix_token() / T);
+        }, m.groups[i].spec.attention);
+    }
     const auto B = static_cast<double>(w.batch);
     const auto stages = static_cast<double>(c.pipeline);
     const auto devices = static_cast<double>(c.tensor * c.pipeline);
@@ -69,12 +82,13 @@ constexpr Prefill prefill(const Hardware& hw, const Model& m, const Workload& w,
             const auto& t = c.context_terms[i];
             attention += (prefill_detail::span_sum(static_cast<double>(end), t.window) -
                           prefill_detail::span_sum(static_cast<double>(start), t.window)) *
-                         t.attention_flops_per_token;
+                         pair_flops[i];
+            attention += StepCost::span(t, static_cast<double>(start)) * prefix_flops[i];  // re-expanded cache
         }
         const Flops flops = B * (len * c.flops_per_token + attention);
         Workload chunk_workload = w;  // the link carries every token of the chunk
         chunk_workload.tokens_per_sequence = end - start;
-        const Communication link = communication(hw, m, chunk_workload, c);
+        const Communication link = communication(dep, m, chunk_workload, c);
 
         const Seconds memory = bytes / rates.bandwidth;
         const Seconds compute = flops / rates.peak;

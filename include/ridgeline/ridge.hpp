@@ -66,8 +66,9 @@ constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t
     return RidgeBatch::at(static_cast<double>(lo) + (-g_lo) / (g_hi - g_lo));
 }
 
-constexpr RidgeBatch ridge_batch(const Hardware& hw, const Model& m, const Workload& w) {
-    return ridge_batch(step_cost(m, w), effective_rates(hw, w), w.context);
+constexpr RidgeBatch ridge_batch(const Deployment& d, const Model& m, const Workload& w) {
+    validate(d, m);
+    return ridge_batch(step_cost(m, w, d.parallel), effective_rates(d.device, w), w.context);
 }
 
 // n*: the context at which one sequence's memory time catches up with its compute time, so the
@@ -78,9 +79,10 @@ constexpr RidgeBatch ridge_batch(const Hardware& hw, const Model& m, const Workl
 // weights are BF16. Weight bytes do not enter: they sit in the ridge batch's numerator, not in
 // its zero. Routed experts do not either: a large batch touches them all. The workload's own
 // context is ignored.
-constexpr std::optional<double> n_star(const Hardware& hw, const Model& m, const Workload& w) {
-    const StepCost c = step_cost(m, w);
-    const Rates r = effective_rates(hw, w);
+constexpr std::optional<double> n_star(const Deployment& d, const Model& m, const Workload& w) {
+    validate(d, m);
+    const StepCost c = step_cost(m, w, d.parallel);
+    const Rates r = effective_rates(d.device, w);
     // surplus(n) is piecewise linear with corners at the windows; walk the pieces in order.
     double at = 0;
     Seconds value = ridge_detail::surplus(c, r, 0.0);

@@ -1,15 +1,24 @@
 // ridgeline: decode-speed arithmetic for LLMs. Standard library only; everything constexpr.
 #pragma once
 
+#include "calibrate.hpp"  // IWYU pragma: export
 #include "capacity.hpp"   // IWYU pragma: export
 #include "decode.hpp"     // IWYU pragma: export
+#include "deployment.hpp"  // IWYU pragma: export
+#include "diagnose.hpp"   // IWYU pragma: export
 #include "error.hpp"      // IWYU pragma: export
 #include "formats.hpp"    // IWYU pragma: export
 #include "gemm.hpp"       // IWYU pragma: export
+#include "generation.hpp"  // IWYU pragma: export
 #include "hardware.hpp"   // IWYU pragma: export
+#include "layers.hpp"     // IWYU pragma: export
+#include "memory.hpp"     // IWYU pragma: export
 #include "model.hpp"      // IWYU pragma: export
 #include "name.hpp"       // IWYU pragma: export
+#include "operators.hpp"  // IWYU pragma: export
+#include "prefill.hpp"    // IWYU pragma: export
 #include "ridge.hpp"      // IWYU pragma: export
+#include "speculative.hpp"  // IWYU pragma: export
 #include "step_cost.hpp"  // IWYU pragma: export
 #include "units.hpp"      // IWYU pragma: export
 #include "workload.hpp"   // IWYU pragma: export

@@ -44,7 +44,7 @@ struct SpeculativeDecode {
 // library's decode cost for it); without one the draft is free (prompt lookup, n-grams), which
 // is the upper bound. At batches where the target is compute-bound, verifying g + 1 tokens costs
 // about g + 1 steps and the speedup falls below 1.
-constexpr SpeculativeDecode speculative_decode(const Hardware& hw, const Model& target, const Workload& w,
+constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
                                                const Speculation& s, const Model* draft = nullptr) {
     validate(s);
     SpeculativeDecode r;
@@ -55,10 +55,11 @@ constexpr SpeculativeDecode speculative_decode(const Hardware& hw, const Model& 
     Workload verify = plain;
     verify.tokens_per_sequence = s.draft_tokens + 1;
     r.verify = decode_step(hw, target, verify);
-    if (draft) r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(hw, *draft, plain).step_time;
+    // The draft runs on one device of the deployment.
+    if (draft) r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(Deployment{hw.device}, *draft, plain).step_time;
     r.cycle_time = r.draft_time + r.verify.step_time;
     r.tokens_per_s = r.expected_tokens / r.cycle_time;
-    r.total_tokens_per_s = static_cast<double>(w.batch * w.parallel.pipeline) * r.tokens_per_s;
+    r.total_tokens_per_s = static_cast<double>(w.batch) * static_cast<double>(hw.parallel.pipeline * hw.parallel.data) * r.tokens_per_s;
     r.speedup = static_cast<double>(r.tokens_per_s / r.plain.tokens_per_s);
     return r;
 }

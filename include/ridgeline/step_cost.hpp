@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "model.hpp"
 #include "units.hpp"
@@ -17,16 +18,59 @@
 
 namespace ridgeline {
 
-// Expected distinct experts a batch of B tokens touches in one layer when each picks k of E
-// uniformly: E * (1 - (1 - k/E)^B). It is k at B = 1 and tends to E as B grows.
-constexpr double expected_experts_touched(double experts, double per_token, std::int64_t batch) {
+// Expected distinct experts a batch of `tokens` tokens touches in one layer when each picks k
+// of E uniformly: E * (1 - (1 - k/E)^tokens). It is k at one token and tends to E.
+constexpr double expected_experts_touched(double experts, double per_token, std::int64_t tokens) {
+    if (!(experts >= 1 && per_token >= 1 && per_token <= experts) || tokens < 0)
+        throw error("", "expected_experts_touched", std::to_string(experts) + " experts, " + std::to_string(per_token) +
+                        " per token, " + std::to_string(tokens) + " tokens",
+                    "at least one expert, 1 to all of them per token, and tokens >= 0");
     double miss = 1.0 - per_token / experts;  // one token leaves a given expert out
     double all_miss = 1.0;
-    for (std::int64_t b = batch; b > 0; b >>= 1) {  // miss^batch by squaring
+    for (std::int64_t b = tokens; b > 0; b >>= 1) {  // miss^tokens by squaring
         if (b & 1) all_miss *= miss;
         miss *= miss;
     }
     return experts * (1.0 - all_miss);
+}
+
+// Expected touched experts in the busiest of `groups` equal groups of whole experts (expert
+// parallelism: each group on its own devices, and each MoE layer waits for the busiest).
+// Each expert is touched with p = 1 - (1 - k/E)^tokens; treating experts as independent, a
+// group's count is Binomial(E/groups, p) and
+//     E[max] = sum over x >= 1 of (1 - F(x - 1)^groups).
+// Against a seeded simulation of top-k routing (tests/unit/test_deployment.cpp) this is within
+// 2% for DeepSeek-V3's 256 experts over 8 devices at 1 to 512 tokens. One group: the exact mean.
+constexpr double expected_busiest_group_experts(double experts, double per_token, std::int64_t tokens, std::int64_t groups) {
+    const double touched = expected_experts_touched(experts, per_token, tokens);
+    if (groups <= 1) return touched;
+    const auto n = static_cast<std::int64_t>(experts) / groups;
+    const double p = touched / experts;
+    if (p >= 1.0) return static_cast<double>(n);
+    if (p <= 0.0) return 0.0;
+    // Binomial weights relative to the mode, walking out from it so nothing underflows there.
+    const auto mode = static_cast<std::int64_t>(static_cast<double>(n + 1) * p) < n ? static_cast<std::int64_t>(static_cast<double>(n + 1) * p) : n;
+    std::vector<double> w(static_cast<std::size_t>(n + 1), 0.0);
+    w[static_cast<std::size_t>(mode)] = 1.0;
+    const double odds = p / (1.0 - p);
+    for (std::int64_t x = mode; x < n; ++x)
+        w[static_cast<std::size_t>(x + 1)] = w[static_cast<std::size_t>(x)] * static_cast<double>(n - x) / static_cast<double>(x + 1) * odds;
+    for (std::int64_t x = mode; x > 0; --x)
+        w[static_cast<std::size_t>(x - 1)] = w[static_cast<std::size_t>(x)] * static_cast<double>(x) / static_cast<double>(n - x + 1) / odds;
+    double total = 0;
+    for (const double v : w) total += v;
+    double cdf = 0, expected = 0;
+    for (std::int64_t x = 1; x <= n; ++x) {
+        cdf += w[static_cast<std::size_t>(x - 1)] / total;
+        double all_below = 1.0;  // cdf^groups by squaring
+        double base = cdf;
+        for (std::int64_t g = groups; g > 0; g >>= 1) {
+            if (g & 1) all_below *= base;
+            base *= base;
+        }
+        expected += 1.0 - all_below;
+    }
+    return expected;
 }
 
 struct StepCost {
@@ -36,18 +80,23 @@ struct StepCost {
         Flops attention_flops_per_token{};  // 0 unless the workload counts attention FLOPs
         std::int64_t window = 0;            // 0: full attention
     };
-    // One group's routed experts.
+    // One group's routed experts, split into `groups` expert-parallel groups of whole experts.
     struct RoutedTerm {
         double layers = 0;
         double experts = 0;
         double per_token = 0;
-        Bytes bytes_per_expert{};
+        std::int64_t groups = 1;
+        Bytes bytes_per_expert{};  // what one device holds of one expert: its slice within the group
     };
 
-    WeightAccounting accounting = WeightAccounting::every_parameter;
+    Assumptions assumptions{};
+    WeightAccounting accounting = WeightAccounting::bytes_read;
     std::int64_t tensor = 1;      // devices per stage
     std::int64_t pipeline = 1;    // stages
+    std::int64_t expert = 1;      // expert-parallel groups
     double layers_per_stage = 0;  // for the all-reduces a stage does
+    double moe_layers_per_stage = 0;
+    double experts_per_token = 0;  // of the MoE layers (for the all-to-all), 0 if none
     std::int64_t tokens_per_sequence = 1;
     Bytes fixed_bytes{};         // read once per step, whatever the batch
     Bytes per_sequence_bytes{};  // each sequence's own weight reads (its embedding row)
@@ -59,12 +108,12 @@ struct StepCost {
 
     [[nodiscard]] constexpr bool has_routed_experts() const noexcept { return routed_count > 0; }
 
-    // Routed-expert bytes a batch of B reads.
+    // Routed-expert bytes the busiest device reads for a batch of `batch` tokens.
     [[nodiscard]] constexpr Bytes routed_bytes(std::int64_t batch) const {
         Bytes b{};
         for (std::size_t i = 0; i < routed_count; ++i) {
             const RoutedTerm& r = routed_terms[i];
-            b += r.layers * expected_experts_touched(r.experts, r.per_token, batch) * r.bytes_per_expert;
+            b += r.layers * expected_busiest_group_experts(r.experts, r.per_token, batch, r.groups) * r.bytes_per_expert;
         }
         return b;
     }
@@ -72,7 +121,8 @@ struct StepCost {
     [[nodiscard]] constexpr Bytes all_routed_bytes() const {
         Bytes b{};
         for (std::size_t i = 0; i < routed_count; ++i)
-            b += routed_terms[i].layers * routed_terms[i].experts * routed_terms[i].bytes_per_expert;
+            b += routed_terms[i].layers * routed_terms[i].experts / static_cast<double>(routed_terms[i].groups) *
+                 routed_terms[i].bytes_per_expert;
         return b;
     }
     // Weights a batch of B sequences reads: experts touched by all its tokens, one embedding row
@@ -120,25 +170,14 @@ struct StepCost {
     }
 };
 
-namespace step_detail {
-// The share of a layer's KV one tensor-parallel device holds: its KV heads out of all (at least
-// one head: past the KV heads they are replicated), or all of it for MLA's shared latent.
-constexpr double kv_share(const Model& m, const std::variant<Gqa, Mla>& attention, std::int64_t tensor) {
-    if (!std::holds_alternative<Gqa>(attention)) return 1.0;
-    const std::int64_t kv = std::get<Gqa>(attention).kv_heads;
-    if (kv % tensor != 0 && tensor % kv != 0)
-        throw error("", "workload.parallel.tensor", std::to_string(tensor),
-                    "a divisor or multiple of model '" + std::string(m.name.view()) + "' KV heads (" + std::to_string(kv) + ")");
-    return kv >= tensor ? 1.0 / static_cast<double>(tensor) : 1.0 / static_cast<double>(kv);
-}
-}  // namespace step_detail
-
-// The cost model for one device (one tensor-parallel rank of one pipeline stage). With no
-// parallelism that device is the whole model.
-constexpr StepCost step_cost(const Model& m, const Workload& w) {
+// The cost model for one device (one tensor-parallel rank of one pipeline stage, the average
+// stage). With no parallelism that device is the whole model. Each layer kind says what one of
+// t devices holds and caches (layers.hpp).
+constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelism& par = {}) {
     validate(m);
     validate(w);
-    require_context_within(m, w.context, "workload.context");
+    validate(par);
+    require_context_within(m, w.context, "context");
     if (m.declared_parameters)
         for (const auto& g : m)
             if (std::holds_alternative<Moe>(g.spec.ffn))
@@ -146,51 +185,71 @@ constexpr StepCost step_cost(const Model& m, const Workload& w) {
                             std::to_string(*m.declared_parameters),
                             "no declared count on a model with routed experts (its bytes depend on the batch)");
 
-    const Bytes per_weight = w.precision.weights.bytes_per_element();
-    const Bytes per_table_weight = w.precision.embedding_format().bytes_per_element();
-    const Bytes per_expert_weight = w.precision.expert_format().bytes_per_element();
+    const Assumptions& a = w.assumptions;
+    const double per_weight = w.precision.weights.bytes_per_element().in(bytes);
+    const double per_table_weight = w.precision.embedding_format().bytes_per_element().in(bytes);
+    const double per_expert_weight = w.precision.expert_format().bytes_per_element().in(bytes);
     const double h = static_cast<double>(m.hidden_size);
+    const std::int64_t t = par.tensor;
+    const auto T = static_cast<double>(t);
+    const auto stages = static_cast<double>(par.pipeline);
     const ParameterBreakdown all = derived_parameters(m);
     const ParameterBreakdown active = active_parameters(m);
-    const auto t = static_cast<double>(w.parallel.tensor);
-    const auto stages = static_cast<double>(w.parallel.pipeline);
-
-    // The every-parameter budget charges the declared count when there is one (dense only).
-    double fixed = m.declared_parameters ? *m.declared_parameters : all.total() - all.experts;
-    double per_token = m.declared_parameters ? *m.declared_parameters : active.total();
 
     StepCost c;
-    c.accounting = w.accounting;
-    c.tensor = w.parallel.tensor;
-    c.pipeline = w.parallel.pipeline;
+    c.assumptions = a;
+    c.accounting = a.accounting;
+    c.tensor = t;
+    c.pipeline = par.pipeline;
+    c.expert = par.expert;
     c.layers_per_stage = static_cast<double>(layer_count(m)) / stages;
     c.tokens_per_sequence = w.tokens_per_sequence;
-    double table = all.embeddings;  // in the embeddings' format
-    if (w.accounting == WeightAccounting::bytes_read && !m.tied_embeddings) {
-        // The input table is a lookup: one row per sequence and no matmul.
-        fixed -= all.embeddings;
-        per_token -= all.embeddings;
-        table = 0;
-        c.per_sequence_bytes = h * per_table_weight / (t * stages);
+
+    // Weights one device reads each step, whatever the batch (all stages; divided below).
+    double read = 0;  // in bytes
+    const double table = all.embeddings;
+    if (m.declared_parameters) {
+        // A document's declared count: the norms replicated, the rest split evenly.
+        read = ((*m.declared_parameters - table - all.norms) / T + all.norms) * per_weight;
+    } else {
+        read += all.norms * per_weight;  // replicated
+        read += all.lm_head / T * per_weight;
+        for (const auto& g : m) {
+            const double L = static_cast<double>(g.count);
+            read += L * std::visit([&](const auto& k) { return k.parameters_per_device(h, t); }, g.spec.attention) * per_weight;
+            if (std::holds_alternative<DenseMlp>(g.spec.ffn)) { const auto* mlp = &std::get<DenseMlp>(g.spec.ffn); read += L * mlp->parameters_per_device(h, t) * per_weight; }
+            if (std::holds_alternative<Moe>(g.spec.ffn)) { const auto* e = &std::get<Moe>(g.spec.ffn); read += L * e->non_routed_parameters_per_device(h, t) * per_weight; }
+        }
     }
-    // Norms are replicated over tensor-parallel ranks; everything else is split.
-    c.fixed_bytes = (((fixed - table - all.norms) / t + all.norms) * per_weight + table / t * per_table_weight) / stages;
-    c.flops_per_token = flop(2.0 * per_token / (t * stages));
+    {
+        // The input table: a tied one is the LM head and is read whole; an untied one is read a
+        // row per token, unless every parameter is charged.
+        if (m.tied_embeddings || a.accounting == WeightAccounting::every_parameter) read += table / T * per_table_weight;
+        else c.per_sequence_bytes = bytes(h * per_table_weight / (T * stages));
+    }
+    c.fixed_bytes = bytes(read / stages);
+
+    // Matmul FLOPs per token: 2 per active parameter, less the input lookup unless counted.
+    double per_token = m.declared_parameters ? *m.declared_parameters : active.total();
+    if (!m.tied_embeddings && !a.embedding_lookup_flops) per_token -= table;
+    c.flops_per_token = flop(2.0 * per_token / (T * stages));
 
     for (const auto& g : m) {
         const double L = static_cast<double>(g.count) / stages;
         StepCost::ContextTerm term;
-        const double share = step_detail::kv_share(m, g.spec.attention, w.parallel.tensor);
+        const double share = std::visit([&](const auto& k) { return k.kv_share(t); }, g.spec.attention);
         term.kv_per_token = L * share * kv_elements_per_token(g.spec.attention) * w.precision.kv.bytes_per_element();
-        if (w.count_attention_flops)
-            term.attention_flops_per_token = flop(L * attention_flops_per_cached_token(g.spec.attention) / t);
+        if (a.attention_flops) term.attention_flops_per_token = flop(L * attention_flops_per_cached_token(g.spec.attention) / T);
         term.window = g.spec.window;
         c.context_terms[c.context_count++] = term;
         if (std::holds_alternative<Moe>(g.spec.ffn)) {
-            const Moe& e = std::get<Moe>(g.spec.ffn);
+            const auto* e = &std::get<Moe>(g.spec.ffn);
+            const auto E = static_cast<double>(par.expert);
+            c.moe_layers_per_stage += L;
+            c.experts_per_token = static_cast<double>(e->experts_per_token);
             c.routed_terms[c.routed_count++] = StepCost::RoutedTerm{
-                L, static_cast<double>(e.experts), static_cast<double>(e.experts_per_token),
-                routed_expert_parameters(e, h) / t * per_expert_weight};
+                L, static_cast<double>(e->experts), static_cast<double>(e->experts_per_token), par.expert,
+                bytes(e->expert_parameters(h) * E / T * per_expert_weight)};
         }
     }
     return c;

@@ -37,15 +37,52 @@ inline constexpr Precision w4a16_int4{formats::int4, formats::bf16, Numeric::bf1
 }  // namespace precisions
 
 // Which weights a decode step is charged for.
-//  - every_parameter: all P parameters once, the input embedding table included. The seeds'
-//    budgets and most published tok/s ceilings use this. The default.
-//  - bytes_read: what a step really reads: one row of the input embedding table per sequence
+//  - bytes_read: what a step really reads: one row of the input embedding table per token
 //    (all of it only when tied to the LM head, which reads it in full anyway), every other
-//    weight once.
+//    weight once. The default.
+//  - every_parameter: all P parameters once, the input embedding table included, as the seeds'
+//    budgets and most published tok/s ceilings count.
 enum class WeightAccounting : std::uint8_t { every_parameter, bytes_read };
 
 constexpr const char* name_of(WeightAccounting a) noexcept {
     return a == WeightAccounting::every_parameter ? "every parameter" : "bytes read";
+}
+
+// What a result counts, as one value every result records and the CLI prints. The defaults are
+// the physically right choices; `assumptions::seed_003` is what the seed documents counted.
+struct Assumptions {
+    // Attention-score FLOPs (q.k and p.v over the cache) in the compute time: real work, and
+    // for MLA as much per byte as the device's ridge.
+    bool attention_flops = true;
+    // The input embedding lookup as 2 FLOPs per table parameter (the seeds' 2P); it is a
+    // gather, so none by default. A tied LM head's matmul is always counted.
+    bool embedding_lookup_flops = false;
+    WeightAccounting accounting = WeightAccounting::bytes_read;
+    // Memory: the budget is memory_fraction of what the device reports (vLLM's
+    // gpu_memory_utilization, 0.9 by default), less runtime_reserve (CUDA context, NCCL and
+    // allocator slack, which vLLM measures at start-up; 1 GiB is ridgeline's estimate), less the
+    // activation workspace of the step's tokens. The seeds budget the datasheet's GB whole.
+    bool reported_memory = true;
+    double memory_fraction = 0.9;
+    Bytes runtime_reserve = GiB(1);
+    bool activation_workspace = true;
+    // Link latency per message (each ring step, hop or all-to-all) when neither the deployment
+    // nor the hardware preset gives one.
+    Seconds fallback_link_latency{};
+    friend constexpr bool operator==(const Assumptions&, const Assumptions&) = default;
+};
+
+namespace assumptions {
+inline constexpr Assumptions physical{};
+// Seed 003's budget: weights counted as every parameter, 2 FLOPs per parameter for the
+// embedding table too, no attention FLOPs, the datasheet's capacity whole, nothing reserved.
+inline constexpr Assumptions seed_003{false, true, WeightAccounting::every_parameter, false, 1.0, Bytes{}, false, Seconds{}};
+}  // namespace assumptions
+
+constexpr const char* assumptions_name(const Assumptions& a) noexcept {
+    if (a == assumptions::physical) return "physical";
+    if (a == assumptions::seed_003) return "seed_003";
+    return "custom";
 }
 
 // How a model is spread over devices.
@@ -53,18 +90,24 @@ constexpr const char* name_of(WeightAccounting a) noexcept {
 //    them; MLA's latent cache is replicated), with two all-reduces of the activations per layer;
 //  - pipeline p: the layers split into p stages, one device group each; a token crosses them in
 //    turn, so batch-1 latency does not improve, while p micro-batches in flight multiply throughput;
-//  - expert e: routed experts spread whole over e of the tensor-parallel devices (e divides t);
-//    in expectation each device reads its share of the touched experts, as when sliced.
+//  - expert e: the routed experts split into e groups of whole experts, each group sliced over
+//    t / e of the tensor-parallel devices (e divides t). The device whose group the batch routes
+//    most tokens' experts to sets each MoE layer's time, and tokens cross to the experts'
+//    devices and back (dispatch and combine);
+//  - data d: d replicas of all the above, each with its own batch.
 struct Parallelism {
     std::int64_t tensor = 1;
     std::int64_t pipeline = 1;
     std::int64_t expert = 1;
-    // The device link, per device, both directions together; unset: the hardware preset's.
+    std::int64_t data = 1;
+    // The scale-up link, per device, both directions together; unset: the hardware preset's.
     std::optional<BytesPerSecond> link_bandwidth{};
-    Seconds link_latency{};  // per message (each all-reduce, each pipeline hop)
+    // Latency per message (each ring step, pipeline hop, all-to-all); unset: the preset's.
+    std::optional<Seconds> link_latency{};
     Format activations = formats::bf16;  // what crosses the link
 
-    [[nodiscard]] constexpr std::int64_t devices() const noexcept { return tensor * pipeline; }
+    [[nodiscard]] constexpr std::int64_t replica_devices() const noexcept { return tensor * pipeline; }
+    [[nodiscard]] constexpr std::int64_t devices() const noexcept { return tensor * pipeline * data; }
     friend constexpr bool operator==(const Parallelism&, const Parallelism&) = default;
 };
 
@@ -82,42 +125,62 @@ struct Workload {
     Precision precision{};
     std::int64_t batch = 1;       // sequences decoded together in one step (per pipeline micro-batch)
     std::int64_t context = 0;     // tokens already in each sequence's KV cache
-    WeightAccounting accounting = WeightAccounting::every_parameter;
-    // Add attention-score FLOPs (4 per layer, head and head dimension per cached token) to the
-    // compute time. Off by default, as in the seeds' 2P; they matter only near the ridge.
-    bool count_attention_flops = false;
+    Assumptions assumptions{};
     // Tokens each sequence pushes through the model in this step: 1 when decoding, g + 1 when
     // verifying g drafted tokens. The weights and the cached KV are still read once.
     std::int64_t tokens_per_sequence = 1;
-    Parallelism parallel{};
     Efficiency efficiency{};
 };
 
+// Upper bounds on what a workload may ask, so that every product of them stays exact in a
+// double and far inside int64: 2^40 sequences and 2^40 tokens of context.
+inline constexpr std::int64_t max_batch = std::int64_t{1} << 40;
+inline constexpr std::int64_t max_context = std::int64_t{1} << 40;
+inline constexpr std::int64_t max_parallel_degree = 1 << 20;
+
+constexpr void validate(const Assumptions& a) {
+    if (!(a.memory_fraction > 0 && a.memory_fraction <= 1))
+        throw error("", "memory fraction", std::to_string(a.memory_fraction), "a fraction in (0, 1]");
+    if (!(a.runtime_reserve >= Bytes{}) || !is_finite(a.runtime_reserve) || a.runtime_reserve > TB(1000))
+        throw error("", "runtime reserve", std::to_string(a.runtime_reserve.in(GiB)) + " GiB", "a size from 0 to 1000 TB");
+    if (!(a.fallback_link_latency >= Seconds{}) || !(a.fallback_link_latency <= s(1)))
+        throw error("", "fallback link latency", std::to_string(a.fallback_link_latency.in(us)) + " us", "a time from 0 to 1 s");
+}
+
+constexpr void validate(const Parallelism& p) {
+    const auto degree = [](std::int64_t v, const char* what) {
+        if (v < 1 || v > max_parallel_degree)
+            throw error("", what, std::to_string(v), "an integer from 1 to " + std::to_string(max_parallel_degree));
+    };
+    degree(p.tensor, "tensor-parallel degree");
+    degree(p.pipeline, "pipeline-parallel degree");
+    degree(p.data, "data-parallel degree");
+    degree(p.expert, "expert-parallel degree");
+    if (p.tensor % p.expert != 0)
+        throw error("", "expert-parallel degree", std::to_string(p.expert),
+                    "a divisor of the tensor-parallel degree (" + std::to_string(p.tensor) + ")");
+    if (p.link_bandwidth && !(*p.link_bandwidth > BytesPerSecond{} && *p.link_bandwidth < TB_per_s(1e6)))
+        throw error("", "link bandwidth", std::to_string(p.link_bandwidth->in(GB_per_s)) + " GB/s",
+                    "a positive bandwidth below 1e9 GB/s");
+    if (p.link_latency && !(*p.link_latency >= Seconds{} && *p.link_latency <= s(1)))
+        throw error("", "link latency", std::to_string(p.link_latency->in(us)) + " us", "a time from 0 to 1 s");
+}
+
 constexpr void validate(const Workload& w) {
-    if (w.batch < 1)
-        throw error("", "workload.batch", std::to_string(w.batch), "an integer >= 1");
-    if (w.context < 0)
-        throw error("", "workload.context", std::to_string(w.context), "an integer >= 0 tokens");
-    if (w.tokens_per_sequence < 1)
-        throw error("", "workload.tokens_per_sequence", std::to_string(w.tokens_per_sequence), "an integer >= 1");
-    const Parallelism& p = w.parallel;
-    if (p.tensor < 1) throw error("", "workload.parallel.tensor", std::to_string(p.tensor), "an integer >= 1");
-    if (p.pipeline < 1) throw error("", "workload.parallel.pipeline", std::to_string(p.pipeline), "an integer >= 1");
-    if (p.expert < 1 || p.tensor % p.expert != 0)
-        throw error("", "workload.parallel.expert", std::to_string(p.expert),
-                    "an integer >= 1 dividing the tensor-parallel degree (" + std::to_string(p.tensor) + ")");
-    if (p.link_bandwidth && !(*p.link_bandwidth > BytesPerSecond{} && is_finite(*p.link_bandwidth)))
-        throw error("", "workload.parallel.link_bandwidth", std::to_string(p.link_bandwidth->in(GB_per_s)) + " GB/s",
-                    "a positive, finite bandwidth");
-    if (!(p.link_latency >= Seconds{}) || !is_finite(p.link_latency))
-        throw error("", "workload.parallel.link_latency", std::to_string(p.link_latency.in(us)) + " us", "a finite time >= 0");
+    if (w.batch < 1 || w.batch > max_batch)
+        throw error("", "batch", std::to_string(w.batch), "an integer from 1 to 2^40");
+    if (w.context < 0 || w.context > max_context)
+        throw error("", "context", std::to_string(w.context), "an integer from 0 to 2^40 tokens");
+    if (w.tokens_per_sequence < 1 || w.tokens_per_sequence > 1025)
+        throw error("", "tokens per sequence", std::to_string(w.tokens_per_sequence), "an integer from 1 to 1025");
+    validate(w.assumptions);
     const Efficiency& e = w.efficiency;
-    if (!(e.bandwidth > 0 && e.bandwidth <= 1))
-        throw error("", "workload.efficiency.bandwidth", std::to_string(e.bandwidth), "a fraction in (0, 1]");
-    if (!(e.compute > 0 && e.compute <= 1))
-        throw error("", "workload.efficiency.compute", std::to_string(e.compute), "a fraction in (0, 1]");
-    if (!(e.overhead >= Seconds{}) || !is_finite(e.overhead))
-        throw error("", "workload.efficiency.overhead", std::to_string(e.overhead.in(us)) + " us", "a finite time >= 0");
+    if (!(e.bandwidth >= 1e-6 && e.bandwidth <= 1))
+        throw error("", "efficiency (bandwidth)", std::to_string(e.bandwidth), "a fraction in [1e-6, 1]");
+    if (!(e.compute >= 1e-6 && e.compute <= 1))
+        throw error("", "efficiency (compute)", std::to_string(e.compute), "a fraction in [1e-6, 1]");
+    if (!(e.overhead >= Seconds{}) || !(e.overhead <= s(1000)))
+        throw error("", "overhead per step", std::to_string(e.overhead.in(us)) + " us", "a time from 0 to 1000 s");
 }
 
 }  // namespace ridgeline

@@ -138,7 +138,7 @@ TEST_CASE("cli: decode JSON equals the library's numbers, in SI units, with inpu
 }
 
 TEST_CASE("cli: ridge JSON says never with null, and carries n*", "[cli]") {
-    const Run r = cli("ridge -m qwen3-32b -c 0,848 --format json");
+    const Run r = cli("ridge -m qwen3-32b -c 0,4096 --format json");
     REQUIRE(r.status == 0);
     const auto rows = nlohmann::json::parse(r.out);
     REQUIRE(rows.size() == 2);

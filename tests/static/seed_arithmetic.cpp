@@ -11,15 +11,15 @@ using namespace ridgeline;
 using namespace seed;
 
 constexpr double tok_s(const Hardware& h, const Model& m, std::int64_t context, Precision p = {}) {
-    return decode_step(h, m, Workload{.precision = p, .context = context}).tokens_per_s.in(per_s);
+    return decode_step(h, m, seed::seed_003(Workload{.precision = p, .context = context})).tokens_per_s.in(per_s);
 }
 constexpr double ridge(const Model& m, std::int64_t context, Precision p = {}) {
-    return ridge_batch(h100_seed003(), m, Workload{.precision = p, .context = context}).value();
+    return ridge_batch(h100_seed003(), m, seed::seed_003(Workload{.precision = p, .context = context})).value();
 }
 constexpr bool ridge_never(const Model& m, std::int64_t context) {
-    return ridge_batch(h100_seed003(), m, Workload{.context = context}).is_never();
+    return ridge_batch(h100_seed003(), m, seed::seed_003(Workload{.context = context})).is_never();
 }
-constexpr double nstar(const Model& m, Precision p = {}) { return *n_star(h100_seed003(), m, Workload{.precision = p}); }
+constexpr double nstar(const Model& m, Precision p = {}) { return *n_star(h100_seed003(), m, seed::seed_003(Workload{.precision = p})); }
 
 // --- seed 003, table "model / weights / KV per token / 4k / 32k / 128k tok/s" (1 decimal) ---
 static_assert(round_to(parameter_count(llama31_8b_seed003()) * 2 / 1e9, 2) == 16.06);   // "16.06 GB"
@@ -76,19 +76,19 @@ static_assert(round_to(nstar(qwen3_32b_seed003(), {formats::fp8, formats::fp8, N
 
 // --- seed 000: 140 GB at 3 TB/s "near 47 ms"; "140 GFLOPs ... about 0.14 ms"; "over 300 times";
 //     INT4 "roughly 12 ms" (each to the digits printed) ---
-constexpr DecodeStep s000 = decode_step(h100_seed000(), llama_70b_rounded(), Workload{.precision = {formats::fp16, formats::fp16, Numeric::fp16}});
+constexpr DecodeStep s000 = decode_step(h100_seed000(), llama_70b_rounded(), seed::seed_003(Workload{.precision = {formats::fp16, formats::fp16, Numeric::fp16}}));
 static_assert(s000.weight_bytes.in(GB) == 140);
 static_assert(round_to(s000.memory_time.in(ms), 0) == 47);
 static_assert(s000.flops.in(GFLOP) == 140);
 static_assert(round_to(s000.compute_time.in(ms), 2) == 0.14);
 static_assert(static_cast<double>(s000.memory_time / s000.compute_time) > 300);
 static_assert(round_to(static_cast<double>(s000.memory_time / s000.compute_time), 1) == 329.7);
-static_assert(round_to(decode_step(h100_seed000(), llama_70b_rounded(), Workload{.precision = precisions::w4a16_int4}).memory_time.in(ms), 0) == 12);
+static_assert(round_to(decode_step(h100_seed000(), llama_70b_rounded(), seed::seed_003(Workload{.precision = precisions::w4a16_int4})).memory_time.in(ms), 0) == 12);
 
 // --- seed 001: "on an A100 at 2 TB/s that is roughly 70 ms"; "FP8 ... halve the weight read to
 //     roughly 70 GB" ---
-static_assert(decode_step(a100_seed001(), llama_70b_rounded(), Workload{}).memory_time.in(ms) == 70);
-static_assert(decode_step(a100_seed001(), llama_70b_rounded(), Workload{.precision = precisions::w8a16_fp8}).weight_bytes.in(GB) == 70);
+static_assert(decode_step(a100_seed001(), llama_70b_rounded(), seed::seed_003(Workload{})).memory_time.in(ms) == 70);
+static_assert(decode_step(a100_seed001(), llama_70b_rounded(), seed::seed_003(Workload{.precision = precisions::w8a16_fp8})).weight_bytes.in(GB) == 70);
 
 // --- seed 002: ops:byte "A10 ... 208", "A100 ... also about 208", TPU v5e "240" (integers) ---
 static_assert(round_to(ops_per_byte(a10_seed002(), Numeric::fp16).in(flop_per_byte), 0) == 208);
@@ -100,8 +100,8 @@ static_assert(round_to(gemm_cost(4096, 1024, 1, formats::fp16).intensity.in(flop
 static_assert(round_to(gemm_cost(4096, 1024, 512, formats::fp16).intensity.in(flop_per_byte), 0) == 315);
 // Llama-2-7B on A10: "14 GB ... over 600 GB/s is 23 ms per token — about 43 tokens/second"
 constexpr Model llama2_7b_14gb = llama2_7b().with_parameters(7e9);
-static_assert(round_to(decode_step(a10_seed002(), llama2_7b_14gb, Workload{.precision = {formats::fp16, formats::fp16, Numeric::fp16}}).step_time.in(ms), 0) == 23);
-static_assert(round_to(decode_step(a10_seed002(), llama2_7b_14gb, Workload{.precision = {formats::fp16, formats::fp16, Numeric::fp16}}).tokens_per_s.in(per_s), 0) == 43);
+static_assert(round_to(decode_step(a10_seed002(), llama2_7b_14gb, seed::seed_003(Workload{.precision = {formats::fp16, formats::fp16, Numeric::fp16}})).step_time.in(ms), 0) == 23);
+static_assert(round_to(decode_step(a10_seed002(), llama2_7b_14gb, seed::seed_003(Workload{.precision = {formats::fp16, formats::fp16, Numeric::fp16}})).tokens_per_s.in(per_s), 0) == 43);
 // LLaMA-2-13B at 8192: "four sequences' KV caches exceed the memory used by the weights"
 static_assert(round_to((8192 * kv_bytes_per_token(llama2_13b(), formats::fp16)).in(GB), 1) == 6.7);  // "6.7 GB each"
 static_assert(4 * 8192 * kv_bytes_per_token(llama2_13b(), formats::fp16) > parameter_count(llama2_13b()) * formats::fp16.bytes_per_element());

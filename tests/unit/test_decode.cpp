@@ -7,6 +7,8 @@
 #include <ridgeline/json.hpp>
 #include <ridgeline/ridgeline.hpp>
 
+#include "../seed_inputs.hpp"
+
 using namespace ridgeline;
 
 namespace {
@@ -21,9 +23,9 @@ const Model& llama8b() {
 }  // namespace
 
 TEST_CASE("decode: batch 1 at 4k, every field by hand", "[decode]") {
-    const DecodeStep d = decode_step(h100(), llama8b(), Workload{.context = 4096});
+    const DecodeStep d = decode_step(h100(), llama8b(), seed::seed_003(Workload{.context = 4096}));
     const double P = 8'030'261'248.0;
-    CHECK(d.accounting == WeightAccounting::every_parameter);
+    CHECK(d.assumptions == assumptions::seed_003);
     CHECK(d.weight_bytes.in(bytes) == 2 * P);
     CHECK(d.kv_bytes.in(bytes) == 4096.0 * 131072);
     CHECK(d.total_bytes.in(bytes) == 2 * P + 4096.0 * 131072);
@@ -36,13 +38,13 @@ TEST_CASE("decode: batch 1 at 4k, every field by hand", "[decode]") {
     CHECK(d.total_tokens_per_s == d.tokens_per_s);
     CHECK(d.arithmetic_intensity.in(flop_per_byte) == Approx(2 * P / (2 * P + 4096.0 * 131072)).epsilon(1e-14));
     CHECK(d.ops_per_byte.in(flop_per_byte) == Approx(989e12 / 3.35e12).epsilon(1e-14));
-    // Attention-score FLOPs are reported but, as in the seeds, not charged by default.
+    // Attention-score FLOPs are reported; the seeds' assumptions do not charge them.
     CHECK(d.attention_flops.in(flop) == 4.0 * 32 * 32 * 128 * 4096);
 }
 
 TEST_CASE("decode: batching shares the weight read, not the KV read", "[decode]") {
-    const DecodeStep one = decode_step(h100(), llama8b(), Workload{.batch = 1, .context = 4096});
-    const DecodeStep many = decode_step(h100(), llama8b(), Workload{.batch = 64, .context = 4096});
+    const DecodeStep one = decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = 1, .context = 4096}));
+    const DecodeStep many = decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = 64, .context = 4096}));
     CHECK(many.weight_bytes == one.weight_bytes);
     CHECK(many.kv_bytes == 64 * one.kv_bytes);
     CHECK(many.flops == 64 * one.flops);
@@ -52,11 +54,13 @@ TEST_CASE("decode: batching shares the weight read, not the KV read", "[decode]"
 }
 
 TEST_CASE("decode: 'bytes read' charges one embedding row per sequence, not the table", "[decode][accounting]") {
-    const Workload read{.batch = 4, .context = 4096, .accounting = WeightAccounting::bytes_read};
+    Workload read = seed::seed_003(Workload{.batch = 4, .context = 4096});
+    read.assumptions.accounting = WeightAccounting::bytes_read;
+    read.assumptions.embedding_lookup_flops = false;
     const DecodeStep r = decode_step(h100(), llama8b(), read);
-    const DecodeStep all = decode_step(h100(), llama8b(), Workload{.batch = 4, .context = 4096});
+    const DecodeStep all = decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = 4, .context = 4096}));
     const double table = 128256.0 * 4096;
-    CHECK(r.accounting == WeightAccounting::bytes_read);
+    CHECK(r.assumptions.accounting == WeightAccounting::bytes_read);
     CHECK(r.weight_bytes.in(bytes) == 2 * (8'030'261'248.0 - table) + 4 * 2 * 4096.0);
     CHECK(all.weight_bytes.in(bytes) - r.weight_bytes.in(bytes) == 2 * table - 4 * 2 * 4096.0);
     CHECK(r.flops.in(flop) == 4 * 2 * (8'030'261'248.0 - table));
@@ -66,13 +70,13 @@ TEST_CASE("decode: 'bytes read' charges one embedding row per sequence, not the 
     Model tied = llama8b();
     tied.tied_embeddings = true;
     CHECK(decode_step(h100(), tied, read).weight_bytes ==
-          decode_step(h100(), tied, Workload{.batch = 4, .context = 4096}).weight_bytes);
+          decode_step(h100(), tied, seed::seed_003(Workload{.batch = 4, .context = 4096})).weight_bytes);
 }
 
 TEST_CASE("decode: counting attention FLOPs adds them to the compute time", "[decode]") {
-    Workload w{.batch = 256, .context = 2048};
+    Workload w = seed::seed_003(Workload{.batch = 256, .context = 2048});
     const DecodeStep without = decode_step(h100(), llama8b(), w);
-    w.count_attention_flops = true;
+    w.assumptions.attention_flops = true;
     const DecodeStep with = decode_step(h100(), llama8b(), w);
     CHECK(with.flops - without.flops == with.attention_flops);
     CHECK(with.compute_time.in(s) == Approx((without.flops + with.attention_flops).in(flop) / 989e12));
@@ -80,7 +84,7 @@ TEST_CASE("decode: counting attention FLOPs adds them to the compute time", "[de
 }
 
 TEST_CASE("decode: the math runs on the compute format's peak; a missing peak is an error", "[decode][errors]") {
-    const Workload w8a8{.precision = precisions::w8a8_fp8, .batch = 512};
+    const Workload w8a8 = seed::seed_003(Workload{.precision = precisions::w8a8_fp8, .batch = 512});
     const DecodeStep fp8 = decode_step(h100(), llama8b(), w8a8);
     CHECK(fp8.compute_time.in(s) == Approx(512 * 2 * 8'030'261'248.0 / 1979e12));
     CHECK(fp8.ops_per_byte.in(flop_per_byte) == Approx(1979.0 / 3.35));
@@ -88,16 +92,16 @@ TEST_CASE("decode: the math runs on the compute format's peak; a missing peak is
     CHECK_THROWS_WITH(decode_step(a100, llama8b(), w8a8),
                       "hardware 'NVIDIA A100 SXM4 80GB' compute peak: got fp8, expected a format this device has a dense peak for");
     // W4A16 reads 4-bit weights and computes in BF16.
-    const DecodeStep w4 = decode_step(h100(), llama8b(), Workload{.precision = precisions::w4a16_int4});
+    const DecodeStep w4 = decode_step(h100(), llama8b(), seed::seed_003(Workload{.precision = precisions::w4a16_int4}));
     CHECK(w4.weight_bytes.in(bytes) == 8'030'261'248.0 / 2);
-    CHECK(w4.compute_time == decode_step(h100(), llama8b(), Workload{}).compute_time);
+    CHECK(w4.compute_time == decode_step(h100(), llama8b(), seed::seed_003(Workload{})).compute_time);
 }
 
 TEST_CASE("decode: bad workloads are errors, never NaN or infinity", "[decode][errors]") {
-    CHECK_THROWS_WITH(decode_step(h100(), llama8b(), Workload{.batch = 0}), "workload.batch: got 0, expected an integer >= 1");
-    CHECK_THROWS_WITH(decode_step(h100(), llama8b(), Workload{.context = -1}),
-                      "workload.context: got -1, expected an integer >= 0 tokens");
-    CHECK_THROWS_AS(ridge_batch(h100(), llama8b(), Workload{.batch = -3}), ridgeline::error);
+    CHECK_THROWS_WITH(decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = 0})), "batch: got 0, expected an integer from 1 to 2^40");
+    CHECK_THROWS_WITH(decode_step(h100(), llama8b(), seed::seed_003(Workload{.context = -1})),
+                      "context: got -1, expected an integer from 0 to 2^40 tokens");
+    CHECK_THROWS_AS(ridge_batch(h100(), llama8b(), seed::seed_003(Workload{.batch = -3})), ridgeline::error);
 }
 
 TEST_CASE("decode: invariants over batch, context and bandwidth", "[decode][properties]") {
@@ -106,14 +110,14 @@ TEST_CASE("decode: invariants over batch, context and bandwidth", "[decode][prop
     for (std::int64_t batch : {1, 2, 8, 64, 256, 1024}) {
         Seconds previous{};
         for (std::int64_t context : {0, 1, 128, 4096, 32768, 131072}) {
-            const Workload w{.batch = batch, .context = context};
+            const Workload w = seed::seed_003(Workload{.batch = batch, .context = context});
             const DecodeStep d = decode_step(h100(), llama8b(), w);
             INFO("batch " << batch << " context " << context);
             CHECK(is_finite(d.step_time));
             CHECK(d.step_time >= previous);  // more context is never faster
             previous = d.step_time;
             CHECK(decode_step(faster, llama8b(), w).step_time <= d.step_time);  // more bandwidth never slower
-            const DecodeStep bigger = decode_step(h100(), llama8b(), Workload{.batch = batch + 1, .context = context});
+            const DecodeStep bigger = decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = batch + 1, .context = context}));
             CHECK(bigger.step_time >= d.step_time);  // a bigger batch never takes less time per step
             CHECK(d.step_time == (d.memory_time > d.compute_time ? d.memory_time : d.compute_time));
         }
@@ -122,7 +126,7 @@ TEST_CASE("decode: invariants over batch, context and bandwidth", "[decode][prop
 
 TEST_CASE("scaling book: B*bw/(B*kv + params) is the memory-bound total rate", "[decode]") {
     for (std::int64_t batch : {1, 4, 32}) {
-        const Workload w{.batch = batch, .context = 8192};
+        const Workload w = seed::seed_003(Workload{.batch = batch, .context = 8192});
         const DecodeStep d = decode_step(h100(), llama8b(), w);
         REQUIRE(d.bound == Bound::memory);
         CHECK(scaling_book_tokens_per_s(h100(), llama8b(), w).in(per_s) == Approx(d.total_tokens_per_s.in(per_s)).epsilon(1e-12));
@@ -131,13 +135,13 @@ TEST_CASE("scaling book: B*bw/(B*kv + params) is the memory-bound total rate", "
 
 TEST_CASE("ridge: memory and compute times meet at the ridge batch", "[ridge]") {
     for (std::int64_t context : {0, 64, 200, 400}) {
-        const Workload w{.context = context};
+        const Workload w = seed::seed_003(Workload{.context = context});
         const RidgeBatch r = ridge_batch(h100(), llama8b(), w);
         REQUIRE(r.exists());
         const auto below = static_cast<std::int64_t>(std::floor(r.value()));
         INFO("context " << context << " ridge " << r.value());
-        CHECK(decode_step(h100(), llama8b(), Workload{.batch = below, .context = context}).bound == Bound::memory);
-        CHECK(decode_step(h100(), llama8b(), Workload{.batch = below + 1, .context = context}).bound == Bound::compute);
+        CHECK(decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = below, .context = context})).bound == Bound::memory);
+        CHECK(decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = below + 1, .context = context})).bound == Bound::compute);
         // At the real-valued ridge both linear times are equal.
         const StepCost c = step_cost(llama8b(), w);
         const double B = r.value();
@@ -148,61 +152,64 @@ TEST_CASE("ridge: memory and compute times meet at the ridge batch", "[ridge]") 
 }
 
 TEST_CASE("ridge: n* is where the ridge batch stops existing", "[ridge]") {
-    const auto n = n_star(h100(), llama8b(), Workload{});
+    const auto n = n_star(h100(), llama8b(), seed::seed_003(Workload{}));
     REQUIRE(n.has_value());
     CHECK(*n == Approx(415.0).margin(0.5));  // seed 003: "415 tokens for Llama-3.1-8B"
     const auto below = static_cast<std::int64_t>(std::floor(*n));
-    CHECK(ridge_batch(h100(), llama8b(), Workload{.context = below}).exists());
-    CHECK(ridge_batch(h100(), llama8b(), Workload{.context = below + 1}).is_never());
+    CHECK(ridge_batch(h100(), llama8b(), seed::seed_003(Workload{.context = below})).exists());
+    CHECK(ridge_batch(h100(), llama8b(), seed::seed_003(Workload{.context = below + 1})).is_never());
     // The ridge batch grows without bound as the context approaches n*.
-    CHECK(ridge_batch(h100(), llama8b(), Workload{.context = below}).value() > 10 * ridge_batch(h100(), llama8b(), Workload{}).value());
+    CHECK(ridge_batch(h100(), llama8b(), seed::seed_003(Workload{.context = below})).value() > 10 * ridge_batch(h100(), llama8b(), seed::seed_003(Workload{})).value());
     // "Never" is a value, not an accidental infinity.
     CHECK_THROWS_AS(RidgeBatch::never().value(), std::logic_error);
-    CHECK(RidgeBatch::never() == ridge_batch(h100(), llama8b(), Workload{.context = 131072}));
+    CHECK(RidgeBatch::never() == ridge_batch(h100(), llama8b(), seed::seed_003(Workload{.context = 131072})));
 }
 
 TEST_CASE("ridge: 'bytes read' and attention FLOPs move n* the way the algebra says", "[ridge]") {
     // Per-sequence embedding rows and fewer charged FLOPs shrink n*; so does nothing else.
-    const auto every = *n_star(h100(), llama8b(), Workload{});
-    const auto read = *n_star(h100(), llama8b(), Workload{.accounting = WeightAccounting::bytes_read});
+    const auto every = *n_star(h100(), llama8b(), seed::seed_003(Workload{}));
+    Workload rows = seed::seed_003(Workload{});
+    rows.assumptions.accounting = WeightAccounting::bytes_read;
+    rows.assumptions.embedding_lookup_flops = false;
+    const auto read = *n_star(h100(), llama8b(), rows);
     const double P = 8'030'261'248.0, table = 128256.0 * 4096;
     const double f = 2 * (P - table) / 989e12, e = 2 * 4096.0 / 3.35e12, k = 131072.0 / 3.35e12;
     CHECK(read == Approx((f - e) / k).epsilon(1e-12));
     CHECK(read < every);
     // Attention FLOPs grow with context too: n* = (2P/F) / (k/bw - a/F).
-    const auto att = *n_star(h100(), llama8b(), Workload{.count_attention_flops = true});
+    Workload attention = seed::seed_003(Workload{});
+    attention.assumptions.attention_flops = true;
+    const auto att = *n_star(h100(), llama8b(), attention);
     const double a = 4.0 * 32 * 32 * 128 / 989e12;
     CHECK(att == Approx((2 * P / 989e12) / (k - a)).epsilon(1e-12));
     CHECK(att > every);
 }
 
-TEST_CASE("capacity: KV tokens beside the weights; 'does not fit' is a result", "[capacity]") {
-    const KvCapacity c = kv_capacity(h100(), llama8b(), Precision{});
-    CHECK(c.weights_fit);
-    CHECK(c.free_bytes.in(bytes) == 80e9 - 2 * 8'030'261'248.0);
-    CHECK(c.kv_tokens == std::floor((80e9 - 2 * 8'030'261'248.0) / 131072));  // 487,819.2
-    CHECK(c.kv_tokens == 487819);
-    CHECK(largest_batch(h100(), llama8b(), Precision{}, 4096) == 119);
+TEST_CASE("capacity: under the seeds' memory budget, KV beside the weights; 'does not fit' is a result", "[capacity]") {
+    // seed_003: the datasheet's 80 GB whole, nothing reserved, no workspace, so the free memory
+    // is 80e9 - 2P = 63,939,477,504 B, which holds 487,819.2 tokens of 131,072 B.
+    const Workload seeds = seed::seed_003(Workload{});
+    const MemoryUse budget = memory_budget(h100(), seeds.assumptions);
+    CHECK(budget.budget.in(bytes) == 80e9);
+    CHECK(weights_per_device(llama8b(), Precision{}).in(bytes) == 2 * 8'030'261'248.0);
+    CHECK(largest_batch(h100(), llama8b(), seeds, 4096) == 119);  // floor(487,819.2 / 4096)
     // Memory holds 487,819 tokens; the model stops at its max_position_embeddings, 131,072.
-    CHECK(longest_context(h100(), llama8b(), Precision{}, 1).tokens() == 131072);
-    CHECK(longest_context(h100(), llama8b(), Precision{}, 4).tokens() == 121954);
+    CHECK(longest_context(h100(), llama8b(), seeds, 1).tokens() == 131072);
+    CHECK(longest_context(h100(), llama8b(), seeds, 4).tokens() == 121954);  // floor(487,819.2 / 4)
     Model unlimited = llama8b();
     unlimited.max_context = 0;
-    CHECK(longest_context(h100(), unlimited, Precision{}, 1).tokens() == 487819);
-    CHECK_THROWS_WITH(largest_batch(h100(), llama8b(), Precision{}, 131073),
+    CHECK(longest_context(h100(), unlimited, seeds, 1).tokens() == 487819);
+    CHECK_THROWS_WITH(largest_batch(h100(), llama8b(), seeds, 131073),
                       "context: got 131073, expected at most model 'llama-3.1-8b' max_position_embeddings (131072); raise "
                       "Model::max_context where the model allows more");
-    CHECK_THROWS_AS(decode_step(h100(), llama8b(), Workload{.context = 200000}), ridgeline::error);
-    CHECK_FALSE(largest_batch(h100(), unlimited, Precision{}, 487820).has_value());
-    CHECK(largest_batch(h100(), unlimited, Precision{}, 487819) == 1);
+    CHECK_THROWS_AS(decode_step(h100(), llama8b(), seed::seed_003(Workload{.context = 200000})), ridgeline::error);
+    CHECK_FALSE(largest_batch(h100(), unlimited, seeds, 487820).has_value());
+    CHECK(largest_batch(h100(), unlimited, seeds, 487819) == 1);
 
     const Model big = load_model("llama-3.1-405b");
-    const KvCapacity none = kv_capacity(h100(), big, Precision{});
-    CHECK_FALSE(none.weights_fit);
-    CHECK(none.free_bytes == Bytes{});
-    CHECK(none.kv_tokens == 0);
-    CHECK_FALSE(largest_batch(h100(), big, Precision{}, 1).has_value());
-    CHECK(longest_context(h100(), big, Precision{}, 1) == ContextFit::does_not_fit());
+    CHECK(weights_per_device(big, Precision{}) > budget.budget);
+    CHECK_FALSE(largest_batch(h100(), big, seeds, 1).has_value());
+    CHECK(longest_context(h100(), big, seeds, 1) == ContextFit::does_not_fit());
     CHECK_THROWS_AS(ContextFit::does_not_fit().tokens(), std::logic_error);
-    CHECK_THROWS_WITH(largest_batch(h100(), llama8b(), Precision{}, 0), "context: got 0, expected an integer >= 1 tokens");
+    CHECK_THROWS_WITH(largest_batch(h100(), llama8b(), seeds, 0), "context: got 0, expected an integer from 1 to 2^40 tokens");
 }

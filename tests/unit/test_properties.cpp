@@ -9,6 +9,8 @@
 #include <ridgeline/json.hpp>
 #include <ridgeline/ridgeline.hpp>
 
+#include "../seed_inputs.hpp"
+
 using namespace ridgeline;
 
 namespace {
@@ -42,7 +44,7 @@ struct Setting {
 };
 Setting random_setting(std::mt19937_64& rng) {
     const auto& c = catalogue();
-    Setting s{&c.hardware[rng() % c.hardware.size()], &c.models[rng() % c.models.size()], Workload{}};
+    Setting s{&c.hardware[rng() % c.hardware.size()], &c.models[rng() % c.models.size()], seed::seed_003(Workload{})};
     std::vector<Numeric> computes;
     for (Numeric n : all_numerics)
         if (s.hw->peak_for(n)) computes.push_back(n);
@@ -53,8 +55,8 @@ Setting random_setting(std::mt19937_64& rng) {
     s.w.batch = 1 + static_cast<std::int64_t>(rng() % 4096);
     const std::int64_t limit = s.m->max_context > 0 ? s.m->max_context : 131072;
     s.w.context = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(limit - 64));
-    s.w.accounting = rng() % 2 ? WeightAccounting::bytes_read : WeightAccounting::every_parameter;
-    s.w.count_attention_flops = rng() % 2;
+    s.w.assumptions.accounting = rng() % 2 ? WeightAccounting::bytes_read : WeightAccounting::every_parameter;
+    s.w.assumptions.attention_flops = rng() % 2;
     return s;
 }
 }  // namespace
@@ -131,19 +133,17 @@ TEST_CASE("properties: extreme inputs are rejected with the documented error", "
     const Hardware& h = catalogue().hardware.front();
     const Model m = load_model("llama-3.1-8b");
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    CHECK_THROWS_WITH(decode_step(h, m, Workload{.batch = 0}), "workload.batch: got 0, expected an integer >= 1");
-    CHECK_THROWS_WITH(decode_step(h, m, Workload{.batch = -5}), "workload.batch: got -5, expected an integer >= 1");
-    CHECK_THROWS_WITH(decode_step(h, m, Workload{.context = -1}), "workload.context: got -1, expected an integer >= 0 tokens");
-    CHECK_THROWS_AS(decode_step(h, m, Workload{.context = 1'000'000'000'000}), ridgeline::error);  // past the model's limit
+    CHECK_THROWS_WITH(decode_step(h, m, seed::seed_003(Workload{.batch = 0})), "batch: got 0, expected an integer from 1 to 2^40");
+    CHECK_THROWS_WITH(decode_step(h, m, seed::seed_003(Workload{.batch = -5})), "batch: got -5, expected an integer from 1 to 2^40");
+    CHECK_THROWS_WITH(decode_step(h, m, seed::seed_003(Workload{.context = -1})), "context: got -1, expected an integer from 0 to 2^40 tokens");
+    CHECK_THROWS_AS(decode_step(h, m, seed::seed_003(Workload{.context = 1'000'000'000'000})), ridgeline::error);  // past the model's limit
     Workload bad;
     bad.efficiency.bandwidth = nan;
-    CHECK_THROWS_WITH(decode_step(h, m, bad), "workload.efficiency.bandwidth: got nan, expected a fraction in (0, 1]");
-    bad = Workload{};
+    CHECK_THROWS_WITH(decode_step(h, m, bad), "efficiency (bandwidth): got nan, expected a fraction in [1e-6, 1]");
+    bad = seed::seed_003(Workload{});
     bad.efficiency.overhead = s(nan);
     CHECK_THROWS_AS(decode_step(h, m, bad), ridgeline::error);
-    bad = Workload{};
-    bad.parallel.link_bandwidth = GB_per_s(-1);
-    CHECK_THROWS_AS(decode_step(h, m, bad), ridgeline::error);
+    CHECK_THROWS_AS(decode_step(Deployment{h, Parallelism{.tensor = 2, .link_bandwidth = GB_per_s(-1)}}, m, Workload{}), ridgeline::error);
     // Figures too large to be real hardware, or a model too wide to be one, are refused on load.
     CHECK_THROWS_WITH(hardware_from_json(nlohmann::json::parse(R"({"name":"x","memory_capacity_GB":1e300,
         "memory_bandwidth_GB_per_s":1,"dense_TFLOP_per_s":{"bf16":1}})"), "x.json"),

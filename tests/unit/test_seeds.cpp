@@ -12,7 +12,7 @@ using namespace ridgeline;
 
 namespace {
 double tok_s(const Hardware& h, const Model& m, std::int64_t context, Precision p = {}) {
-    return decode_step(h, m, Workload{.precision = p, .context = context}).tokens_per_s.in(per_s);
+    return decode_step(h, m, seed::seed_003(Workload{.precision = p, .context = context})).tokens_per_s.in(per_s);
 }
 // Seed 003's models: the presets' architectures with the parameter counts seed 003 rounds to
 // (NOTES.md: "Llama-3.1-8B 8.03e9, Qwen3-32B 32.8e9, Llama-3.3-70B 70.6e9"), at the 128k context
@@ -67,17 +67,17 @@ TEST_CASE("seed 003: the Qwen3-32B ridge column and n*", "[seed003][ridge]") {
     const Hardware h = load_hardware("h100-sxm");
     const Model q = seed003("qwen3-32b", 32.8e9);
     // "context / ridge batch: 0 295, 128 348, 512 746, 848 never, 4k never, 128k never"
-    CHECK(ridge_batch(h, q, Workload{.context = 0}).value() == Approx(295).margin(0.5));
-    CHECK(ridge_batch(h, q, Workload{.context = 0}).value() == Approx(ops_per_byte(h, Numeric::bf16).in(flop_per_byte)));
-    CHECK(ridge_batch(h, q, Workload{.context = 128}).value() == Approx(348).margin(0.5));
-    CHECK(ridge_batch(h, q, Workload{.context = 512}).value() == Approx(746).margin(0.5));
-    CHECK(ridge_batch(h, q, Workload{.context = 848}).is_never());
-    CHECK(ridge_batch(h, q, Workload{.context = 4096}).is_never());
-    CHECK(ridge_batch(h, q, Workload{.context = 131072}).is_never());
+    CHECK(ridge_batch(h, q, seed::seed_003(Workload{.context = 0})).value() == Approx(295).margin(0.5));
+    CHECK(ridge_batch(h, q, seed::seed_003(Workload{.context = 0})).value() == Approx(ops_per_byte(h, Numeric::bf16).in(flop_per_byte)));
+    CHECK(ridge_batch(h, q, seed::seed_003(Workload{.context = 128})).value() == Approx(348).margin(0.5));
+    CHECK(ridge_batch(h, q, seed::seed_003(Workload{.context = 512})).value() == Approx(746).margin(0.5));
+    CHECK(ridge_batch(h, q, seed::seed_003(Workload{.context = 848})).is_never());
+    CHECK(ridge_batch(h, q, seed::seed_003(Workload{.context = 4096})).is_never());
+    CHECK(ridge_batch(h, q, seed::seed_003(Workload{.context = 131072})).is_never());
     // "That gives 415 tokens for Llama-3.1-8B, 848 for Qwen3-32B, and 1,460 for Llama-3.3-70B" (integers)
-    CHECK(*n_star(h, seed003("llama-3.1-8b", 8.03e9), Workload{}) == Approx(415).margin(0.5));
-    CHECK(*n_star(h, q, Workload{}) == Approx(848).margin(0.5));
-    CHECK(*n_star(h, seed003("llama-3.3-70b", 70.6e9), Workload{}) == Approx(1460).margin(0.5));
+    CHECK(*n_star(h, seed003("llama-3.1-8b", 8.03e9), seed::seed_003(Workload{})) == Approx(415).margin(0.5));
+    CHECK(*n_star(h, q, seed::seed_003(Workload{})) == Approx(848).margin(0.5));
+    CHECK(*n_star(h, seed003("llama-3.3-70b", 70.6e9), seed::seed_003(Workload{})) == Approx(1460).margin(0.5));
 }
 
 TEST_CASE("seed 003: halving KV bytes on Qwen3-32B", "[seed003]") {
@@ -91,8 +91,8 @@ TEST_CASE("seed 003: halving KV bytes on Qwen3-32B", "[seed003]") {
     CHECK(tok_s(h, q, 131072, half_kv) / tok_s(h, q, 131072) == Approx(1.21).margin(0.005));
     // "at 32k the KV is 11% of the bytes, at 128k it is 34%" (whole percent). The 32k share is
     // 11.58%: the seed truncates where it rounds elsewhere (11.6% would print as 12%).
-    const DecodeStep at32k = decode_step(h, q, Workload{.context = 32768});
-    const DecodeStep at128k = decode_step(h, q, Workload{.context = 131072});
+    const DecodeStep at32k = decode_step(h, q, seed::seed_003(Workload{.context = 32768}));
+    const DecodeStep at128k = decode_step(h, q, seed::seed_003(Workload{.context = 131072}));
     const double share32k = static_cast<double>(at32k.kv_bytes / at32k.total_bytes);
     CHECK(share32k == Approx(0.1158).margin(0.00005));
     CHECK(static_cast<int>(share32k * 100) == 11);
@@ -104,27 +104,27 @@ TEST_CASE("seed 003: FP8 what-ifs on n*, and the one that needs FP8 math", "[see
     const Hardware h = seed::h100_seed003();
     const Model q = seed003("qwen3-32b", 32.8e9);
     // "Qwen3-32B drops from 848 to 424"; "n* doubles, to 1,695"; "Quantize both and n* lands back at 848".
-    CHECK(*n_star(h, q, Workload{.precision = precisions::w8a8_fp8}) == Approx(424).margin(0.5));
-    CHECK(*n_star(h, q, Workload{.precision = {formats::bf16, formats::fp8, Numeric::bf16}}) == Approx(1695).margin(0.5));
-    CHECK(*n_star(h, q, Workload{.precision = {formats::fp8, formats::fp8, Numeric::fp8}}) == Approx(848).margin(0.5));
+    CHECK(*n_star(h, q, seed::seed_003(Workload{.precision = precisions::w8a8_fp8})) == Approx(424).margin(0.5));
+    CHECK(*n_star(h, q, seed::seed_003(Workload{.precision = {formats::bf16, formats::fp8, Numeric::bf16}})) == Approx(1695).margin(0.5));
+    CHECK(*n_star(h, q, seed::seed_003(Workload{.precision = {formats::fp8, formats::fp8, Numeric::fp8}})) == Approx(848).margin(0.5));
     // Seed 003 computes these with n* = weight_bytes / (ops:byte * kv), which agrees with its own
     // ridge formula only when weight bytes = 2P. With FP8 weights read into BF16 math (W8A16) the
     // ridge formula's denominator 2P/F - kv*n/bw does not change, so n* stays 848 while the ridge
     // batch at zero context halves, 295 -> 148: cheaper steps, the same wall.
-    const Workload w8a16{.precision = precisions::w8a16_fp8};
+    const Workload w8a16 = seed::seed_003(Workload{.precision = precisions::w8a16_fp8});
     CHECK(*n_star(h, q, w8a16) == Approx(847.64).margin(0.01));
     CHECK(ridge_batch(h, q, w8a16).value() == Approx(295.22 / 2).margin(0.01));
-    CHECK(ridge_batch(h, q, Workload{.precision = precisions::w8a16_fp8, .context = 847}).exists());
-    CHECK(ridge_batch(h, q, Workload{.precision = precisions::w8a16_fp8, .context = 848}).is_never());
+    CHECK(ridge_batch(h, q, seed::seed_003(Workload{.precision = precisions::w8a16_fp8, .context = 847})).exists());
+    CHECK(ridge_batch(h, q, seed::seed_003(Workload{.precision = precisions::w8a16_fp8, .context = 848})).is_never());
     // On the h100-sxm preset FP8 is the datasheet's 1,979 TFLOP/s, a hair over 2 x 989, so
     // "back to 848" lands at 847.2.
     const Hardware preset = load_hardware("h100-sxm");
-    CHECK(*n_star(preset, q, Workload{.precision = {formats::fp8, formats::fp8, Numeric::fp8}}) == Approx(847.21).margin(0.01));
+    CHECK(*n_star(preset, q, seed::seed_003(Workload{.precision = {formats::fp8, formats::fp8, Numeric::fp8}})) == Approx(847.21).margin(0.01));
 }
 
 TEST_CASE("seed 000: Llama-70B FP16 on H100 at 3 TB/s", "[seed000]") {
     const DecodeStep d = decode_step(seed::h100_seed000(), seed::llama_70b_rounded(),
-                                     Workload{.precision = {formats::fp16, formats::fp16, Numeric::fp16}});
+                                     seed::seed_003(Workload{.precision = {formats::fp16, formats::fp16, Numeric::fp16}}));
     CHECK(d.weight_bytes.in(GB) == 140);                             // "140 GB"
     CHECK(d.memory_time.in(ms) == Approx(47).margin(0.5));           // "near 47 ms per token"
     CHECK(d.flops.in(GFLOP) == 140);                                 // "roughly 2N or 140 GFLOPs"
@@ -132,20 +132,20 @@ TEST_CASE("seed 000: Llama-70B FP16 on H100 at 3 TB/s", "[seed000]") {
     CHECK(static_cast<double>(d.memory_time / d.compute_time) > 300);  // "by over 300 times"
     CHECK(d.bound == Bound::memory);
     // "Quantization to INT4 cuts the bytes fourfold to roughly 12 ms"
-    const DecodeStep int4 = decode_step(seed::h100_seed000(), seed::llama_70b_rounded(), Workload{.precision = precisions::w4a16_int4});
+    const DecodeStep int4 = decode_step(seed::h100_seed000(), seed::llama_70b_rounded(), seed::seed_003(Workload{.precision = precisions::w4a16_int4}));
     CHECK(int4.memory_time.in(ms) == Approx(12).margin(0.5));
     CHECK(static_cast<double>(d.weight_bytes / int4.weight_bytes) == 4);
     // The same step on the h100-sxm preset (3.35 TB/s) is 41.8 ms: the seed rounds bandwidth down.
-    CHECK(decode_step(load_hardware("h100-sxm"), seed::llama_70b_rounded(), Workload{}).memory_time.in(ms) ==
+    CHECK(decode_step(load_hardware("h100-sxm"), seed::llama_70b_rounded(), seed::seed_003(Workload{})).memory_time.in(ms) ==
           Approx(41.79).margin(0.005));
 }
 
 TEST_CASE("seed 001: 70 ms on A100, the levers, and the wrong axis", "[seed001]") {
     const Model llama70 = seed::llama_70b_rounded();
     // "on an A100 at 2 TB/s that is roughly 70 ms of unavoidable memory time"
-    CHECK(decode_step(seed::a100_seed001(), llama70, Workload{}).memory_time.in(ms) == Approx(70).margin(0.5));
+    CHECK(decode_step(seed::a100_seed001(), llama70, seed::seed_003(Workload{})).memory_time.in(ms) == Approx(70).margin(0.5));
     // "FP8 weights halve the weight read to roughly 70 GB"
-    CHECK(decode_step(seed::a100_seed001(), llama70, Workload{.precision = precisions::w8a16_fp8}).weight_bytes.in(GB) == 70);
+    CHECK(decode_step(seed::a100_seed001(), llama70, seed::seed_003(Workload{.precision = precisions::w8a16_fp8})).weight_bytes.in(GB) == 70);
     // "H100 at 3.3 TB/s, H200 at 4.8": the H100 datasheet's 3.35, cut to one decimal.
     CHECK(load_hardware("h200").memory_bandwidth.in(TB_per_s) == 4.8);
     CHECK(load_hardware("h100-sxm").memory_bandwidth.in(TB_per_s) >= 3.3);
@@ -156,7 +156,9 @@ TEST_CASE("seed 001: 70 ms on A100, the levers, and the wrong axis", "[seed001]"
     // max(bytes/bw, FLOPs/F), and the FLOPs term is far below the bytes term.
     const Hardware h = load_hardware("h100-sxm");
     const Model m = seed003("llama-3.3-70b", 70.6e9);
-    const DecodeStep d = decode_step(h, m, Workload{.context = 4096, .count_attention_flops = true});
+    Workload counted = seed::seed_003(Workload{.context = 4096});
+    counted.assumptions.attention_flops = true;
+    const DecodeStep d = decode_step(h, m, counted);
     const Flops fewer = d.flops - 0.3 * d.attention_flops;
     const Seconds tpot_fewer_flops = roofline_time(d.total_bytes, fewer, h.memory_bandwidth, *h.peak_for(Numeric::bf16));
     CHECK(static_cast<double>((d.step_time - tpot_fewer_flops) / d.step_time) == 0.0);  // "~0%"
@@ -189,7 +191,7 @@ TEST_CASE("seed 002: ops:byte, FC-layer intensity, Llama-2 on A10, LLaMA-2-13B's
     // "14 GB of FP16 weights over 600 GB/s is 23 ms per token — about 43 tokens/second"
     const Model llama2_7b_14gb = load_model("llama-2-7b").with_parameters(7e9);
     const Precision fp16{formats::fp16, formats::fp16, Numeric::fp16};
-    const DecodeStep a10 = decode_step(seed::a10_seed002(), llama2_7b_14gb, Workload{.precision = fp16});
+    const DecodeStep a10 = decode_step(seed::a10_seed002(), llama2_7b_14gb, seed::seed_003(Workload{.precision = fp16}));
     CHECK(a10.step_time.in(ms) == Approx(23).margin(0.5));
     CHECK(a10.tokens_per_s.in(per_s) == Approx(43).margin(0.5));
     // With the architecture's 6.74e9 parameters the same ceiling is 44.5 tok/s.
@@ -204,7 +206,7 @@ TEST_CASE("seed 002: ops:byte, FC-layer intensity, Llama-2 on A10, LLaMA-2-13B's
     CHECK(3.0 * kv_8k < weights);
 
     // The scaling book's "max tokens/s ~ batch x bandwidth / (batch x kv_cache_bytes + param_bytes)".
-    const Workload w{.precision = fp16, .batch = 4, .context = 4096};
+    const Workload w = seed::seed_003(Workload{.precision = fp16, .batch = 4, .context = 4096});
     const double B = 4, bw = 600e9, kv = 4096 * 524288.0, params = 2 * 6'738'415'616.0;
     CHECK(scaling_book_tokens_per_s(load_hardware("a10"), load_model("llama-2-7b"), w).in(per_s) ==
           Approx(B * bw / (B * kv + params)).epsilon(1e-12));

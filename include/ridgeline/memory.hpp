@@ -1,0 +1,130 @@
+// What one device holds under a deployment: its share of the weights in their storage formats,
+// the KV cache of its sequences, the activation workspace of the step's tokens, and the budget
+// the engine allows (a fraction of the memory the device reports, less a runtime reserve). The
+// layer kinds say what a device holds of each layer (layers.hpp), as they do for step costs.
+#pragma once
+
+#include <cstdint>
+
+#include "deployment.hpp"
+#include "model.hpp"
+#include "workload.hpp"
+
+namespace ridgeline {
+
+// One device's memory, on the busiest pipeline stage (the most layers, plus the embedding
+// table on the first stage or the LM head on the last, whichever is larger).
+struct MemoryUse {
+    Bytes capacity{};     // as the device reports it, or the datasheet's when the preset has no report
+    Bytes reserve{};      // kept back for the runtime
+    Bytes budget{};       // memory_fraction x capacity - reserve
+    Bytes weights{};
+    Bytes kv{};
+    Bytes activations{};
+    [[nodiscard]] constexpr Bytes used() const noexcept { return weights + kv + activations; }
+    [[nodiscard]] constexpr bool fits() const noexcept { return used() <= budget; }
+    [[nodiscard]] constexpr Bytes free() const noexcept { return fits() ? budget - used() : Bytes{}; }
+};
+
+namespace memory_detail {
+// ceil(L / p) / (L / p): the busiest stage's share of the layers over the average stage's.
+constexpr double busiest_stage_factor(const Model& m, std::int64_t stages) {
+    const std::int64_t L = layer_count(m);
+    const std::int64_t most = (L + stages - 1) / stages;
+    return static_cast<double>(most) * static_cast<double>(stages) / static_cast<double>(L);
+}
+}  // namespace memory_detail
+
+// Weights resident on one device: every parameter in its storage format (the input table and a
+// tied head in the embeddings' format, routed experts in theirs), split as the layer kinds say.
+// DeepSeek's multi-token-prediction module is not loaded (engines load it only to speculate).
+constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Parallelism& par = {}) {
+    validate(m);
+    const double h = static_cast<double>(m.hidden_size);
+    const std::int64_t t = par.tensor;
+    const auto T = static_cast<double>(t);
+    const double pw = p.weights.bytes_per_element().in(bytes);
+    const double table_bytes = derived_parameters(m).embeddings / T * p.embedding_format().bytes_per_element().in(bytes);
+    if (m.declared_parameters) {  // a declared count: split evenly, no layer structure
+        const double rest = (*m.declared_parameters - derived_parameters(m).embeddings) / T * pw;
+        return bytes((rest + table_bytes) / static_cast<double>(par.pipeline));
+    }
+    double layers = 0;
+    for (const auto& g : m) {
+        const double L = static_cast<double>(g.count);
+        layers += L * 2 * h * pw;  // the layer's two norms, replicated
+        layers += L * std::visit([&](const auto& k) { return k.parameters_per_device(h, t); }, g.spec.attention) * pw;
+        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) { const auto* mlp = &std::get<DenseMlp>(g.spec.ffn); layers += L * mlp->parameters_per_device(h, t) * pw; }
+        if (std::holds_alternative<Moe>(g.spec.ffn)) {
+            const auto* e = &std::get<Moe>(g.spec.ffn);
+            layers += L * e->non_routed_parameters_per_device(h, t) * pw;
+            layers += L * e->routed_parameters(h) / T * p.expert_format().bytes_per_element().in(bytes);
+        }
+    }
+    const double head = (m.tied_embeddings ? table_bytes : static_cast<double>(m.vocab_size) * h / T * pw) + h * pw;  // + final norm
+    if (par.pipeline == 1) return bytes(layers + table_bytes + (m.tied_embeddings ? h * pw : head));
+    const double stage = layers / static_cast<double>(par.pipeline) * memory_detail::busiest_stage_factor(m, par.pipeline);
+    return bytes(stage + (table_bytes > head ? table_bytes : head));
+}
+
+// KV one sequence keeps on one device at `context` tokens: each layer's share of its cache
+// (its KV heads, or all of MLA's latent), a windowed layer at most its window.
+constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {}) {
+    validate(m);
+    double elements = 0;
+    for (const auto& g : m) {
+        const double share = std::visit([&](const auto& k) { return k.kv_share(par.tensor); }, g.spec.attention);
+        elements += static_cast<double>(g.count) * share * kv_elements_per_token(g.spec.attention) *
+                    attended_tokens(g.spec.window, context);
+    }
+    const double stage = par.pipeline == 1 ? 1.0 : memory_detail::busiest_stage_factor(m, par.pipeline) / static_cast<double>(par.pipeline);
+    return elements * stage * kv.bytes_per_element();
+}
+
+// Workspace per token in flight on one device: the live activations of one layer (residual,
+// its normed copy, q/k/v and the attention output, the FFN's gate and up outputs) in the
+// activations' format, and the logits of the device's vocabulary slice in fp32. Engines reuse
+// these buffers from layer to layer, so one layer's worth is the peak.
+constexpr Bytes activation_bytes_per_token(const Model& m, const Parallelism& par = {}) {
+    validate(m);
+    const double h = static_cast<double>(m.hidden_size), T = static_cast<double>(par.tensor);
+    double widest = 0;
+    for (const auto& g : m) {
+        double attention = 0;
+        if (std::holds_alternative<Gqa>(g.spec.attention)) { const auto* a = &std::get<Gqa>(g.spec.attention); attention = 2 * a->q_width() + 2 * a->kv_width(); }
+        if (std::holds_alternative<Mla>(g.spec.attention)) { const auto* a = &std::get<Mla>(g.spec.attention); attention = 2 * static_cast<double>(a->heads) * a->qk_head() + a->kv_elements_per_token(); }
+        double ffn = 0;
+        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) { const auto* mlp = &std::get<DenseMlp>(g.spec.ffn); ffn = 2 * static_cast<double>(mlp->intermediate); }
+        if (std::holds_alternative<Moe>(g.spec.ffn)) { const auto* e = &std::get<Moe>(g.spec.ffn); ffn = 2 * static_cast<double>(e->experts_per_token * e->expert_intermediate + e->shared_experts * e->shared_intermediate); }
+        const double layer = (attention + ffn) / T;
+        widest = layer > widest ? layer : widest;
+    }
+    return (2 * h + widest) * par.activations.bytes_per_element() + static_cast<double>(m.vocab_size) / T * bytes(4);
+}
+
+// The engine's budget on one device.
+constexpr MemoryUse memory_budget(const Hardware& hw, const Assumptions& a) {
+    validate(a);
+    MemoryUse u;
+    u.capacity = a.reported_memory ? hw.usable_memory() : hw.memory_capacity;
+    u.reserve = a.runtime_reserve;
+    const Bytes allowed = a.memory_fraction * u.capacity;
+    u.budget = allowed > u.reserve ? allowed - u.reserve : Bytes{};
+    return u;
+}
+
+// One device's memory for a batch of `batch` sequences at `context` tokens, each pushing
+// `tokens_per_sequence` tokens through the step.
+constexpr MemoryUse memory_use(const Deployment& d, const Model& m, const Workload& w) {
+    validate(w);
+    validate(d, m);
+    MemoryUse u = memory_budget(d.device, w.assumptions);
+    u.weights = weights_per_device(m, w.precision, d.parallel);
+    u.kv = static_cast<double>(w.batch) *
+           kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(w.context + w.tokens_per_sequence - 1), d.parallel);
+    if (w.assumptions.activation_workspace)
+        u.activations = static_cast<double>(w.batch * w.tokens_per_sequence) * activation_bytes_per_token(m, d.parallel);
+    return u;
+}
+
+}  // namespace ridgeline
