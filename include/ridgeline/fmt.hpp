@@ -83,7 +83,7 @@ struct fmt::formatter<ridgeline::RidgeBatch> {
         digits(width);
         if (it != ctx.end() && *it == '.') ++it, digits(precision);
         if (it != ctx.end() && *it == 'f') ++it;
-        if (it != ctx.end() && *it != '}') fmt::detail::throw_format_error("RidgeBatch: spec is [<|>|^][width][.precision][f]");
+        if (it != ctx.end() && *it != '}') throw fmt::format_error("RidgeBatch: spec is [<|>|^][width][.precision][f]");
         return it;
     }
     template <class Context>

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -625,8 +626,11 @@ inline nlohmann::json read_json_file(const std::filesystem::path& file) {
     return parse_json_text(text.str(), file.string());
 }
 
-// Where presets are looked up: $RIDGELINE_DATA_DIR if set, else the installed share/ridgeline,
-// else the source tree's data/ (in-tree builds). The first of these that exists wins.
+// Where presets are looked up, the first that exists winning: $RIDGELINE_DATA_DIR if set (and
+// then it must exist); else share/ridgeline next to the running program's bin/ (Linux), so an
+// installed prefix still works after it is moved; else the installed share/ridgeline known at
+// compile time (the package config sets it from where find_package found ridgeline); else the
+// source tree's data/ (in-tree builds).
 inline std::filesystem::path data_directory() {
     namespace fs = std::filesystem;
     if (const char* env = std::getenv("RIDGELINE_DATA_DIR"); env && *env) {
@@ -634,15 +638,33 @@ inline std::filesystem::path data_directory() {
         return env;
     }
     std::vector<fs::path> candidates;
+#if defined(__linux__)
+    {
+        // CMAKE_INSTALL_DATADIR/ridgeline relative to CMAKE_INSTALL_BINDIR, as CMakeLists.txt sets it.
+#ifdef RIDGELINE_DATA_DIR_FROM_BINDIR
+        const fs::path from_bindir = RIDGELINE_DATA_DIR_FROM_BINDIR;
+#else
+        const fs::path from_bindir = "../share/ridgeline";
+#endif
+        std::error_code ec;  // no /proc (chroots, sandboxes): skip this place, do not throw
+        const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+        if (!ec && exe.is_absolute())
+            candidates.push_back((exe.parent_path() / from_bindir).lexically_normal());
+    }
+#endif
 #ifdef RIDGELINE_INSTALLED_DATA_DIR
     candidates.emplace_back(RIDGELINE_INSTALLED_DATA_DIR);
 #endif
 #ifdef RIDGELINE_SOURCE_DATA_DIR
     candidates.emplace_back(RIDGELINE_SOURCE_DATA_DIR);
 #endif
-    for (const auto& c : candidates)
-        if (fs::is_directory(c)) return c;
-    throw error("", "data directory", "none found",
+    std::string tried;
+    for (const auto& c : candidates) {
+        std::error_code ec;
+        if (fs::is_directory(c, ec)) return c;
+        tried += (tried.empty() ? "" : ", ") + c.string();
+    }
+    throw error("", "data directory", tried.empty() ? "none found" : "none found (tried " + tried + ")",
                 "RIDGELINE_DATA_DIR set, or ridgeline installed or built in its source tree");
 }
 
