@@ -109,8 +109,8 @@ int main(int argc, char** argv) {
                 }
                 const probe::StepTiming t = decode.time_step(static_cast<int>(b), static_cast<int>(n), o.warmup, o.repeats);
                 rows.push_back({b, n, t.median_ms});
-                Workload w{.batch = b, .context = n, .accounting = WeightAccounting::bytes_read};
-                observations.push_back({m, w, ms(t.median_ms)});
+                Workload w{.batch = b, .context = n};  // the default assumptions read bytes as the probe does
+                observations.push_back({m, w, Parallelism{}, ms(t.median_ms)});
                 fmt::print("B={:4} n={:6}: {:8.3f} ms (min {:.3f})\n", b, n, t.median_ms, t.min_ms);
             }
 

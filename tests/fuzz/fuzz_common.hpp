@@ -43,7 +43,8 @@ inline void exercise(const ridgeline::Hardware& h, const ridgeline::Model& m) {
     using namespace ridgeline;
     for (std::int64_t batch : {1, 7, 256})
         for (std::int64_t context : {0, 100, 5000}) {
-            const Workload w{.batch = batch, .context = context, .count_attention_flops = batch == 7};
+            Workload w{.batch = batch, .context = context};
+            w.assumptions.attention_flops = batch != 7;
             try {
                 check_step(decode_step(h, m, w));
                 const RidgeBatch r = ridge_batch(h, m, w);
