@@ -500,7 +500,7 @@ void run_plot(Setting& s, const std::string& out) {
     if (s.batch == "1") s.batch = "1..1024x2";
     if (s.context == "0") s.context = "0,4096,32768";
     resolve(s);
-    const std::string svg = roofline_svg(s.hw, s.m, s.base, s.batches, s.contexts);
+    const std::string svg = roofline_svg(s.dep, s.m, s.base, s.batches, s.contexts);
     if (out == "-") {
         fmt::print("{}", svg);
         return;

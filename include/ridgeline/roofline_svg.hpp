@@ -102,15 +102,16 @@ inline const char* colour(std::size_t i) {
 
 }  // namespace svg_detail
 
-// The roofline of `hw` (the bandwidth slope and a ceiling for each format it has), the decode
+// The roofline of the deployment's device (the bandwidth slope and a ceiling for each format it has), the decode
 // steps of `m` for each batch at each context (workload `base` for the rest), the ridge point of
 // the base compute format marked, and a panel of tok/s per sequence (solid) and in total
 // (dashed) against batch.
-inline std::string roofline_svg(const Hardware& hw, const Model& m, const Workload& base,
+inline std::string roofline_svg(const Deployment& dep, const Model& m, const Workload& base,
                                 const std::vector<std::int64_t>& batches, const std::vector<std::int64_t>& contexts) {
     using namespace svg_detail;
     if (batches.empty()) throw error("", "batches", "none", "at least one batch size");
     if (contexts.empty()) throw error("", "contexts", "none", "at least one context length");
+    const Hardware& hw = dep.device;
     const double bw = hw.memory_bandwidth.in(bytes_per_s);
     const double top_peak = [&] {
         double p = 0;
@@ -133,7 +134,7 @@ inline std::string roofline_svg(const Hardware& hw, const Model& m, const Worklo
             Workload w = base;
             w.batch = b;
             w.context = contexts[ci];
-            const DecodeStep d = decode_step(hw, m, w);
+            const DecodeStep d = decode_step(dep, m, w);
             points.push_back({ci, b, d});
             const double ai = d.arithmetic_intensity.in(flop_per_byte);
             const double rate = (d.flops / static_cast<double>(d.devices) / d.step_time).in(flop_per_s);
@@ -235,7 +236,7 @@ inline std::string roofline_svg(const Hardware& hw, const Model& m, const Worklo
     out += "<g id=\"legend\">\n";
     for (std::size_t ci = 0; ci < contexts.size(); ++ci) {
         const double y = 452 + 16.0 * static_cast<double>(ci % 2), x = 80 + 230.0 * static_cast<double>(ci / 2);
-        const RidgeBatch r = ridge_batch(hw, m, [&] { Workload w = base; w.context = contexts[ci]; return w; }());
+        const RidgeBatch r = ridge_batch(dep, m, [&] { Workload w = base; w.context = contexts[ci]; return w; }());
         char label[128];
         if (r.is_never()) std::snprintf(label, sizeof label, "context %lld: ridge batch never", static_cast<long long>(contexts[ci]));
         else std::snprintf(label, sizeof label, "context %lld: ridge batch %.0f", static_cast<long long>(contexts[ci]), r.value());
