@@ -1,0 +1,280 @@
+// Deployments: per-device memory under each kind of plan by hand, capacity and decode agreeing,
+// expert parallelism against a seeded simulation of routing, link costs per ring step, MLA in
+// both forms, and the assumptions that flip DeepSeek-V3's n*.
+//
+// Architectures are the presets' config.json values (each file's "ridgeline.source" names
+// the Hub file): Llama-3.1-70B h 8192, 80 layers, 64 heads, 8 KV heads x 128, MLP 28,672,
+// vocab 128,256, untied; Llama-3.1-8B h 4096, 32 layers, 32 heads, 8 KV heads x 128, MLP
+// 14,336; DeepSeek-V3 h 7168, 61 layers (3 dense), 128 heads, q_lora 1536, kv_lora 512, nope
+// 128, rope 64, v 128, 256 routed experts of 2048, top-8; gpt-oss-20b h 2880, 24 layers
+// alternating 128-token windows and full attention, 8 KV heads x 64.
+// The h100-sxm preset reports 81,559 MiB (nvidia-smi, cited in data/hardware/h100-sxm.json),
+// with NVLink at 900 GB/s both ways and 0.6 us per ring step (NCCL's NVLink latency).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <ridgeline/json.hpp>
+#include <ridgeline/ridgeline.hpp>
+
+#include "../seed_inputs.hpp"
+
+using namespace ridgeline;
+
+namespace {
+const Hardware& h100() {
+    static const Hardware h = load_hardware("h100-sxm");
+    return h;
+}
+Deployment plan(std::int64_t t, std::int64_t p = 1, std::int64_t e = 1) {
+    return Deployment{h100(), Parallelism{.tensor = t, .pipeline = p, .expert = e}};
+}
+// 0.9 x 81,559 MiB - 1 GiB, the default budget on an H100 SXM.
+constexpr double h100_budget = 0.9 * 81559.0 * 1048576 - 1073741824.0;  // 75,894,987,161.6 B
+}  // namespace
+
+TEST_CASE("deployment: the default memory budget is 0.9 of the reported memory less 1 GiB", "[deployment][memory]") {
+    const MemoryUse u = memory_budget(h100(), Assumptions{});
+    CHECK(u.capacity.in(bytes) == 81559.0 * 1048576);
+    CHECK(u.budget.in(bytes) == Approx(h100_budget).epsilon(1e-15));
+    // The seeds budget the datasheet's 80 GB whole.
+    CHECK(memory_budget(h100(), assumptions::seed_003).budget.in(bytes) == 80e9);
+}
+
+TEST_CASE("deployment: tensor parallelism, Llama-3.1-70B in FP8 on 4 H100s, by hand", "[deployment][memory]") {
+    const Model m = load_model("llama-3.1-70b");
+    const Workload w{.precision = {.weights = formats::fp8}, .batch = 1, .context = 8192};
+    // Per layer, per device, 1 byte per FP8 weight: q and o 2 x 8192 x 8192 / 4; k and v
+    // 2 x 8192 x 1024 / 4 (8 KV heads over 4 devices); MLP 3 x 8192 x 28672 / 4; the two norms
+    // 2 x 8192 replicated: 213,925,888 B. Embeddings and LM head 128,256 x 8192 / 4 each, the
+    // final norm 8192: 17,114,071,040 + 525,336,576 + 8,192 = 17,639,415,808 B.
+    const double layer = 2.0 * 8192 * 8192 / 4 + 2.0 * 8192 * 1024 / 4 + 3.0 * 8192 * 28672 / 4 + 2.0 * 8192;
+    CHECK(layer == 213'925'888.0);
+    const double weights = 80 * layer + 2 * 128256.0 * 8192 / 4 + 8192;
+    CHECK(weights == 17'639'415'808.0);
+    const MemoryUse u = memory_use(plan(4), m, w);
+    CHECK(u.weights.in(bytes) == weights);
+    // KV: 80 layers x K and V x 2 of the 8 KV heads x 128 x 2 bytes = 81,920 B per token.
+    const double kv = 80 * 2 * 2 * 128 * 2.0 * 8192;
+    CHECK(u.kv.in(bytes) == kv);  // 671,088,640 B
+    // Activations per token: (2h + the widest layer's (q, k, v, attention out, gate, up) / 4)
+    // x 2 bytes, plus the logits of 128,256 / 4 words in fp32.
+    const double act = (2 * 8192 + (2 * 8192 + 2 * 1024 + 2 * 28672) / 4.0) * 2 + 128256 / 4.0 * 4;
+    CHECK(u.activations.in(bytes) == act);  // 198,912 B
+    // The largest batch: floor((75,894,987,161.6 - 17,639,415,808) / 671,287,552) = 86.
+    CHECK(largest_batch(plan(4), m, w, 8192) == static_cast<std::int64_t>((h100_budget - weights) / (kv + act)));
+    CHECK(largest_batch(plan(4), m, w, 8192) == 86);
+}
+
+TEST_CASE("deployment: capacity and decode agree under every plan", "[deployment][memory]") {
+    struct Case {
+        const char* model;
+        Deployment plan;
+        Format weights;
+    };
+    const Case cases[] = {
+        {"llama-3.1-70b", plan(4), formats::fp8}, {"llama-3.1-70b", plan(2, 2), formats::bf16},
+        {"llama-3.1-8b", plan(16), formats::bf16}, {"llama-3.3-70b", plan(1, 3), formats::bf16},
+        {"deepseek-v3", Deployment{load_hardware("b200"), Parallelism{.tensor = 8, .expert = 8}}, formats::fp8},
+        {"qwen3-30b-a3b", plan(4, 1, 4), formats::bf16}, {"gpt-oss-20b", plan(1), formats::bf16},
+    };
+    for (const Case& k : cases) {
+        INFO(k.model << " tp " << k.plan.parallel.tensor << " pp " << k.plan.parallel.pipeline << " ep " << k.plan.parallel.expert);
+        const Model m = load_model(k.model);
+        Workload w{.precision = {.weights = k.weights}, .context = 4096};
+        const auto most = largest_batch(k.plan, m, w, 4096);
+        REQUIRE(most.has_value());
+        w.batch = *most;
+        CHECK(decode_step(k.plan, m, w).fits());
+        w.batch = *most + 1;
+        CHECK_FALSE(decode_step(k.plan, m, w).fits());
+        CHECK(decode_step(k.plan, m, w).memory.used() == memory_use(k.plan, m, w).used());
+    }
+}
+
+TEST_CASE("deployment: tensor parallelism past the KV heads replicates them", "[deployment][memory]") {
+    const Model m = load_model("llama-3.1-8b");
+    // At t = 16 each device keeps one whole KV head of the 8: its k and v weights are
+    // 2 x 4096 x 128 per layer, not 2 x 4096 x 1024 / 16, and it caches 32 x 2 x 128 x 2 B per token.
+    const double per_layer = 2.0 * 4096 * 4096 / 16 + 2.0 * 4096 * 128 + 3.0 * 4096 * 14336 / 16 + 2 * 4096;
+    const double weights = 32 * per_layer + 2 * 128256.0 * 4096 / 16 + 4096;
+    CHECK(weights_per_device(m, Precision{}, Parallelism{.tensor = 16}).in(bytes) == 2 * weights);
+    CHECK(kv_per_sequence_per_device(m, formats::bf16, 1000, Parallelism{.tensor = 16}).in(bytes) == 1000.0 * 32 * 2 * 128 * 2);
+}
+
+TEST_CASE("deployment: pipeline stages hold their layers and the larger of the two ends", "[deployment][memory]") {
+    const Model m = load_model("llama-3.3-70b");  // Llama-3.1-70B's shape
+    // 80 layers over 3 stages: the busiest holds ceil(80/3) = 27 layers of 855,654,400 BF16
+    // parameters, and the larger end: the LM head and final norm, (128,256 x 8192 + 8192) x 2 B.
+    const double layer = 2.0 * 8192 * 8192 + 2.0 * 8192 * 1024 + 3.0 * 8192 * 28672 + 2 * 8192;
+    CHECK(layer == 855'654'400.0);
+    const double stage = 27 * layer * 2 + (128256.0 * 8192 + 8192) * 2;
+    CHECK(weights_per_device(m, Precision{}, Parallelism{.pipeline = 3}).in(bytes) == Approx(stage).epsilon(1e-15));
+    CHECK(kv_per_sequence_per_device(m, formats::bf16, 100, Parallelism{.pipeline = 3}).in(bytes) ==
+          Approx(100.0 * 27 * 2 * 8 * 128 * 2).epsilon(1e-15));
+    // Tensor x pipeline: 40 layers of a TP-2 slice and the larger end over 2.
+    const double tp_layer = 2.0 * 8192 * 8192 / 2 + 2.0 * 8192 * 1024 / 2 + 3.0 * 8192 * 28672 / 2 + 2 * 8192;
+    const double tp_pp = 40 * tp_layer * 2 + (128256.0 * 8192 / 2 + 8192) * 2;
+    CHECK(weights_per_device(m, Precision{}, Parallelism{.tensor = 2, .pipeline = 2}).in(bytes) == Approx(tp_pp).epsilon(1e-15));
+}
+
+TEST_CASE("deployment: MLA replicates its down-projections and latent cache over tensor ranks", "[deployment][memory][mla]") {
+    const Mla mla{128, 1536, 512, 128, 64, 128};
+    // Replicated: kv down 7168 x (512 + 64), its norm 512, q down 7168 x 1536, its norm 1536.
+    const double replicated = 7168.0 * 576 + 512 + 7168.0 * 1536 + 1536;
+    // Split over 8: q up 1536 x 128 x 192, kv up 512 x 128 x 256, o 128 x 128 x 7168.
+    const double split = 1536.0 * 128 * 192 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+    CHECK(mla.parameters_per_device(7168, 8) == replicated + split / 8);  // 36,636,672
+    CHECK(mla.parameters(7168) == replicated + split);
+    const Model ds = load_model("deepseek-v3");
+    CHECK(kv_per_sequence_per_device(ds, formats::bf16, 1, Parallelism{.tensor = 8}).in(bytes) == 61 * 576 * 2.0);
+}
+
+TEST_CASE("deployment: windowed layers hold at most their window, so sequences and tokens agree", "[deployment][memory]") {
+    const Model oss = load_model("gpt-oss-20b");
+    // 12 windowed layers keep 128 tokens, 12 full layers all 131,072; 2 x 8 x 64 x 2 = 2,048 B
+    // per token and layer.
+    const double per_sequence = 12 * 2048.0 * 131072 + 12 * 2048.0 * 128;
+    CHECK(kv_per_sequence_per_device(oss, formats::bf16, 131072).in(bytes) == per_sequence);
+    const Workload w{};
+    const auto most = largest_batch(h100(), oss, w, 131072);
+    REQUIRE(most.has_value());
+    // What those sequences hold fits the budget beside the weights; one more does not.
+    const MemoryUse u = memory_use(h100(), oss, Workload{.batch = *most, .context = 131072});
+    CHECK(u.fits());
+    CHECK(u.kv.in(bytes) == Approx(static_cast<double>(*most) * per_sequence).epsilon(1e-15));
+    CHECK_FALSE(memory_use(h100(), oss, Workload{.batch = *most + 1, .context = 131072}).fits());
+}
+
+TEST_CASE("deployment: 405B on one H100 is marked as not fitting, with its bytes", "[deployment][memory]") {
+    const DecodeStep d = decode_step(h100(), load_model("llama-3.1-405b"), Workload{.context = 4096});
+    CHECK_FALSE(d.fits());
+    CHECK(d.memory.weights.in(bytes) > 800e9);  // 405.9e9 parameters x 2 B
+    CHECK(d.memory.free() == Bytes{});
+}
+
+namespace {
+// A seeded simulation of top-k routing: each token picks k distinct experts of E uniformly;
+// experts are split into `groups` equal contiguous groups; the mean over trials of the busiest
+// group's count of touched experts.
+double simulate_busiest(int experts, int k, int tokens, int groups, int trials, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<int> ids(static_cast<std::size_t>(experts));
+    std::vector<char> touched(static_cast<std::size_t>(experts));
+    double sum = 0;
+    for (int trial = 0; trial < trials; ++trial) {
+        std::fill(touched.begin(), touched.end(), 0);
+        for (int t = 0; t < tokens; ++t) {
+            for (int i = 0; i < experts; ++i) ids[static_cast<std::size_t>(i)] = i;
+            for (int i = 0; i < k; ++i) {  // partial Fisher-Yates: k distinct experts
+                std::uniform_int_distribution<int> pick(i, experts - 1);
+                std::swap(ids[static_cast<std::size_t>(i)], ids[static_cast<std::size_t>(pick(rng))]);
+                touched[static_cast<std::size_t>(ids[static_cast<std::size_t>(i)])] = 1;
+            }
+        }
+        int busiest = 0;
+        const int per_group = experts / groups;
+        for (int g = 0; g < groups; ++g) {
+            int count = 0;
+            for (int i = g * per_group; i < (g + 1) * per_group; ++i) count += touched[static_cast<std::size_t>(i)];
+            busiest = std::max(busiest, count);
+        }
+        sum += busiest;
+    }
+    return sum / trials;
+}
+}  // namespace
+
+TEST_CASE("expert parallelism: the busiest device's experts match a seeded simulation within 3%", "[deployment][moe]") {
+    // DeepSeek-V3's routing: 256 experts, top-8, over 8 devices. The simulation's busiest device
+    // touches 2.58 experts at one token (the mean is 1) and 10.66 at eight (mean 7.2).
+    for (const auto& [tokens, trials] : {std::pair{1, 20000}, std::pair{8, 4000}, std::pair{64, 1000}, std::pair{512, 200}}) {
+        INFO("tokens " << tokens);
+        const double simulated = simulate_busiest(256, 8, tokens, 8, trials, 20261129);
+        CHECK(expected_busiest_group_experts(256, 8, tokens, 8) == Approx(simulated).epsilon(0.03));
+    }
+    // One group is the plain expectation E (1 - (1 - k/E)^B); at batch 1 exactly k.
+    CHECK(expected_busiest_group_experts(256, 8, 1, 1) == Approx(8).epsilon(1e-12));
+    CHECK(expected_busiest_group_experts(256, 8, 100000, 8) == Approx(32).epsilon(1e-12));  // all touched
+    CHECK_THROWS_AS(expected_experts_touched(0, 0, 1), ridgeline::error);  // no NaN from the fast path
+}
+
+TEST_CASE("expert parallelism: EP 8 and EP 1 differ for DeepSeek-V3 as the routing says", "[deployment][moe]") {
+    const Model ds = load_model("deepseek-v3");
+    const Hardware b200 = load_hardware("b200");
+    const Workload w{.precision = {.weights = formats::fp8}, .batch = 1, .context = 4096};
+    const DecodeStep ep1 = decode_step(Deployment{b200, Parallelism{.tensor = 8}}, ds, w);
+    const DecodeStep ep8 = decode_step(Deployment{b200, Parallelism{.tensor = 8, .expert = 8}}, ds, w);
+    // Memory per device is the same: each holds 1/8 of every expert, or 32 whole ones.
+    CHECK(ep1.memory.weights == ep8.memory.weights);
+    // Bytes read differ by the routed experts: at batch 1, EP 1 reads 1/8 of each of the 8
+    // chosen experts, EP 8 whole experts on the busiest device (2.54 expected of its 32).
+    const double expert = 3.0 * 7168 * 2048;  // one routed expert, FP8: 1 B per parameter
+    const double delta = 58 * (expected_busiest_group_experts(256, 8, 1, 8) - 8.0 / 8) * expert;
+    CHECK((ep8.bytes_per_device - ep1.bytes_per_device).in(bytes) == Approx(delta).epsilon(1e-12));
+    CHECK(ep8.step_time != ep1.step_time);
+}
+
+TEST_CASE("links: all-reduces pay the latency on each ring step; EP dispatches and combines", "[deployment][links]") {
+    const Model ds = load_model("deepseek-v3");
+    const Workload w{.precision = {.weights = formats::fp8}, .batch = 8, .context = 1024};
+    const DecodeStep d = decode_step(plan(8, 1, 8), ds, w);
+    // 8 tokens x 7168 x 2 B = 114,688 B. Every layer all-reduces after attention and the 3 dense
+    // layers after their MLP: 64 all-reduces of 14 ring steps, each 0.6 us + 114,688 / 8 B over
+    // 450 GB/s. The 58 MoE layers dispatch and combine instead: each device sends its 1/8 of the
+    // tokens' 8 copies, 7/8 of them away, 100,352 B, one message each way.
+    const double ring_step = 0.6e-6 + 114688.0 / 8 / 450e9;
+    const double all_to_all = 0.6e-6 + 114688.0 / 8 * 8 * 7 / 8 / 450e9;
+    CHECK(d.communication_time.in(s) == Approx(64 * 14 * ring_step + 58 * 2 * all_to_all).epsilon(1e-12));
+    CHECK(d.links.messages == 64 * 14 + 58 * 2);
+    // Past the 8-GPU NVLink domain a 16-way group crosses the scale-out network: 100 GB/s both
+    // ways per GPU, 2.7 us a message (the preset's figures).
+    const Model llama = load_model("llama-3.1-8b");
+    const DecodeStep wide = decode_step(plan(16), llama, Workload{});
+    CHECK(wide.links.tensor_link.scale_out);
+    CHECK(wide.communication_time.in(s) == Approx(2 * 32 * 30 * (2.7e-6 + 4096.0 * 2 / 16 / 50e9)).epsilon(1e-12));
+}
+
+TEST_CASE("assumptions: attention FLOPs flip DeepSeek-V3's conclusion; the seeds' reproduce 3,620", "[deployment][mla]") {
+    const Model ds = load_model("deepseek-v3");
+    // Absorbed MLA decode does 2 x 128 x (2 x 512 + 64) = 278,528 FLOPs per cached token and
+    // layer against 576 x 2 = 1,152 KV bytes: 241.8 FLOP/B, near the H100's 295.2, so counting
+    // them multiplies n* by about 1 / (1 - 241.8 / 295.2) = 5.5: "about 20,000 tokens".
+    CHECK(Mla{128, 1536, 512, 128, 64, 128}.decode_flops_per_cached_token() == 278528);
+    const auto physical = n_star(h100(), ds, Workload{});
+    REQUIRE(physical.has_value());
+    CHECK(*physical > 19000);
+    CHECK(*physical < 21000);
+    const auto seeds = n_star(h100(), ds, seed::seed_003(Workload{}));
+    REQUIRE(seeds.has_value());
+    CHECK(*seeds == Approx(3620).margin(0.5));  // the figure under the seeds' 2P
+}
+
+TEST_CASE("MLA prefill runs the expanded form: 3.4x fewer attention FLOPs than absorbed", "[deployment][mla]") {
+    const Mla mla{128, 1536, 512, 128, 64, 128};
+    // Expanded: 2 x 128 x (128 + 64 + 128) = 81,920 per query and cached token; absorbed 278,528.
+    CHECK(mla.prefill_flops_per_cached_token() == 81920);
+    CHECK(mla.decode_flops_per_cached_token() / mla.prefill_flops_per_cached_token() == Approx(3.4).epsilon(1e-12));
+    // A whole 32,768-token prompt: causal pairs 32,768 x 32,769 / 2, over 61 layers.
+    const Model ds = load_model("deepseek-v3");
+    const Prefill p = prefill(plan(8), ds, Workload{}, 32768);
+    CHECK(p.attention_flops.in(flop) == Approx(32768.0 * 32769 / 2 * 81920 * 61).epsilon(1e-12));
+    // In chunks of 8,192, the later chunks also up-project the cached latents again:
+    // 2 x 512 x 128 x (128 + 128) per cached token and layer, at 8,192 + 16,384 + 24,576 of them.
+    const Prefill chunked = prefill(plan(8), ds, Workload{}, 32768, 8192);
+    const double reexpand = 2.0 * 512 * 128 * 256 * 61 * (8192 + 16384 + 24576);
+    CHECK(chunked.attention_flops.in(flop) == Approx(32768.0 * 32769 / 2 * 81920 * 61 + reexpand).epsilon(1e-12));
+}
+
+TEST_CASE("deployment: splits the model cannot take are refused with the reason", "[deployment][errors]") {
+    const Model ds = load_model("deepseek-v3");
+    CHECK_THROWS_WITH(decode_step(plan(3), ds, Workload{}),
+                      "tensor-parallel degree: got 3, expected a divisor of the attention heads (128) of model 'deepseek-v3'");
+    CHECK_THROWS_WITH(decode_step(Deployment{h100(), Parallelism{.tensor = 8, .expert = 8, .data = 0}}, ds, Workload{}),
+                      "data-parallel degree: got 0, expected an integer from 1 to 1048576");
+    const Model qwen = load_model("qwen3-30b-a3b");  // 128 experts
+    CHECK_THROWS_AS(decode_step(Deployment{h100(), Parallelism{.tensor = 1024, .expert = 256}}, qwen, Workload{}), ridgeline::error);
+}
