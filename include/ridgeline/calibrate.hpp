@@ -38,7 +38,8 @@ constexpr DecodeStep predict(const Deployment& d, const Model& m, Workload w, co
 // The fit needs two observations whose ideal memory times differ. A fit that would put the
 // overhead below zero is refitted through the origin; one that would beat peak bandwidth
 // (efficiency above 1) means the observations are not what they say, and is an error.
-constexpr Calibration calibrate(const Hardware& hw, const std::vector<Observation>& observations) {
+// Not constexpr: it works on std::vectors (see operators.hpp).
+inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>& observations) {
     if (observations.size() < 2)
         throw error("", "observations", std::to_string(observations.size()), "at least two measurements");
     std::vector<double> x, y;

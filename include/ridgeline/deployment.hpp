@@ -75,9 +75,9 @@ constexpr void validate(const Deployment& d, const Model& m) {
         throw error("", what, std::to_string(v), expected + " of model '" + std::string(m.name.view()) + "'");
     };
     for (const auto& g : m) {
-        const std::string problem =
-            std::visit([&](const auto& a) { return a.tensor_split_problem(d.parallel.tensor); }, g.spec.attention);
-        if (!problem.empty()) refuse("tensor-parallel degree", d.parallel.tensor, problem);
+        const std::int64_t t = d.parallel.tensor;
+        if (!std::visit([t](const auto& a) { return a.splits_over(t); }, g.spec.attention))
+            refuse("tensor-parallel degree", t, std::visit([t](const auto& a) { return a.split_requirement(t); }, g.spec.attention));
         if (std::holds_alternative<Moe>(g.spec.ffn) && std::get<Moe>(g.spec.ffn).experts % d.parallel.expert != 0)
             refuse("expert-parallel degree", d.parallel.expert,
                    "a divisor of the routed experts (" + std::to_string(std::get<Moe>(g.spec.ffn).experts) + ")");

@@ -7,7 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <vector>
+#include <array>
+#include <cstddef>
 
 #include "decode.hpp"
 #include "prefill.hpp"
@@ -61,15 +62,20 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
     const auto begin = static_cast<double>(prompt), end = static_cast<double>(prompt + new_tokens);
 
     // Corners: where a windowed layer stops growing.
-    std::vector<double> cuts{begin, end};
+    // At most one corner per layer group, plus the two ends: a fixed array keeps this constexpr
+    // with any standard library.
+    std::array<double, Model::max_groups + 2> cuts{};
+    std::size_t count = 0;
+    cuts[count++] = begin;
+    cuts[count++] = end;
     for (std::size_t i = 0; i < c.context_count; ++i) {
         const auto win = static_cast<double>(c.context_terms[i].window);
-        if (win > begin && win < end) cuts.push_back(win);
+        if (win > begin && win < end) cuts[count++] = win;
     }
-    std::sort(cuts.begin(), cuts.end());
+    std::sort(cuts.begin(), cuts.begin() + static_cast<std::ptrdiff_t>(count));
 
     double seconds = 0;
-    for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    for (std::size_t k = 0; k + 1 < count; ++k) {
         const double a = cuts[k], b = cuts[k + 1];
         if (!(b > a)) continue;
         // Memory and compute time of one stage as lines in n on [a, b).

@@ -75,11 +75,13 @@ struct Gqa {
                   "a divisor of num_attention_heads (" + std::to_string(heads) + ")");
     }
     // Tensor parallelism splits the query heads evenly, and the KV heads evenly or replicated.
-    [[nodiscard]] constexpr std::string tensor_split_problem(std::int64_t t) const {
+    [[nodiscard]] constexpr bool splits_over(std::int64_t t) const {
+        return heads % t == 0 && (kv_heads % t == 0 || t % kv_heads == 0);
+    }
+    // What a degree must be, for the error when it is not (not constexpr: strings).
+    [[nodiscard]] std::string split_requirement(std::int64_t t) const {
         if (heads % t != 0) return "a divisor of the attention heads (" + std::to_string(heads) + ")";
-        if (kv_heads % t != 0 && t % kv_heads != 0)
-            return "a divisor or multiple of the KV heads (" + std::to_string(kv_heads) + ")";
-        return {};
+        return "a divisor or multiple of the KV heads (" + std::to_string(kv_heads) + ")";
     }
     [[nodiscard]] constexpr std::int64_t widest() const { return heads > head_dim ? heads : head_dim; }
 };
@@ -144,9 +146,9 @@ struct Mla {
         layer_detail::positive(check, qk_rope_head_dim, "qk_rope_head_dim");
         layer_detail::positive(check, v_head_dim, "v_head_dim");
     }
-    [[nodiscard]] constexpr std::string tensor_split_problem(std::int64_t t) const {
-        if (heads % t != 0) return "a divisor of the attention heads (" + std::to_string(heads) + ")";
-        return {};
+    [[nodiscard]] constexpr bool splits_over(std::int64_t t) const { return heads % t == 0; }
+    [[nodiscard]] std::string split_requirement(std::int64_t) const {
+        return "a divisor of the attention heads (" + std::to_string(heads) + ")";
     }
     [[nodiscard]] constexpr std::int64_t widest() const {
         std::int64_t w = heads;

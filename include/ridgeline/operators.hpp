@@ -40,7 +40,7 @@ struct Builder {
 
     // An operator reading `shared` bytes once and `per_sequence` bytes per sequence, doing
     // `flops_per_sequence` for each sequence.
-    constexpr void add(std::string_view name, std::int64_t layers, std::size_t group, Bytes shared, Bytes per_sequence,
+    void add(std::string_view name, std::int64_t layers, std::size_t group, Bytes shared, Bytes per_sequence,
              Flops flops_per_sequence) {
         Operator o;
         o.name = name;
@@ -59,7 +59,7 @@ struct Builder {
     // Weight matrices of `params` parameters in each of `layers` layers, of which one device
     // holds and reads `per_device` (layers.hpp says how each kind splits); the FLOPs, 2 per
     // parameter per token, are shared evenly by the t devices as in the step.
-    constexpr void weights(std::string_view name, std::int64_t layers, std::size_t group, double params, double per_device,
+    void weights(std::string_view name, std::int64_t layers, std::size_t group, double params, double per_device,
                            double bytes_per_param = 0, bool matmul = true) {
         const double L = static_cast<double>(layers == 0 ? 1 : layers) / stages;  // 0: once per model
         const double width = bytes_per_param > 0 ? bytes_per_param : per_weight_bytes;
@@ -69,7 +69,9 @@ struct Builder {
 };
 }  // namespace operators_detail
 
-constexpr std::vector<Operator> operators(const Deployment& d, const Model& m, const Workload& w) {
+// Not constexpr: it returns a std::vector, which some standard libraries (libc++ 13) cannot
+// build in constant expressions.
+inline std::vector<Operator> operators(const Deployment& d, const Model& m, const Workload& w) {
     validate(d, m);
     const StepCost c = step_cost(m, w, d.parallel);
     const ParameterBreakdown all = derived_parameters(m);

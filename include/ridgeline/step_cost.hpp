@@ -10,7 +10,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "model.hpp"
 #include "units.hpp"
@@ -48,27 +47,45 @@ constexpr double expected_busiest_group_experts(double experts, double per_token
     const double p = touched / experts;
     if (p >= 1.0) return static_cast<double>(n);
     if (p <= 0.0) return 0.0;
-    // Binomial weights relative to the mode, walking out from it so nothing underflows there.
-    const auto mode = static_cast<std::int64_t>(static_cast<double>(n + 1) * p) < n ? static_cast<std::int64_t>(static_cast<double>(n + 1) * p) : n;
-    std::vector<double> w(static_cast<std::size_t>(n + 1), 0.0);
-    w[static_cast<std::size_t>(mode)] = 1.0;
+    // Binomial weights relative to the mode (1 there), so nothing underflows where the mass is;
+    // far tails that underflow carry no mass. No storage: the weights are walked in order.
+    const double at_mode = static_cast<double>(n + 1) * p;
+    const std::int64_t mode = at_mode < static_cast<double>(n) ? static_cast<std::int64_t>(at_mode) : n;
     const double odds = p / (1.0 - p);
-    for (std::int64_t x = mode; x < n; ++x)
-        w[static_cast<std::size_t>(x + 1)] = w[static_cast<std::size_t>(x)] * static_cast<double>(n - x) / static_cast<double>(x + 1) * odds;
-    for (std::int64_t x = mode; x > 0; --x)
-        w[static_cast<std::size_t>(x - 1)] = w[static_cast<std::size_t>(x)] * static_cast<double>(x) / static_cast<double>(n - x + 1) / odds;
+    const auto up = [&](std::int64_t x, double w) { return w * static_cast<double>(n - x) / static_cast<double>(x + 1) * odds; };
+    std::int64_t start = mode;  // the lowest x with a weight worth keeping
+    double w_start = 1.0;
+    while (start > 0) {
+        const double below = w_start * static_cast<double>(start) / static_cast<double>(n - start + 1) / odds;
+        if (below < 1e-300) break;
+        w_start = below;
+        --start;
+    }
     double total = 0;
-    for (const double v : w) total += v;
-    double cdf = 0, expected = 0;
+    {
+        double weight = w_start;
+        for (std::int64_t x = start; x <= n; ++x) {
+            total += weight;
+            if (x > mode && weight < 1e-300) break;
+            weight = up(x, weight);
+        }
+    }
+    // E[max] = sum over x >= 1 of (1 - F(x - 1)^groups), F(x) = 0 below `start`.
+    double cdf = 0, expected = 0, weight = w_start;
     for (std::int64_t x = 1; x <= n; ++x) {
-        cdf += w[static_cast<std::size_t>(x - 1)] / total;
+        if (x - 1 >= start) {
+            cdf += weight / total;
+            weight = up(x - 1, weight);
+        }
         double all_below = 1.0;  // cdf^groups by squaring
-        double base = cdf;
+        double base = cdf < 1.0 ? cdf : 1.0;
         for (std::int64_t g = groups; g > 0; g >>= 1) {
             if (g & 1) all_below *= base;
             base *= base;
         }
-        expected += 1.0 - all_below;
+        const double term = 1.0 - all_below;
+        expected += term;
+        if (x > mode && term < 1e-15) break;  // the rest adds nothing
     }
     return expected;
 }
