@@ -3,10 +3,19 @@
 // page only displays what these return. Presets are bundled at build time (--embed-file).
 #include <cstdint>
 #include <exception>
+#include <optional>
+#include <utility>
 #include <string>
 
+// The core headers the page reads, not the umbrella ridgeline.hpp: its planning headers
+// (calibration, generation, operators) build std::vector results in constexpr functions, which
+// Debian 12's Emscripten (libc++ 13) refuses.
+#include <ridgeline/capacity.hpp>
+#include <ridgeline/decode.hpp>
+#include <ridgeline/deployment.hpp>
 #include <ridgeline/json.hpp>
-#include <ridgeline/ridgeline.hpp>
+#include <ridgeline/memory.hpp>
+#include <ridgeline/ridge.hpp>
 #include <ridgeline/roofline_svg.hpp>
 
 using namespace ridgeline;
@@ -50,6 +59,54 @@ Format format(const json& request, const char* key) {
     return *f;
 }
 
+// A parallel degree: 1 when the request leaves it out (a link made before the field existed);
+// 0 and anything too large go through to the library, whose message the page shows.
+std::int64_t degree(const json& request, const char* key) {
+    if (!request.contains(key) || (request.at(key).is_string() && request.at(key).get<std::string>().empty())) return 1;
+    return integer(request, key, 0, "an integer >= 1");
+}
+
+// Link latency per message in microseconds, read as the CLI's --link-latency-us reads it;
+// empty or absent: the hardware preset's. The library checks the range.
+std::optional<Seconds> link_latency(const json& request) {
+    const char* key = "link_latency_us";
+    if (!request.contains(key) || request.at(key).is_null()) return std::nullopt;
+    const json& v = request.at(key);
+    if (v.is_number()) return us(v.get<double>());
+    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    if (text.empty()) return std::nullopt;
+    std::size_t used = 0;
+    double x = 0;
+    try {
+        x = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size())
+        throw field_error(key, "got \"" + text + "\", expected a time in microseconds (empty: the hardware preset's)");
+    return us(x);
+}
+
+Assumptions assumptions_of(const json& request) {
+    const std::string name = request.value("assumptions", std::string("physical"));
+    if (name == "physical") return assumptions::physical;
+    if (name == "seed_003") return assumptions::seed_003;
+    throw field_error("assumptions", "got \"" + name + "\", expected physical or seed_003");
+}
+
+// The page field a library error is about, from the error's path.
+std::string field_of(const error& e) {
+    const std::string& p = e.path();
+    static const std::pair<const char*, const char*> fields[] = {
+        {"tensor-parallel degree", "tp"},  {"pipeline-parallel degree", "pp"}, {"expert-parallel degree", "ep"},
+        {"batch", "batch"},                {"context", "context"},             {"efficiency (bandwidth)", "efficiency"},
+        {"link latency", "link_latency_us"}};
+    for (const auto& [path, field] : fields)
+        if (p == path) return field;
+    if (p.rfind("hardware '", 0) == 0) return "hardware";
+    return "model";
+}
+
 json evaluate(const json& request) {
     const Hardware hw = load_hardware(request.at("hardware").get<std::string>());
     Model m;
@@ -74,30 +131,47 @@ json evaluate(const json& request) {
     w.precision.compute = *compute;
     w.batch = integer(request, "batch", 1, "an integer >= 1");
     w.context = integer(request, "context", 0, "an integer >= 0 tokens");
-    w.parallel.tensor = integer(request, "tp", 1, "an integer >= 1");
     const double efficiency = request.at("efficiency").is_number() ? request.at("efficiency").get<double>() : -1;
     if (!(efficiency > 0 && efficiency <= 1)) throw field_error("efficiency", "got " + request.at("efficiency").dump() + ", expected a fraction in (0, 1]");
     w.efficiency.bandwidth = efficiency;
+    w.assumptions = assumptions_of(request);
 
-    const auto field_of = [](const error& e) {
-        const std::string& p = e.path();
-        for (const char* f : {"batch", "context", "tensor", "efficiency"})
-            if (p.find(f) != std::string::npos) return std::string(f == std::string("tensor") ? "tp" : f);
-        return std::string("model");
-    };
+    // The deployment, built as the CLI's resolve() builds it.
+    Parallelism par{.tensor = degree(request, "tp"), .pipeline = degree(request, "pp"), .expert = degree(request, "ep")};
+    par.link_latency = link_latency(request);
+    const Deployment dep{hw, par};
+
     try {
-        const DecodeStep d = decode_step(hw, m, w);
-        const RidgeBatch r = ridge_batch(hw, m, w);
-        const auto nstar = n_star(hw, m, w);
-        const KvCapacity cap = kv_capacity(hw, m, w.precision);
-        const auto largest = w.context > 0 ? largest_batch(hw, m, w.precision, w.context) : std::nullopt;
+        validate(dep, m);
+        const DecodeStep d = decode_step(dep, m, w);
+        const RidgeBatch r = ridge_batch(dep, m, w);
+        const auto nstar = n_star(dep, m, w);
+        const auto largest = w.context > 0 ? largest_batch(dep, m, w, w.context) : std::nullopt;
+        const ContextFit longest = longest_context(dep, m, w, w.batch);
         std::vector<std::int64_t> batches;
         for (std::int64_t b = 1; b <= 1024; b *= 2) batches.push_back(b);
         std::vector<std::int64_t> contexts{w.context};
         if (w.context != 0) contexts.insert(contexts.begin(), 0);
+        // The link the step's messages cross (as the CLI's assumptions line reads it): the
+        // tensor-parallel group's, else the pipeline hops'; none on one device.
+        json link = nullptr;
+        if (d.links.messages > 0) {
+            const Link& l = par.tensor > 1 ? d.links.tensor_link : d.links.pipeline_link;
+            link = json{{"latency_us", l.latency.in(us)},
+                        {"latency_from", l.latency_from},
+                        {"scale_out", l.scale_out},
+                        {"messages", d.links.messages}};
+        }
         json out{{"ok", true},
                  {"hardware", std::string(hw.name.view())},
                  {"model", std::string(m.name.view())},
+                 {"tp", par.tensor},
+                 {"pp", par.pipeline},
+                 {"ep", par.expert},
+                 {"devices", dep.devices()},
+                 {"batch", w.batch},
+                 {"context", w.context},
+                 {"assumptions", assumptions_name(w.assumptions)},
                  {"total_params", derived_parameters(m).total()},
                  {"active_params", active_parameters(m).total()},
                  {"kv_bytes_per_token", kv_bytes_per_token(m, w.precision.kv).in(bytes)},
@@ -109,12 +183,24 @@ json evaluate(const json& request) {
                  {"total_tokens_per_s", d.total_tokens_per_s.in(per_s)},
                  {"bound", name_of(d.bound)},
                  {"arithmetic_intensity_flop_per_byte", d.arithmetic_intensity.in(flop_per_byte)},
+                 {"communication_time_s", d.communication_time.in(s)},
+                 {"link", link},
+                 {"memory_per_device_bytes", d.memory.used().in(bytes)},
+                 {"memory_budget_bytes", d.memory.budget.in(bytes)},
+                 {"memory_capacity_bytes", d.memory.capacity.in(bytes)},
+                 {"weights_per_device_bytes", d.memory.weights.in(bytes)},
+                 {"kv_per_device_bytes", d.memory.kv.in(bytes)},
+                 {"activations_per_device_bytes", d.memory.activations.in(bytes)},
+                 {"fits", d.fits()},
+                 {"weights_fit", d.memory.weights <= d.memory.budget},
                  {"ridge_batch", r.is_never() ? json(nullptr) : json(r.value())},
                  {"n_star_tokens", nstar ? json(*nstar) : json(nullptr)},
-                 {"weights_fit", cap.weights_fit},
-                 {"kv_tokens_that_fit", cap.kv_tokens},
                  {"largest_batch", largest ? json(*largest) : json(nullptr)},
-                 {"svg", roofline_svg(hw, m, w, batches, contexts)}};
+                 {"kv_tokens_held", largest ? json(static_cast<double>(*largest) * static_cast<double>(w.context)) : json(nullptr)},
+                 {"longest_context_tokens", longest.is_unbounded() ? json("unbounded")
+                                            : longest.fits()       ? json(longest.tokens())
+                                                                   : json(nullptr)},
+                 {"svg", roofline_svg(dep, m, w, batches, contexts)}};
         return out;
     } catch (const error& e) {
         throw field_error(field_of(e), e.what());
@@ -137,8 +223,9 @@ const char* ridgeline_presets() {
     }
 }
 
-// A request (hardware, model or config, formats, batch, context, tp, efficiency, max_context) in,
-// results or {"ok": false, "field", "message"} out.
+// A request (hardware, model or config, formats, batch, context, tp, pp, ep, link_latency_us,
+// assumptions, efficiency, max_context) in, results or {"ok": false, "field", "message"} out.
+// Every result carries the per-device memory and whether it fits, beside the tok/s.
 const char* ridgeline_evaluate(const char* request) {
     try {
         return answer(evaluate(json::parse(request)));
