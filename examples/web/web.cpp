@@ -7,15 +7,8 @@
 #include <utility>
 #include <string>
 
-// The core headers the page reads, not the umbrella ridgeline.hpp: its planning headers
-// (calibration, generation, operators) build std::vector results in constexpr functions, which
-// Debian 12's Emscripten (libc++ 13) refuses.
-#include <ridgeline/capacity.hpp>
-#include <ridgeline/decode.hpp>
-#include <ridgeline/deployment.hpp>
 #include <ridgeline/json.hpp>
-#include <ridgeline/memory.hpp>
-#include <ridgeline/ridge.hpp>
+#include <ridgeline/ridgeline.hpp>
 #include <ridgeline/roofline_svg.hpp>
 
 using namespace ridgeline;
