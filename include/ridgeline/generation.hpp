@@ -19,10 +19,10 @@ struct Generation {
     std::int64_t prompt_tokens = 0;
     std::int64_t new_tokens = 0;
     Seconds time_to_first_token{};  // the prefill
-    Seconds decode_time{};          // m decode steps, contexts prompt .. prompt + m - 1
+    Seconds decode_time{};          // the decode steps after the first token (see generate)
     Seconds total_time{};
     std::int64_t compute_bound_steps = 0;
-    PerSecond decode_tokens_per_s{};  // per sequence, over the decode part
+    PerSecond decode_tokens_per_s{};  // per sequence, over the decode part (0 when there is none)
 };
 
 namespace generation_detail {
@@ -44,7 +44,9 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
                                   std::int64_t new_tokens) {
     using generation_detail::Line;
     if (prompt < 0) throw error("", "prompt", std::to_string(prompt), "an integer >= 0 tokens");
-    if (new_tokens < 1) throw error("", "new_tokens", std::to_string(new_tokens), "an integer >= 1");
+    if (new_tokens < 1 || new_tokens > max_context)
+        throw error("", "new_tokens", std::to_string(new_tokens), "an integer from 1 to 2^40");
+    if (prompt > max_context) throw error("", "prompt", std::to_string(prompt), "an integer from 0 to 2^40 tokens");
     require_context_within(m, prompt + new_tokens - 1, "prompt + new_tokens - 1");
     const StepCost c = step_cost(m, w, dep.parallel);
     const Rates rates = effective_rates(dep.device, w);
@@ -106,10 +108,20 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
     return g;
 }
 
-// Prefill of the prompt (chunked if `chunk` > 0), then m decode steps.
+// `new_tokens` tokens after a prompt: the prefill (chunked if `chunk` > 0) makes the first, then
+// new_tokens - 1 decode steps at contexts prompt .. prompt + new_tokens - 2 make the rest. With
+// no prompt there is no prefill and every token is a decode step.
 constexpr Generation generate(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                               std::int64_t new_tokens, std::int64_t chunk = 0) {
-    Generation g = decode_steps(dep, m, w, prompt, new_tokens);
+    if (new_tokens < 1 || new_tokens > max_context)
+        throw error("", "new_tokens", std::to_string(new_tokens), "an integer from 1 to 2^40");
+    if (prompt < 0 || prompt > max_context) throw error("", "prompt", std::to_string(prompt), "an integer from 0 to 2^40 tokens");
+    const std::int64_t steps = prompt > 0 ? new_tokens - 1 : new_tokens;
+    Generation g;
+    if (steps > 0) g = decode_steps(dep, m, w, prompt, steps);
+    else require_context_within(m, prompt, "prompt");
+    g.prompt_tokens = prompt;
+    g.new_tokens = new_tokens;
     if (prompt > 0) g.time_to_first_token = prefill(dep, m, w, prompt, chunk).time;
     g.total_time = g.time_to_first_token + g.decode_time;
     return g;

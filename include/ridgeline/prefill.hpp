@@ -37,7 +37,7 @@ constexpr double span_sum(double x, std::int64_t window) {
 // (0: the whole prompt at once). The workload's context is ignored: the prompt starts empty.
 // Attention FLOPs are always counted here; they are the quadratic term.
 constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt, std::int64_t chunk = 0) {
-    if (prompt < 1) throw error("", "prompt", std::to_string(prompt), "an integer >= 1 tokens");
+    if (prompt < 1 || prompt > max_context) throw error("", "prompt", std::to_string(prompt), "an integer from 1 to 2^40 tokens");
     if (chunk < 0) throw error("", "chunk", std::to_string(chunk), "an integer >= 0 tokens (0: no chunking)");
     require_context_within(m, prompt, "prompt");
     if (chunk > 0 && prompt / chunk > 1'000'000)
@@ -74,7 +74,9 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     for (std::int64_t start = 0; start < prompt; start += p.chunk_tokens) {
         const std::int64_t end = start + p.chunk_tokens < prompt ? start + p.chunk_tokens : prompt;
         const auto len = static_cast<double>(end - start);
-        const auto tokens = static_cast<std::int64_t>(B * len);
+        // Tokens in the chunk, for the experts they touch; past 2^62 every expert is touched anyway.
+        const double chunk_tokens = B * len;
+        const std::int64_t tokens = chunk_tokens < 0x1p62 ? static_cast<std::int64_t>(chunk_tokens) : std::int64_t{1} << 62;
         const Bytes bytes = c.fixed_bytes + c.routed_bytes(tokens) + B * len * c.per_sequence_bytes +
                             B * c.kv_bytes(static_cast<double>(start)) + B * len * kv_written_per_token;
         Flops attention{};

@@ -157,7 +157,7 @@ TEST_CASE("prefill: 2P per token plus causal attention, weights once per chunk",
     const Prefill windowed = prefill(h100(), load_model("mistral-7b-v0.1"), seed::seed_003(Workload{}), 8192);
     const double pairs = 4096.0 * 4097 / 2 + 4096.0 * 4096;
     CHECK(windowed.attention_flops.in(flop) == Approx(4.0 * 32 * 32 * 128 * pairs).epsilon(1e-12));
-    CHECK_THROWS_WITH(prefill(h100(), m, seed::seed_003(Workload{}), 0), "prompt: got 0, expected an integer >= 1 tokens");
+    CHECK_THROWS_WITH(prefill(h100(), m, seed::seed_003(Workload{}), 0), "prompt: got 0, expected an integer from 1 to 2^40 tokens");
 }
 
 TEST_CASE("generation: the closed form equals the step-by-step sum", "[generation]") {
@@ -195,7 +195,12 @@ TEST_CASE("generation: the closed form equals the step-by-step sum", "[generatio
     const Generation full = generate(h100(), load_model("llama-3.1-8b"), seed::seed_003(Workload{}), 4096, 256);
     CHECK(full.time_to_first_token == prefill(h100(), load_model("llama-3.1-8b"), seed::seed_003(Workload{}), 4096).time);
     CHECK(full.total_time == full.time_to_first_token + full.decode_time);
-    CHECK(full.decode_tokens_per_s.in(per_s) == Approx(256 / full.decode_time.in(s)));
+    // The prefill makes the first of the 256 tokens; 255 decode steps make the rest.
+    CHECK(full.decode_time == decode_steps(h100(), load_model("llama-3.1-8b"), seed::seed_003(Workload{}), 4096, 255).decode_time);
+    CHECK(full.decode_tokens_per_s.in(per_s) == Approx(255 / full.decode_time.in(s)));
+    const Generation one = generate(h100(), load_model("llama-3.1-8b"), seed::seed_003(Workload{}), 4096, 1);
+    CHECK(one.decode_time == Seconds{});
+    CHECK(one.total_time == one.time_to_first_token);
 }
 
 TEST_CASE("efficiency: the realistic estimate beside the ideal ceiling", "[efficiency]") {
