@@ -408,14 +408,16 @@ void run_capacity(Setting& s) {
             const auto largest = n > 0 ? largest_batch(s.dep, s.m, s.base, n) : std::nullopt;
             const ContextFit longest = longest_context(s.dep, s.m, s.base, b);
             auto row = input_cells(s);
-            const double held = largest ? static_cast<double>(*largest) * static_cast<double>(n) : 0.0;
+            // value_or, not *largest: g++ -O2 warns (maybe-uninitialized, a false positive) on the latter.
+            const std::int64_t fit = largest.value_or(0);
+            const double held = static_cast<double>(fit) * static_cast<double>(n);
             append(row, std::vector<cli::Cell>{
                             cli::number(budget.capacity.in(bytes), si(budget.capacity.in(bytes), "B")),
                             cli::number(budget.budget.in(bytes), si(budget.budget.in(bytes), "B")),
                             cli::number(weights.in(bytes), si(weights.in(bytes), "B")),
                             cli::Cell{weights_fit, weights_fit ? "yes" : "NO"}, cli::integer(n),
-                            largest ? cli::integer(*largest) : cli::null(n > 0 ? "does not fit" : "-"),
-                            largest ? cli::number(static_cast<double>(*largest) * static_cast<double>(s.dp), 0) : cli::null("-"),
+                            largest ? cli::integer(fit) : cli::null(n > 0 ? "does not fit" : "-"),
+                            largest ? cli::number(static_cast<double>(fit) * static_cast<double>(s.dp), 0) : cli::null("-"),
                             largest ? cli::number(held, 0) : cli::null("-"), cli::integer(b),
                             longest.is_unbounded() ? cli::Cell{"unbounded", "unbounded"}
                             : longest.fits()       ? cli::integer(longest.tokens())
