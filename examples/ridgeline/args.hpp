@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,49 +22,80 @@ struct usage_error : std::runtime_error {
     throw usage_error(option + ": got \"" + value + "\", expected " + expected);
 }
 
-inline std::int64_t parse_integer(const std::string& option, const std::string& s, std::int64_t min, const std::string& expected) {
-    if (s.empty() || s.size() > 15) bad_value(option, s, expected);
+// Plain decimal digits only: no sign, no "0x", no leading zero ("010" is neither 8 nor 10 to
+// everyone, so it is refused), at most 15 digits. Returns nothing when `s` is not such a number.
+inline std::optional<std::int64_t> decimal(const std::string& s) {
+    if (s.empty() || s.size() > 15 || (s.size() > 1 && s[0] == '0')) return std::nullopt;
     std::int64_t v = 0;
     for (char c : s) {
-        if (c < '0' || c > '9') bad_value(option, s, expected);
+        if (c < '0' || c > '9') return std::nullopt;
         v = v * 10 + (c - '0');
     }
-    if (v < min) bad_value(option, s, expected);
     return v;
 }
 
+// "007" and "0x8" get their own words: the value is almost right.
+inline std::string integer_problem(const std::string& s) {
+    if (s.size() > 1 && s[0] == '0' && s.find_first_not_of("0123456789") == std::string::npos)
+        return " (without a leading zero)";
+    if (s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) return " (in decimal, not hexadecimal)";
+    return "";
+}
+
+// An integer option: "--tp: got \"0x8\", expected an integer from 1 to 1024 (in decimal, not hexadecimal)".
+inline std::int64_t parse_integer_option(const std::string& option, const std::string& s, std::int64_t min, std::int64_t max) {
+    const auto v = decimal(s);
+    if (!v || *v < min || *v > max)
+        bad_value(option, s, "an integer from " + std::to_string(min) + " to " + std::to_string(max) + integer_problem(s));
+    return *v;
+}
+
+// The most values one list may hold, and the most rows one command may produce.
+inline constexpr std::size_t max_values = 100000;
+
+// The largest batch or context a list may hold: the library's bound, 2^40.
+inline constexpr std::int64_t max_list_value = std::int64_t{1} << 40;
+
 // "1,8,64", "1..256x2" (doubling), "0..4096+512" (steps of 512), or a mix: "1,4..64x4".
 inline std::vector<std::int64_t> parse_list(const std::string& option, const std::string& s, std::int64_t min) {
-    const std::string expected = "a list such as 1,8,64 or a range such as 1..256x2 or 0..4096+512, each value >= " +
-                                 std::to_string(min);
+    const std::string expected = "a list such as 1,8,64 or a range such as 1..256x2 or 0..4096+512, each value from " +
+                                 std::to_string(min) + " to 2^40";
+    const auto refuse = [&](const std::string& piece) { bad_value(option, s, expected + integer_problem(piece)); };
+    const auto number = [&](const std::string& piece, std::int64_t at_least) {
+        const auto v = decimal(piece);
+        if (!v || *v < at_least || *v > max_list_value) refuse(piece);
+        return *v;
+    };
     std::vector<std::int64_t> out;
+    const auto push = [&](std::int64_t v) {
+        out.push_back(v);
+        if (out.size() > max_values) bad_value(option, s, "at most 100,000 values");
+    };
     std::size_t start = 0;
-    try {
     while (start <= s.size()) {
         const std::size_t comma = s.find(',', start);
         const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         const std::size_t dots = item.find("..");
         if (dots == std::string::npos) {
-            out.push_back(parse_integer(option, item, min, expected));
+            push(number(item, min));
         } else {
-            const std::int64_t lo = parse_integer(option, item.substr(0, dots), min, expected);
+            const std::int64_t lo = number(item.substr(0, dots), min);
             const std::string rest = item.substr(dots + 2);
             const std::size_t op = rest.find_first_of("x+");
-            if (op == std::string::npos) bad_value(option, s, expected);
-            const std::int64_t hi = parse_integer(option, rest.substr(0, op), min, expected);
-            const std::int64_t step = parse_integer(option, rest.substr(op + 1), 1, expected);
-            if (hi < lo || (rest[op] == 'x' && (step < 2 || lo < 1))) bad_value(option, s, expected);
-            for (std::int64_t v = lo; v <= hi; v = rest[op] == 'x' ? v * step : v + step) {
-                out.push_back(v);
-                if (out.size() > 100000) bad_value(option, s, "at most 100,000 values");
+            if (op == std::string::npos) refuse("");
+            const std::int64_t hi = number(rest.substr(0, op), min);
+            const std::int64_t step = number(rest.substr(op + 1), 1);
+            const bool times = rest[op] == 'x';
+            if (hi < lo || (times && (step < 2 || lo < 1))) refuse("");
+            for (std::int64_t v = lo;;) {
+                push(v);
+                // The next value, unless it passes hi (checked before the step, so nothing overflows).
+                if (times ? v > hi / step : v > hi - step) break;
+                v = times ? v * step : v + step;
             }
         }
         if (comma == std::string::npos) break;
         start = comma + 1;
-    }
-    } catch (const usage_error&) {
-        if (out.size() > 100000) throw;
-        bad_value(option, s, expected);  // name the whole value, not the piece that failed
     }
     return out;
 }
@@ -80,7 +112,11 @@ inline ridgeline::Numeric parse_numeric_option(const std::string& option, const 
     return *n;
 }
 
-inline double parse_positive(const std::string& option, const std::string& s, double max, const std::string& expected) {
+// A decimal number in [min, max] (min > 0) or, with zero_ok, exactly 0 too. NaN, infinities,
+// hexadecimal, leading spaces and trailing text are refused; `expected` says the range in words.
+inline double parse_number(const std::string& option, const std::string& s, double min, double max,
+                           const std::string& expected, bool zero_ok = false) {
+    if (s.empty() || s.find_first_not_of("0123456789.eE+-") != std::string::npos) bad_value(option, s, expected);
     std::size_t used = 0;
     double v = 0;
     try {
@@ -88,7 +124,9 @@ inline double parse_positive(const std::string& option, const std::string& s, do
     } catch (const std::exception&) {
         bad_value(option, s, expected);
     }
-    if (used != s.size() || !(v > 0) || !(v <= max)) bad_value(option, s, expected);
+    if (used != s.size()) bad_value(option, s, expected);
+    if (zero_ok && v == 0) return 0;
+    if (!(v >= min && v <= max)) bad_value(option, s, expected);
     return v;
 }
 

@@ -36,13 +36,14 @@ constexpr auto seconds = ridgeline::s;
 struct Setting {
     std::string hardware = "h100-sxm";
     std::string model;
-    std::string weights = "bf16", kv = "bf16", compute = "bf16", embeddings, experts;
+    std::string weights = "bf16", kv = "bf16", compute = "bf16";
+    // Unset unless given: "--max-context ''" is given, and refused, not taken for absent.
+    std::optional<std::string> embeddings, experts;
     std::string batch = "1", context = "0";
-    std::int64_t tp = 1, pp = 1, ep = 1, dp = 1;
+    std::string tp_arg = "1", pp_arg = "1", ep_arg = "1", dp_arg = "1";  // as typed
     std::string efficiency = "1", overhead_us = "0";
     std::string assumptions = "physical", accounting, attention_flops;
-    std::string memory_fraction, reserve_gib, link_latency_us;
-    std::int64_t max_context = 0;
+    std::optional<std::string> memory_fraction, reserve_gib, link_latency_us, max_context_arg;
     std::string format = "table";
 
     // Resolved
@@ -50,6 +51,7 @@ struct Setting {
     Deployment dep{};
     Model m{};
     Workload base{};
+    std::int64_t tp = 1, pp = 1, ep = 1, dp = 1;
     std::vector<std::int64_t> batches, contexts;
 };
 
@@ -74,11 +76,10 @@ void add_workload(CLI::App* app, Setting& s, bool lists = true) {
         app->add_option("--batch,-b", s.batch, "Batch sizes: 1,8,64 or 1..256x2 (default 1)");
         app->add_option("--context,-c", s.context, "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
     }
-    app->add_option("--tp", s.tp, "Tensor-parallel degree (default 1)")->check(CLI::Range(1, 1024));
-    app->add_option("--pp", s.pp, "Pipeline-parallel degree (default 1)")->check(CLI::Range(1, 1024));
-    app->add_option("--ep", s.ep, "Expert-parallel groups within the tensor-parallel devices (default 1; divides --tp)")
-        ->check(CLI::Range(1, 1024));
-    app->add_option("--dp", s.dp, "Data-parallel replicas (default 1)")->check(CLI::Range(1, 1 << 20));
+    app->add_option("--tp", s.tp_arg, "Tensor-parallel degree (default 1)");
+    app->add_option("--pp", s.pp_arg, "Pipeline-parallel degree (default 1)");
+    app->add_option("--ep", s.ep_arg, "Expert-parallel groups within the tensor-parallel devices (default 1; divides --tp)");
+    app->add_option("--dp", s.dp_arg, "Data-parallel replicas (default 1)");
     app->add_option("--link-latency-us", s.link_latency_us,
                     "Latency per message on the scale-up link, us (default: the hardware preset's)");
     app->add_option("--efficiency", s.efficiency, "Fraction of peak bandwidth achieved, in (0, 1] (default 1: the ceiling)");
@@ -92,48 +93,66 @@ void add_workload(CLI::App* app, Setting& s, bool lists = true) {
         ->check(CLI::IsMember({"on", "off"}));
     app->add_option("--memory-fraction", s.memory_fraction, "Share of the reported memory the engine takes, in (0, 1] (default 0.9)");
     app->add_option("--reserve-gib", s.reserve_gib, "Memory kept back for the runtime per device, GiB (default 1)");
-    app->add_option("--max-context", s.max_context,
-                    "Raise the model's context limit (max_position_embeddings), e.g. 131072 for Qwen3 with YaRN")
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+    app->add_option("--max-context", s.max_context_arg,
+                    "Raise the model's context limit (max_position_embeddings), e.g. 131072 for Qwen3 with YaRN");
 }
 
 void resolve(Setting& s, bool need_model = true) {
-    s.hw = load_hardware(s.hardware);
-    if (need_model || !s.model.empty()) s.m = load_model(s.model);
-    if (s.max_context > 0) s.m.max_context = s.max_context;
+    // Every flag is checked before any file is read, so a typo is a usage error (exit 2).
+    s.tp = cli::parse_integer_option("--tp", s.tp_arg, 1, 1024);
+    s.pp = cli::parse_integer_option("--pp", s.pp_arg, 1, 1024);
+    s.ep = cli::parse_integer_option("--ep", s.ep_arg, 1, 1024);
+    s.dp = cli::parse_integer_option("--dp", s.dp_arg, 1, std::int64_t{1} << 20);
+    const std::int64_t max_context =
+        s.max_context_arg ? cli::parse_integer_option("--max-context", *s.max_context_arg, 1, std::int64_t{1} << 40) : 0;
     Workload& w = s.base;
     w.precision.weights = cli::parse_format_option("--weights", s.weights);
     w.precision.kv = cli::parse_format_option("--kv", s.kv);
     w.precision.compute = cli::parse_numeric_option("--compute", s.compute);
-    if (!s.embeddings.empty()) w.precision.embeddings = cli::parse_format_option("--embeddings", s.embeddings);
-    if (!s.experts.empty()) w.precision.experts = cli::parse_format_option("--experts", s.experts);
+    if (s.embeddings) w.precision.embeddings = cli::parse_format_option("--embeddings", *s.embeddings);
+    if (s.experts) w.precision.experts = cli::parse_format_option("--experts", *s.experts);
     Parallelism par{.tensor = s.tp, .pipeline = s.pp, .expert = s.ep, .data = s.dp};
-    if (!s.link_latency_us.empty())
-        par.link_latency = us(s.link_latency_us == "0" ? 0.0 : cli::parse_positive("--link-latency-us", s.link_latency_us, 1e6, "a time in microseconds from 0 to 1e6"));
-    s.dep = Deployment{s.hw, par};
-    w.efficiency.bandwidth = cli::parse_positive("--efficiency", s.efficiency, 1.0, "a fraction in (0, 1]");
-    if (s.overhead_us != "0")
-        w.efficiency.overhead = us(cli::parse_positive("--overhead-us", s.overhead_us, 1e9, "a time in microseconds >= 0"));
+    if (s.link_latency_us)
+        par.link_latency = us(cli::parse_number("--link-latency-us", *s.link_latency_us, 1e-6, 1e6,
+                                                "a time in microseconds: 0, or from 1e-6 to 1e6", true));
+    w.efficiency.bandwidth = cli::parse_number("--efficiency", s.efficiency, 1e-6, 1.0, "a fraction in [1e-6, 1]");
+    w.efficiency.overhead = us(cli::parse_number("--overhead-us", s.overhead_us, 1e-6, 1e9,
+                                                 "a time in microseconds: 0, or from 1e-6 to 1e9", true));
     Assumptions& a = w.assumptions;
     a = s.assumptions == "seed_003" ? assumptions::seed_003 : assumptions::physical;
     if (!s.accounting.empty()) a.accounting = s.accounting == "read" ? WeightAccounting::bytes_read : WeightAccounting::every_parameter;
     if (!s.attention_flops.empty()) a.attention_flops = s.attention_flops == "on";
-    if (!s.memory_fraction.empty()) a.memory_fraction = cli::parse_positive("--memory-fraction", s.memory_fraction, 1.0, "a fraction in (0, 1]");
-    if (!s.reserve_gib.empty())
-        a.runtime_reserve = GiB(s.reserve_gib == "0" ? 0.0 : cli::parse_positive("--reserve-gib", s.reserve_gib, 1e6, "a size in GiB from 0 to 1e6"));
-    if (s.m.group_count > 0) validate(s.dep, s.m);
+    if (s.memory_fraction)
+        a.memory_fraction = cli::parse_number("--memory-fraction", *s.memory_fraction, 1e-6, 1.0, "a fraction in [1e-6, 1]");
+    if (s.reserve_gib)
+        a.runtime_reserve = GiB(cli::parse_number("--reserve-gib", *s.reserve_gib, 1e-6, 9e5,
+                                                  "a size in GiB: 0, or from 1e-6 to 900000", true));
     s.batches = cli::parse_list("--batch", s.batch, 1);
     s.contexts = cli::parse_list("--context", s.context, 0);
+
+    s.hw = load_hardware(s.hardware);
+    if (need_model || !s.model.empty()) s.m = load_model(s.model);
+    if (max_context > 0) s.m.max_context = max_context;
+    s.dep = Deployment{s.hw, par};
+    if (s.m.group_count > 0) validate(s.dep, s.m);
+}
+
+// Bounded work: a command makes one row per combination of its lists, and at most 100,000 rows.
+void require_rows(const Setting& s, bool batches, bool contexts) {
+    const std::size_t b = batches ? s.batches.size() : 1, c = contexts ? s.contexts.size() : 1;
+    if (b * c <= cli::max_values) return;  // each list holds at most 100,000 values: no overflow
+    throw cli::usage_error(fmt::format("--batch x --context: got {} x {} = {} rows, expected at most 100,000 rows (shorten the lists)",
+                                       b, c, b * c));
 }
 
 std::string si(double v, const char* unit, int decimals = 2) {
     const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
     int i = 0;
     while (std::abs(v) >= 1000 && i < 5) v /= 1000, ++i;
-    return fmt::format("{:.{}f} {}{}", v, decimals, prefixes[i], unit);
+    return cli::shown(v, decimals, std::string("{} ") + prefixes[i] + unit);
 }
 
-std::string params_text(double p) { return fmt::format("{:.2f}B", p / 1e9); }
+std::string params_text(double p) { return cli::shown(p / 1e9, 2, "{}B"); }
 
 // The inputs every row echoes.
 std::vector<cli::Column> input_columns() {
@@ -164,14 +183,14 @@ void print_assumptions(const Setting& s, const std::optional<DecodeStep>& step =
     std::string links;
     if (step && step->links.messages > 0) {
         const Link& l = s.tp > 1 ? step->links.tensor_link : step->links.pipeline_link;
-        links = fmt::format("; links: {:.2f} us per message ({}), {}", l.latency.in(us), l.latency_from,
+        links = fmt::format("; links: {} us per message ({}), {}", cli::shown(l.latency.in(us), 2), l.latency_from,
                             l.scale_out ? "scale-out network" : "scale-up link");
     }
-    fmt::print("assumptions: {} (attention FLOPs {}, embedding lookups {}, weights as {}, memory: {:.2f} of {} less {:.2f} GiB reserved{}){}\n",
+    fmt::print("assumptions: {} (attention FLOPs {}, embedding lookups {}, weights as {}, memory: {} of {} less {} GiB reserved{}){}\n",
                assumptions_name(a), a.attention_flops ? "counted" : "not counted",
                a.embedding_lookup_flops ? "2 FLOPs per parameter" : "free",
-               a.accounting == WeightAccounting::bytes_read ? "bytes read" : "every parameter", a.memory_fraction,
-               a.reported_memory ? "the reported memory" : "the datasheet capacity", a.runtime_reserve.in(GiB),
+               a.accounting == WeightAccounting::bytes_read ? "bytes read" : "every parameter", cli::shown(a.memory_fraction, 2),
+               a.reported_memory ? "the reported memory" : "the datasheet capacity", cli::shown(a.runtime_reserve.in(GiB), 2),
                a.activation_workspace ? " and the activation workspace" : "", links);
 }
 cli::Cell fits_cell(const MemoryUse& u) { return cli::Cell{u.fits(), u.fits() ? "yes" : "NO"}; }
@@ -207,7 +226,7 @@ void run_list(const std::string& what, const std::string& format) {
         const double total = derived_parameters(m).total(), active = active_parameters(m).total();
         const double kv = kv_bytes_per_token(m, formats::bf16).in(bytes);
         t.add({cli::text(name), cli::integer(layer_count(m)), cli::number(total, params_text(total)),
-               cli::number(active, params_text(active)), cli::number(kv, fmt::format("{:.1f} KiB", kv / 1024))});
+               cli::number(active, params_text(active)), cli::converted(kv, kv / 1024, 1, "{} KiB")});
     }
     t.print(format);
 }
@@ -256,7 +275,7 @@ void show_model(const Model& m, const std::string& format) {
         }
         t.add({cli::text(fmt::format("layer_group_{}", i)), cli::text(d)});
     }
-    const auto row = [&](const char* key, double v) { t.add({cli::text(key), cli::number(v, fmt::format("{:.0f}", v))}); };
+    const auto row = [&](const char* key, double v) { t.add({cli::text(key), cli::converted(v, v, 0, "{}")}); };
     row("embeddings_params", p.embeddings);
     row("attention_params", p.attention);
     row("dense_mlp_params", p.dense_mlp);
@@ -269,7 +288,7 @@ void show_model(const Model& m, const std::string& format) {
     row("active_params", a.total());
     if (m.mtp_layers > 0) row("mtp_params", mtp_parameters(m));
     const double kv = kv_bytes_per_token(m, formats::bf16).in(bytes);
-    t.add({cli::text("kv_bytes_per_token_bf16"), cli::number(kv, fmt::format("{:.0f} B ({:.1f} KiB)", kv, kv / 1024))});
+    t.add({cli::text("kv_bytes_per_token_bf16"), cli::number(kv, cli::shown(kv, 0, "{} B") + cli::shown(kv / 1024, 1, " ({} KiB)"))});
     t.print(format);
 }
 
@@ -297,13 +316,14 @@ void run_model(Setting& s) {
         const double kv = kv_bytes_per_token(s.m, fmt_).in(bytes);
         t.add({cli::text(std::string(s.m.name.view())), cli::text(f), cli::number(p.total(), params_text(p.total())),
                cli::number(a.total(), params_text(a.total())), cli::number(w, si(w, "B")),
-               cli::number(kv, fmt::format("{:.1f} KiB", kv / 1024))});
+               cli::converted(kv, kv / 1024, 1, "{} KiB")});
     }
     t.print(s.format);
 }
 
 void run_decode(Setting& s) {
     resolve(s);
+    require_rows(s, true, true);
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"batch", "batch"},
                                              {"context_tokens", "context"},
@@ -334,10 +354,10 @@ void run_decode(Setting& s) {
                             cli::number(d.weight_bytes.in(bytes), si(d.weight_bytes.in(bytes), "B")),
                             cli::number(d.kv_bytes.in(bytes), si(d.kv_bytes.in(bytes), "B")),
                             cli::number(d.total_bytes.in(bytes), si(d.total_bytes.in(bytes), "B")),
-                            cli::number(d.step_time.in(seconds), fmt::format("{:.3f} ms", d.step_time.in(ms))),
+                            cli::converted(d.step_time.in(seconds), d.step_time.in(ms), 3, "{} ms"),
                             cli::number(d.tokens_per_s.in(per_s), 1), cli::number(d.total_tokens_per_s.in(per_s), 1),
                             cli::text(name_of(d.bound)), cli::number(d.arithmetic_intensity.in(flop_per_byte), 1),
-                            cli::number(d.communication_time.in(seconds), fmt::format("{:.3f} ms", d.communication_time.in(ms))),
+                            cli::converted(d.communication_time.in(seconds), d.communication_time.in(ms), 3, "{} ms"),
                             cli::number(d.memory.used().in(bytes), si(d.memory.used().in(bytes), "B")),
                             cli::number(d.memory.budget.in(bytes), si(d.memory.budget.in(bytes), "B")), fits_cell(d.memory)});
             t.add(row);
@@ -367,6 +387,7 @@ void run_ridge(Setting& s) {
 
 void run_capacity(Setting& s) {
     resolve(s);
+    require_rows(s, true, true);
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"memory_reported_bytes", "memory/device"},
                                              {"memory_budget_bytes", "budget"},
@@ -387,14 +408,16 @@ void run_capacity(Setting& s) {
             const auto largest = n > 0 ? largest_batch(s.dep, s.m, s.base, n) : std::nullopt;
             const ContextFit longest = longest_context(s.dep, s.m, s.base, b);
             auto row = input_cells(s);
-            const double held = largest ? static_cast<double>(*largest) * static_cast<double>(n) : 0.0;
+            // value_or, not *largest: g++ -O2 warns (maybe-uninitialized, a false positive) on the latter.
+            const std::int64_t fit = largest.value_or(0);
+            const double held = static_cast<double>(fit) * static_cast<double>(n);
             append(row, std::vector<cli::Cell>{
                             cli::number(budget.capacity.in(bytes), si(budget.capacity.in(bytes), "B")),
                             cli::number(budget.budget.in(bytes), si(budget.budget.in(bytes), "B")),
                             cli::number(weights.in(bytes), si(weights.in(bytes), "B")),
                             cli::Cell{weights_fit, weights_fit ? "yes" : "NO"}, cli::integer(n),
-                            largest ? cli::integer(*largest) : cli::null(n > 0 ? "does not fit" : "-"),
-                            largest ? cli::number(static_cast<double>(*largest) * static_cast<double>(s.dp), 0) : cli::null("-"),
+                            largest ? cli::integer(fit) : cli::null(n > 0 ? "does not fit" : "-"),
+                            largest ? cli::number(static_cast<double>(fit) * static_cast<double>(s.dp), 0) : cli::null("-"),
                             largest ? cli::number(held, 0) : cli::null("-"), cli::integer(b),
                             longest.is_unbounded() ? cli::Cell{"unbounded", "unbounded"}
                             : longest.fits()       ? cli::integer(longest.tokens())
@@ -405,8 +428,28 @@ void run_capacity(Setting& s) {
     print_assumptions(s);
 }
 
-void run_generate(Setting& s, std::int64_t prompt, std::int64_t new_tokens, std::int64_t chunk) {
+// The generate flags as typed, parsed here so that a bad one names itself.
+struct GenerateArgs {
+    std::string prompt = "0", new_tokens = "128", chunk = "0";
+};
+
+// Prefill chunks the library computes one by one, over all batches: enough for a 1M-token prompt
+// in 1k-token chunks at a thousand batch sizes, and seconds of work at most.
+constexpr std::int64_t max_chunk_steps = 10'000'000;
+
+void run_generate(Setting& s, const GenerateArgs& args) {
+    const std::int64_t prompt = cli::parse_integer_option("--prompt", args.prompt, 0, 100'000'000);
+    const std::int64_t new_tokens = cli::parse_integer_option("--new", args.new_tokens, 1, 100'000'000);
+    const std::int64_t chunk = cli::parse_integer_option("--chunk", args.chunk, 0, 100'000'000);
     resolve(s);
+    require_rows(s, true, false);
+    const std::int64_t chunks = chunk > 0 ? (prompt + chunk - 1) / chunk : 1;
+    const auto steps = static_cast<std::int64_t>(s.batches.size()) * chunks;
+    if (steps > max_chunk_steps)
+        throw cli::usage_error(fmt::format(
+            "--chunk: got {}, expected a chunk giving at most 10,000,000 prefill steps in all ({} chunks of a {}-token "
+            "--prompt x {} --batch values = {}; use a larger --chunk or fewer batches)",
+            chunk, chunks, prompt, s.batches.size(), steps));
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"batch", "batch"},
                                              {"prompt_tokens", "prompt"},
@@ -423,19 +466,31 @@ void run_generate(Setting& s, std::int64_t prompt, std::int64_t new_tokens, std:
         const Generation g = generate(s.dep, s.m, w, prompt, new_tokens, chunk);
         auto row = input_cells(s);
         append(row, std::vector<cli::Cell>{cli::integer(b), cli::integer(prompt), cli::integer(new_tokens),
-                                           cli::number(g.time_to_first_token.in(seconds), fmt::format("{:.1f} ms", g.time_to_first_token.in(ms))),
-                                           cli::number(g.decode_time.in(seconds), fmt::format("{:.3f} s", g.decode_time.in(seconds))),
-                                           cli::number(g.total_time.in(seconds), fmt::format("{:.3f} s", g.total_time.in(seconds))),
+                                           cli::converted(g.time_to_first_token.in(seconds), g.time_to_first_token.in(ms), 1, "{} ms"),
+                                           cli::converted(g.decode_time.in(seconds), g.decode_time.in(seconds), 3, "{} s"),
+                                           cli::converted(g.total_time.in(seconds), g.total_time.in(seconds), 3, "{} s"),
                                            cli::number(g.decode_tokens_per_s.in(per_s), 1), cli::integer(g.compute_bound_steps)});
         t.add(row);
     }
     t.print(s.format);
 }
 
-void run_diagnose(Setting& s, std::optional<double> tok_s, std::optional<double> tpot_ms, std::int64_t draft_tokens) {
+struct DiagnoseArgs {
+    std::optional<std::string> tok_s, tpot_ms;
+    std::string draft_tokens = "4";
+};
+
+void run_diagnose(Setting& s, const DiagnoseArgs& args) {
+    if (args.tok_s.has_value() == args.tpot_ms.has_value()) throw cli::usage_error("diagnose: give exactly one of --measured-tok-s and --measured-tpot-ms");
+    const Seconds measured =
+        args.tok_s
+            ? ridgeline::s(1.0 / cli::parse_number("--measured-tok-s", *args.tok_s, 1e-6, 1e9, "a rate in tokens/s from 1e-6 to 1e9"))
+            : ms(cli::parse_number("--measured-tpot-ms", *args.tpot_ms, 1e-6, 1e9, "a time in ms from 1e-6 to 1e9"));
+    const std::int64_t draft_tokens = cli::parse_integer_option("--draft-tokens", args.draft_tokens, 1, 64);
     resolve(s);
-    if (tok_s.has_value() == tpot_ms.has_value()) throw cli::usage_error("diagnose: give exactly one of --measured-tok-s and --measured-tpot-ms");
-    const Seconds measured = tok_s ? ridgeline::s(1.0 / *tok_s) : ms(*tpot_ms);
+    // One setting is diagnosed; a list would silently use its first value.
+    if (s.batches.size() > 1) cli::bad_value("--batch", s.batch, "one batch size: diagnose reads a single setting");
+    if (s.contexts.size() > 1) cli::bad_value("--context", s.context, "one context length: diagnose reads a single setting");
     Workload w = s.base;
     w.batch = s.batches.front();
     w.context = s.contexts.front();
@@ -448,16 +503,16 @@ void run_diagnose(Setting& s, std::optional<double> tok_s, std::optional<double>
     add("context_tokens", cli::integer(w.context));
     add("measured_tokens_per_s", cli::number(1.0 / measured.in(seconds), 2));
     add("ceiling_tokens_per_s", cli::number(d.ceiling.tokens_per_s.in(per_s), 2));
-    add("fraction_of_ceiling", cli::number(d.fraction_of_ceiling, fmt::format("{:.1f}%", 100 * d.fraction_of_ceiling)));
+    add("fraction_of_ceiling", cli::converted(d.fraction_of_ceiling, 100 * d.fraction_of_ceiling, 1, "{}%"));
     add("implied_bandwidth_bytes_per_s", cli::number(d.implied_bandwidth.in(bytes_per_s), si(d.implied_bandwidth.in(bytes_per_s), "B/s")));
-    add("bandwidth_utilisation", cli::number(d.bandwidth_utilisation, fmt::format("{:.1f}%", 100 * d.bandwidth_utilisation)));
+    add("bandwidth_utilisation", cli::converted(d.bandwidth_utilisation, 100 * d.bandwidth_utilisation, 1, "{}%"));
     add("verdict", cli::text(name_of(d.verdict)));
     std::string reading;
     if (d.verdict == Verdict::near_ceiling) {
         reading = "at the byte budget: more speed needs fewer bytes per token or more bandwidth";
     } else if (d.verdict == Verdict::gap) {
-        reading = fmt::format("{:.0f}% below the ceiling: kernel efficiency, launch overhead or configuration", 100 * d.gap);
-        add("gap", cli::number(d.gap, fmt::format("{:.1f}%", 100 * d.gap)));
+        reading = cli::shown(100 * d.gap, 0, "{}% below the ceiling: kernel efficiency, launch overhead or configuration");
+        add("gap", cli::converted(d.gap, 100 * d.gap, 1, "{}%"));
     } else {
         reading = "faster than this setting allows; any one of these would explain it";
         add("max_bits_per_weight", d.max_bits_per_weight ? cli::number(*d.max_bits_per_weight, 2) : cli::null("none (the KV alone is slower)"));
@@ -484,22 +539,24 @@ void run_calibrate(const std::string& file, const std::string& hardware, const s
     for (std::size_t i = 0; i < obs.size(); ++i) {
         const MeasuredRow& r = *used[i];
         t.add({cli::text(r.model), cli::text(format_name(r.workload.precision.weights)), cli::integer(r.parallel.tensor),
-               cli::number(r.measured_step.in(seconds), fmt::format("{:.2f} ms", r.measured_step.in(ms))),
-               cli::number(c.predicted[i].in(seconds), fmt::format("{:.2f} ms", c.predicted[i].in(ms))),
-               cli::number(c.residuals[i].in(seconds), fmt::format("{:+.2f} ms", c.residuals[i].in(ms))),
+               cli::converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
+               cli::converted(c.predicted[i].in(seconds), c.predicted[i].in(ms), 2, "{} ms"),
+               cli::converted(c.residuals[i].in(seconds), c.residuals[i].in(ms), 2, "{} ms", true),
                cli::number(c.bandwidth_efficiency, 3),
-               cli::number(c.overhead.in(seconds), fmt::format("{:.3f} ms", c.overhead.in(ms)))});
+               cli::converted(c.overhead.in(seconds), c.overhead.in(ms), 3, "{} ms")});
     }
     t.print(format);
     if (format == "table")
-        fmt::print("fit on {} rows for {}: {:.1f}% of peak bandwidth, {:.3f} ms per step, rms error {:.1f}%\n", obs.size(),
-                   hw_name, 100 * c.bandwidth_efficiency, c.overhead.in(ms), 100 * c.rms_relative_error);
+        fmt::print("fit on {} rows for {}: {}% of peak bandwidth, {} ms per step, rms error {}%\n", obs.size(),
+                   cli::printable(hw_name), cli::shown(100 * c.bandwidth_efficiency, 1), cli::shown(c.overhead.in(ms), 3),
+                   cli::shown(100 * c.rms_relative_error, 1));
 }
 
 void run_plot(Setting& s, const std::string& out) {
     if (s.batch == "1") s.batch = "1..1024x2";
     if (s.context == "0") s.context = "0,4096,32768";
     resolve(s);
+    require_rows(s, true, true);
     const std::string svg = roofline_svg(s.dep, s.m, s.base, s.batches, s.contexts);
     if (out == "-") {
         fmt::print("{}", svg);
@@ -509,7 +566,60 @@ void run_plot(Setting& s, const std::string& out) {
     if (!file) throw error(out, "", "a file that cannot be written", "a writable path for the SVG");
     file << svg;
     if (!file) throw error(out, "", "a failed write", "a writable path for the SVG");
-    fmt::print(stderr, "wrote {}\n", out);
+    fmt::print(stderr, "wrote {}\n", cli::printable(out));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors in the user's terms
+// ---------------------------------------------------------------------------------------------
+
+void replace_all(std::string& s, std::string_view from, std::string_view to) {
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+}
+
+// The library names what it checks ("tensor-parallel degree"); the user typed a flag (--tp).
+// Only for commands that take these flags from the command line: calibrate's come from a file.
+std::string in_user_terms(const ridgeline::error& e, const Setting& s) {
+    static const std::vector<std::pair<std::string_view, std::string_view>> flags{
+        {"tensor-parallel degree", "--tp"},
+        {"pipeline-parallel degree", "--pp"},
+        {"expert-parallel degree", "--ep"},
+        {"data-parallel degree", "--dp"},
+        {"batch", "--batch"},
+        {"context", "--context"},
+        {"efficiency (bandwidth)", "--efficiency"},
+        {"overhead per step", "--overhead-us"},
+        {"link latency", "--link-latency-us"},
+        {"memory fraction", "--memory-fraction"},
+        {"runtime reserve", "--reserve-gib"},
+        {"prompt", "--prompt"},
+        {"new_tokens", "--new"},
+        {"prompt + new_tokens - 1", "--prompt + --new - 1"},
+        {"chunk", "--chunk"},
+        {"speculation.draft_tokens", "--draft-tokens"},
+    };
+    if (!e.file().empty()) return e.what();
+    std::string expected = e.expected();
+    replace_all(expected, "raise Model::max_context where the model allows more", "raise it with --max-context");
+    replace_all(expected, "the tensor-parallel degree", "--tp");
+    for (const auto& [path, flag] : flags)
+        if (e.path() == path) return fmt::format("{}: got {}, expected {}", flag, e.value(), expected);
+    // "hardware 'NVIDIA V100 SXM2 32GB' compute peak": the --compute format the device lacks; say what it has.
+    if (e.path().starts_with("hardware '") && e.path().ends_with("' compute peak")) {
+        std::vector<std::string> has;
+        for (Numeric n : all_numerics)
+            if (s.hw.peak_for(n)) has.emplace_back(name_of(n));
+        const auto have = [&](std::string_view n) { return std::find(has.begin(), has.end(), n) != has.end(); };
+        std::string list, suggestion;
+        for (const auto& n : has) list += (list.empty() ? "" : ", ") + n;
+        if (e.value() == "bf16" && have("fp16")) suggestion = "fp16";
+        else if (e.value() == "fp16" && have("bf16")) suggestion = "bf16";
+        else if (!has.empty()) suggestion = has.size() > 1 && has.front() == "fp32" ? has[1] : has.front();  // tensor cores first
+        const std::string device = e.path().substr(0, e.path().size() - std::string_view(" compute peak").size());
+        return fmt::format("--compute: got {}, expected a format {} has a dense peak for: {}{}", e.value(), device,
+                           list.empty() ? "none" : list, suggestion.empty() ? "" : " (try --compute " + suggestion + ")");
+    }
+    return e.what();
 }
 
 }  // namespace
@@ -521,8 +631,8 @@ int main(int argc, char** argv) {
                "Presets: ridgeline list hardware | ridgeline list models. JSON numbers are SI base units.");
     Setting s;
     std::string list_what, show_target, measurements, out = "roofline.svg";
-    std::int64_t prompt = 0, new_tokens = 128, chunk = 0, draft_tokens = 4;
-    std::optional<double> tok_s, tpot_ms;
+    GenerateArgs gen_args;
+    DiagnoseArgs diag_args;
 
     auto* list = app.add_subcommand("list", "List hardware or model presets");
     list->add_option("what", list_what, "hardware or models")->required()->check(CLI::IsMember({"hardware", "models"}));
@@ -560,18 +670,18 @@ int main(int argc, char** argv) {
     auto* gen = app.add_subcommand("generate", "Time for a whole generation: prefill, then decode with the KV growing");
     add_device(gen, s);
     add_workload(gen, s);
-    gen->add_option("--prompt", prompt, "Prompt tokens (default 0)")->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}));
-    gen->add_option("--new", new_tokens, "New tokens to generate (default 128)")->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
-    gen->add_option("--chunk", chunk, "Prefill chunk in tokens (default 0: whole prompt)")->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}));
+    gen->add_option("--prompt", gen_args.prompt, "Prompt tokens (default 0); the context starts here, so -c is refused");
+    gen->add_option("--new", gen_args.new_tokens, "New tokens to generate (default 128)");
+    gen->add_option("--chunk", gen_args.chunk, "Prefill chunk in tokens (default 0: whole prompt)");
     add_format(gen, s);
     gen->footer("Example: ridgeline generate -m llama-3.1-8b --prompt 4096 --new 512 -b 1,32");
 
     auto* diag = app.add_subcommand("diagnose", "From a measured tok/s or TPOT: implied bandwidth, utilisation, verdict");
     add_device(diag, s);
     add_workload(diag, s);
-    diag->add_option("--measured-tok-s", tok_s, "Measured tokens/s per sequence")->check(CLI::PositiveNumber);
-    diag->add_option("--measured-tpot-ms", tpot_ms, "Measured time per output token, ms")->check(CLI::PositiveNumber);
-    diag->add_option("--draft-tokens", draft_tokens, "Draft length for the speculation explanation (default 4)")->check(CLI::Range(1, 64));
+    diag->add_option("--measured-tok-s", diag_args.tok_s, "Measured tokens/s per sequence");
+    diag->add_option("--measured-tpot-ms", diag_args.tpot_ms, "Measured time per output token, ms");
+    diag->add_option("--draft-tokens", diag_args.draft_tokens, "Draft length for the speculation explanation (default 4)");
     add_format(diag, s);
     diag->footer("Example: ridgeline diagnose -m llama-3.3-70b -c 4096 --measured-tok-s 70");
 
@@ -586,6 +696,11 @@ int main(int argc, char** argv) {
     add_workload(plot, s);
     plot->add_option("--out,-o", out, "Output file, or - for stdout (default roofline.svg)");
     plot->footer("Example: ridgeline plot -m llama-3.1-8b -c 0,4096,32768 -o roofline.svg");
+
+    // CLI11's own errors echo what was typed: escape control characters in them too.
+    app.failure_message([](const CLI::App*, const CLI::Error& e) {
+        return cli::printable(e.what()) + "\nRun with --help for more information.\n";
+    });
 
     bool hardware_given = false;
     try {
@@ -607,19 +722,25 @@ int main(int argc, char** argv) {
         else if (*decode) run_decode(s);
         else if (*ridge) run_ridge(s);
         else if (*capacity) run_capacity(s);
-        else if (*gen) run_generate(s, prompt, new_tokens, chunk);
-        else if (*diag) run_diagnose(s, tok_s, tpot_ms, draft_tokens);
+        else if (*gen) {
+            // generate starts from an empty context: the prompt is the context it decodes from.
+            if (gen->count("--context") > 0)
+                cli::bad_value("--context", s.context, "no --context for generate: it starts from an empty context; give the prompt length with --prompt");
+            run_generate(s, gen_args);
+        }
+        else if (*diag) run_diagnose(s, diag_args);
         else if (*cal) run_calibrate(measurements, hardware_given ? s.hardware : "", s.format);
         else if (*plot) run_plot(s, out);
         return 0;
     } catch (const cli::usage_error& e) {
-        fmt::print(stderr, "ridgeline: {}\n", e.what());
+        fmt::print(stderr, "ridgeline: {}\n", cli::printable(e.what()));
         return 2;
     } catch (const ridgeline::error& e) {
-        fmt::print(stderr, "ridgeline: {}\n", e.what());
+        const bool flags = !*cal && !*list && !*show && !*model;  // the rest take the workload flags
+        fmt::print(stderr, "ridgeline: {}\n", cli::printable(flags ? in_user_terms(e, s) : e.what()));
         return 1;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "ridgeline: {}\n", e.what());
+        fmt::print(stderr, "ridgeline: {}\n", cli::printable(e.what()));
         return 1;
     }
 }

@@ -6,12 +6,30 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 namespace cli {
+
+// Text as it may reach a terminal: control characters (C0, DEL) written as \xNN, so a preset
+// name or path cannot move the cursor or ring the bell.
+inline std::string printable(const std::string& s) {
+    std::string out;
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+        else out += ch;
+    }
+    return out;
+}
+
+// JSON text that never throws: invalid UTF-8 in a name becomes U+FFFD.
+inline std::string dump_json(const nlohmann::ordered_json& j) {
+    return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
 
 struct Cell {
     nlohmann::ordered_json raw;  // what JSON and CSV print
@@ -43,13 +61,13 @@ private:
         std::vector<std::size_t> width(columns_.size());
         for (std::size_t c = 0; c < columns_.size(); ++c) {
             width[c] = columns_[c].header.size();
-            for (const auto& r : rows_) width[c] = std::max(width[c], r[c].text.size());
+            for (const auto& r : rows_) width[c] = std::max(width[c], printable(r[c].text).size());
         }
         std::string line;
         const auto cell = [&](std::size_t c, const std::string& text) {
             if (!columns_[c].in_table) return;
             if (!line.empty()) line += "  ";
-            line += pad(text, width[c], columns_[c].right);
+            line += pad(printable(text), width[c], columns_[c].right);
         };
         for (std::size_t c = 0; c < columns_.size(); ++c) cell(c, columns_[c].header);
         fmt::print(out, "{}\n", trim(line));
@@ -80,7 +98,7 @@ private:
         if (columns_.size() == 2 && columns_[0].key == "field") {  // a record: one object, field -> value
             nlohmann::ordered_json o = nlohmann::ordered_json::object();
             for (const auto& r : rows_) o[r[0].raw.get<std::string>()] = r[1].raw;
-            fmt::print(out, "{}\n", o.dump(2));
+            fmt::print(out, "{}\n", dump_json(o));
             return;
         }
         nlohmann::ordered_json all = nlohmann::ordered_json::array();
@@ -89,7 +107,7 @@ private:
             for (std::size_t c = 0; c < columns_.size(); ++c) o[columns_[c].key] = r[c].raw;
             all.push_back(o);
         }
-        fmt::print(out, "{}\n", all.dump(2));
+        fmt::print(out, "{}\n", dump_json(all));
     }
     static std::string pad(const std::string& s, std::size_t w, bool right) {
         const std::string fill(w > s.size() ? w - s.size() : 0, ' ');
@@ -102,27 +120,42 @@ private:
     static std::string csv(const nlohmann::ordered_json& v) {
         if (v.is_null()) return "";
         if (v.is_string()) {
-            const auto s = v.get<std::string>();
+            const auto s = printable(v.get<std::string>());
             if (s.find_first_of(",\"\n") == std::string::npos) return s;
             std::string q = "\"";
             for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
             return q + "\"";
         }
-        return v.dump();
+        return v.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     }
 
     std::vector<Column> columns_;
     std::vector<std::vector<Cell>> rows_;
 };
 
-// Cells. Numbers must be finite: a NaN or infinity here is a bug upstream, so it throws.
+// Cells. Numbers must be finite: a NaN or infinity here is a bug upstream, so it throws rather
+// than print "nan" or "inf".
+inline void require_finite(double v) {
+    if (!std::isfinite(v)) throw std::logic_error("ridgeline: a non-finite number reached the output");
+}
 inline Cell number(double raw, const std::string& text) {
-    if (!std::isfinite(raw)) throw std::logic_error("ridgeline: a non-finite number reached the output");
+    require_finite(raw);
     return Cell{raw, text};
 }
 inline Cell number(double raw, int decimals) { return number(raw, fmt::format("{:.{}f}", raw, decimals)); }
+// A value shown in another unit than its raw SI one (seconds as ms, a fraction as a percentage):
+// both the raw value and the one displayed must be finite. `pattern` has one {} for the value;
+// every cell that converts units goes through here.
+inline std::string shown(double value, int decimals, std::string_view pattern = "{}", bool sign = false) {
+    require_finite(value);
+    return fmt::format(fmt::runtime(pattern), sign ? fmt::format("{:+.{}f}", value, decimals) : fmt::format("{:.{}f}", value, decimals));
+}
+inline Cell converted(double raw, double value, int decimals, std::string_view pattern, bool sign = false) {
+    require_finite(raw);
+    return Cell{raw, shown(value, decimals, pattern, sign)};
+}
 inline Cell integer(std::int64_t v) { return Cell{v, std::to_string(v)}; }
-inline Cell text(const std::string& s) { return Cell{s, s}; }
+inline Cell text(const std::string& s) { return Cell{s, s}; }  // escaped when printed
 inline Cell null(const std::string& shown) { return Cell{nullptr, shown}; }
 
 }  // namespace cli

@@ -18,26 +18,71 @@ namespace ridgeline {
 
 namespace svg_detail {
 
+// A pixel coordinate. Coordinates are clamped inside the picture by Panel; a non-finite one
+// would be a bug, and is drawn at 0 rather than written as "nan" or "inf".
 inline std::string number(double v) {
+    if (!std::isfinite(v)) v = 0;
+    v = std::clamp(v, -1e6, 1e6);
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f", v);
     return buf;
 }
 
+// The length of the well-formed UTF-8 sequence at s[i], or 0 if there is none.
+inline std::size_t utf8_length(std::string_view s, std::size_t i) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const auto cont = [&](std::size_t k) { return k < s.size() && (b(k) & 0xC0) == 0x80; };
+    const unsigned char c = b(i);
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (!cont(i + 1) || !cont(i + 2)) return 0;
+        if ((c == 0xE0 && b(i + 1) < 0xA0) || (c == 0xED && b(i + 1) > 0x9F)) return 0;  // overlong, surrogate
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (!cont(i + 1) || !cont(i + 2) || !cont(i + 3)) return 0;
+        if ((c == 0xF0 && b(i + 1) < 0x90) || (c == 0xF4 && b(i + 1) > 0x8F)) return 0;  // overlong, past U+10FFFF
+        return 4;
+    }
+    return 0;
+}
+
+// Text for XML: markup escaped, control characters (which XML 1.0 forbids) written as \xNN,
+// and invalid UTF-8 replaced by U+FFFD, so any name makes a well-formed document.
 inline std::string escape(std::string_view s) {
     std::string out;
-    for (char c : s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const char c = s[i];
+        const auto u = static_cast<unsigned char>(c);
         if (c == '&') out += "&amp;";
         else if (c == '<') out += "&lt;";
         else if (c == '>') out += "&gt;";
         else if (c == '"') out += "&quot;";
-        else out += c;
+        else if (u < 0x20 || u == 0x7f) {
+            static const char hex[] = "0123456789abcdef";
+            out += "\\x";
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        } else if (const std::size_t n = utf8_length(s, i); n > 0) {
+            out.append(s.substr(i, n));
+            i += n;
+            continue;
+        } else {
+            out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+        }
+        ++i;
     }
     return out;
 }
 
-// "1", "10", "100", "1k", "10k", "1M" ...; below 1: "0.1", "0.01".
+// Decades drawn: far past any device or model (1e-40 to 1e40), so a degenerate value (0, a
+// subnormal, an infinity) clamps to an edge rather than asking for billions of ticks.
+inline constexpr int min_decade = -40, max_decade = 40;
+
+// "1", "10", "100", "1k", "10k", "1M" ... "100E"; below 1: "0.1", "0.01", "0.001"; past those: "1e-4", "1e21".
 inline std::string decade_label(int exponent) {
+    if (exponent < -3 || exponent > 20) return "1e" + std::to_string(exponent);
     if (exponent < 0) {
         std::string s = "0.";
         for (int i = -1; i > exponent; --i) s += '0';
@@ -50,16 +95,34 @@ inline std::string decade_label(int exponent) {
     return s + (group < 7 ? suffix[group] : "?");
 }
 
-// A log-log panel mapping data to a pixel rectangle.
+// log10 of v, clamped to [lo, hi]; a non-positive or NaN v maps to lo.
+inline double clamped_log10(double v, int lo, int hi) {
+    if (!(v > 0)) return lo;
+    return std::clamp(std::log10(v), static_cast<double>(lo), static_cast<double>(hi));
+}
+
+// A log-log panel mapping data to a pixel rectangle. The decades are clamped to
+// [min_decade, max_decade] and each range spans at least one decade.
 struct Panel {
     double left, top, width, height;
     int x_lo, x_hi, y_lo, y_hi;  // decades shown
+    Panel(double left_, double top_, double width_, double height_, int x_lo_, int x_hi_, int y_lo_, int y_hi_)
+        : left(left_), top(top_), width(width_), height(height_) {
+        const auto range = [](int lo, int hi, int& out_lo, int& out_hi) {
+            out_lo = std::clamp(lo, min_decade, max_decade - 1);
+            out_hi = std::clamp(hi, out_lo + 1, max_decade);
+        };
+        range(x_lo_, x_hi_, x_lo, x_hi);
+        range(y_lo_, y_hi_, y_lo, y_hi);
+    }
     [[nodiscard]] double x(double v) const {
-        return left + (std::log10(v) - x_lo) / (x_hi - x_lo) * width;
+        return left + (clamped_log10(v, x_lo, x_hi) - x_lo) / (x_hi - x_lo) * width;
     }
     [[nodiscard]] double y(double v) const {
-        return top + height - (std::log10(v) - y_lo) / (y_hi - y_lo) * height;
+        return top + height - (clamped_log10(v, y_lo, y_hi) - y_lo) / (y_hi - y_lo) * height;
     }
+    // Every `step` decades, so that a panel never has more than about a dozen ticks.
+    [[nodiscard]] static int tick_step(int lo, int hi) { return std::max(1, (hi - lo + 11) / 12); }
     [[nodiscard]] bool contains(double vx, double vy) const {
         return vx > 0 && vy > 0 && std::log10(vx) >= x_lo && std::log10(vx) <= x_hi && std::log10(vy) >= y_lo &&
                std::log10(vy) <= y_hi;
@@ -70,14 +133,14 @@ inline void axes(std::string& out, const Panel& p, const std::string& x_title, c
                  const std::string& y_suffix) {
     out += "<rect x=\"" + number(p.left) + "\" y=\"" + number(p.top) + "\" width=\"" + number(p.width) +
            "\" height=\"" + number(p.height) + "\" fill=\"none\" stroke=\"#444\" stroke-width=\"1\"/>\n";
-    for (int e = p.x_lo; e <= p.x_hi; ++e) {
+    for (int e = p.x_lo; e <= p.x_hi; e += Panel::tick_step(p.x_lo, p.x_hi)) {
         const double px = p.x(std::pow(10.0, e));
         out += "<line class=\"tick\" x1=\"" + number(px) + "\" y1=\"" + number(p.top) + "\" x2=\"" + number(px) +
                "\" y2=\"" + number(p.top + p.height) + "\" stroke=\"#ddd\" stroke-width=\"1\"/>\n";
         out += "<text class=\"tick-label\" x=\"" + number(px) + "\" y=\"" + number(p.top + p.height + 16) +
                "\" font-family=\"sans-serif\" font-size=\"11\" text-anchor=\"middle\">" + decade_label(e) + "</text>\n";
     }
-    for (int e = p.y_lo; e <= p.y_hi; ++e) {
+    for (int e = p.y_lo; e <= p.y_hi; e += Panel::tick_step(p.y_lo, p.y_hi)) {
         const double py = p.y(std::pow(10.0, e));
         out += "<line class=\"tick\" x1=\"" + number(p.left) + "\" y1=\"" + number(py) + "\" x2=\"" +
                number(p.left + p.width) + "\" y2=\"" + number(py) + "\" stroke=\"#ddd\" stroke-width=\"1\"/>\n";
@@ -92,8 +155,16 @@ inline void axes(std::string& out, const Panel& p, const std::string& x_title, c
            number(p.left - 58) + " " + number(p.top + p.height / 2) + ")\">" + escape(y_title) + "</text>\n";
 }
 
-inline int floor_decade(double v) { return static_cast<int>(std::floor(std::log10(v))); }
-inline int ceil_decade(double v) { return static_cast<int>(std::ceil(std::log10(v))); }
+// The decade at or below (above) v, within [min_decade, max_decade]: 0, a subnormal or NaN gives
+// min_decade and an infinity max_decade, never a cast of an out-of-range double to int.
+inline int floor_decade(double v) {
+    if (!(v > 0)) return min_decade;
+    return static_cast<int>(std::clamp(std::floor(std::log10(v)), double{min_decade}, double{max_decade}));
+}
+inline int ceil_decade(double v) {
+    if (!(v > 0)) return min_decade;
+    return static_cast<int>(std::clamp(std::ceil(std::log10(v)), double{min_decade}, double{max_decade}));
+}
 
 inline const char* colour(std::size_t i) {
     static const char* palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
@@ -222,8 +293,10 @@ inline std::string roofline_svg(const Deployment& dep, const Model& m, const Wor
         for (const Point& p : points) {
             if (p.context_index != ci) continue;
             const double x = tps.x(static_cast<double>(p.batch));
-            per_seq += number(x) + "," + number(tps.y(p.step.tokens_per_s.in(per_s))) + " ";
-            total += number(x) + "," + number(tps.y(p.step.total_tokens_per_s.in(per_s))) + " ";
+            const double one = p.step.tokens_per_s.in(per_s), all = p.step.total_tokens_per_s.in(per_s);
+            if (!(one > 0 && std::isfinite(one) && all > 0 && std::isfinite(all))) continue;  // nothing to draw on a log axis
+            per_seq += number(x) + "," + number(tps.y(one)) + " ";
+            total += number(x) + "," + number(tps.y(all)) + " ";
         }
         out += "<polyline class=\"per-sequence\" data-context=\"" + std::to_string(contexts[ci]) + "\" points=\"" +
                per_seq + "\" fill=\"none\" stroke=\"" + colour(ci) + "\" stroke-width=\"2\"/>\n";

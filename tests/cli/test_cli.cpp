@@ -6,6 +6,9 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,6 +17,9 @@
 #include <nlohmann/json.hpp>
 #include <ridgeline/json.hpp>
 #include <ridgeline/ridgeline.hpp>
+#include <ridgeline/roofline_svg.hpp>
+
+#include "../../examples/ridgeline/table.hpp"
 
 using namespace ridgeline;
 
@@ -22,8 +28,8 @@ struct Run {
     int status;
     std::string out;
 };
-Run cli(const std::string& args) {
-    const std::string command = std::string(RIDGELINE_CLI_PATH) + " " + args + " 2>/dev/null";
+Run run_cli(const std::string& args, bool with_stderr = false) {
+    const std::string command = std::string(RIDGELINE_CLI_PATH) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
     std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
     REQUIRE(pipe);
     std::string out;
@@ -115,7 +121,7 @@ std::size_t count(const Element& root, const std::string& name, const std::strin
 }  // namespace
 
 TEST_CASE("cli: decode JSON equals the library's numbers, in SI units, with inputs echoed", "[cli]") {
-    const Run r = cli("decode -m llama-3.1-8b -b 1,64 -c 4096,32768 --format json");
+    const Run r = run_cli("decode -m llama-3.1-8b -b 1,64 -c 4096,32768 --format json");
     REQUIRE(r.status == 0);
     const auto rows = nlohmann::json::parse(r.out);
     REQUIRE(rows.size() == 4);
@@ -138,7 +144,7 @@ TEST_CASE("cli: decode JSON equals the library's numbers, in SI units, with inpu
 }
 
 TEST_CASE("cli: ridge JSON says never with null, and carries n*", "[cli]") {
-    const Run r = cli("ridge -m qwen3-32b -c 0,4096 --format json");
+    const Run r = run_cli("ridge -m qwen3-32b -c 0,4096 --format json");
     REQUIRE(r.status == 0);
     const auto rows = nlohmann::json::parse(r.out);
     REQUIRE(rows.size() == 2);
@@ -150,7 +156,7 @@ TEST_CASE("cli: ridge JSON says never with null, and carries n*", "[cli]") {
 }
 
 TEST_CASE("cli: model and list JSON carry parameter counts", "[cli]") {
-    const Run r = cli("list models --format json");
+    const Run r = run_cli("list models --format json");
     REQUIRE(r.status == 0);
     const auto rows = nlohmann::json::parse(r.out);
     REQUIRE(rows.size() == list_presets(PresetKind::model).size());
@@ -163,7 +169,7 @@ TEST_CASE("cli: model and list JSON carry parameter counts", "[cli]") {
 }
 
 TEST_CASE("cli: plot writes a well-formed SVG roofline", "[cli][svg]") {
-    const Run r = cli("plot -m llama-3.1-8b -b 1..1024x2 -c 0,4096,32768 -o -");
+    const Run r = run_cli("plot -m llama-3.1-8b -b 1..1024x2 -c 0,4096,32768 -o -");
     REQUIRE(r.status == 0);
     Element svg;
     REQUIRE_NOTHROW(svg = Xml(r.out).document());
@@ -182,4 +188,115 @@ TEST_CASE("cli: plot writes a well-formed SVG roofline", "[cli][svg]") {
     CHECK(r.out.find("context 4096: ridge batch never") != std::string::npos);
     CHECK(r.out.find("nan") == std::string::npos);
     CHECK(r.out.find("inf") == std::string::npos);
+}
+
+// Issue 12: every input, however hostile.
+
+TEST_CASE("cli: every integer option takes plain decimal digits only", "[cli][hostile]") {
+    const std::vector<std::pair<std::string, std::string>> options{
+        {"decode -m llama-3.1-8b", "--tp"},          {"decode -m llama-3.1-8b", "--pp"},
+        {"decode -m llama-3.1-8b", "--ep"},          {"decode -m llama-3.1-8b", "--dp"},
+        {"decode -m llama-3.1-8b", "--max-context"}, {"generate -m llama-3.1-8b", "--prompt"},
+        {"generate -m llama-3.1-8b", "--new"},       {"generate -m llama-3.1-8b --prompt 64", "--chunk"},
+        {"diagnose -m llama-3.1-8b --measured-tok-s 50", "--draft-tokens"},
+        {"decode -m llama-3.1-8b", "-b"},            {"decode -m llama-3.1-8b", "-c"}};
+    for (const auto& [command, option] : options)
+        for (const std::string value : {"0x8", "010", "+8", "-8", "8.0", "1e1", " 8", "8 ", "", "99999999999999999999"}) {
+            const Run r = run_cli(command + " " + option + " '" + value + "'", true);
+            INFO(command << " " << option << " '" << value << "': " << r.out);
+            CHECK(r.status == 2);
+            const std::string flag = option == "-b" ? "--batch" : option == "-c" ? "--context" : option;
+            CHECK(r.out.find("ridgeline: " + flag + ": got \"" + value + "\", expected ") != std::string::npos);
+        }
+    // "0" itself is a plain number where zero is allowed.
+    CHECK(run_cli("generate -m llama-3.1-8b --prompt 0 --chunk 0").status == 0);
+    CHECK(run_cli("decode -m llama-3.1-8b -c 0").status == 0);
+}
+
+TEST_CASE("cli: the roofline's axes survive zero, subnormal and infinite values", "[cli][svg][hostile]") {
+    using namespace ridgeline::svg_detail;
+    CHECK(floor_decade(0.0) == min_decade);
+    CHECK(floor_decade(std::numeric_limits<double>::denorm_min()) == min_decade);
+    CHECK(floor_decade(-1.0) == min_decade);
+    CHECK(floor_decade(std::nan("")) == min_decade);
+    CHECK(ceil_decade(std::numeric_limits<double>::infinity()) == max_decade);
+    CHECK(ceil_decade(1e300) == max_decade);
+    CHECK(floor_decade(1e-300) == min_decade);
+    CHECK(floor_decade(150.0) == 2);
+    // A degenerate or reversed range still spans a decade and has a bounded number of ticks.
+    const Panel flat{0, 0, 100, 100, 3, 3, 7, -5};
+    CHECK(flat.x_hi == 4);
+    CHECK(flat.y_hi == 8);
+    const Panel wide{0, 0, 100, 100, min_decade - 1000, max_decade + 1000, min_decade, max_decade};
+    CHECK(wide.x_lo == min_decade);
+    CHECK(wide.x_hi == max_decade);
+    std::string out;
+    axes(out, wide, "x", "y", "");
+    std::size_t ticks = 0;
+    for (std::size_t at = out.find("class=\"tick\""); at != std::string::npos; at = out.find("class=\"tick\"", at + 1)) ++ticks;
+    CHECK(ticks <= 30);
+    CHECK(number(wide.x(0.0)) == "0.00");
+    CHECK(number(wide.y(std::nan(""))) == "100.00");
+    CHECK(number(std::numeric_limits<double>::infinity()) == "0.00");
+    CHECK(decade_label(25) == "1e25");
+    CHECK(decade_label(-7) == "1e-7");
+    CHECK(decade_label(-2) == "0.01");
+    CHECK(out.find("nan") == std::string::npos);
+    CHECK(out.find("inf") == std::string::npos);
+
+    // A whole picture at the slowest efficiency the library takes, on a device with a trickle of
+    // bandwidth: tiny throughputs, finite coordinates, well-formed XML.
+    Hardware h = load_hardware("h100-sxm");
+    h.memory_bandwidth = bytes_per_s(1.0);
+    Workload w;
+    w.efficiency.bandwidth = 1e-6;
+    const std::string svg = roofline_svg(Deployment{h, {}}, load_model("llama-3.1-8b"), w, {1, 1024}, {0, 4096});
+    CHECK_NOTHROW(Xml(svg).document());
+    CHECK(svg.find("nan") == std::string::npos);
+    CHECK(svg.find("inf") == std::string::npos);
+}
+
+TEST_CASE("cli: names with control characters or invalid UTF-8 are escaped everywhere", "[cli][hostile]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "ridgeline-cli-hostile-names";
+    fs::create_directories(dir);
+    const std::string bell = (dir / "gpu\x07\x1b[31m.json").string(), latin1 = (dir / "gpu\xff\xfe.json").string();
+    fs::copy_file("data/hardware/h100-sxm.json", bell, fs::copy_options::overwrite_existing);
+    fs::copy_file("data/hardware/h100-sxm.json", latin1, fs::copy_options::overwrite_existing);
+
+    for (const char* format : {"table", "csv"}) {
+        const Run r = run_cli("decode -m llama-3.1-8b -H '" + bell + "' --format " + format);
+        INFO(r.out);
+        CHECK(r.status == 0);
+        CHECK(r.out.find('\x07') == std::string::npos);
+        CHECK(r.out.find('\x1b') == std::string::npos);
+        CHECK(r.out.find("gpu\\x07\\x1b[31m.json") != std::string::npos);
+    }
+    // An error message names the file escaped too.
+    const Run missing = run_cli("decode -m llama-3.1-8b -H '" + (dir / "no\x01such.json").string() + "'", true);
+    CHECK(missing.status == 1);
+    CHECK(missing.out.find('\x01') == std::string::npos);
+    CHECK(missing.out.find("no\\x01such.json") != std::string::npos);
+
+    // JSON replaces invalid UTF-8 rather than throwing, and the document parses.
+    const Run json = run_cli("decode -m llama-3.1-8b -H '" + latin1 + "' --format json");
+    REQUIRE(json.status == 0);
+    const auto rows = nlohmann::json::parse(json.out);
+    CHECK(rows.at(0).at("hardware") == (dir / "gpu\xEF\xBF\xBD\xEF\xBF\xBD.json").string());
+
+    // The SVG title takes a name the same way: escaped, replaced, well-formed.
+    const std::string svg = roofline_svg(load_hardware(latin1), load_model("llama-3.1-8b"), Workload{}, {1}, {0});
+    CHECK_NOTHROW(Xml(svg).document());
+    fs::remove_all(dir);
+}
+
+TEST_CASE("cli: a displayed value must be finite in the unit it is shown in", "[cli][hostile]") {
+    // 1e306 s is finite; in ms it is not. Neither "inf ms" nor "nan" may reach the table.
+    CHECK_THROWS_AS(cli::converted(1e306, 1e306 * 1e3, 3, "{} ms"), std::logic_error);
+    CHECK_THROWS_AS(cli::converted(std::nan(""), 1.0, 3, "{} ms"), std::logic_error);
+    CHECK_THROWS_AS(cli::shown(std::numeric_limits<double>::infinity(), 1, "{}%"), std::logic_error);
+    CHECK(cli::converted(0.0123, 12.3, 1, "{} ms").text == "12.3 ms");
+    CHECK(cli::shown(-0.5, 2, "{} ms", true) == "-0.50 ms");
+    CHECK(cli::shown(0.5, 2, "{} ms", true) == "+0.50 ms");
+    CHECK(cli::printable("a\tb\x7f") == "a\\x09b\\x7f");
 }
