@@ -595,6 +595,7 @@ std::string in_user_terms(const ridgeline::error& e, const Setting& s) {
         {"prompt", "--prompt"},
         {"new_tokens", "--new"},
         {"prompt + new_tokens - 1", "--prompt + --new - 1"},
+        {"prompt + new_tokens", "--prompt + --new"},
         {"chunk", "--chunk"},
         {"speculation.draft_tokens", "--draft-tokens"},
     };

@@ -116,10 +116,11 @@ constexpr Generation generate(const Deployment& dep, const Model& m, const Workl
     if (new_tokens < 1 || new_tokens > max_context)
         throw error("", "new_tokens", std::to_string(new_tokens), "an integer from 1 to 2^40");
     if (prompt < 0 || prompt > max_context) throw error("", "prompt", std::to_string(prompt), "an integer from 0 to 2^40 tokens");
+    // The whole sequence, prompt and new tokens, must fit the model's positions.
+    require_context_within(m, prompt + new_tokens, "prompt + new_tokens");
     const std::int64_t steps = prompt > 0 ? new_tokens - 1 : new_tokens;
     Generation g;
     if (steps > 0) g = decode_steps(dep, m, w, prompt, steps);
-    else require_context_within(m, prompt, "prompt");
     g.prompt_tokens = prompt;
     g.new_tokens = new_tokens;
     if (prompt > 0) g.time_to_first_token = prefill(dep, m, w, prompt, chunk).time;
