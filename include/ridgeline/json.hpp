@@ -223,7 +223,8 @@ public:
         if (!v_->is_number_integer()) fail("a positive integer");
         if (v_->is_number_unsigned()) {
             const auto u = v_->get<std::uint64_t>();
-            if (u == 0 || u > static_cast<std::uint64_t>(1) << 53) fail("a positive integer below 2^53");
+            if (u == 0) fail("a positive integer");  // nlohmann reads a plain 0 as unsigned
+            if (u > static_cast<std::uint64_t>(1) << 53) fail("a positive integer below 2^53");
             return static_cast<std::int64_t>(u);
         }
         const auto i = v_->get<std::int64_t>();
