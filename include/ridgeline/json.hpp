@@ -954,7 +954,9 @@ inline Model load_model(std::string_view name_or_path) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Measurements (data/measurements/*.json): measured decode speeds with their setting
+// Measurements (data/measurements/*.json): measured decode speeds with their setting. Every
+// error names the file and the row's JSON pointer (/measurements/<i>/...); load_measurements
+// also checks that each row's preset names are in the catalogue.
 // ---------------------------------------------------------------------------------------------
 
 struct MeasuredRow {
@@ -1031,7 +1033,21 @@ inline MeasurementSet load_measurements(std::string_view name_or_path) {
     namespace fs = std::filesystem;
     const std::string s(name_or_path);
     const fs::path file = looks_like_path(s) ? fs::path(s) : data_directory() / "measurements" / (s + ".json");
-    return measurements_from_json(read_json_file(file), file.string());
+    MeasurementSet set = measurements_from_json(read_json_file(file), file.string());
+    // A preset name that is not in the catalogue is the row's error, not the caller's later.
+    for (std::size_t i = 0; i < set.rows.size(); ++i) {
+        const auto check = [&](PresetKind kind, const std::string& name, const char* key) {
+            try {
+                (void)resolve_preset(kind, name);
+            } catch (const error& e) {
+                throw error(json_detail::printable(file.string()), "/measurements/" + std::to_string(i) + "/" + key, e.value(),
+                            e.expected());
+            }
+        };
+        check(PresetKind::hardware, set.rows[i].hardware, "hardware");
+        check(PresetKind::model, set.rows[i].model, "model");
+    }
+    return set;
 }
 
 }  // namespace ridgeline

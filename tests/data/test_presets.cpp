@@ -362,4 +362,8 @@ TEST_CASE("presets: measurement errors name the file and the row", "[presets][er
                       "fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
     CHECK_THROWS_WITH(load_measurements(bad_file("measurements-tiny-tpot")),
                       Catch::StartsWith("tests/data/bad/measurements-tiny-tpot.json: /measurements/3/tpot_ms: "));
+    // A preset the catalogue lacks is the row's error, before calibrate or a table sees it.
+    CHECK_THROWS_WITH(load_measurements(bad_file("measurements-unknown-model")),
+                      Catch::StartsWith("tests/data/bad/measurements-unknown-model.json: /measurements/1/model: got \"llama-2-7c\", "
+                                        "expected one of (closest first): llama-2-7b, "));
 }
