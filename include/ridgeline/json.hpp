@@ -8,19 +8,27 @@
 //    ({"source", "name", "parameters", "parameters_source"}). A config.json's many keys that do
 //    not change the arithmetic (rope, dropout, token ids, ...) are ignored by design.
 //  - Every error is a ridgeline::error naming the file, the JSON path, the value and what was
-//    expected.
+//    expected. File names and values in messages are valid UTF-8 without control characters
+//    (json_detail::printable), so a message can always be written into JSON output.
+//  - Limits on hostile input: a file must be a regular file of at most 64 MiB (json_file_limit);
+//    a key may appear once per object; a figure in a unit (GB, GB/s, TFLOP/s, MiB, tokens/s, ms)
+//    lies in [0.001, 1e9) of that unit; a latency in microseconds is 0 or in [0.001, 1e6]; a
+//    declared parameter count lies in [1, 1e16); a layer index lies in [0, num_hidden_layers).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -38,9 +46,74 @@ namespace json_detail {
 
 using nlohmann::json;
 
+// The length of the valid UTF-8 sequence (no overlongs, surrogates or code points past
+// U+10FFFF) starting at s[i], or 0 if there is none.
+inline std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = b(i);
+    if (c < 0x80) return 1;
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c == 0xE0) n = 3, lo = 0xA0;
+    else if (c == 0xED) n = 3, hi = 0x9F;
+    else if (c >= 0xE1 && c <= 0xEF) n = 3;
+    else if (c == 0xF0) n = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) n = 4;
+    else if (c == 0xF4) n = 4, hi = 0x8F;
+    else return 0;
+    if (i + n > s.size()) return 0;
+    if (b(i + 1) < lo || b(i + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k)
+        if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+    return n;
+}
+
+inline bool valid_utf8(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = utf8_sequence(s, i);
+        if (n == 0) return false;
+        i += n;
+    }
+    return true;
+}
+
+// Text fit for a message: valid UTF-8 passes through; bytes that are not valid UTF-8, and the
+// control characters (below 0x20, and 0x7F), become \xNN. Applying it twice changes nothing.
+inline std::string printable(std::string_view s) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = utf8_sequence(s, i);
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (n == 0 || c < 0x20 || c == 0x7F) {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 0xF];
+            i += 1;
+        } else {
+            out.append(s.substr(i, n));
+            i += n;
+        }
+    }
+    return out;
+}
+
+inline bool has_control_character(std::string_view s) {
+    return std::any_of(s.begin(), s.end(), [](char ch) {
+        const auto c = static_cast<unsigned char>(ch);
+        return c < 0x20 || c == 0x7F;
+    });
+}
+
 inline std::string describe(const json& v) {
     switch (v.type()) {
-        case json::value_t::string: return v.dump() + " (a string)";
+        case json::value_t::string: {
+            // dump() throws on invalid UTF-8, which only a document built in code can hold.
+            const auto& str = v.get_ref<const std::string&>();
+            return (valid_utf8(str) ? v.dump() : "\"" + printable(str) + "\"") + " (a string)";
+        }
         case json::value_t::boolean: return v.dump() + " (a boolean)";
         case json::value_t::null: return "null";
         case json::value_t::object: return "an object";
@@ -50,10 +123,27 @@ inline std::string describe(const json& v) {
     }
 }
 
+// The bounds a figure read from a file must lie in (see the header comment).
+inline constexpr double figure_floor = 1e-3;    // of the key's unit: smaller is not hardware
+inline constexpr double figure_ceiling = 1e9;   // of the key's unit: an exabyte, a billion TFLOP/s
+inline constexpr double latency_ceiling_us = 1e6;  // a second per message
+
+// RFC 6901 escaping of one key, after making it printable.
+inline std::string pointer_token(const std::string& key) {
+    std::string out;
+    for (char c : printable(key)) {
+        if (c == '~') out += "~0";
+        else if (c == '/') out += "~1";
+        else out += c;
+    }
+    return out;
+}
+
 // A cursor into a document: knows its file and JSON pointer, so every error can name both.
 class Node {
 public:
-    Node(const json& v, std::string file, std::string path) : v_(&v), file_(std::move(file)), path_(std::move(path)) {}
+    Node(const json& v, const std::string& file, std::string path)
+        : v_(&v), file_(printable(file)), path_(std::move(path)) {}
 
     [[nodiscard]] const json& value() const { return *v_; }
     [[nodiscard]] const std::string& file() const { return file_; }
@@ -63,11 +153,14 @@ public:
 
     [[nodiscard]] bool has(const std::string& key) const { return v_->is_object() && v_->contains(key); }
     [[nodiscard]] Node at(const std::string& key) const {
-        return Node{v_->at(key), file_, path_ + "/" + escape(key)};
+        return Node{v_->at(key), file_, path_ + "/" + pointer_token(key)};
+    }
+    [[nodiscard]] Node at(std::size_t index) const {
+        return Node{v_->at(index), file_, path_ + "/" + std::to_string(index)};
     }
     // A required member; its absence names the path it should have had.
     [[nodiscard]] Node need(const std::string& key, const std::string& expected) const {
-        if (!has(key)) throw error(file_, path_ + "/" + escape(key), "nothing (the key is missing)", expected);
+        if (!has(key)) throw error(file_, path_ + "/" + pointer_token(key), "nothing (the key is missing)", expected);
         return at(key);
     }
 
@@ -80,13 +173,23 @@ public:
             if (std::find(allowed.begin(), allowed.end(), item.key()) != allowed.end()) continue;
             std::string list;
             for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-            throw error(file_, path_ + "/" + escape(item.key()), "an unknown key", "one of: " + list);
+            throw error(file_, path_ + "/" + pointer_token(item.key()), "an unknown key", "one of: " + list);
         }
     }
 
     [[nodiscard]] std::string string(const std::string& expected = "a non-empty string") const {
         if (!v_->is_string() || v_->get_ref<const std::string&>().empty()) fail(expected);
+        if (!valid_utf8(v_->get_ref<const std::string&>())) fail(expected + " in valid UTF-8");
         return v_->get<std::string>();
+    }
+    // A name: a non-empty string of at most Name::capacity characters, none of them control
+    // characters (a name is printed in tables and written into JSON).
+    [[nodiscard]] std::string name() const {
+        const std::string expected = "a non-empty string of at most " + std::to_string(Name::capacity) + " characters";
+        const std::string n = string(expected);
+        if (n.size() > Name::capacity) fail(expected);
+        if (has_control_character(n)) fail("a name without control characters");
+        return n;
     }
     [[nodiscard]] bool boolean() const {
         if (!v_->is_boolean()) fail("true or false");
@@ -98,18 +201,30 @@ public:
         if (!(d > 0) || !std::isfinite(d)) fail("a positive, finite number");
         return d;
     }
-    // A figure in the unit its key names: positive and below 1e9 of that unit (an exabyte, a
-    // billion TFLOP/s), so that nothing overflows once it is in SI units.
+    // A figure in the unit its key names: at least 1e-3 of that unit (smaller figures, and
+    // subnormal ones, are no real device or measurement) and below 1e9 of it (an exabyte, a
+    // billion TFLOP/s), so that nothing overflows or underflows once it is in SI units.
     [[nodiscard]] double figure() const {
         const double d = positive_number();
-        if (!(d < 1e9)) fail("a positive number below 1e9 (in the key's unit)");
+        if (!(d < figure_ceiling)) fail("a positive number below 1e9 (in the key's unit)");
+        if (!(d >= figure_floor)) fail("a number from 0.001 to below 1e9 (in the key's unit)");
+        return d;
+    }
+    // A latency in microseconds: 0 (none), or from 1e-3 us (a nanosecond) to 1e6 us (a second).
+    [[nodiscard]] double latency_us() const {
+        const std::string expected = "0, or a number of microseconds from 0.001 to 1e6";
+        if (!v_->is_number()) fail(expected);
+        const double d = v_->get<double>();
+        if (d == 0) return 0.0;  // also -0
+        if (!(d >= figure_floor && d <= latency_ceiling_us)) fail(expected);
         return d;
     }
     [[nodiscard]] std::int64_t positive_integer() const {
         if (!v_->is_number_integer()) fail("a positive integer");
         if (v_->is_number_unsigned()) {
             const auto u = v_->get<std::uint64_t>();
-            if (u == 0 || u > static_cast<std::uint64_t>(1) << 53) fail("a positive integer below 2^53");
+            if (u == 0) fail("a positive integer");  // nlohmann reads a plain 0 as unsigned
+            if (u > static_cast<std::uint64_t>(1) << 53) fail("a positive integer below 2^53");
             return static_cast<std::int64_t>(u);
         }
         const auto i = v_->get<std::int64_t>();
@@ -118,15 +233,6 @@ public:
     }
 
 private:
-    static std::string escape(const std::string& key) {  // RFC 6901
-        std::string out;
-        for (char c : key) {
-            if (c == '~') out += "~0";
-            else if (c == '/') out += "~1";
-            else out += c;
-        }
-        return out;
-    }
     const json* v_;
     std::string file_;
     std::string path_;
@@ -158,19 +264,32 @@ inline constexpr std::string_view hardware_figure_keys[] = {
 // Hardware
 // ---------------------------------------------------------------------------------------------
 
-// Reads ridgeline's hardware schema. `file` only labels errors.
+namespace json_detail {
+inline std::string family_list();
+// Keys that every HuggingFace config.json has and no hardware file does.
+inline constexpr std::string_view config_json_keys[] = {"hidden_size", "num_hidden_layers", "vocab_size", "architectures"};
+}  // namespace json_detail
+
+// Reads ridgeline's hardware schema. `file` only labels errors. Bounds: capacities, bandwidths,
+// peaks and memory_reported_MiB in [0.001, 1e9) of their unit; latencies 0 or [0.001, 1e6] us;
+// scale_up_domain 1 to 100000.
 inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& file = "") {
     using json_detail::Node;
     const Node root{j, file, ""};
     root.require_object("a hardware object");
+    // A config.json that lost its model_type lands here when a caller guesses by that key.
+    if (!root.has("memory_bandwidth_GB_per_s"))
+        for (auto key : json_detail::config_json_keys)
+            if (root.has(std::string(key)))
+                throw error(root.file(), "/model_type", "nothing (the key is missing)",
+                            "one of: " + json_detail::family_list() + " (the file has " + std::string(key) +
+                                ", so it is a model's config.json, not a hardware file)");
     root.only_keys({"name", "memory_capacity_GB", "memory_bandwidth_GB_per_s", "dense_TFLOP_per_s",
                     "interconnect_GB_per_s", "memory_reported_MiB", "scale_up_domain", "scale_up_latency_us",
                     "scale_out_GB_per_s", "scale_out_latency_us", "source"});
 
     Hardware hw;
-    const std::string name = root.need("name", "a non-empty string of at most 63 characters").string();
-    if (name.size() > Name::capacity) root.at("name").fail("a non-empty string of at most 63 characters");
-    hw.name = Name{name};
+    hw.name = Name{root.need("name", "a non-empty string of at most 63 characters").name()};
     hw.memory_capacity = GB(root.need("memory_capacity_GB", "a positive, finite number").figure());
     hw.memory_bandwidth = GB_per_s(root.need("memory_bandwidth_GB_per_s", "a positive, finite number").figure());
 
@@ -179,7 +298,7 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
     if (peaks.value().empty()) peaks.fail("at least one format's dense peak");
     for (const auto& item : peaks.value().items()) {
         const auto numeric = numeric_from_name(item.key());
-        if (!numeric) throw error(file, "/dense_TFLOP_per_s/" + item.key(), "an unknown format",
+        if (!numeric) throw error(root.file(), "/dense_TFLOP_per_s/" + json_detail::pointer_token(item.key()), "an unknown format",
                                   "one of: fp32, bf16, fp16, fp8, int8, int4, fp4");
         hw.with_peak(*numeric, TFLOP_per_s(peaks.at(item.key()).figure()));
     }
@@ -192,9 +311,9 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
         hw.scale_up_domain = domain.positive_integer();
         if (hw.scale_up_domain > 100000) domain.fail("a positive integer of at most 100000 devices");
     }
-    if (root.has("scale_up_latency_us")) hw.scale_up_latency = us(root.at("scale_up_latency_us").figure());
+    if (root.has("scale_up_latency_us")) hw.scale_up_latency = us(root.at("scale_up_latency_us").latency_us());
     if (root.has("scale_out_GB_per_s")) hw.scale_out_bandwidth = GB_per_s(root.at("scale_out_GB_per_s").figure());
-    if (root.has("scale_out_latency_us")) hw.scale_out_latency = us(root.at("scale_out_latency_us").figure());
+    if (root.has("scale_out_latency_us")) hw.scale_out_latency = us(root.at("scale_out_latency_us").latency_us());
 
     if (root.has("source")) {
         const Node src = root.at("source");
@@ -202,12 +321,12 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
         for (const auto& item : src.value().items()) {
             const auto& keys = json_detail::hardware_figure_keys;
             if (std::find(std::begin(keys), std::end(keys), item.key()) == std::end(keys) && item.key() != "name")
-                throw error(file, "/source/" + item.key(), "an unknown key",
+                throw error(root.file(), "/source/" + json_detail::pointer_token(item.key()), "an unknown key",
                             "a figure's key: name, memory_capacity_GB, memory_bandwidth_GB_per_s, "
                             "dense_TFLOP_per_s, interconnect_GB_per_s, memory_reported_MiB, scale_up_domain, "
                             "scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us");
             if (!root.has(item.key()))
-                throw error(file, "/source/" + item.key(), "a source for a figure the file does not give",
+                throw error(root.file(), "/source/" + item.key(), "a source for a figure the file does not give",
                             "sources only for figures present");
             (void)src.at(item.key()).string("a non-empty string saying where the figure came from");
         }
@@ -273,6 +392,32 @@ public:
         const Node n = root_.at(key);
         if (n.value().is_number_integer() && n.value().get<std::int64_t>() == 0) return 0;
         return n.positive_integer();
+    }
+    // A positive integer no larger than the layer count (a step or a frequency in layers).
+    [[nodiscard]] std::int64_t at_most_layers(const std::string& key, std::int64_t fallback, std::int64_t layers) const {
+        const std::int64_t v = integer_or(key, fallback);
+        if (v > layers)
+            root_.at(key).fail("a positive integer of at most num_hidden_layers (" + std::to_string(layers) + ")");
+        return v;
+    }
+    // An array of layer indices, each an integer in [0, layers); absent or null means none.
+    [[nodiscard]] std::vector<std::int64_t> layer_indices(const std::string& key, std::int64_t layers) const {
+        std::vector<std::int64_t> out;
+        if (!present(key)) return out;
+        const Node list = root_.at(key);
+        if (!list.value().is_array()) list.fail("an array of layer indices");
+        const std::string expected = "a layer index from 0 to " + std::to_string(layers - 1) + " (num_hidden_layers is " +
+                                     std::to_string(layers) + ")";
+        for (std::size_t i = 0; i < list.value().size(); ++i) {
+            const Node item = list.at(i);
+            const json& v = item.value();
+            if (!v.is_number_integer()) item.fail(expected);
+            if (v.is_number_unsigned() ? v.get<std::uint64_t>() >= static_cast<std::uint64_t>(layers)
+                                       : (v.get<std::int64_t>() < 0 || v.get<std::int64_t>() >= layers))
+                item.fail(expected);
+            out.push_back(v.get<std::int64_t>());
+        }
+        return out;
     }
     [[nodiscard]] bool flag_or(const std::string& key, bool fallback) const {
         return present(key) ? root_.at(key).boolean() : fallback;
@@ -349,7 +494,7 @@ inline std::int64_t window_if_enabled(const ConfigReader& c) {
     return c.root().at("sliding_window").positive_integer();
 }
 
-inline std::vector<LayerSpec> read_layers(const ConfigReader& c, std::int64_t layers) {
+inline std::vector<LayerSpec> read_layers(const ConfigReader& c, const std::int64_t layers) {
     const std::string& f = c.family();
     std::vector<LayerSpec> specs(static_cast<std::size_t>(layers));
 
@@ -367,7 +512,8 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, std::int64_t la
         const std::int64_t window = window_if_enabled(c);
         // Qwen2/Qwen3 window only the layers from max_window_layers on; Mistral windows all.
         const bool qwen = f.rfind("qwen", 0) == 0;
-        const std::int64_t first_windowed = qwen && window > 0 ? c.integer_or("max_window_layers", 0) : 0;
+        // Any count works (past the last layer means none is windowed), 0 included.
+        const std::int64_t first_windowed = qwen && window > 0 ? c.count_or_zero("max_window_layers") : 0;
 
         std::vector<bool> moe_layer(specs.size(), false);
         Moe moe;
@@ -376,16 +522,8 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, std::int64_t la
             moe_layer.assign(specs.size(), true);
         } else if (f == "qwen3_moe") {
             moe = read_moe(c, "num_experts", "moe_intermediate_size");
-            const std::int64_t step = c.integer_or("decoder_sparse_step", 1);
-            std::vector<std::int64_t> dense_only;
-            if (c.present("mlp_only_layers")) {
-                const Node list = c.root().at("mlp_only_layers");
-                if (!list.value().is_array()) list.fail("an array of layer indices");
-                for (const auto& v : list.value()) {
-                    if (!v.is_number_integer()) list.fail("an array of layer indices");
-                    dense_only.push_back(v.get<std::int64_t>());
-                }
-            }
+            const std::int64_t step = c.at_most_layers("decoder_sparse_step", 1, layers);
+            const std::vector<std::int64_t> dense_only = c.layer_indices("mlp_only_layers", layers);
             for (std::size_t i = 0; i < specs.size(); ++i) {
                 const bool listed = std::find(dense_only.begin(), dense_only.end(), static_cast<std::int64_t>(i)) != dense_only.end();
                 moe_layer[i] = !listed && (static_cast<std::int64_t>(i) + 1) % step == 0;
@@ -410,7 +548,9 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, std::int64_t la
         // V3's "noaux_tc" routing adds a per-expert score-correction bias.
         moe.router_bias = c.present("topk_method") && c.root().at("topk_method").value() == "noaux_tc";
         const std::int64_t first_moe = c.count_or_zero("first_k_dense_replace");
-        const std::int64_t every = c.integer_or("moe_layer_freq", 1);
+        if (first_moe > layers)
+            c.root().at("first_k_dense_replace").fail("at most num_hidden_layers (" + std::to_string(layers) + ")");
+        const std::int64_t every = c.at_most_layers("moe_layer_freq", 1, layers);
         const bool any_dense = first_moe > 0 || every > 1;
         const std::int64_t intermediate = any_dense ? c.integer("intermediate_size") : 0;
         for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -423,6 +563,10 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, std::int64_t la
     }
 
     // gpt_oss: biased GQA with sinks, layer_types choosing sliding or full, biased experts.
+    // GptOssConfig has no mlp_bias (its experts always carry biases, modelled as expert_bias);
+    // a config that sets one, true or false, says something the model does not do: refused.
+    if (c.present("mlp_bias"))
+        c.root().at("mlp_bias").fail("no mlp_bias key: gpt_oss has none (its experts always have biases)");
     Gqa a = read_gqa(c);
     a.qkv_bias = a.o_bias = c.flag_or("attention_bias", false);
     a.sinks = true;
@@ -505,7 +649,7 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
     const Node root{j, file, ""};
     root.require_object("a config.json object");
 
-    const std::string type = root.need("model_type", "a model_type, one of: " + json_detail::family_list()).string();
+    const std::string type = root.need("model_type", "one of: " + json_detail::family_list()).string("one of: " + json_detail::family_list());
     if (std::find(std::begin(json_detail::model_families), std::end(json_detail::model_families), type) ==
         std::end(json_detail::model_families))
         root.at("model_type").fail("a supported model_type, one of: " + json_detail::family_list());
@@ -513,21 +657,26 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
     const json_detail::ConfigReader c{root, type};
 
     Model m;
-    std::string name = fallback_name;
+    std::string name = json_detail::printable(fallback_name);  // often a file's stem: any bytes
+    bool named_in_file = false;
     if (root.has("ridgeline")) {
         const Node r = root.at("ridgeline");
         r.require_object("an object with source, name, parameters, parameters_source");
         r.only_keys({"source", "name", "parameters", "parameters_source"});
         if (r.has("source")) (void)r.at("source").string("a non-empty string saying where the config came from");
-        if (r.has("name")) name = r.at("name").string();
+        if (r.has("name")) name = r.at("name").name(), named_in_file = true;
         if (r.has("parameters")) {
             m.declared_parameters = r.at("parameters").positive_number();
-            if (!(*m.declared_parameters < 1e16)) r.at("parameters").fail("a count below 1e16");
+            if (!(*m.declared_parameters >= 1 && *m.declared_parameters < 1e16))
+                r.at("parameters").fail("a count from 1 to below 1e16");
             if (!own_form) (void)r.need("parameters_source", "a non-empty string citing the published count").string();
         }
         if (r.has("parameters_source")) (void)r.at("parameters_source").string();
     }
-    if (name.size() > Name::capacity) throw error(file, "/ridgeline/name", name, "at most 63 characters");
+    if (!named_in_file && name.size() > Name::capacity)  // the name came from the file's name
+        throw error(root.file(), "", "a file name whose stem \"" + name + "\" has " + std::to_string(name.size()) +
+                                         " characters, too long for a model name",
+                    "a stem of at most 63 characters, or a \"ridgeline\": {\"name\": ...} in the file");
     m.name = Name{name};
     m.hidden_size = c.integer("hidden_size");
     m.vocab_size = c.integer("vocab_size");
@@ -542,7 +691,7 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
         if (!groups.value().is_array() || groups.value().empty() || groups.value().size() > Model::max_groups)
             groups.fail("an array of one to four layer groups");
         for (std::size_t i = 0; i < groups.value().size(); ++i) {
-            const Node g{groups.value()[i], file, "/layer_groups/" + std::to_string(i)};
+            const Node g = groups.at(i);
             g.require_object("a layer group object");
             m.add_layers(g.need("count", "a positive integer").positive_integer(), json_detail::read_own_group(g));
         }
@@ -559,7 +708,7 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
     try {
         validate(m);
     } catch (const error& e) {  // the core names the field; add the file
-        throw error(file, e.path(), e.value(), e.expected());
+        throw error(root.file(), e.path(), e.value(), e.expected());
     }
     return m;
 }
@@ -608,22 +757,113 @@ inline void from_json(const nlohmann::json& j, Model& m) { m = model_from_config
 // Files and the preset catalogue
 // ---------------------------------------------------------------------------------------------
 
-// Parses JSON text; bad JSON is a ridgeline::error naming `file`.
+namespace json_detail {
+
+// Rejects a key seen twice in one object (nlohmann's parse would keep the last silently), giving
+// the JSON pointer of the second and both members' positions in the object, counted from 1.
+class DuplicateKeys {
+public:
+    explicit DuplicateKeys(std::string file) : file_(std::move(file)) {}
+
+    bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+        switch (event) {
+            case json::parse_event_t::object_start: frames_.push_back(Frame{false, 0, {}, {}}); break;
+            case json::parse_event_t::array_start: frames_.push_back(Frame{true, 0, {}, {}}); break;
+            case json::parse_event_t::object_end:
+            case json::parse_event_t::array_end:
+                if (!frames_.empty()) frames_.pop_back();
+                element_done();
+                break;
+            case json::parse_event_t::value: element_done(); break;
+            case json::parse_event_t::key: {
+                if (frames_.empty() || frames_.back().array) break;
+                Frame& f = frames_.back();
+                f.key = parsed.get<std::string>();
+                const std::size_t ordinal = f.keys.size() + 1;
+                const auto [at, inserted] = f.keys.emplace(f.key, ordinal);
+                if (!inserted)
+                    throw error(file_, pointer(), "a second " + printable(f.key) +
+                                                      " (the key appears twice in the same object, as members " +
+                                                      std::to_string(at->second) + " and " + std::to_string(ordinal) + ")",
+                                "each key once");
+                break;
+            }
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        bool array;
+        std::size_t index;  // arrays: the element being read
+        std::string key;    // objects: the member being read
+        std::unordered_map<std::string, std::size_t> keys;  // objects: each key's position
+    };
+    void element_done() {
+        if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    }
+    [[nodiscard]] std::string pointer() const {
+        std::string p;
+        for (const Frame& f : frames_) {  // piece by piece: "/" + string trips g++ 12's -Wrestrict at -O2
+            p += '/';
+            p += f.array ? std::to_string(f.index) : pointer_token(f.key);
+        }
+        return p;
+    }
+    std::string file_;
+    std::vector<Frame> frames_;
+};
+
+}  // namespace json_detail
+
+// Parses JSON text; bad JSON, or a key twice in one object, is a ridgeline::error naming `file`.
 inline nlohmann::json parse_json_text(std::string_view text, const std::string& file = "") {
+    const std::string name = json_detail::printable(file);
+    json_detail::DuplicateKeys duplicates{name};
     try {
-        return nlohmann::json::parse(text);
+        return nlohmann::json::parse(text, nlohmann::json::parser_callback_t{std::ref(duplicates)});
     } catch (const nlohmann::json::exception& e) {  // syntax errors, and numbers out of range
-        throw error(file, "", "text that is not JSON (" + std::string(e.what()) + ")", "a JSON document");
+        // nlohmann quotes the bytes it stopped at, which may not be UTF-8.
+        throw error(name, "", "text that is not JSON (" + json_detail::printable(e.what()) + ")", "a JSON document");
     }
 }
 
-// Parses a JSON file; a missing file or bad JSON is a ridgeline::error naming the file.
+// The largest JSON file read_json_file reads: ten times the largest config.json in use.
+inline constexpr std::uintmax_t json_file_limit = std::uintmax_t{64} << 20;  // 64 MiB
+
+// Parses a JSON file; a missing file or bad JSON is a ridgeline::error naming the file. Only a
+// regular file (or a link to one) is read: a FIFO, a device, a directory or a socket is refused
+// before it is opened, so nothing blocks or reads forever. A file over json_file_limit is refused
+// before reading, and so is one that grows past it while it is read.
 inline nlohmann::json read_json_file(const std::filesystem::path& file) {
+    namespace fs = std::filesystem;
+    const std::string name = json_detail::printable(file.string());
+    const std::string limit = "a JSON file of at most 64 MiB (67108864 bytes)";
+    std::error_code ec;
+    const fs::file_status st = fs::status(file, ec);
+    if (ec || !fs::exists(st)) throw error(name, "", "a file that cannot be opened", "a readable JSON file");
+    if (!fs::is_regular_file(st)) {
+        const char* what = fs::is_directory(st)       ? "a directory"
+                           : fs::is_fifo(st)          ? "a FIFO"
+                           : fs::is_character_file(st) ? "a character device"
+                           : fs::is_block_file(st)    ? "a block device"
+                           : fs::is_socket(st)        ? "a socket"
+                                                      : "something";
+        throw error(name, "", std::string(what) + ", not a regular file", "a regular JSON file");
+    }
+    const std::uintmax_t size = fs::file_size(file, ec);
+    if (!ec && size > json_file_limit) throw error(name, "", "a file of " + std::to_string(size) + " bytes", limit);
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw error(file.string(), "", "a file that cannot be opened", "a readable JSON file");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_json_text(text.str(), file.string());
+    if (!in) throw error(name, "", "a file that cannot be opened", "a readable JSON file");
+    std::string text;
+    char chunk[65536];
+    while (in) {
+        in.read(chunk, sizeof chunk);
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > json_file_limit) throw error(name, "", "a file that grew past 64 MiB while it was read", limit);
+    }
+    if (in.bad()) throw error(name, "", "a file that cannot be read", "a readable JSON file");
+    return parse_json_text(text, name);
 }
 
 // Where presets are looked up, the first that exists winning: $RIDGELINE_DATA_DIR if set (and
@@ -634,7 +874,8 @@ inline nlohmann::json read_json_file(const std::filesystem::path& file) {
 inline std::filesystem::path data_directory() {
     namespace fs = std::filesystem;
     if (const char* env = std::getenv("RIDGELINE_DATA_DIR"); env && *env) {
-        if (!fs::is_directory(env)) throw error("", "RIDGELINE_DATA_DIR", env, "a directory holding hardware/ and models/");
+        if (!fs::is_directory(env))
+            throw error("", "RIDGELINE_DATA_DIR", json_detail::printable(env), "a directory holding hardware/ and models/");
         return env;
     }
     std::vector<fs::path> candidates;
@@ -664,7 +905,7 @@ inline std::filesystem::path data_directory() {
         if (fs::is_directory(c, ec)) return c;
         tried += (tried.empty() ? "" : ", ") + c.string();
     }
-    throw error("", "data directory", tried.empty() ? "none found" : "none found (tried " + tried + ")",
+    throw error("", "data directory", tried.empty() ? "none found" : "none found (tried " + json_detail::printable(tried) + ")",
                 "RIDGELINE_DATA_DIR set, or ridgeline installed or built in its source tree");
 }
 
@@ -699,7 +940,7 @@ inline std::filesystem::path resolve_preset(PresetKind kind, std::string_view na
                          [&](const std::string& a, const std::string& b) { return score(a) < score(b); });
         std::string list;
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        throw error("", kind == PresetKind::hardware ? "hardware preset" : "model preset", "\"" + s + "\"",
+        throw error("", kind == PresetKind::hardware ? "hardware preset" : "model preset", "\"" + json_detail::printable(s) + "\"",
                     "one of (closest first): " + list);
     }
     return data_directory() / (kind == PresetKind::hardware ? "hardware" : "models") / (s + ".json");
@@ -716,7 +957,9 @@ inline Model load_model(std::string_view name_or_path) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Measurements (data/measurements/*.json): measured decode speeds with their setting
+// Measurements (data/measurements/*.json): measured decode speeds with their setting. Every
+// error names the file and the row's JSON pointer (/measurements/<i>/...); load_measurements
+// also checks that each row's preset names are in the catalogue.
 // ---------------------------------------------------------------------------------------------
 
 struct MeasuredRow {
@@ -759,7 +1002,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
     const Node list = root.need("measurements", "an array of measurements");
     if (!list.value().is_array() || list.value().empty()) list.fail("a non-empty array of measurements");
     for (std::size_t i = 0; i < list.value().size(); ++i) {
-        const Node r{list.value()[i], file, "/measurements/" + std::to_string(i)};
+        const Node r = list.at(i);  // errors name the file and the row: /measurements/<i>/...
         r.require_object("a measurement object");
         r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "tensor_parallel",
                      "pipeline_parallel", "batch", "context", "tokens_per_s", "tpot_ms", "source_GB_per_s"});
@@ -793,7 +1036,21 @@ inline MeasurementSet load_measurements(std::string_view name_or_path) {
     namespace fs = std::filesystem;
     const std::string s(name_or_path);
     const fs::path file = looks_like_path(s) ? fs::path(s) : data_directory() / "measurements" / (s + ".json");
-    return measurements_from_json(read_json_file(file), file.string());
+    MeasurementSet set = measurements_from_json(read_json_file(file), file.string());
+    // A preset name that is not in the catalogue is the row's error, not the caller's later.
+    for (std::size_t i = 0; i < set.rows.size(); ++i) {
+        const auto check = [&](PresetKind kind, const std::string& name, const char* key) {
+            try {
+                (void)resolve_preset(kind, name);
+            } catch (const error& e) {
+                throw error(json_detail::printable(file.string()), "/measurements/" + std::to_string(i) + "/" + key, e.value(),
+                            e.expected());
+            }
+        };
+        check(PresetKind::hardware, set.rows[i].hardware, "hardware");
+        check(PresetKind::model, set.rows[i].model, "model");
+    }
+    return set;
 }
 
 }  // namespace ridgeline

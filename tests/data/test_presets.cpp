@@ -4,7 +4,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <ridgeline/json.hpp>
 #include <ridgeline/ridgeline.hpp>
@@ -173,4 +177,193 @@ TEST_CASE("presets: hardware figures match ../shared/facts/hardware.md, typed in
         if (r.fp8_TFLOPs > 0) CHECK(h.peak_for(Numeric::fp8)->in(TFLOP_per_s) == Approx(r.fp8_TFLOPs).epsilon(1e-12));
         else CHECK_FALSE(h.peak_for(Numeric::fp8).has_value());  // absent, not zero
     }
+}
+
+// Issue 12, "every input, however hostile": the loaders' limits. Each expected message is the
+// documented form "<file>: <JSON pointer>: got <value>, expected <what>"; the values are the
+// fixtures' own text (nlohmann prints 1e12 as 1000000000000.0, 2e6 as 2000000.0, 1e-5 as 1e-05).
+
+namespace {
+std::string bad_file(const char* stem) { return std::string("tests/data/bad/") + stem + ".json"; }
+
+// A fresh directory of its own under the system's temporary directory, removed at the end.
+struct TempDir {
+    fs::path path = fs::temp_directory_path() / ("ridgeline-presets-" + std::to_string(::getpid()));
+    TempDir() {
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+}  // namespace
+
+TEST_CASE("presets: a key given twice in one object is refused, naming both", "[presets][errors]") {
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-duplicate-key")),
+                      "tests/data/bad/hw-duplicate-key.json: /memory_bandwidth_GB_per_s: got a second memory_bandwidth_GB_per_s "
+                      "(the key appears twice in the same object, as members 3 and 4), expected each key once");
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-duplicate-peak")),
+                      "tests/data/bad/hw-duplicate-peak.json: /dense_TFLOP_per_s/bf16: got a second bf16 "
+                      "(the key appears twice in the same object, as members 1 and 3), expected each key once");
+    CHECK_THROWS_WITH(load_model(bad_file("model-duplicate-key")),
+                      "tests/data/bad/model-duplicate-key.json: /hidden_size: got a second hidden_size "
+                      "(the key appears twice in the same object, as members 3 and 8), expected each key once");
+    CHECK_THROWS_WITH(load_measurements(bad_file("measurements-duplicate-key")),
+                      "tests/data/bad/measurements-duplicate-key.json: /measurements/1/tokens_per_s: got a second tokens_per_s "
+                      "(the key appears twice in the same object, as members 3 and 5), expected each key once");
+    // In text: inside arrays the pointer counts elements, and keys are escaped per RFC 6901.
+    CHECK_THROWS_WITH(parse_json_text(R"({"a": [1, {"b": [{}, [], {"c/d": 1, "e": 2, "c/d": 3}]}]})", "t.json"),
+                      "t.json: /a/1/b/2/c~1d: got a second c/d (the key appears twice in the same object, as members 1 and 3), "
+                      "expected each key once");
+    // The same key in two different objects is fine.
+    CHECK(parse_json_text(R"({"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 3}, {"x": 4}]})", "t.json").size() == 3);
+}
+
+TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with their range", "[presets][errors]") {
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-subnormal-bandwidth")),
+                      "tests/data/bad/hw-subnormal-bandwidth.json: /memory_bandwidth_GB_per_s: got 5e-324, expected a number from 0.001 to below 1e9 (in the key's unit)");
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-tiny-peak")),
+                      "tests/data/bad/hw-tiny-peak.json: /dense_TFLOP_per_s/bf16: got 0.0009, expected a number from 0.001 to below 1e9 (in the key's unit)");
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-tiny-memory-reported")),
+                      "tests/data/bad/hw-tiny-memory-reported.json: /memory_reported_MiB: got 1e-300, expected a number from 0.001 to below 1e9 (in the key's unit)");
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-tiny-scale-out")),
+                      "tests/data/bad/hw-tiny-scale-out.json: /scale_out_GB_per_s: got 1e-05, expected a number from 0.001 to below 1e9 (in the key's unit)");
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-negative-latency")),
+                      "tests/data/bad/hw-negative-latency.json: /scale_up_latency_us: got -1, expected 0, or a number of microseconds from 0.001 to 1e6");
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-latency-too-long")),
+                      "tests/data/bad/hw-latency-too-long.json: /scale_out_latency_us: got 2000000.0, expected 0, or a number of microseconds from 0.001 to 1e6");
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-subnanosecond-latency")),
+                      "tests/data/bad/hw-subnanosecond-latency.json: /scale_up_latency_us: got 1e-07, expected 0, or a number of microseconds from 0.001 to 1e6");
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-zero-domain")),
+                      "tests/data/bad/hw-zero-domain.json: /scale_up_domain: got 0, expected a positive integer");
+    CHECK_THROWS_WITH(load_hardware(bad_file("hw-name-control")),
+                      "tests/data/bad/hw-name-control.json: /name: got \"h100\\nsxm\" (a string), expected a name without control characters");
+    CHECK_THROWS_WITH(load_model(bad_file("model-parameters-half")),
+                      "tests/data/bad/model-parameters-half.json: /ridgeline/parameters: got 0.5, expected a count from 1 to below 1e16");
+    CHECK_THROWS_WITH(load_measurements(bad_file("measurements-tiny-tpot")),
+                      "tests/data/bad/measurements-tiny-tpot.json: /measurements/3/tpot_ms: got 1e-300, expected a number from 0.001 to below 1e9 (in the key's unit)");
+
+    // The edges themselves load: 0.001 of the unit, a latency of exactly 0 and exactly 1e6 us.
+    const auto hw = [](const char* extra) {
+        return nlohmann::json::parse(std::string(R"({"name": "x", "memory_capacity_GB": 0.001, "memory_bandwidth_GB_per_s": 0.001,
+                                                     "dense_TFLOP_per_s": {"bf16": 0.001})") + extra + "}");
+    };
+    const Hardware edge = hardware_from_json(hw(R"(, "scale_up_latency_us": 0, "scale_out_latency_us": 1e6)"), "e.json");
+    CHECK(edge.memory_bandwidth.in(GB_per_s) == 0.001);
+    CHECK(edge.scale_up_latency->in(us) == 0);
+    CHECK(edge.scale_out_latency->in(us) == 1e6);
+    CHECK_THROWS_WITH(hardware_from_json(hw(R"(, "memory_reported_MiB": 1e9)"), "e.json"),
+                      "e.json: /memory_reported_MiB: got 1000000000.0, expected a positive number below 1e9 (in the key's unit)");
+    // A declared count of exactly 1 loads; 1e16 does not.
+    const auto own = [](const char* parameters) {
+        return nlohmann::json::parse(std::string(R"({"model_type": "llama", "num_hidden_layers": 1, "hidden_size": 8,
+            "num_attention_heads": 1, "intermediate_size": 8, "vocab_size": 8, "ridgeline": {"parameters": )") +
+                                     parameters + R"(, "parameters_source": "test"}})");
+    };
+    CHECK(*model_from_config(own("1"), "p.json").declared_parameters == 1);
+    CHECK_THROWS_WITH(model_from_config(own("1e16"), "p.json"),
+                      "p.json: /ridgeline/parameters: got 1e+16, expected a count from 1 to below 1e16");
+}
+
+TEST_CASE("presets: only regular files of at most 64 MiB are read, under any file name", "[presets][errors]") {
+    TempDir tmp;
+    // A FIFO with no writer would block an open() forever: it must be refused before that.
+    const fs::path fifo = tmp.path / "gpu.json";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_THROWS_WITH(load_hardware(fifo.string()), fifo.string() + ": got a FIFO, not a regular file, expected a regular JSON file");
+    // /dev/zero never ends.
+    CHECK_THROWS_WITH(load_model("/dev/zero"), "/dev/zero: got a character device, not a regular file, expected a regular JSON file");
+    CHECK_THROWS_WITH(load_measurements("tests/data/bad"), "tests/data/bad: got a directory, not a regular file, expected a regular JSON file");
+
+    // One byte over 64 MiB (64 x 1,048,576 = 67,108,864 bytes), sparse: refused before reading.
+    const fs::path big = tmp.path / "big.json";
+    std::ofstream{big}.put(' ');
+    fs::resize_file(big, 67108864 + 1);
+    CHECK_THROWS_WITH(read_json_file(big), big.string() + ": got a file of 67108865 bytes, expected a JSON file of at most 64 MiB (67108864 bytes)");
+
+    // A name that is not UTF-8, with a control character: printed as \xNN, so the message can be
+    // written into JSON without nlohmann's type_error.316.
+    const std::string odd = "tests/data/bad/\xff\x01odd.json";
+    try {
+        (void)load_hardware(odd);
+        FAIL("no error");
+    } catch (const ridgeline::error& e) {
+        CHECK(std::string(e.what()) == "tests/data/bad/\\xFF\\x01odd.json: got a file that cannot be opened, expected a readable JSON file");
+        CHECK_NOTHROW(nlohmann::json{{"error", e.what()}}.dump());
+    }
+    // A model named after such a file gets a printable name too.
+    const fs::path odd_model = tmp.path / "\xfe\x7f.json";
+    {
+        std::ofstream out{odd_model};
+        out << R"({"model_type": "llama", "num_hidden_layers": 1, "hidden_size": 8, "num_attention_heads": 1,
+                   "intermediate_size": 8, "vocab_size": 8})";
+    }
+    const Model m = load_model(odd_model.string());
+    CHECK(m.name.view() == "\\xFE\\x7F");
+    CHECK_NOTHROW(nlohmann::json(m).dump());
+    // Bytes that are not UTF-8 inside the text are nlohmann's parse error, quoted printably.
+    CHECK_THROWS_WITH(parse_json_text("{\"a\": \"\xff\"}", "u.json"),
+                      "u.json: got text that is not JSON ([json.exception.parse_error.101] parse error at line 1, column 8: syntax error "
+                      "while parsing value - invalid string: ill-formed UTF-8 byte; last read: '\"\\xFF'), expected a JSON document");
+}
+
+TEST_CASE("presets: a config.json without model_type, and a file name too long for a model name", "[presets][errors]") {
+    const std::string families = "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, ridgeline";
+    CHECK_THROWS_WITH(load_model(bad_file("model-no-model-type")),
+                      "tests/data/bad/model-no-model-type.json: /model_type: got nothing (the key is missing), expected one of: " + families);
+    // Where a caller guesses hardware for a file without model_type (the CLI's show), the same.
+    CHECK_THROWS_WITH(load_hardware(bad_file("model-no-model-type")),
+                      "tests/data/bad/model-no-model-type.json: /model_type: got nothing (the key is missing), expected one of: " + families +
+                          " (the file has hidden_size, so it is a model's config.json, not a hardware file)");
+    // The stem is 64 characters; a model name holds 63. The file has no "ridgeline" object.
+    const std::string stem = "model-whose-file-name-stem-is-sixty-four-characters-long-abcdefg";
+    REQUIRE(stem.size() == 64);
+    CHECK_THROWS_WITH(load_model("tests/data/bad/" + stem + ".json"),
+                      "tests/data/bad/" + stem + ".json: got a file name whose stem \"" + stem +
+                          "\" has 64 characters, too long for a model name, expected a stem of at most 63 characters, "
+                          "or a \"ridgeline\": {\"name\": ...} in the file");
+    // A name in the file lifts the limit on the stem.
+    auto j = read_json_file("tests/data/bad/" + stem + ".json");
+    j["ridgeline"] = {{"name", "short"}};
+    CHECK(model_from_config(j, "tests/data/bad/" + stem + ".json", stem).name.view() == "short");
+}
+
+TEST_CASE("presets: layer-index lists and layer counts in config.json are checked for range", "[presets][errors]") {
+    // The qwen3_moe fixtures have num_hidden_layers 4: indices 0 to 3.
+    CHECK_THROWS_WITH(load_model(bad_file("model-mlp-only-negative")),
+                      "tests/data/bad/model-mlp-only-negative.json: /mlp_only_layers/1: got -1, expected a layer index from 0 to 3 (num_hidden_layers is 4)");
+    CHECK_THROWS_WITH(load_model(bad_file("model-mlp-only-float")),
+                      "tests/data/bad/model-mlp-only-float.json: /mlp_only_layers/0: got 1000000000000.0, expected a layer index from 0 to 3 (num_hidden_layers is 4)");
+    CHECK_THROWS_WITH(load_model(bad_file("model-mlp-only-huge")),
+                      "tests/data/bad/model-mlp-only-huge.json: /mlp_only_layers/0: got 1000000000000, expected a layer index from 0 to 3 (num_hidden_layers is 4)");
+    CHECK_THROWS_WITH(load_model(bad_file("model-mlp-only-past-end")),
+                      "tests/data/bad/model-mlp-only-past-end.json: /mlp_only_layers/0: got 4, expected a layer index from 0 to 3 (num_hidden_layers is 4)");
+    CHECK_THROWS_WITH(load_model(bad_file("model-sparse-step-past-layers")),
+                      "tests/data/bad/model-sparse-step-past-layers.json: /decoder_sparse_step: got 5, expected a positive integer of at most num_hidden_layers (4)");
+    CHECK_THROWS_WITH(load_model(bad_file("model-first-dense-past-layers")),
+                      "tests/data/bad/model-first-dense-past-layers.json: /first_k_dense_replace: got 5, expected at most num_hidden_layers (4)");
+    CHECK_THROWS_WITH(load_model(bad_file("model-gpt-oss-mlp-bias")),
+                      "tests/data/bad/model-gpt-oss-mlp-bias.json: /mlp_bias: got true (a boolean), expected no mlp_bias key: gpt_oss has none (its experts always have biases)");
+    // In range, the listed layers are dense: layers 0 and 3 of 4 leave two MoE layers.
+    auto j = read_json_file(bad_file("model-mlp-only-past-end"));
+    j["mlp_only_layers"] = {0, 3};
+    const Model m = model_from_config(j, "q.json");
+    std::int64_t dense = 0, moe = 0;
+    for (const auto& g : m) (std::holds_alternative<DenseMlp>(g.spec.ffn) ? dense : moe) += g.count;
+    CHECK(dense == 2);
+    CHECK(moe == 2);
+}
+
+TEST_CASE("presets: measurement errors name the file and the row", "[presets][errors]") {
+    CHECK_THROWS_WITH(load_measurements(bad_file("measurements-bad-row")),
+                      "tests/data/bad/measurements-bad-row.json: /measurements/1/weights: got \"int3\" (a string), expected a format name: "
+                      "fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
+    CHECK_THROWS_WITH(load_measurements(bad_file("measurements-tiny-tpot")),
+                      Catch::StartsWith("tests/data/bad/measurements-tiny-tpot.json: /measurements/3/tpot_ms: "));
+    // A preset the catalogue lacks is the row's error, before calibrate or a table sees it.
+    CHECK_THROWS_WITH(load_measurements(bad_file("measurements-unknown-model")),
+                      Catch::StartsWith("tests/data/bad/measurements-unknown-model.json: /measurements/1/model: got \"llama-2-7c\", "
+                                        "expected one of (closest first): llama-2-7b, "));
 }
