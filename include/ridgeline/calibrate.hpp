@@ -51,6 +51,12 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
         Workload ideal = o.workload;
         ideal.efficiency = Efficiency{};
         const DecodeStep d = decode_step(Deployment{hw, o.parallel}, o.model, ideal);
+        // A row faster than its own ideal ceiling is not a measurement of the stated setting.
+        if (o.measured_step < d.step_time)
+            throw error("", "observations[" + std::to_string(i) + "].measured_step",
+                        std::to_string(o.measured_step.in(ms)) + " ms, faster than this setting's ideal ceiling of " +
+                            std::to_string(d.step_time.in(ms)) + " ms",
+                        "a measurement of the stated setting, at or above its ceiling (diagnose says what would explain it)");
         // Fit the roofline part; the link time is the model's own and is taken off first.
         x.push_back((d.step_time - d.communication_time).in(s));
         y.push_back((o.measured_step - d.communication_time).in(s));
@@ -70,6 +76,9 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
         slope = num / den;
         intercept = 0;
     }
+    if (!(slope > 0))
+        throw error("", "observations", "times that do not grow with the ideal step time (fitted slope " + std::to_string(slope) + ")",
+                    "measurements whose steps take longer where more bytes are read; fit fewer, more alike rows");
     if (!(slope >= 1.0))
         throw error("", "observations", "steps faster than the ideal ceiling (fitted efficiency " + std::to_string(1.0 / slope) + ")",
                     "measurements of the stated settings, which cannot beat peak bandwidth");

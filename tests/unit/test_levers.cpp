@@ -330,6 +330,20 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     // Llama-2-7B and Llama-3.1-8B bf16 alone would need 113% of peak bandwidth: refused.
     CHECK_THROWS_WITH(calibrate(a100, {single[0], single[1]}),
                       Catch::StartsWith("observations: got steps faster than the ideal ceiling (fitted efficiency 1.13"));
+    // A row 60 times faster than its own ceiling is refused by name, not fitted.
+    Observation impossible = single[0];
+    const Seconds ceiling = decode_step(Deployment{a100, impossible.parallel}, impossible.model,
+                                        [&] { Workload w = impossible.workload; w.efficiency = Efficiency{}; return w; }()).step_time;
+    impossible.measured_step = ceiling / 60.0;
+    CHECK_THROWS_WITH(calibrate(a100, {single[1], impossible}),
+                      Catch::StartsWith("observations[1].measured_step: got ") &&
+                          Catch::Contains("faster than this setting's ideal ceiling of " + std::to_string(ceiling.in(ms)) + " ms"));
+    // Rows whose times fall as the bytes grow cannot be a bandwidth fit: Llama-2-7B at 10x its
+    // ceiling beside Llama-2-70B just above its own.
+    Observation slow_small = single[0], fast_big = tensor_parallel[0];
+    slow_small.measured_step = 10.0 * decode_step(Deployment{a100, slow_small.parallel}, slow_small.model, slow_small.workload).step_time;
+    fast_big.measured_step = 1.01 * decode_step(Deployment{a100, fast_big.parallel}, fast_big.model, fast_big.workload).step_time;
+    CHECK_THROWS_WITH(calibrate(a100, {slow_small, fast_big}), Catch::StartsWith("observations: got times that do not grow with the ideal step time (fitted slope -"));
 }
 
 TEST_CASE("operators: bytes and FLOPs add up to the step; memory-bound times too", "[operators]") {
