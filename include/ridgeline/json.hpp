@@ -934,8 +934,19 @@ inline std::filesystem::path resolve_preset(PresetKind kind, std::string_view na
     if (looks_like_path(s)) return s;
     auto names = list_presets(kind);
     if (std::find(names.begin(), names.end(), s) == names.end()) {
-        // Every name, the closest first: names the input begins, then fewest single-character edits.
-        const auto score = [&](const std::string& n) { return n.starts_with(s) ? 0 : 1 + json_detail::edit_distance(n, s); };
+        // Every name, the closest first, ignoring case: names the input begins, then names that
+        // contain it, then fewest single-character edits ("H100" lists the h100s before v100).
+        const auto lower = [](std::string t) {
+            for (char& c : t) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+            return t;
+        };
+        const std::string wanted = lower(s);
+        const auto score = [&](const std::string& n) -> std::size_t {
+            const std::string l = lower(n);
+            if (l.starts_with(wanted)) return 0;
+            if (l.find(wanted) != std::string::npos) return 1;
+            return 2 + json_detail::edit_distance(l, wanted);
+        };
         std::stable_sort(names.begin(), names.end(),
                          [&](const std::string& a, const std::string& b) { return score(a) < score(b); });
         std::string list;
