@@ -10,10 +10,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         const MeasurementSet set = measurements_from_json(parse_json_text(fuzz::text(data, size), "fuzz.json"), "fuzz.json");
         for (const MeasuredRow& r : set.rows) {
-            fuzz::require(is_finite(r.measured_step) && r.measured_step > Seconds{});
+            FUZZ_REQUIRE(is_finite(r.measured_step) && r.measured_step > Seconds{});
             try {
                 const Diagnosis d = diagnose(device, model, r.workload, r.measured_step);
-                fuzz::require(std::isfinite(d.fraction_of_ceiling) && is_finite(d.implied_bandwidth));
+                FUZZ_REQUIRE(std::isfinite(d.fraction_of_ceiling) && is_finite(d.implied_bandwidth));
             } catch (const error&) {
             }
         }

@@ -6,11 +6,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static const Hardware device = fuzz::reference_device();
     try {
         const Model m = model_from_config(parse_json_text(fuzz::text(data, size), "fuzz.json"), "fuzz.json");
-        fuzz::require(model_from_config(nlohmann::json(m)) == m);  // round trip
+        FUZZ_REQUIRE(model_from_config(nlohmann::json(m)) == m);  // round trip
         const ParameterBreakdown p = derived_parameters(m);
-        fuzz::require(std::isfinite(p.total()) && p.total() > 0);
-        fuzz::require(std::isfinite(active_parameters(m).total()));
-        fuzz::require(is_finite(kv_bytes_per_token(m, formats::bf16)));
+        FUZZ_REQUIRE(std::isfinite(p.total()) && p.total() > 0);
+        FUZZ_REQUIRE(std::isfinite(active_parameters(m).total()));
+        FUZZ_REQUIRE(is_finite(kv_bytes_per_token(m, formats::bf16)));
         fuzz::exercise(device, m);
     } catch (const error&) {
     }
