@@ -28,7 +28,15 @@ constexpr std::optional<std::int64_t> largest_batch(const Deployment& d, const M
     const Bytes per_sequence = base.kv + base.activations;
     if (!(base.budget >= fixed + per_sequence)) return std::nullopt;
     const double batch = static_cast<double>((base.budget - fixed) / per_sequence);
-    return batch >= static_cast<double>(max_batch) ? max_batch : static_cast<std::int64_t>(batch);
+    std::int64_t most = batch >= static_cast<double>(max_batch) ? max_batch : static_cast<std::int64_t>(batch);
+    // The division can round across a whole number: settle on the batch memory_use agrees fits.
+    const auto fits = [&](std::int64_t b) {
+        single.batch = b;
+        return memory_use(d, m, single).fits();
+    };
+    while (most > 1 && !fits(most)) --most;
+    while (most < max_batch && fits(most + 1)) ++most;
+    return most;
 }
 
 // The longest context a batch can hold: a number of tokens, "does not fit" (not one token

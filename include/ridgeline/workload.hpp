@@ -159,9 +159,10 @@ constexpr void validate(const Parallelism& p) {
     if (p.tensor % p.expert != 0)
         throw error("", "expert-parallel degree", std::to_string(p.expert),
                     "a divisor of the tensor-parallel degree (" + std::to_string(p.tensor) + ")");
-    if (p.link_bandwidth && !(*p.link_bandwidth > BytesPerSecond{} && *p.link_bandwidth < TB_per_s(1e6)))
+    // The floor the hardware presets have too: slower links would overflow the time they take.
+    if (p.link_bandwidth && !(*p.link_bandwidth >= GB_per_s(1e-3) && *p.link_bandwidth < TB_per_s(1e6)))
         throw error("", "link bandwidth", std::to_string(p.link_bandwidth->in(GB_per_s)) + " GB/s",
-                    "a positive bandwidth below 1e9 GB/s");
+                    "a bandwidth from 0.001 GB/s to below 1e9 GB/s");
     if (p.link_latency && !(*p.link_latency >= Seconds{} && *p.link_latency <= s(1)))
         throw error("", "link latency", std::to_string(p.link_latency->in(us)) + " us", "a time from 0 to 1 s");
 }

@@ -11,5 +11,5 @@ endfunction()
 run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${WORK_DIR}" "-DCMAKE_CXX_COMPILER=${CLANGXX}" -DRIDGELINE_FUZZ=ON
     -DRIDGELINE_CLANG_CHECK=OFF -DRIDGELINE_BUILD_EXAMPLES=OFF -DRIDGELINE_INSTALL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
     -DRIDGELINE_WERROR=ON)
-run("${CMAKE_COMMAND}" --build "${WORK_DIR}" -j2 --target ridgeline_tests_sanitized fuzz_hardware fuzz_model fuzz_measurements)
+run("${CMAKE_COMMAND}" --build "${WORK_DIR}" -j2 --target ridgeline_tests_sanitized fuzz_hardware fuzz_model fuzz_measurements fuzz_setting fuzz_args)
 run("${CMAKE_CTEST_COMMAND}" --test-dir "${WORK_DIR}" -R "asan|fuzz" --output-on-failure)

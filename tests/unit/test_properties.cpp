@@ -144,6 +144,9 @@ TEST_CASE("properties: extreme inputs are rejected with the documented error", "
     bad.efficiency.overhead = s(nan);
     CHECK_THROWS_AS(decode_step(h, m, bad), ridgeline::error);
     CHECK_THROWS_AS(decode_step(Deployment{h, Parallelism{.tensor = 2, .link_bandwidth = GB_per_s(-1)}}, m, Workload{}), ridgeline::error);
+    // A link slower than the presets' floor (1 MB/s) would overflow the step time (found by fuzz_setting).
+    CHECK_THROWS_WITH(decode_step(Deployment{h, Parallelism{.tensor = 2, .link_bandwidth = GB_per_s(1e-305)}}, m, Workload{}),
+                      Catch::EndsWith("expected a bandwidth from 0.001 GB/s to below 1e9 GB/s"));
     // Figures too large to be real hardware, or a model too wide to be one, are refused on load.
     CHECK_THROWS_WITH(hardware_from_json(nlohmann::json::parse(R"({"name":"x","memory_capacity_GB":1e300,
         "memory_bandwidth_GB_per_s":1,"dense_TFLOP_per_s":{"bf16":1}})"), "x.json"),
