@@ -458,7 +458,10 @@ void run_generate(Setting& s, const GenerateArgs& args) {
                                              {"decode_time_s", "decode"},
                                              {"total_time_s", "total"},
                                              {"decode_tokens_per_s", "tok/s/seq"},
-                                             {"compute_bound_steps", "compute-bound steps"}});
+                                             {"compute_bound_steps", "compute-bound steps"},
+                                             {"memory_per_device_bytes", "memory/device"},
+                                             {"memory_budget_bytes", "budget"},
+                                             {"fits", "fits", false}});
     cli::Table t(columns);
     for (std::int64_t b : s.batches) {
         Workload w = s.base;
@@ -469,10 +472,13 @@ void run_generate(Setting& s, const GenerateArgs& args) {
                                            cli::converted(g.time_to_first_token.in(seconds), g.time_to_first_token.in(ms), 1, "{} ms"),
                                            cli::converted(g.decode_time.in(seconds), g.decode_time.in(seconds), 3, "{} s"),
                                            cli::converted(g.total_time.in(seconds), g.total_time.in(seconds), 3, "{} s"),
-                                           cli::number(g.decode_tokens_per_s.in(per_s), 1), cli::integer(g.compute_bound_steps)});
+                                           cli::number(g.decode_tokens_per_s.in(per_s), 1), cli::integer(g.compute_bound_steps),
+                                           cli::number(g.memory.used().in(bytes), si(g.memory.used().in(bytes), "B")),
+                                           cli::number(g.memory.budget.in(bytes), si(g.memory.budget.in(bytes), "B")), fits_cell(g.memory)});
         t.add(row);
     }
     t.print(s.format);
+    print_assumptions(s);
 }
 
 struct DiagnoseArgs {

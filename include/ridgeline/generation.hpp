@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "decode.hpp"
+#include "memory.hpp"
 #include "prefill.hpp"
 
 namespace ridgeline {
@@ -23,6 +24,10 @@ struct Generation {
     Seconds total_time{};
     std::int64_t compute_bound_steps = 0;
     PerSecond decode_tokens_per_s{};  // per sequence, over the decode part (0 when there is none)
+    // One device at its fullest: the KV of the whole sequences, and the workspace of the larger
+    // of a prefill chunk's tokens and a decode step's.
+    MemoryUse memory{};
+    [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits(); }
 };
 
 namespace generation_detail {
@@ -128,6 +133,17 @@ constexpr Generation generate(const Deployment& dep, const Model& m, const Workl
     g.new_tokens = new_tokens;
     if (prompt > 0) g.time_to_first_token = prefill(dep, m, w, prompt, chunk).time;
     g.total_time = g.time_to_first_token + g.decode_time;
+    Workload end = w;
+    end.context = prompt + new_tokens - 1;
+    end.tokens_per_sequence = 1;
+    g.memory = memory_use(dep, m, end);
+    if (w.assumptions.activation_workspace && prompt > 0) {
+        const std::int64_t chunk_tokens = chunk == 0 || chunk > prompt ? prompt : chunk;
+        const auto B = static_cast<double>(w.batch);
+        const Bytes prefill_workspace = B * static_cast<double>(chunk_tokens) * activation_bytes_per_token(m, dep.parallel, false) +
+                                        B * (activation_bytes_per_token(m, dep.parallel) - activation_bytes_per_token(m, dep.parallel, false));
+        if (prefill_workspace > g.memory.activations) g.memory.activations = prefill_workspace;
+    }
     return g;
 }
 

@@ -83,9 +83,10 @@ constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double con
 
 // Workspace per token in flight on one device: the live activations of one layer (residual,
 // its normed copy, q/k/v and the attention output, the FFN's gate and up outputs) in the
-// activations' format, and the logits of the device's vocabulary slice in fp32. Engines reuse
-// these buffers from layer to layer, so one layer's worth is the peak.
-constexpr Bytes activation_bytes_per_token(const Model& m, const Parallelism& par = {}) {
+// activations' format, and, for a token that is sampled, the logits of the device's vocabulary
+// slice in fp32 (a prefill samples only its last token). Engines reuse these buffers from layer
+// to layer, so one layer's worth is the peak.
+constexpr Bytes activation_bytes_per_token(const Model& m, const Parallelism& par = {}, bool sampled = true) {
     validate(m);
     const double h = static_cast<double>(m.hidden_size), T = static_cast<double>(par.tensor);
     double widest = 0;
@@ -99,7 +100,7 @@ constexpr Bytes activation_bytes_per_token(const Model& m, const Parallelism& pa
         const double layer = (attention + ffn) / T;
         widest = layer > widest ? layer : widest;
     }
-    return (2 * h + widest) * par.activations.bytes_per_element() + static_cast<double>(m.vocab_size) / T * bytes(4);
+    return (2 * h + widest) * par.activations.bytes_per_element() + (sampled ? static_cast<double>(m.vocab_size) / T : 0.0) * bytes(4);
 }
 
 // The engine's budget on one device.

@@ -278,3 +278,15 @@ TEST_CASE("deployment: splits the model cannot take are refused with the reason"
     const Model qwen = load_model("qwen3-30b-a3b");  // 128 experts
     CHECK_THROWS_AS(decode_step(Deployment{h100(), Parallelism{.tensor = 1024, .expert = 256}}, qwen, Workload{}), ridgeline::error);
 }
+
+TEST_CASE("generation: its memory is the whole sequences' KV and the larger workspace", "[deployment][memory]") {
+    const Model m = load_model("llama-3.1-8b");
+    const Generation g = generate(h100(), m, Workload{.batch = 32}, 4096, 512);
+    // The last step reads 4096 + 510 cached tokens and writes one more: 4,607 x 131,072 B each.
+    CHECK(g.memory.kv.in(bytes) == 32 * 4607 * 131072.0);
+    // The prefill's 32 x 4096 tokens each hold (2 x 4096 + 2 x 4096 + 2 x 1024 + 2 x 14336) x 2
+    // = 94,208 B of layer activations; only the 32 last tokens are sampled, with 128,256 fp32 logits.
+    CHECK(g.memory.activations.in(bytes) == 32 * 4096 * 94208.0 + 32 * 128256 * 4.0);
+    CHECK(g.fits());
+    CHECK_FALSE(generate(h100(), load_model("llama-3.1-405b"), Workload{}, 128, 16).fits());
+}
