@@ -2,13 +2,7 @@
 # would, with COMPILER in BUILD_TYPE, warnings as errors (stricter than a user's Release build,
 # which keeps warnings as warnings), then the CLI run once to prove the build works.
 file(REMOVE_RECURSE "${WORK_DIR}")
-function(run)
-    execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-    if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "failed (${rc}): ${ARGV}\n${out}")
-    endif()
-    set(last_output "${out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/run_step.cmake")
 run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${WORK_DIR}" "-DCMAKE_CXX_COMPILER=${COMPILER}" "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
     -DRIDGELINE_BUILD_TESTS=OFF -DRIDGELINE_WERROR=ON)
 run("${CMAKE_COMMAND}" --build "${WORK_DIR}" -j2 --target ridgeline_cli decode_budget capacity_planner)

@@ -1,13 +1,7 @@
 # A second build of the tests with clang: the unit tests under clang's AddressSanitizer and
 # UBSan (warnings as errors there too), and the libFuzzer targets for a bounded time each.
 file(MAKE_DIRECTORY "${WORK_DIR}")
-function(run)
-    execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-    message(STATUS "${out}")
-    if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "failed (${rc}): ${ARGV}")
-    endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/run_step.cmake")
 run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${WORK_DIR}" "-DCMAKE_CXX_COMPILER=${CLANGXX}" -DRIDGELINE_FUZZ=ON
     -DRIDGELINE_CLANG_CHECK=OFF -DRIDGELINE_BUILD_EXAMPLES=OFF -DRIDGELINE_INSTALL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
     -DRIDGELINE_WERROR=ON)

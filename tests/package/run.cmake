@@ -1,12 +1,6 @@
 # Installs the build tree's ridgeline into WORK_DIR/prefix, then builds and runs the consumer.
 file(REMOVE_RECURSE "${WORK_DIR}")
-function(run)
-    execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-    if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "failed (${rc}): ${ARGV}\n${out}")
-    endif()
-    message(STATUS "${out}")
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/run_step.cmake")
 run("${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
 run("${CMAKE_COMMAND}" -S "${CONSUMER_DIR}" -B "${WORK_DIR}/build" "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix")
 run("${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
