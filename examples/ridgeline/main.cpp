@@ -538,7 +538,19 @@ void run_calibrate(const std::string& file, const std::string& hardware, const s
     std::vector<const MeasuredRow*> used;
     for (const MeasuredRow& r : set.rows)
         if (r.hardware == hw_name) obs.push_back({load_model(r.model), r.workload, r.parallel, r.measured_step}), used.push_back(&r);
-    const Calibration c = calibrate(hw, obs);
+    // The library numbers the observations it was given; say which row of which file that is.
+    const auto calibrated = [&] {
+        try {
+            return calibrate(hw, obs);
+        } catch (const ridgeline::error& e) {
+            const std::string& path = e.path();
+            if (!path.starts_with("observations[")) throw;
+            const std::size_t i = std::stoul(path.substr(13));
+            const auto row = static_cast<std::size_t>(used.at(i) - set.rows.data());
+            throw ridgeline::error(file, "/measurements/" + std::to_string(row), e.value(), e.expected());
+        }
+    };
+    const Calibration c = calibrated();
     cli::Table t({{"model", "model", false}, {"weights", "weights", false}, {"tp", "tp"}, {"measured_step_s", "measured"},
                   {"predicted_step_s", "predicted"}, {"residual_s", "residual"}, {"bandwidth_efficiency", "efficiency"},
                   {"overhead_s", "overhead"}});
