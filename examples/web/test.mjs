@@ -87,7 +87,23 @@ try {
   const tpError = await page.textContent("#error-tp");
   check("tp 3 on llama-3.1-8b shows the library's error beside tp", tpError,
         "tensor-parallel degree: got 3, expected a divisor of the attention heads (32) of model 'llama-3.1-8b'");
-  check("the CLI refuses tp 3 with the same words", cliError("decode", "-m", "llama-3.1-8b", "--tp", "3"), "ridgeline: " + tpError);
+  check("the CLI refuses tp 3 with the same words, naming its flag", cliError("decode", "-m", "llama-3.1-8b", "--tp", "3"),
+        "ridgeline: " + tpError.replace("tensor-parallel degree:", "--tp:"));
+  // Issue 12's page reproducers: an absurd degree and a subnormal efficiency are refused beside
+  // their fields at once, never a frozen tab or an infinite time.
+  await page.fill("#tp", "999999999992");
+  await page.waitForSelector("body[data-state=error]");
+  check("tp 999999999992 is refused beside tp", await page.textContent("#error-tp"),
+        "tensor-parallel degree: got 999999999992, expected an integer from 1 to 1048576");
+  await page.fill("#tp", "1");
+  await page.waitForSelector("body[data-state=ok]");
+  const started = Date.now();
+  await page.fill("#efficiency", "5e-324");
+  await page.waitForSelector("body[data-state=error]");
+  check("efficiency 5e-324 is refused beside efficiency, within 2 s", [await page.textContent("#error-efficiency"), Date.now() - started < 2000],
+        ["efficiency (bandwidth): got 4.940656e-324, expected a fraction in [1e-6, 1]", true]);
+  await page.fill("#efficiency", "1");
+  await page.waitForSelector("body[data-state=ok]");
   await page.fill("#tp", "1");
   await page.waitForSelector("body[data-state=ok]");
 
@@ -142,7 +158,7 @@ try {
   await page.fill("#link_latency_us", "2000000");
   await page.waitForSelector("body[data-state=error]");
   check("a link latency over 1 s shows the library's error beside the field", await page.textContent("#error-link_latency_us"),
-        "link latency: got 2000000.000000 us, expected a time from 0 to 1 s");
+        "link latency: got 2000000 us, expected a time from 0 to 1 s");
   await page.fill("#link_latency_us", "");
   await page.waitForSelector("#r-link[data-from='hardware preset']");
   check("clearing the link latency returns to the preset's", await value("#r-communication"), tp4.communication_time_s);

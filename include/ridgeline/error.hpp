@@ -1,6 +1,7 @@
 // The one exception type ridgeline throws for bad input, from a file or from code.
 #pragma once
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,5 +35,13 @@ private:
     }
     std::string file_, path_, value_, expected_;
 };
+
+// A number as an error message shows it: the shortest form that tells it apart (5e-324, not
+// std::to_string's 0.000000; 1.5, not 1.500000).
+inline std::string number_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.7g", v);
+    return buf;
+}
 
 }  // namespace ridgeline

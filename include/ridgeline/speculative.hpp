@@ -18,7 +18,7 @@ constexpr void validate(const Speculation& s) {
     if (s.draft_tokens < 1 || s.draft_tokens > 1024)
         throw error("", "speculation.draft_tokens", std::to_string(s.draft_tokens), "an integer from 1 to 1024");
     if (!(s.acceptance >= 0 && s.acceptance <= 1))
-        throw error("", "speculation.acceptance", std::to_string(s.acceptance), "a probability in [0, 1]");
+        throw error("", "speculation.acceptance", number_text(s.acceptance), "a probability in [0, 1]");
 }
 
 // Expected tokens a sequence gains per verification: 1 + a + a^2 + ... + a^g = (1 - a^(g+1)) / (1 - a).

@@ -140,11 +140,11 @@ inline constexpr std::int64_t max_parallel_degree = 1 << 20;
 
 constexpr void validate(const Assumptions& a) {
     if (!(a.memory_fraction > 0 && a.memory_fraction <= 1))
-        throw error("", "memory fraction", std::to_string(a.memory_fraction), "a fraction in (0, 1]");
+        throw error("", "memory fraction", number_text(a.memory_fraction), "a fraction in (0, 1]");
     if (!(a.runtime_reserve >= Bytes{}) || !is_finite(a.runtime_reserve) || a.runtime_reserve > TB(1000))
-        throw error("", "runtime reserve", std::to_string(a.runtime_reserve.in(GiB)) + " GiB", "a size from 0 to 1000 TB");
+        throw error("", "runtime reserve", number_text(a.runtime_reserve.in(GiB)) + " GiB", "a size from 0 to 1000 TB");
     if (!(a.fallback_link_latency >= Seconds{}) || !(a.fallback_link_latency <= s(1)))
-        throw error("", "fallback link latency", std::to_string(a.fallback_link_latency.in(us)) + " us", "a time from 0 to 1 s");
+        throw error("", "fallback link latency", number_text(a.fallback_link_latency.in(us)) + " us", "a time from 0 to 1 s");
 }
 
 constexpr void validate(const Parallelism& p) {
@@ -161,10 +161,10 @@ constexpr void validate(const Parallelism& p) {
                     "a divisor of the tensor-parallel degree (" + std::to_string(p.tensor) + ")");
     // The floor the hardware presets have too: slower links would overflow the time they take.
     if (p.link_bandwidth && !(*p.link_bandwidth >= GB_per_s(1e-3) && *p.link_bandwidth < TB_per_s(1e6)))
-        throw error("", "link bandwidth", std::to_string(p.link_bandwidth->in(GB_per_s)) + " GB/s",
+        throw error("", "link bandwidth", number_text(p.link_bandwidth->in(GB_per_s)) + " GB/s",
                     "a bandwidth from 0.001 GB/s to below 1e9 GB/s");
     if (p.link_latency && !(*p.link_latency >= Seconds{} && *p.link_latency <= s(1)))
-        throw error("", "link latency", std::to_string(p.link_latency->in(us)) + " us", "a time from 0 to 1 s");
+        throw error("", "link latency", number_text(p.link_latency->in(us)) + " us", "a time from 0 to 1 s");
 }
 
 constexpr void validate(const Workload& w) {
@@ -177,11 +177,11 @@ constexpr void validate(const Workload& w) {
     validate(w.assumptions);
     const Efficiency& e = w.efficiency;
     if (!(e.bandwidth >= 1e-6 && e.bandwidth <= 1))
-        throw error("", "efficiency (bandwidth)", std::to_string(e.bandwidth), "a fraction in [1e-6, 1]");
+        throw error("", "efficiency (bandwidth)", number_text(e.bandwidth), "a fraction in [1e-6, 1]");
     if (!(e.compute >= 1e-6 && e.compute <= 1))
-        throw error("", "efficiency (compute)", std::to_string(e.compute), "a fraction in [1e-6, 1]");
+        throw error("", "efficiency (compute)", number_text(e.compute), "a fraction in [1e-6, 1]");
     if (!(e.overhead >= Seconds{}) || !(e.overhead <= s(1000)))
-        throw error("", "overhead per step", std::to_string(e.overhead.in(us)) + " us", "a time from 0 to 1000 s");
+        throw error("", "overhead per step", number_text(e.overhead.in(us)) + " us", "a time from 0 to 1000 s");
 }
 
 }  // namespace ridgeline
