@@ -131,6 +131,26 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
     return out;
 }
 
+// The one composer of stage work into time, for decode steps, prefill chunks and verification
+// passes alike. Each piece of work (a step, a chunk) takes `stage_time` on every pipeline stage
+// (its roofline, the stage's links and overhead: the stages hold equal shares of the layers),
+// and pieces follow each other through the stages. Such a proportionate flow shop finishes the
+// last piece after sum(t_i) + (p - 1) max(t_i), plus that piece's hops between stages: one
+// piece takes p t + hops, and c chunks of a prompt overlap across the stages.
+struct Pipeline {
+    Seconds sum{};
+    Seconds longest{};
+    Seconds last_hops{};
+    constexpr void add(Seconds stage_time, Seconds hops) {
+        sum += stage_time;
+        if (stage_time > longest) longest = stage_time;
+        last_hops = hops;
+    }
+    [[nodiscard]] constexpr Seconds time(std::int64_t stages) const {
+        return sum + static_cast<double>(stages - 1) * longest + last_hops;
+    }
+};
+
 struct DecodeStep {
     Assumptions assumptions{};
     std::int64_t batch = 0;
@@ -194,7 +214,9 @@ constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Wo
     d.communication_time = stages * d.links.per_stage + d.links.pipeline_hops;
     d.overhead_time = stages * w.efficiency.overhead;
     const Seconds stage_work = d.bound == Bound::compute ? d.compute_time : d.memory_time;
-    d.step_time = stages * stage_work + d.communication_time + d.overhead_time;
+    Pipeline one;
+    one.add(stage_work + d.links.per_stage + w.efficiency.overhead, d.links.pipeline_hops);
+    d.step_time = one.time(c.pipeline);
     const auto q = static_cast<double>(w.tokens_per_sequence);
     d.steps_per_s = 1.0 / d.step_time;
     d.tokens_per_s = q / d.step_time;

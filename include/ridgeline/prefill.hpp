@@ -20,7 +20,7 @@ struct Prefill {
     Flops attention_flops{};        // all devices
     Seconds memory_time{};          // summed over chunks, one stage
     Seconds compute_time{};
-    Seconds time{};                 // the time to first token: every chunk through every stage
+    Seconds time{};                 // the time to first token: every chunk through every stage, pipelined
     Bound bound = Bound::compute;   // of the summed memory and compute terms, the larger
 };
 
@@ -60,7 +60,6 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         }, m.groups[i].spec.attention);
     }
     const auto B = static_cast<double>(w.batch);
-    const auto stages = static_cast<double>(c.pipeline);
     const auto devices = static_cast<double>(c.tensor * c.pipeline);
 
     Prefill p;
@@ -71,6 +70,7 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     Bytes kv_written_per_token{};
     for (std::size_t i = 0; i < c.context_count; ++i) kv_written_per_token += c.context_terms[i].kv_per_token;
 
+    Pipeline chunks;  // chunks overlap across pipeline stages (decode.hpp)
     for (std::int64_t start = 0; start < prompt; start += p.chunk_tokens) {
         const std::int64_t end = start + p.chunk_tokens < prompt ? start + p.chunk_tokens : prompt;
         const auto len = static_cast<double>(end - start);
@@ -99,9 +99,9 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         p.bytes_per_device += bytes;
         p.flops += devices * flops;
         p.attention_flops += devices * B * attention;
-        p.time += stages * ((memory < compute ? compute : memory) + link.per_stage + w.efficiency.overhead) +
-                  link.pipeline_hops;
+        chunks.add((memory < compute ? compute : memory) + link.per_stage + w.efficiency.overhead, link.pipeline_hops);
     }
+    p.time = chunks.time(c.pipeline);
     p.bound = p.compute_time > p.memory_time ? Bound::compute : Bound::memory;
     return p;
 }

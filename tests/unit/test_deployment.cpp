@@ -290,3 +290,23 @@ TEST_CASE("generation: its memory is the whole sequences' KV and the larger work
     CHECK(g.fits());
     CHECK_FALSE(generate(h100(), load_model("llama-3.1-405b"), Workload{}, 128, 16).fits());
 }
+
+TEST_CASE("composer: prefill chunks overlap across pipeline stages", "[deployment][prefill]") {
+    // Llama-3.3-70B, a 32k prompt in 4 chunks of 8k, over 4 pipeline stages of 20 layers: each
+    // chunk takes t_i / 4 on every stage (t_i: its time on one device holding all layers), so the
+    // last chunk leaves the last stage after sum(t_i) / 4 + 3 max(t_i) / 4, plus its 3 hops of
+    // 8,192 x 8,192 x 2 B activations (0.6 us + 134,217,728 B / 450 GB/s each).
+    const Model m = load_model("llama-3.3-70b");
+    const Workload w = seed::seed_003(Workload{});
+    const Prefill one = prefill(h100(), m, w, 32768, 8192);
+    std::vector<double> t;
+    for (int i = 0; i < 4; ++i) {  // each chunk alone: a prompt's chunk i costs the difference of prefixes
+        const double upto = i == 0 ? 0.0 : prefill(h100(), m, w, 8192 * i, 8192).time.in(s);
+        t.push_back(prefill(h100(), m, w, 8192 * (i + 1), 8192).time.in(s) - upto);
+    }
+    const double longest = *std::max_element(t.begin(), t.end());
+    const double hop = 0.6e-6 + 8192.0 * 8192 * 2 / 450e9;
+    const Prefill four = prefill(Deployment{h100(), Parallelism{.pipeline = 4}}, m, w, 32768, 8192);
+    CHECK(four.time.in(s) == Approx(one.time.in(s) / 4 + 3 * longest / 4 + 3 * hop).epsilon(1e-9));
+    CHECK(four.time < one.time);  // pipelined, not 4 x 4 chunk-stages in turn
+}
