@@ -166,6 +166,11 @@ struct DenseMlp {
     [[nodiscard]] constexpr double parameters_per_device(double h, std::int64_t t) const { return parameters(h) / layer_detail::d(t); }
     [[nodiscard]] constexpr double active_parameters(double h) const { return parameters(h); }
     [[nodiscard]] constexpr std::int64_t widest() const { return intermediate; }
+
+    template <class Check>
+    constexpr void validate(Check& check) const {
+        layer_detail::positive(check, intermediate, "intermediate_size");
+    }
 };
 
 // Routed experts (each a gated MLP of expert_intermediate), a router, and shared experts that
@@ -201,6 +206,18 @@ struct Moe {
         std::int64_t w = experts;
         for (const std::int64_t v : {expert_intermediate, shared_experts, shared_intermediate}) w = v > w ? v : w;
         return w;
+    }
+
+    template <class Check>
+    constexpr void validate(Check& check) const {
+        layer_detail::positive(check, experts, "number of routed experts");
+        layer_detail::positive(check, experts_per_token, "num_experts_per_tok");
+        layer_detail::positive(check, expert_intermediate, "moe_intermediate_size");
+        if (shared_experts < 0) check("number of shared experts", std::to_string(shared_experts), "an integer >= 0");
+        if (shared_experts > 0) layer_detail::positive(check, shared_intermediate, "shared expert intermediate size");
+        if (experts_per_token > experts)
+            check("num_experts_per_tok", std::to_string(experts_per_token),
+                  "at most the number of routed experts (" + std::to_string(experts) + ")");
     }
 };
 

@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include "error.hpp"
@@ -139,22 +140,11 @@ constexpr void validate(const Model& m) {
             a.validate(check);
             bounded(m, a.widest(), max_dimension, "an attention width or head count");
         }, g.spec.attention);
-        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) {
-            positive(m, std::get<DenseMlp>(g.spec.ffn).intermediate, "intermediate_size");
-            bounded(m, std::get<DenseMlp>(g.spec.ffn).intermediate, max_dimension, "intermediate_size");
-        } else {
-            const Moe& e = std::get<Moe>(g.spec.ffn);
-            positive(m, e.experts, "number of routed experts");
-            positive(m, e.experts_per_token, "num_experts_per_tok");
-            positive(m, e.expert_intermediate, "moe_intermediate_size");
-            non_negative(m, e.shared_experts, "number of shared experts");
-            for (const std::int64_t v : {e.experts, e.expert_intermediate, e.shared_experts, e.shared_intermediate})
-                bounded(m, v, max_dimension, "an expert size or count");
-            if (e.shared_experts > 0) positive(m, e.shared_intermediate, "shared expert intermediate size");
-            if (e.experts_per_token > e.experts)
-                fail(m, "num_experts_per_tok", std::to_string(e.experts_per_token),
-                     "at most the number of routed experts (" + std::to_string(e.experts) + ")");
-        }
+        std::visit([&](const auto& f) {
+            f.validate(check);
+            const bool dense = std::is_same_v<std::decay_t<decltype(f)>, DenseMlp>;
+            bounded(m, f.widest(), max_dimension, dense ? "intermediate_size" : "an expert size or count");
+        }, g.spec.ffn);
     }
     if (m.declared_parameters && !(*m.declared_parameters > 0 && *m.declared_parameters < 1e16))
         fail(m, "declared parameters", std::to_string(*m.declared_parameters), "a positive, finite count");
