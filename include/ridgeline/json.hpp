@@ -445,28 +445,84 @@ inline void add_grouped(Model& m, const std::vector<LayerSpec>& layers, const No
     }
 }
 
+// Defaults for keys a config.json may leave out, as each family's transformers configuration
+// class has them (repository huggingface/transformers; the commit each was read at is named):
+//   llama       src/transformers/models/llama/configuration_llama.py @008e5743
+//   mistral     src/transformers/models/mistral/configuration_mistral.py @001f85b3
+//   mixtral     src/transformers/models/mixtral/configuration_mixtral.py @008e5743
+//   qwen2       src/transformers/models/qwen2/configuration_qwen2.py @008e5743
+//   qwen3       src/transformers/models/qwen3/configuration_qwen3.py @008e5743 (and @1f3ae2b3)
+//   qwen3_moe   src/transformers/models/qwen3_moe/configuration_qwen3_moe.py @008e5743
+//   deepseek_v2 src/transformers/models/deepseek_v2/configuration_deepseek_v2.py @008e5743
+//   deepseek_v3 src/transformers/models/deepseek_v3/configuration_deepseek_v3.py @008e5743
+//   gpt_oss     src/transformers/models/gpt_oss/configuration_gpt_oss.py @02b8f42b
+// An absent key takes the class's default; a key set to null takes what the class does with
+// None (for num_key_value_heads and head_dim in every family: num_attention_heads, and
+// hidden_size / num_attention_heads). Sizes every Hub config states (hidden_size,
+// num_hidden_layers, vocab_size, num_attention_heads, intermediate sizes, expert counts, MLA
+// ranks other than q_lora_rank) stay required: a file without them is not a checkpoint's
+// config, and a class default there would invent a model.
+
+// num_key_value_heads when the key is absent; nullopt: num_attention_heads (MHA).
+inline std::optional<std::int64_t> default_kv_heads(const std::string& f) {
+    if (f == "mistral") return 8;    // MistralConfig num_key_value_heads=8
+    if (f == "mixtral") return 8;    // MixtralConfig num_key_value_heads=8
+    if (f == "qwen2") return 32;     // Qwen2Config num_key_value_heads=32
+    if (f == "qwen3") return 32;     // Qwen3Config num_key_value_heads=32
+    if (f == "qwen3_moe") return 4;  // Qwen3MoeConfig num_key_value_heads=4
+    if (f == "gpt_oss") return 8;    // GptOssConfig num_key_value_heads=8
+    return std::nullopt;             // LlamaConfig num_key_value_heads=None -> num_attention_heads
+}
+
+// head_dim when the key is absent; nullopt: hidden_size / num_attention_heads.
+inline std::optional<std::int64_t> default_head_dim(const std::string& f) {
+    if (f == "qwen3") return 128;   // Qwen3Config head_dim=128
+    if (f == "gpt_oss") return 64;  // GptOssConfig head_dim=64
+    // LlamaConfig, MistralConfig, MixtralConfig head_dim=None -> hidden_size // num_attention_heads;
+    // Qwen2Config and Qwen3MoeConfig have no head_dim field: their attention falls back to the same.
+    return std::nullopt;
+}
+
+// attention_bias when the key is absent.
+inline bool default_attention_bias(const std::string& f) {
+    return f == "gpt_oss";  // GptOssConfig attention_bias=True; LlamaConfig, Qwen3Config, Qwen3MoeConfig False
+}
+
 inline Gqa read_gqa(const ConfigReader& c) {
+    const std::string& f = c.family();
     Gqa a;
     a.heads = c.integer("num_attention_heads");
-    a.kv_heads = c.integer_or("num_key_value_heads", a.heads);  // HF: absent means MHA
-    if (a.heads % a.kv_heads != 0)
-        c.root().at("num_key_value_heads").fail("a divisor of num_attention_heads (" + std::to_string(a.heads) + ")");
-    if (c.present("head_dim")) {
-        a.head_dim = c.root().at("head_dim").positive_integer();
-    } else {
+    const bool kv_given = c.present("num_key_value_heads");
+    if (kv_given) a.kv_heads = c.root().at("num_key_value_heads").positive_integer();
+    else if (c.root().has("num_key_value_heads")) a.kv_heads = a.heads;  // null: every class's None
+    else a.kv_heads = default_kv_heads(f).value_or(a.heads);
+    if (a.heads % a.kv_heads != 0) {
+        const std::string expected = "a divisor of num_attention_heads (" + std::to_string(a.heads) + ")";
+        if (kv_given) c.root().at("num_key_value_heads").fail(expected);
+        throw error(c.root().file(), "/num_key_value_heads",
+                    "nothing (the key is missing, so model_type " + f + "'s default of " + std::to_string(a.kv_heads) +
+                        " applies)",
+                    expected + "; give num_key_value_heads in the file");
+    }
+    const auto from_hidden = [&] {
         const std::int64_t hidden = c.integer("hidden_size");
         if (hidden % a.heads != 0)
-            throw error(c.root().file(), "/head_dim", "nothing (the key is missing)",
+            throw error(c.root().file(), "/head_dim", c.root().has("head_dim") ? "null" : "nothing (the key is missing)",
                         "a head_dim, since hidden_size is not a multiple of num_attention_heads");
-        a.head_dim = hidden / a.heads;
-    }
+        return hidden / a.heads;
+    };
+    if (c.present("head_dim")) a.head_dim = c.root().at("head_dim").positive_integer();
+    else if (c.root().has("head_dim")) a.head_dim = from_hidden();  // null
+    else if (const auto d = default_head_dim(f)) a.head_dim = *d;
+    else a.head_dim = from_hidden();
     return a;
 }
 
 inline Mla read_mla(const ConfigReader& c) {
     Mla l;
     l.heads = c.integer("num_attention_heads");
-    l.q_lora_rank = c.count_or_zero("q_lora_rank");
+    // DeepseekV2Config and DeepseekV3Config q_lora_rank=1536 when absent; null means none.
+    l.q_lora_rank = c.root().has("q_lora_rank") ? c.count_or_zero("q_lora_rank") : 1536;
     l.kv_lora_rank = c.integer("kv_lora_rank");
     l.qk_nope_head_dim = c.integer("qk_nope_head_dim");
     l.qk_rope_head_dim = c.integer("qk_rope_head_dim");
@@ -487,11 +543,26 @@ inline Moe read_moe(const ConfigReader& c, const std::string& experts_key, const
     return e;
 }
 
-// A window applies where the family's switch turns it on; a set window without a switch is on.
-inline std::int64_t window_if_enabled(const ConfigReader& c) {
-    if (!c.present("sliding_window")) return 0;
-    if (c.root().has("use_sliding_window") && !c.flag_or("use_sliding_window", false)) return 0;
-    return c.root().at("sliding_window").positive_integer();
+// The sliding window of a Llama-style family, 0 for none.
+//  - llama: LlamaConfig has no sliding_window; its attention is always full.
+//  - mistral: MistralConfig sliding_window=4096 when absent, null means none; it has no
+//    use_sliding_window switch.
+//  - mixtral: MixtralConfig sliding_window=None when absent.
+//  - qwen2, qwen3, qwen3_moe: use_sliding_window=False when absent, and then no window whatever
+//    sliding_window says; when true, sliding_window=4096 when absent, null means none.
+inline std::int64_t family_window(const ConfigReader& c) {
+    const std::string& f = c.family();
+    if (f == "llama") return 0;
+    const auto window_or = [&](std::int64_t absent) -> std::int64_t {
+        if (!c.root().has("sliding_window")) return absent;
+        if (!c.present("sliding_window")) return 0;  // null
+        return c.root().at("sliding_window").positive_integer();
+    };
+    if (f == "mistral") return window_or(4096);  // MistralConfig sliding_window=4096
+    if (f == "mixtral") return window_or(0);     // MixtralConfig sliding_window=None
+    // Qwen2Config / Qwen3Config / Qwen3MoeConfig: use_sliding_window=False, sliding_window=4096.
+    if (!c.flag_or("use_sliding_window", false)) return 0;
+    return window_or(4096);
 }
 
 inline std::vector<LayerSpec> read_layers(const ConfigReader& c, const std::int64_t layers) {
@@ -503,17 +574,21 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, const std::int6
         if (f == "qwen2") {
             a.qkv_bias = true;  // Qwen2 always has q/k/v biases and no o bias; its config does not say
         } else {
-            const bool bias = c.flag_or("attention_bias", false);  // Llama/Qwen3: q, k, v and o together
+            const bool bias = c.flag_or("attention_bias", default_attention_bias(f));  // Llama/Qwen3: q, k, v and o together
             a.qkv_bias = a.o_bias = bias;
         }
         a.qk_norm = f == "qwen3" || f == "qwen3_moe";
         if (c.flag_or("mlp_bias", false)) c.root().at("mlp_bias").fail("false: MLP biases are not modelled");
 
-        const std::int64_t window = window_if_enabled(c);
-        // Qwen2/Qwen3 window only the layers from max_window_layers on; Mistral windows all.
+        const std::int64_t window = family_window(c);
+        // Qwen2/Qwen3 window only the layers from max_window_layers on (Qwen2Config and
+        // Qwen3Config max_window_layers=28 when absent); Mistral windows all. Qwen3MoeConfig has
+        // no max_window_layers: absent, every layer is windowed. Any count works (past the last
+        // layer means none is windowed), 0 included; null means 0.
         const bool qwen = f.rfind("qwen", 0) == 0;
-        // Any count works (past the last layer means none is windowed), 0 included.
-        const std::int64_t first_windowed = qwen && window > 0 ? c.count_or_zero("max_window_layers") : 0;
+        const std::int64_t absent_first = f == "qwen3_moe" ? 0 : 28;
+        const std::int64_t first_windowed =
+            qwen && window > 0 ? (c.root().has("max_window_layers") ? c.count_or_zero("max_window_layers") : absent_first) : 0;
 
         std::vector<bool> moe_layer(specs.size(), false);
         Moe moe;
@@ -543,11 +618,17 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, const std::int6
     if (f == "deepseek_v2" || f == "deepseek_v3") {
         const Mla l = read_mla(c);
         Moe moe = read_moe(c, "n_routed_experts", "moe_intermediate_size");
-        moe.shared_experts = c.count_or_zero("n_shared_experts");
+        const bool v3 = f == "deepseek_v3";
+        // Absent keys: DeepseekV3Config n_shared_experts=1, first_k_dense_replace=3;
+        // DeepseekV2Config n_shared_experts=2, first_k_dense_replace=0. Null or 0 means none.
+        const auto count_or = [&](const std::string& key, std::int64_t absent) {
+            return c.root().has(key) ? c.count_or_zero(key) : absent;
+        };
+        moe.shared_experts = count_or("n_shared_experts", v3 ? 1 : 2);
         moe.shared_intermediate = moe.shared_experts > 0 ? moe.expert_intermediate : 0;
         // V3's "noaux_tc" routing adds a per-expert score-correction bias.
         moe.router_bias = c.present("topk_method") && c.root().at("topk_method").value() == "noaux_tc";
-        const std::int64_t first_moe = c.count_or_zero("first_k_dense_replace");
+        const std::int64_t first_moe = count_or("first_k_dense_replace", v3 ? 3 : 0);
         if (first_moe > layers)
             c.root().at("first_k_dense_replace").fail("at most num_hidden_layers (" + std::to_string(layers) + ")");
         const std::int64_t every = c.at_most_layers("moe_layer_freq", 1, layers);
@@ -568,19 +649,31 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, const std::int6
     if (c.present("mlp_bias"))
         c.root().at("mlp_bias").fail("no mlp_bias key: gpt_oss has none (its experts always have biases)");
     Gqa a = read_gqa(c);
-    a.qkv_bias = a.o_bias = c.flag_or("attention_bias", false);
+    a.qkv_bias = a.o_bias = c.flag_or("attention_bias", default_attention_bias(f));  // GptOssConfig: True
     a.sinks = true;
     Moe moe = read_moe(c, "num_local_experts", "intermediate_size");
     moe.router_bias = true;
     moe.expert_bias = true;
-    const Node types = c.root().need("layer_types", "an array of \"sliding_attention\" / \"full_attention\", one per layer");
+    // GptOssConfig sliding_window=128 when absent (null: no window, which a sliding layer cannot
+    // have); layer_types absent or null: sliding on even layers, full on odd ones
+    // ("sliding_attention" if (i + 1) % 2 else "full_attention").
+    const auto window = [&] { return c.root().has("sliding_window") ? c.integer("sliding_window") : std::int64_t{128}; };
+    if (!c.present("layer_types")) {
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            specs[i].attention = a;
+            specs[i].ffn = moe;
+            if (i % 2 == 0) specs[i].window = window();
+        }
+        return specs;
+    }
+    const Node types = c.root().at("layer_types");
     if (!types.value().is_array() || types.value().size() != specs.size())
         types.fail("an array of " + std::to_string(specs.size()) + " layer types, one per layer");
     for (std::size_t i = 0; i < specs.size(); ++i) {
         const auto& t = types.value()[i];
         specs[i].attention = a;
         specs[i].ffn = moe;
-        if (t == "sliding_attention") specs[i].window = c.integer("sliding_window");
+        if (t == "sliding_attention") specs[i].window = window();
         else if (t != "full_attention")
             throw error(c.root().file(), "/layer_types/" + std::to_string(i), describe(t),
                         "\"sliding_attention\" or \"full_attention\"");
@@ -699,7 +792,9 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
         const std::int64_t layers = c.integer("num_hidden_layers");
         if (layers > 100000) root.at("num_hidden_layers").fail("a layer count below 100,000");
         json_detail::add_grouped(m, json_detail::read_layers(c, layers), root);
-        if (type == "deepseek_v3") m.mtp_layers = c.count_or_zero("num_nextn_predict_layers");
+        // DeepseekV3Config num_mtp_layers=1 (its attribute_map reads it as num_nextn_predict_layers).
+        if (type == "deepseek_v3")
+            m.mtp_layers = root.has("num_nextn_predict_layers") ? c.count_or_zero("num_nextn_predict_layers") : 1;
     }
     if (m.declared_parameters)
         for (const auto& g : m)
