@@ -748,6 +748,22 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
         root.at("model_type").fail("a supported model_type, one of: " + json_detail::family_list());
     const bool own_form = type == "ridgeline";
     const json_detail::ConfigReader c{root, type};
+    // architectures: a file naming only classes without an LM head (Qwen3Model, as embedding
+    // checkpoints and text encoders ship; ...ForSequenceClassification, ...ForTokenClassification,
+    // ...ForQuestionAnswering) is refused rather than counted: such a model does not decode a
+    // token, so a decode roofline has nothing to say about it, and Model has no place for "no
+    // LM head". At least one ...ForCausalLM entry is needed; an absent key is taken as a causal LM.
+    if (!own_form && root.has("architectures")) {
+        const Node arch = root.at("architectures");
+        const std::string expected = "an array of architecture names, one of them a ...ForCausalLM";
+        if (!arch.value().is_array() || arch.value().empty()) arch.fail(expected);
+        bool causal = false;
+        for (std::size_t i = 0; i < arch.value().size(); ++i)
+            causal = arch.at(i).string("an architecture name (a non-empty string)").ends_with("ForCausalLM") || causal;
+        if (!causal)
+            arch.at(0).fail("a ...ForCausalLM architecture: a model without an LM head (a bare model, an embedding or "
+                            "classification model) decodes no tokens, which is all ridgeline models");
+    }
 
     Model m;
     std::string name = json_detail::printable(fallback_name);  // often a file's stem: any bytes

@@ -370,3 +370,25 @@ TEST_CASE("defaults: gpt_oss, as GptOssConfig has them", "[catalogue][defaults]"
     CHECK(windowed_layers(m, 0) == 18);
     CHECK(m.groups == load_model("gpt-oss-120b").groups);  // the file states what the defaults give
 }
+
+TEST_CASE("architectures: a model without an LM head is refused, not counted", "[catalogue][architectures]") {
+    // ridgeline refuses (json.hpp says why): Qwen3Model is the bare stack embedding checkpoints
+    // and text encoders name; a classification head is no LM head either.
+    nlohmann::json j = preset_config("qwen3-8b");
+    CHECK_NOTHROW(model_from_config(j));  // "Qwen3ForCausalLM"
+    j["architectures"] = {"Qwen3Model"};
+    CHECK_THROWS_WITH(model_from_config(j, "embed.json"),
+                      "embed.json: /architectures/0: got \"Qwen3Model\" (a string), expected a ...ForCausalLM architecture: "
+                      "a model without an LM head (a bare model, an embedding or classification model) decodes no tokens, "
+                      "which is all ridgeline models");
+    j["architectures"] = {"Qwen3ForSequenceClassification"};
+    CHECK_THROWS_AS(model_from_config(j), ridgeline::error);
+    j["architectures"] = {"Qwen3Model", "Qwen3ForCausalLM"};  // any causal-LM entry will do
+    CHECK_NOTHROW(model_from_config(j));
+    j["architectures"] = "Qwen3ForCausalLM";
+    CHECK_THROWS_WITH(model_from_config(j, "a.json"),
+                      "a.json: /architectures: got \"Qwen3ForCausalLM\" (a string), expected an array of architecture names, "
+                      "one of them a ...ForCausalLM");
+    j.erase("architectures");
+    CHECK_NOTHROW(model_from_config(j));
+}
