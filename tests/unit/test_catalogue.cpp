@@ -392,3 +392,57 @@ TEST_CASE("architectures: a model without an LM head is refused, not counted", "
     j.erase("architectures");
     CHECK_NOTHROW(model_from_config(j));
 }
+
+TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded model's formats", "[catalogue][formats]") {
+    // gpt-oss-120b: quant_method mxfp4 with attention, router, embeddings and head not converted
+    // (the Hub file's modules_to_not_convert); no torch_dtype, so bf16 for what is not converted.
+    const LoadedModel oss = load_model_with_formats("gpt-oss-120b");
+    CHECK(oss.model == load_model("gpt-oss-120b"));
+    CHECK(oss.precision.expert_format() == formats::mxfp4);  // 4 + 8/32 = 4.25 bits
+    CHECK(oss.precision.expert_format().bits_per_element() == 4.25);
+    CHECK(oss.precision.weights == formats::bf16);
+    CHECK(oss.precision.embedding_format() == formats::bf16);
+    CHECK(oss.precision_source == "no torch_dtype: bf16 assumed; quantization_config mxfp4: experts mxfp4, embeddings bf16");
+    // DeepSeek-V3: quant_method fp8, weight_block_size [128, 128]: one FP32 scale per 128 x 128
+    // block, 8 + 32 / 16384 bits per weight; torch_dtype bfloat16 for the embeddings.
+    const LoadedModel ds = load_model_with_formats("deepseek-v3");
+    CHECK(ds.precision.weights == Format{Numeric::fp8, 32, 128 * 128});
+    CHECK(ds.precision.weights.bits_per_element() == 8 + 32.0 / 16384);
+    CHECK(ds.precision.expert_format() == ds.precision.weights);
+    CHECK(ds.precision.embedding_format() == formats::bf16);
+    CHECK(ds.precision_source == "torch_dtype bfloat16; quantization_config fp8: weights fp8/g16384/s32, embeddings bf16");
+    // No quantization_config: torch_dtype alone (Llama-2-7B ships float16).
+    const LoadedModel l2 = load_model_with_formats("llama-2-7b");
+    CHECK(l2.precision == Precision{formats::fp16});
+    CHECK(l2.precision_source == "torch_dtype float16");
+    CHECK(load_model_with_formats("llama-3.1-8b").precision == Precision{});
+
+    nlohmann::json j = preset_config("qwen3-8b");  // torch_dtype bfloat16
+    // AWQ / GPTQ as their Hub files write them: bits 4, group_size 128 -> int4/g128.
+    j["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true}, {"version", "gemm"}};
+    auto [awq, awq_source] = checkpoint_formats(j);
+    CHECK(awq.weights == *parse_format("int4/g128"));
+    CHECK(awq.embedding_format() == formats::bf16);
+    CHECK(awq_source == "torch_dtype bfloat16; quantization_config awq: weights int4/g128, embeddings bf16");
+    j["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}, {"group_size", -1}, {"sym", true}};
+    CHECK(checkpoint_formats(j).first.weights == formats::int4);
+    // compressed-tensors NVFP4: 4-bit floats in groups of 16.
+    j["quantization_config"] = {{"quant_method", "compressed-tensors"},
+                                {"config_groups", {{"group_0", {{"targets", {"Linear"}},
+                                                                {"weights", {{"num_bits", 4}, {"type", "float"}, {"group_size", 16}}}}}}}};
+    CHECK(checkpoint_formats(j).first.weights == formats::nvfp4);
+    // Errors name the file, the JSON path, the value and what was expected.
+    j["quantization_config"] = {{"quant_method", "bitsandbytes"}};
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /quantization_config/quant_method: got \"bitsandbytes\" (a string), expected one of: fp8, mxfp4, "
+                      "awq, gptq, compressed-tensors");
+    j["quantization_config"] = {{"quant_method", "fp8"}, {"weight_block_size", {128}}};
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /quantization_config/weight_block_size: got an array, expected two positive block sides, e.g. [128, 128]");
+    j["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 3}, {"group_size", 128}};
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"), "q.json: /quantization_config/bits: got 3, expected 4 or 8");
+    j.erase("quantization_config");
+    j["torch_dtype"] = "float8_e4m3fn";
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /torch_dtype: got \"float8_e4m3fn\" (a string), expected one of: bfloat16, float16, float32");
+}
