@@ -449,15 +449,16 @@ inline void add_grouped(Model& m, const std::vector<LayerSpec>& layers, const No
 
 // Defaults for keys a config.json may leave out, as each family's transformers configuration
 // class has them (repository huggingface/transformers; the commit each was read at is named):
-//   llama       src/transformers/models/llama/configuration_llama.py @008e5743
-//   mistral     src/transformers/models/mistral/configuration_mistral.py @001f85b3
-//   mixtral     src/transformers/models/mixtral/configuration_mixtral.py @008e5743
-//   qwen2       src/transformers/models/qwen2/configuration_qwen2.py @008e5743
-//   qwen3       src/transformers/models/qwen3/configuration_qwen3.py @008e5743 (and @1f3ae2b3)
-//   qwen3_moe   src/transformers/models/qwen3_moe/configuration_qwen3_moe.py @008e5743
-//   deepseek_v2 src/transformers/models/deepseek_v2/configuration_deepseek_v2.py @008e5743
-//   deepseek_v3 src/transformers/models/deepseek_v3/configuration_deepseek_v3.py @008e5743
-//   gpt_oss     src/transformers/models/gpt_oss/configuration_gpt_oss.py @02b8f42b
+//   llama       src/transformers/models/llama/configuration_llama.py @008e574391258935f3ecc3035c882e73bbcac419
+//   mistral     src/transformers/models/mistral/configuration_mistral.py @001f85b38fb432858ace93f18622f07cec46d874
+//   mixtral     src/transformers/models/mixtral/configuration_mixtral.py @008e574391258935f3ecc3035c882e73bbcac419
+//   qwen2       src/transformers/models/qwen2/configuration_qwen2.py @008e574391258935f3ecc3035c882e73bbcac419
+//   qwen3       src/transformers/models/qwen3/configuration_qwen3.py @008e574391258935f3ecc3035c882e73bbcac419
+//               (the same defaults @1f3ae2b3ac7e5b32262588602ff42efb372a6232)
+//   qwen3_moe   src/transformers/models/qwen3_moe/configuration_qwen3_moe.py @008e574391258935f3ecc3035c882e73bbcac419
+//   deepseek_v2 src/transformers/models/deepseek_v2/configuration_deepseek_v2.py @008e574391258935f3ecc3035c882e73bbcac419
+//   deepseek_v3 src/transformers/models/deepseek_v3/configuration_deepseek_v3.py @008e574391258935f3ecc3035c882e73bbcac419
+//   gpt_oss     src/transformers/models/gpt_oss/configuration_gpt_oss.py @02b8f42b4240dddea1b27c45d2dc95fb2682f841
 // An absent key takes the class's default; a key set to null takes what the class does with
 // None (for num_key_value_heads and head_dim in every family: num_attention_heads, and
 // hidden_size / num_attention_heads). Sizes every Hub config states (hidden_size,
@@ -584,9 +585,10 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, const std::int6
 
         const std::int64_t window = family_window(c);
         // Qwen2/Qwen3 window only the layers from max_window_layers on (Qwen2Config and
-        // Qwen3Config max_window_layers=28 when absent); Mistral windows all. Qwen3MoeConfig has
-        // no max_window_layers: absent, every layer is windowed. Any count works (past the last
-        // layer means none is windowed), 0 included; null means 0.
+        // Qwen3Config max_window_layers=28 when absent); Mistral windows all. Qwen3MoeConfig
+        // @008e5743 has no max_window_layers (older releases had one, default 28): absent, every
+        // layer is windowed. Any count works (past the last layer means none is windowed), 0
+        // included; null means 0.
         const bool qwen = f.rfind("qwen", 0) == 0;
         const std::int64_t absent_first = f == "qwen3_moe" ? 0 : 28;
         const std::int64_t first_windowed =
