@@ -28,6 +28,8 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <tuple>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -445,28 +447,85 @@ inline void add_grouped(Model& m, const std::vector<LayerSpec>& layers, const No
     }
 }
 
+// Defaults for keys a config.json may leave out, as each family's transformers configuration
+// class has them (repository huggingface/transformers; the commit each was read at is named):
+//   llama       src/transformers/models/llama/configuration_llama.py @008e574391258935f3ecc3035c882e73bbcac419
+//   mistral     src/transformers/models/mistral/configuration_mistral.py @001f85b38fb432858ace93f18622f07cec46d874
+//   mixtral     src/transformers/models/mixtral/configuration_mixtral.py @008e574391258935f3ecc3035c882e73bbcac419
+//   qwen2       src/transformers/models/qwen2/configuration_qwen2.py @008e574391258935f3ecc3035c882e73bbcac419
+//   qwen3       src/transformers/models/qwen3/configuration_qwen3.py @008e574391258935f3ecc3035c882e73bbcac419
+//               (the same defaults @1f3ae2b3ac7e5b32262588602ff42efb372a6232)
+//   qwen3_moe   src/transformers/models/qwen3_moe/configuration_qwen3_moe.py @008e574391258935f3ecc3035c882e73bbcac419
+//   deepseek_v2 src/transformers/models/deepseek_v2/configuration_deepseek_v2.py @008e574391258935f3ecc3035c882e73bbcac419
+//   deepseek_v3 src/transformers/models/deepseek_v3/configuration_deepseek_v3.py @008e574391258935f3ecc3035c882e73bbcac419
+//   gpt_oss     src/transformers/models/gpt_oss/configuration_gpt_oss.py @02b8f42b4240dddea1b27c45d2dc95fb2682f841
+// An absent key takes the class's default; a key set to null takes what the class does with
+// None (for num_key_value_heads and head_dim in every family: num_attention_heads, and
+// hidden_size / num_attention_heads). Sizes every Hub config states (hidden_size,
+// num_hidden_layers, vocab_size, num_attention_heads, intermediate sizes, expert counts, MLA
+// ranks other than q_lora_rank) stay required: a file without them is not a checkpoint's
+// config, and a class default there would invent a model.
+
+// num_key_value_heads when the key is absent; nullopt: num_attention_heads (MHA).
+inline std::optional<std::int64_t> default_kv_heads(const std::string& f) {
+    if (f == "mistral") return 8;    // MistralConfig num_key_value_heads=8
+    if (f == "mixtral") return 8;    // MixtralConfig num_key_value_heads=8
+    if (f == "qwen2") return 32;     // Qwen2Config num_key_value_heads=32
+    if (f == "qwen3") return 32;     // Qwen3Config num_key_value_heads=32
+    if (f == "qwen3_moe") return 4;  // Qwen3MoeConfig num_key_value_heads=4
+    if (f == "gpt_oss") return 8;    // GptOssConfig num_key_value_heads=8
+    return std::nullopt;             // LlamaConfig num_key_value_heads=None -> num_attention_heads
+}
+
+// head_dim when the key is absent; nullopt: hidden_size / num_attention_heads.
+inline std::optional<std::int64_t> default_head_dim(const std::string& f) {
+    if (f == "qwen3") return 128;   // Qwen3Config head_dim=128
+    if (f == "gpt_oss") return 64;  // GptOssConfig head_dim=64
+    // LlamaConfig, MistralConfig, MixtralConfig head_dim=None -> hidden_size // num_attention_heads;
+    // Qwen2Config and Qwen3MoeConfig have no head_dim field: their attention falls back to the same.
+    return std::nullopt;
+}
+
+// attention_bias when the key is absent.
+inline bool default_attention_bias(const std::string& f) {
+    return f == "gpt_oss";  // GptOssConfig attention_bias=True; LlamaConfig, Qwen3Config, Qwen3MoeConfig False
+}
+
 inline Gqa read_gqa(const ConfigReader& c) {
+    const std::string& f = c.family();
     Gqa a;
     a.heads = c.integer("num_attention_heads");
-    a.kv_heads = c.integer_or("num_key_value_heads", a.heads);  // HF: absent means MHA
-    if (a.heads % a.kv_heads != 0)
-        c.root().at("num_key_value_heads").fail("a divisor of num_attention_heads (" + std::to_string(a.heads) + ")");
-    if (c.present("head_dim")) {
-        a.head_dim = c.root().at("head_dim").positive_integer();
-    } else {
+    const bool kv_given = c.present("num_key_value_heads");
+    if (kv_given) a.kv_heads = c.root().at("num_key_value_heads").positive_integer();
+    else if (c.root().has("num_key_value_heads")) a.kv_heads = a.heads;  // null: every class's None
+    else a.kv_heads = default_kv_heads(f).value_or(a.heads);
+    if (a.heads % a.kv_heads != 0) {
+        const std::string expected = "a divisor of num_attention_heads (" + std::to_string(a.heads) + ")";
+        if (kv_given) c.root().at("num_key_value_heads").fail(expected);
+        throw error(c.root().file(), "/num_key_value_heads",
+                    "nothing (the key is missing, so model_type " + f + "'s default of " + std::to_string(a.kv_heads) +
+                        " applies)",
+                    expected + "; give num_key_value_heads in the file");
+    }
+    const auto from_hidden = [&] {
         const std::int64_t hidden = c.integer("hidden_size");
         if (hidden % a.heads != 0)
-            throw error(c.root().file(), "/head_dim", "nothing (the key is missing)",
+            throw error(c.root().file(), "/head_dim", c.root().has("head_dim") ? "null" : "nothing (the key is missing)",
                         "a head_dim, since hidden_size is not a multiple of num_attention_heads");
-        a.head_dim = hidden / a.heads;
-    }
+        return hidden / a.heads;
+    };
+    if (c.present("head_dim")) a.head_dim = c.root().at("head_dim").positive_integer();
+    else if (c.root().has("head_dim")) a.head_dim = from_hidden();  // null
+    else if (const auto d = default_head_dim(f)) a.head_dim = *d;
+    else a.head_dim = from_hidden();
     return a;
 }
 
 inline Mla read_mla(const ConfigReader& c) {
     Mla l;
     l.heads = c.integer("num_attention_heads");
-    l.q_lora_rank = c.count_or_zero("q_lora_rank");
+    // DeepseekV2Config and DeepseekV3Config q_lora_rank=1536 when absent; null means none.
+    l.q_lora_rank = c.root().has("q_lora_rank") ? c.count_or_zero("q_lora_rank") : 1536;
     l.kv_lora_rank = c.integer("kv_lora_rank");
     l.qk_nope_head_dim = c.integer("qk_nope_head_dim");
     l.qk_rope_head_dim = c.integer("qk_rope_head_dim");
@@ -487,11 +546,26 @@ inline Moe read_moe(const ConfigReader& c, const std::string& experts_key, const
     return e;
 }
 
-// A window applies where the family's switch turns it on; a set window without a switch is on.
-inline std::int64_t window_if_enabled(const ConfigReader& c) {
-    if (!c.present("sliding_window")) return 0;
-    if (c.root().has("use_sliding_window") && !c.flag_or("use_sliding_window", false)) return 0;
-    return c.root().at("sliding_window").positive_integer();
+// The sliding window of a Llama-style family, 0 for none.
+//  - llama: LlamaConfig has no sliding_window; its attention is always full.
+//  - mistral: MistralConfig sliding_window=4096 when absent, null means none; it has no
+//    use_sliding_window switch.
+//  - mixtral: MixtralConfig sliding_window=None when absent.
+//  - qwen2, qwen3, qwen3_moe: use_sliding_window=False when absent, and then no window whatever
+//    sliding_window says; when true, sliding_window=4096 when absent, null means none.
+inline std::int64_t family_window(const ConfigReader& c) {
+    const std::string& f = c.family();
+    if (f == "llama") return 0;
+    const auto window_or = [&](std::int64_t absent) -> std::int64_t {
+        if (!c.root().has("sliding_window")) return absent;
+        if (!c.present("sliding_window")) return 0;  // null
+        return c.root().at("sliding_window").positive_integer();
+    };
+    if (f == "mistral") return window_or(4096);  // MistralConfig sliding_window=4096
+    if (f == "mixtral") return window_or(0);     // MixtralConfig sliding_window=None
+    // Qwen2Config / Qwen3Config / Qwen3MoeConfig: use_sliding_window=False, sliding_window=4096.
+    if (!c.flag_or("use_sliding_window", false)) return 0;
+    return window_or(4096);
 }
 
 inline std::vector<LayerSpec> read_layers(const ConfigReader& c, const std::int64_t layers) {
@@ -503,17 +577,22 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, const std::int6
         if (f == "qwen2") {
             a.qkv_bias = true;  // Qwen2 always has q/k/v biases and no o bias; its config does not say
         } else {
-            const bool bias = c.flag_or("attention_bias", false);  // Llama/Qwen3: q, k, v and o together
+            const bool bias = c.flag_or("attention_bias", default_attention_bias(f));  // Llama/Qwen3: q, k, v and o together
             a.qkv_bias = a.o_bias = bias;
         }
         a.qk_norm = f == "qwen3" || f == "qwen3_moe";
         if (c.flag_or("mlp_bias", false)) c.root().at("mlp_bias").fail("false: MLP biases are not modelled");
 
-        const std::int64_t window = window_if_enabled(c);
-        // Qwen2/Qwen3 window only the layers from max_window_layers on; Mistral windows all.
+        const std::int64_t window = family_window(c);
+        // Qwen2/Qwen3 window only the layers from max_window_layers on (Qwen2Config and
+        // Qwen3Config max_window_layers=28 when absent); Mistral windows all. Qwen3MoeConfig
+        // @008e5743 has no max_window_layers (older releases had one, default 28): absent, every
+        // layer is windowed. Any count works (past the last layer means none is windowed), 0
+        // included; null means 0.
         const bool qwen = f.rfind("qwen", 0) == 0;
-        // Any count works (past the last layer means none is windowed), 0 included.
-        const std::int64_t first_windowed = qwen && window > 0 ? c.count_or_zero("max_window_layers") : 0;
+        const std::int64_t absent_first = f == "qwen3_moe" ? 0 : 28;
+        const std::int64_t first_windowed =
+            qwen && window > 0 ? (c.root().has("max_window_layers") ? c.count_or_zero("max_window_layers") : absent_first) : 0;
 
         std::vector<bool> moe_layer(specs.size(), false);
         Moe moe;
@@ -543,11 +622,17 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, const std::int6
     if (f == "deepseek_v2" || f == "deepseek_v3") {
         const Mla l = read_mla(c);
         Moe moe = read_moe(c, "n_routed_experts", "moe_intermediate_size");
-        moe.shared_experts = c.count_or_zero("n_shared_experts");
+        const bool v3 = f == "deepseek_v3";
+        // Absent keys: DeepseekV3Config n_shared_experts=1, first_k_dense_replace=3;
+        // DeepseekV2Config n_shared_experts=2, first_k_dense_replace=0. Null or 0 means none.
+        const auto count_or = [&](const std::string& key, std::int64_t absent) {
+            return c.root().has(key) ? c.count_or_zero(key) : absent;
+        };
+        moe.shared_experts = count_or("n_shared_experts", v3 ? 1 : 2);
         moe.shared_intermediate = moe.shared_experts > 0 ? moe.expert_intermediate : 0;
         // V3's "noaux_tc" routing adds a per-expert score-correction bias.
         moe.router_bias = c.present("topk_method") && c.root().at("topk_method").value() == "noaux_tc";
-        const std::int64_t first_moe = c.count_or_zero("first_k_dense_replace");
+        const std::int64_t first_moe = count_or("first_k_dense_replace", v3 ? 3 : 0);
         if (first_moe > layers)
             c.root().at("first_k_dense_replace").fail("at most num_hidden_layers (" + std::to_string(layers) + ")");
         const std::int64_t every = c.at_most_layers("moe_layer_freq", 1, layers);
@@ -568,19 +653,31 @@ inline std::vector<LayerSpec> read_layers(const ConfigReader& c, const std::int6
     if (c.present("mlp_bias"))
         c.root().at("mlp_bias").fail("no mlp_bias key: gpt_oss has none (its experts always have biases)");
     Gqa a = read_gqa(c);
-    a.qkv_bias = a.o_bias = c.flag_or("attention_bias", false);
+    a.qkv_bias = a.o_bias = c.flag_or("attention_bias", default_attention_bias(f));  // GptOssConfig: True
     a.sinks = true;
     Moe moe = read_moe(c, "num_local_experts", "intermediate_size");
     moe.router_bias = true;
     moe.expert_bias = true;
-    const Node types = c.root().need("layer_types", "an array of \"sliding_attention\" / \"full_attention\", one per layer");
+    // GptOssConfig sliding_window=128 when absent (null: no window, which a sliding layer cannot
+    // have); layer_types absent or null: sliding on even layers, full on odd ones
+    // ("sliding_attention" if (i + 1) % 2 else "full_attention").
+    const auto window = [&] { return c.root().has("sliding_window") ? c.integer("sliding_window") : std::int64_t{128}; };
+    if (!c.present("layer_types")) {
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            specs[i].attention = a;
+            specs[i].ffn = moe;
+            if (i % 2 == 0) specs[i].window = window();
+        }
+        return specs;
+    }
+    const Node types = c.root().at("layer_types");
     if (!types.value().is_array() || types.value().size() != specs.size())
         types.fail("an array of " + std::to_string(specs.size()) + " layer types, one per layer");
     for (std::size_t i = 0; i < specs.size(); ++i) {
         const auto& t = types.value()[i];
         specs[i].attention = a;
         specs[i].ffn = moe;
-        if (t == "sliding_attention") specs[i].window = c.integer("sliding_window");
+        if (t == "sliding_attention") specs[i].window = window();
         else if (t != "full_attention")
             throw error(c.root().file(), "/layer_types/" + std::to_string(i), describe(t),
                         "\"sliding_attention\" or \"full_attention\"");
@@ -655,6 +752,22 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
         root.at("model_type").fail("a supported model_type, one of: " + json_detail::family_list());
     const bool own_form = type == "ridgeline";
     const json_detail::ConfigReader c{root, type};
+    // architectures: a file naming only classes without an LM head (Qwen3Model, as embedding
+    // checkpoints and text encoders ship; ...ForSequenceClassification, ...ForTokenClassification,
+    // ...ForQuestionAnswering) is refused rather than counted: such a model does not decode a
+    // token, so a decode roofline has nothing to say about it, and Model has no place for "no
+    // LM head". At least one ...ForCausalLM entry is needed; an absent key is taken as a causal LM.
+    if (!own_form && root.has("architectures")) {
+        const Node arch = root.at("architectures");
+        const std::string expected = "an array of architecture names, one of them a ...ForCausalLM";
+        if (!arch.value().is_array() || arch.value().empty()) arch.fail(expected);
+        bool causal = false;
+        for (std::size_t i = 0; i < arch.value().size(); ++i)
+            causal = arch.at(i).string("an architecture name (a non-empty string)").ends_with("ForCausalLM") || causal;
+        if (!causal)
+            arch.at(0).fail("a ...ForCausalLM architecture: a model without an LM head (a bare model, an embedding or "
+                            "classification model) decodes no tokens, which is all ridgeline models");
+    }
 
     Model m;
     std::string name = json_detail::printable(fallback_name);  // often a file's stem: any bytes
@@ -699,7 +812,9 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
         const std::int64_t layers = c.integer("num_hidden_layers");
         if (layers > 100000) root.at("num_hidden_layers").fail("a layer count below 100,000");
         json_detail::add_grouped(m, json_detail::read_layers(c, layers), root);
-        if (type == "deepseek_v3") m.mtp_layers = c.count_or_zero("num_nextn_predict_layers");
+        // DeepseekV3Config num_mtp_layers=1 (its attribute_map reads it as num_nextn_predict_layers).
+        if (type == "deepseek_v3")
+            m.mtp_layers = root.has("num_nextn_predict_layers") ? c.count_or_zero("num_nextn_predict_layers") : 1;
     }
     if (m.declared_parameters)
         for (const auto& g : m)
@@ -965,6 +1080,150 @@ inline Hardware load_hardware(std::string_view name_or_path) {
 inline Model load_model(std::string_view name_or_path) {
     const auto file = resolve_preset(PresetKind::model, name_or_path);
     return model_from_config(read_json_file(file), file.string(), file.stem().string());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoint formats: the storage formats a config.json says its checkpoint ships in.
+// ---------------------------------------------------------------------------------------------
+
+// A model with the formats its checkpoint ships in, and where those came from. The default
+// Precision a caller should start from for this model; a caller's own --weights, --experts and
+// --embeddings still override it. kv and compute are left at Precision's defaults: a
+// checkpoint's files do not fix them.
+struct LoadedModel {
+    Model model;
+    Precision precision{};
+    std::string precision_source;  // e.g. "torch_dtype bfloat16; quantization_config fp8, ..."
+};
+
+namespace json_detail {
+
+// torch_dtype (or dtype, its newer name): the format of every tensor left unquantised.
+inline Format dtype_format(const Node& n) {
+    const std::string expected = "one of: bfloat16, float16, float32";
+    const std::string d = n.string(expected);
+    if (d == "bfloat16") return formats::bf16;
+    if (d == "float16") return formats::fp16;
+    if (d == "float32") return formats::fp32;
+    n.fail(expected);
+}
+
+inline int small_positive(const Node& n, const std::string& expected) {
+    // An integer from 1 to 1,000,000 (bits, group sizes, block sides).
+    const json& v = n.value();
+    if (!v.is_number_integer()) n.fail(expected);
+    if (v.is_number_unsigned() ? v.get<std::uint64_t>() > 1000000 : (v.get<std::int64_t>() <= 0 || v.get<std::int64_t>() > 1000000))
+        n.fail(expected);
+    return static_cast<int>(v.get<std::int64_t>());
+}
+
+// One compressed-tensors weights scheme ({"num_bits", "type", "group_size", "strategy"}).
+inline Format compressed_tensors_weights(const Node& w) {
+    w.require_object("a weights scheme object");
+    const int bits = small_positive(w.need("num_bits", "4 or 8"), "4 or 8");
+    const std::string type = w.need("type", "\"float\" or \"int\"").string("\"float\" or \"int\"");
+    const bool grouped = w.has("group_size") && !w.at("group_size").value().is_null();
+    const int group = grouped ? small_positive(w.at("group_size"), "a positive group size") : 0;
+    if (type == "float" && bits == 4 && group == 16) return formats::nvfp4;  // NVFP4: FP8 scale per 16
+    if (type == "float" && bits == 8 && !grouped) return formats::fp8;       // per tensor or channel
+    if (type == "int" && (bits == 4 || bits == 8)) return Format{bits == 4 ? Numeric::int4 : Numeric::int8, grouped ? 16 : 0, group};
+    w.fail("a scheme ridgeline models: float 4-bit in groups of 16 (nvfp4), float 8-bit without groups (fp8), "
+           "or int 4/8-bit (optionally grouped)");
+}
+
+}  // namespace json_detail
+
+// The formats a config.json's torch_dtype and quantization_config give a checkpoint:
+//  - torch_dtype (or dtype): bfloat16 / float16 / float32, the format of every tensor left
+//    unquantised: weights when there is no quantization_config, embeddings always. Absent:
+//    bf16, Precision's default.
+//  - quant_method "fp8": FP8 (E4M3) weights; with weight_block_size [a, b] one FP32 scale per
+//    a x b block (DeepSeek-V3 stores weight_scale_inv in float32), i.e. fp8/g(a*b)/s32. Experts
+//    follow the weights; embeddings stay at torch_dtype.
+//  - "mxfp4": the routed experts in MXFP4 (what transformers' Mxfp4 quantizer converts, and all
+//    gpt-oss ships so: attention, router, embeddings and head are in modules_to_not_convert);
+//    everything else at torch_dtype.
+//  - "awq", "gptq": bits 4 or 8 in groups of group_size with one 16-bit scale each (int4/g128);
+//    group_size -1 (per channel) is plain int4. Zero points are not counted. Embeddings stay at
+//    torch_dtype.
+//  - "compressed-tensors": config_groups' weights schemes, all alike: nvfp4, fp8 or intN/gG.
+// Not modelled: the LM head's own format (Precision has none; an untied head is charged at the
+// weights' format, so an fp8 checkpoint's bf16 head is counted in fp8).
+inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json& j, const std::string& file = "") {
+    using json_detail::Node;
+    const Node root{j, file, ""};
+    root.require_object("a config.json object");
+    Precision p{};
+    std::string source;
+    Format dtype = formats::bf16;
+    const char* dtype_key = root.has("torch_dtype") ? "torch_dtype" : root.has("dtype") ? "dtype" : nullptr;
+    if (dtype_key && !root.at(dtype_key).value().is_null()) {
+        dtype = json_detail::dtype_format(root.at(dtype_key));
+        source = std::string(dtype_key) + " " + root.at(dtype_key).value().get<std::string>();
+    } else {
+        source = "no torch_dtype: bf16 assumed";
+    }
+    p.weights = dtype;
+    if (!root.has("quantization_config") || root.at("quantization_config").value().is_null()) return {p, source};
+
+    const Node q = root.at("quantization_config");
+    q.require_object("a quantization_config object");
+    const std::string methods = "one of: fp8, mxfp4, awq, gptq, compressed-tensors";
+    const std::string method = q.need("quant_method", methods).string(methods);
+    Format quantised{};
+    if (method == "fp8") {
+        quantised = formats::fp8;
+        if (q.has("weight_block_size") && !q.at("weight_block_size").value().is_null()) {
+            const Node b = q.at("weight_block_size");
+            const std::string expected = "two positive block sides, e.g. [128, 128]";
+            if (!b.value().is_array() || b.value().size() != 2) b.fail(expected);
+            const int rows = json_detail::small_positive(b.at(0), expected), cols = json_detail::small_positive(b.at(1), expected);
+            if (static_cast<std::int64_t>(rows) * cols > 1000000) b.fail(expected + " of at most 1,000,000 elements");
+            quantised = Format{Numeric::fp8, 32, rows * cols};
+        }
+        p.weights = quantised;
+        p.embeddings = dtype;
+    } else if (method == "mxfp4") {
+        quantised = formats::mxfp4;
+        p.experts = quantised;
+    } else if (method == "awq" || method == "gptq") {
+        const int bits = json_detail::small_positive(q.need("bits", "4 or 8"), "4 or 8");
+        if (bits != 4 && bits != 8) q.at("bits").fail("4 or 8");
+        const Numeric element = bits == 4 ? Numeric::int4 : Numeric::int8;
+        const Node g = q.need("group_size", "a positive group size, or -1 for per-channel scales");
+        if (g.value().is_number_integer() && g.value().get<std::int64_t>() == -1) quantised = Format{element};
+        else quantised = Format{element, 16, json_detail::small_positive(g, "a positive group size, or -1 for per-channel scales")};
+        p.weights = quantised;
+        p.embeddings = dtype;
+    } else if (method == "compressed-tensors") {
+        const Node groups = q.need("config_groups", "an object of quantisation groups");
+        groups.require_object("an object of quantisation groups");
+        if (groups.value().empty()) groups.fail("at least one quantisation group");
+        std::optional<Format> all;
+        for (const auto& item : groups.value().items()) {
+            const Node w = groups.at(item.key()).need("weights", "a weights scheme object");
+            const Format f = json_detail::compressed_tensors_weights(w);
+            if (all && *all != f) w.fail("the same weights scheme as the other groups (" + format_name(*all) + ")");
+            all = f;
+        }
+        quantised = *all;
+        p.weights = quantised;
+        p.embeddings = dtype;
+    } else {
+        q.at("quant_method").fail(methods);
+    }
+    source += "; quantization_config " + method + ": " + (method == "mxfp4" ? "experts " : "weights ") + format_name(quantised);
+    if (p.embeddings || method == "mxfp4") source += ", embeddings " + format_name(dtype);
+    return {p, source};
+}
+
+// load_model, with the formats the file gives its checkpoint.
+inline LoadedModel load_model_with_formats(std::string_view name_or_path) {
+    const auto file = resolve_preset(PresetKind::model, name_or_path);
+    const nlohmann::json j = read_json_file(file);
+    LoadedModel out{model_from_config(j, file.string(), file.stem().string()), {}, {}};
+    std::tie(out.precision, out.precision_source) = checkpoint_formats(j, file.string());
+    return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -228,3 +228,221 @@ TEST_CASE("windows: n* walks past the window corners; all-windowed models never 
     CHECK(longest_context(h, mistral, Workload{}, 8).tokens() == 32768);
     CHECK(longest_context(h, oss, Workload{.precision = {.weights = formats::mxfp4}}, 8).tokens() > 0);
 }
+
+namespace {
+// A preset's config.json as parsed, to take keys out of.
+nlohmann::json preset_config(const std::string& name) {
+    return read_json_file(data_directory() / "models" / (name + ".json"));
+}
+Model without(nlohmann::json j, std::initializer_list<const char*> keys) {
+    for (const char* k : keys) j.erase(k);
+    return model_from_config(j, "test.json");
+}
+const Gqa& gqa(const Model& m) { return std::get<Gqa>(m.groups[0].spec.attention); }
+std::int64_t windowed_layers(const Model& m, std::int64_t window) {
+    std::int64_t n = 0;
+    for (const auto& g : m)
+        if (g.spec.window == window) n += g.count;
+    return n;
+}
+}  // namespace
+
+// Each expected value is the default of the family's transformers configuration class
+// (huggingface/transformers, src/transformers/models/<family>/configuration_<family>.py, at the
+// commits json.hpp names), or hidden_size / num_attention_heads where the class says so.
+TEST_CASE("defaults: llama, as LlamaConfig has them", "[catalogue][defaults]") {
+    const nlohmann::json j = preset_config("llama-3.1-8b");  // 32 heads, 8 KV heads, hidden 4096
+    const Model m = without(j, {"num_key_value_heads", "attention_bias", "tie_word_embeddings", "mlp_bias"});
+    CHECK(gqa(m).kv_heads == 32);  // num_key_value_heads=None -> num_attention_heads
+    CHECK(gqa(m).head_dim == 4096 / 32);  // head_dim=None -> hidden_size // num_attention_heads
+    CHECK_FALSE(gqa(m).qkv_bias);  // attention_bias=False
+    CHECK_FALSE(m.tied_embeddings);  // tie_word_embeddings=False
+    nlohmann::json windowed = j;
+    windowed["sliding_window"] = 4096;  // LlamaConfig has no sliding_window: attention stays full
+    CHECK(windowed_layers(model_from_config(windowed), 0) == 32);
+    nlohmann::json null_kv = j;
+    null_kv["num_key_value_heads"] = nullptr;
+    CHECK(gqa(model_from_config(null_kv)).kv_heads == 32);
+}
+
+TEST_CASE("defaults: mistral and mixtral, as MistralConfig and MixtralConfig have them", "[catalogue][defaults]") {
+    const nlohmann::json mistral = preset_config("mistral-7b-v0.1");  // 32 heads, hidden 4096
+    const Model m = without(mistral, {"num_key_value_heads", "sliding_window", "tie_word_embeddings"});
+    CHECK(gqa(m).kv_heads == 8);      // MistralConfig num_key_value_heads=8
+    CHECK(gqa(m).head_dim == 128);    // head_dim=None -> 4096 // 32
+    CHECK(windowed_layers(m, 4096) == 32);  // sliding_window=4096
+    CHECK_FALSE(m.tied_embeddings);
+    nlohmann::json null_window = mistral;
+    null_window["sliding_window"] = nullptr;  // None: no window
+    CHECK(windowed_layers(model_from_config(null_window), 0) == 32);
+
+    const nlohmann::json mixtral = preset_config("mixtral-8x7b");
+    const Model x = without(mixtral, {"num_key_value_heads", "sliding_window"});
+    CHECK(gqa(x).kv_heads == 8);           // MixtralConfig num_key_value_heads=8
+    CHECK(windowed_layers(x, 0) == 32);    // sliding_window=None
+    // A default that does not divide the file's head count names the key and the default.
+    nlohmann::json odd = mixtral;
+    odd.erase("num_key_value_heads");
+    odd["num_attention_heads"] = 12;
+    odd["head_dim"] = 128;
+    CHECK_THROWS_WITH(model_from_config(odd, "odd.json"),
+                      "odd.json: /num_key_value_heads: got nothing (the key is missing, so model_type mixtral's default of 8 "
+                      "applies), expected a divisor of num_attention_heads (12); give num_key_value_heads in the file");
+}
+
+TEST_CASE("defaults: qwen3 and qwen2, as Qwen3Config and Qwen2Config have them", "[catalogue][defaults]") {
+    // Qwen3-32B: 64 heads, hidden 5120 (5120 / 64 = 80, not Qwen3Config's head_dim 128), 64 layers.
+    const nlohmann::json j = preset_config("qwen3-32b");
+    const Model m = without(j, {"num_key_value_heads", "head_dim", "use_sliding_window", "attention_bias"});
+    CHECK(gqa(m).kv_heads == 32);    // Qwen3Config num_key_value_heads=32
+    CHECK(gqa(m).head_dim == 128);   // Qwen3Config head_dim=128
+    CHECK_FALSE(gqa(m).qkv_bias);    // attention_bias=False
+    nlohmann::json window_set = j;   // a window without the switch: use_sliding_window=False wins
+    window_set.erase("use_sliding_window");
+    window_set["sliding_window"] = 4096;
+    CHECK(windowed_layers(model_from_config(window_set), 0) == 64);
+    // Switched on without sliding_window or max_window_layers: 4096 from layer 28 on.
+    nlohmann::json on = j;
+    on.erase("sliding_window");
+    on.erase("max_window_layers");
+    on["use_sliding_window"] = true;
+    const Model w = model_from_config(on);
+    CHECK(windowed_layers(w, 0) == 28);
+    CHECK(windowed_layers(w, 4096) == 64 - 28);
+
+    // Qwen2Config: the same file read as model_type qwen2 (no Qwen2 preset in the catalogue).
+    nlohmann::json q2 = j;
+    q2["model_type"] = "qwen2";
+    const Model two = without(q2, {"num_key_value_heads", "head_dim", "use_sliding_window"});
+    CHECK(gqa(two).kv_heads == 32);           // Qwen2Config num_key_value_heads=32
+    CHECK(gqa(two).head_dim == 5120 / 64);    // no head_dim field: hidden_size // num_attention_heads
+    CHECK(windowed_layers(two, 0) == 64);     // use_sliding_window=False
+}
+
+TEST_CASE("defaults: qwen3_moe, as Qwen3MoeConfig has them", "[catalogue][defaults]") {
+    // Qwen3-30B-A3B: 32 heads, hidden 2048, 48 layers, head_dim 128 in the file.
+    const nlohmann::json j = preset_config("qwen3-30b-a3b");
+    const Model m = without(j, {"num_key_value_heads", "head_dim", "use_sliding_window", "decoder_sparse_step",
+                                "mlp_only_layers", "attention_bias"});
+    CHECK(gqa(m).kv_heads == 4);              // Qwen3MoeConfig num_key_value_heads=4
+    CHECK(gqa(m).head_dim == 2048 / 32);      // no head_dim field: hidden_size // num_attention_heads
+    CHECK(windowed_layers(m, 0) == 48);       // use_sliding_window=False
+    REQUIRE(m.group_count == 1);
+    CHECK(std::holds_alternative<Moe>(m.groups[0].spec.ffn));  // decoder_sparse_step=1, mlp_only_layers=[]
+    nlohmann::json on = j;  // no max_window_layers in Qwen3MoeConfig: every layer windowed
+    on.erase("sliding_window");
+    on.erase("max_window_layers");
+    on["use_sliding_window"] = true;
+    CHECK(windowed_layers(model_from_config(on), 4096) == 48);
+}
+
+TEST_CASE("defaults: deepseek_v3 and deepseek_v2, as DeepseekV3Config and DeepseekV2Config have them", "[catalogue][defaults]") {
+    const nlohmann::json j = preset_config("deepseek-v3");
+    const Model v3 = without(j, {"q_lora_rank", "n_shared_experts", "first_k_dense_replace", "num_nextn_predict_layers"});
+    CHECK(std::get<Mla>(v3.groups[0].spec.attention).q_lora_rank == 1536);  // q_lora_rank=1536
+    CHECK(std::get<Moe>(group_with(v3, true)->spec.ffn).shared_experts == 1);  // n_shared_experts=1
+    CHECK(group_with(v3, false)->count == 3);  // first_k_dense_replace=3
+    CHECK(v3.mtp_layers == 1);                 // num_mtp_layers=1, read as num_nextn_predict_layers
+    nlohmann::json null_q = j;
+    null_q["q_lora_rank"] = nullptr;  // None: queries projected directly
+    CHECK(std::get<Mla>(model_from_config(null_q).groups[0].spec.attention).q_lora_rank == 0);
+
+    // DeepseekV2Config: the same file read as model_type deepseek_v2 (no V2 preset in the catalogue).
+    nlohmann::json v2 = j;
+    v2["model_type"] = "deepseek_v2";
+    const Model two = without(v2, {"q_lora_rank", "n_shared_experts", "first_k_dense_replace"});
+    CHECK(std::get<Mla>(two.groups[0].spec.attention).q_lora_rank == 1536);  // q_lora_rank=1536
+    REQUIRE(two.group_count == 1);  // first_k_dense_replace=0: all 61 layers MoE
+    CHECK(two.groups[0].count == 61);
+    CHECK(std::get<Moe>(two.groups[0].spec.ffn).shared_experts == 2);  // n_shared_experts=2
+    CHECK(two.mtp_layers == 0);  // MTP is V3's
+}
+
+TEST_CASE("defaults: gpt_oss, as GptOssConfig has them", "[catalogue][defaults]") {
+    // gpt-oss-120b: 64 heads, hidden 2880 (2880 / 64 = 45, not GptOssConfig's head_dim 64), 36 layers.
+    const nlohmann::json j = preset_config("gpt-oss-120b");
+    const Model m = without(j, {"num_key_value_heads", "head_dim", "attention_bias", "sliding_window", "layer_types"});
+    CHECK(gqa(m).kv_heads == 8);     // num_key_value_heads=8
+    CHECK(gqa(m).head_dim == 64);    // head_dim=64
+    CHECK((gqa(m).qkv_bias && gqa(m).o_bias));  // attention_bias=True
+    // layer_types=None: "sliding_attention" if (i + 1) % 2 else "full_attention"; sliding_window=128.
+    CHECK(windowed_layers(m, 128) == 18);
+    CHECK(windowed_layers(m, 0) == 18);
+    CHECK(m.groups == load_model("gpt-oss-120b").groups);  // the file states what the defaults give
+}
+
+TEST_CASE("architectures: a model without an LM head is refused, not counted", "[catalogue][architectures]") {
+    // ridgeline refuses (json.hpp says why): Qwen3Model is the bare stack embedding checkpoints
+    // and text encoders name; a classification head is no LM head either.
+    nlohmann::json j = preset_config("qwen3-8b");
+    CHECK_NOTHROW(model_from_config(j));  // "Qwen3ForCausalLM"
+    j["architectures"] = {"Qwen3Model"};
+    CHECK_THROWS_WITH(model_from_config(j, "embed.json"),
+                      "embed.json: /architectures/0: got \"Qwen3Model\" (a string), expected a ...ForCausalLM architecture: "
+                      "a model without an LM head (a bare model, an embedding or classification model) decodes no tokens, "
+                      "which is all ridgeline models");
+    j["architectures"] = {"Qwen3ForSequenceClassification"};
+    CHECK_THROWS_AS(model_from_config(j), ridgeline::error);
+    j["architectures"] = {"Qwen3Model", "Qwen3ForCausalLM"};  // any causal-LM entry will do
+    CHECK_NOTHROW(model_from_config(j));
+    j["architectures"] = "Qwen3ForCausalLM";
+    CHECK_THROWS_WITH(model_from_config(j, "a.json"),
+                      "a.json: /architectures: got \"Qwen3ForCausalLM\" (a string), expected an array of architecture names, "
+                      "one of them a ...ForCausalLM");
+    j.erase("architectures");
+    CHECK_NOTHROW(model_from_config(j));
+}
+
+TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded model's formats", "[catalogue][formats]") {
+    // gpt-oss-120b: quant_method mxfp4 with attention, router, embeddings and head not converted
+    // (the Hub file's modules_to_not_convert); no torch_dtype, so bf16 for what is not converted.
+    const LoadedModel oss = load_model_with_formats("gpt-oss-120b");
+    CHECK(oss.model == load_model("gpt-oss-120b"));
+    CHECK(oss.precision.expert_format() == formats::mxfp4);  // 4 + 8/32 = 4.25 bits
+    CHECK(oss.precision.expert_format().bits_per_element() == 4.25);
+    CHECK(oss.precision.weights == formats::bf16);
+    CHECK(oss.precision.embedding_format() == formats::bf16);
+    CHECK(oss.precision_source == "no torch_dtype: bf16 assumed; quantization_config mxfp4: experts mxfp4, embeddings bf16");
+    // DeepSeek-V3: quant_method fp8, weight_block_size [128, 128]: one FP32 scale per 128 x 128
+    // block, 8 + 32 / 16384 bits per weight; torch_dtype bfloat16 for the embeddings.
+    const LoadedModel ds = load_model_with_formats("deepseek-v3");
+    CHECK(ds.precision.weights == Format{Numeric::fp8, 32, 128 * 128});
+    CHECK(ds.precision.weights.bits_per_element() == 8 + 32.0 / 16384);
+    CHECK(ds.precision.expert_format() == ds.precision.weights);
+    CHECK(ds.precision.embedding_format() == formats::bf16);
+    CHECK(ds.precision_source == "torch_dtype bfloat16; quantization_config fp8: weights fp8/g16384/s32, embeddings bf16");
+    // No quantization_config: torch_dtype alone (Llama-2-7B ships float16).
+    const LoadedModel l2 = load_model_with_formats("llama-2-7b");
+    CHECK(l2.precision == Precision{formats::fp16});
+    CHECK(l2.precision_source == "torch_dtype float16");
+    CHECK(load_model_with_formats("llama-3.1-8b").precision == Precision{});
+
+    nlohmann::json j = preset_config("qwen3-8b");  // torch_dtype bfloat16
+    // AWQ / GPTQ as their Hub files write them: bits 4, group_size 128 -> int4/g128.
+    j["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true}, {"version", "gemm"}};
+    auto [awq, awq_source] = checkpoint_formats(j);
+    CHECK(awq.weights == *parse_format("int4/g128"));
+    CHECK(awq.embedding_format() == formats::bf16);
+    CHECK(awq_source == "torch_dtype bfloat16; quantization_config awq: weights int4/g128, embeddings bf16");
+    j["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}, {"group_size", -1}, {"sym", true}};
+    CHECK(checkpoint_formats(j).first.weights == formats::int4);
+    // compressed-tensors NVFP4: 4-bit floats in groups of 16.
+    j["quantization_config"] = {{"quant_method", "compressed-tensors"},
+                                {"config_groups", {{"group_0", {{"targets", {"Linear"}},
+                                                                {"weights", {{"num_bits", 4}, {"type", "float"}, {"group_size", 16}}}}}}}};
+    CHECK(checkpoint_formats(j).first.weights == formats::nvfp4);
+    // Errors name the file, the JSON path, the value and what was expected.
+    j["quantization_config"] = {{"quant_method", "bitsandbytes"}};
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /quantization_config/quant_method: got \"bitsandbytes\" (a string), expected one of: fp8, mxfp4, "
+                      "awq, gptq, compressed-tensors");
+    j["quantization_config"] = {{"quant_method", "fp8"}, {"weight_block_size", {128}}};
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /quantization_config/weight_block_size: got an array, expected two positive block sides, e.g. [128, 128]");
+    j["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 3}, {"group_size", 128}};
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"), "q.json: /quantization_config/bits: got 3, expected 4 or 8");
+    j.erase("quantization_config");
+    j["torch_dtype"] = "float8_e4m3fn";
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /torch_dtype: got \"float8_e4m3fn\" (a string), expected one of: bfloat16, float16, float32");
+}
