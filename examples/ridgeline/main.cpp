@@ -36,9 +36,11 @@ constexpr auto seconds = ridgeline::s;
 struct Setting {
     std::string hardware = "h100-sxm";
     std::string model;
-    std::string weights = "bf16", kv = "bf16", compute = "bf16";
-    // Unset unless given: "--max-context ''" is given, and refused, not taken for absent.
-    std::optional<std::string> embeddings, experts;
+    std::string kv = "bf16", compute = "bf16";
+    // Unset unless given: "--max-context ''" is given, and refused, not taken for absent. Unset
+    // storage formats come from the checkpoint (its torch_dtype and quantization_config).
+    std::optional<std::string> weights, embeddings, experts;
+    std::string formats_source = "flags";
     std::string batch = "1", context = "0";
     std::string tp_arg = "1", pp_arg = "1", ep_arg = "1", dp_arg = "1";  // as typed
     std::string efficiency = "1", overhead_us = "0";
@@ -67,7 +69,9 @@ void add_device(CLI::App* app, Setting& s, bool need_model = true) {
 }
 
 void add_workload(CLI::App* app, Setting& s, bool lists = true) {
-    app->add_option("--weights", s.weights, "Weight format: bf16, fp8, int8, int4, mxfp4, int4/g128, ... (default bf16)");
+    app->add_option("--weights", s.weights,
+                    "Weight format: bf16, fp8, int8, int4, mxfp4, int4/g128, ... (default: the checkpoint's, from its "
+                    "torch_dtype and quantization_config)");
     app->add_option("--kv", s.kv, "KV-cache format (default bf16)");
     app->add_option("--compute", s.compute, "Compute format whose peak the math runs on (default bf16)");
     app->add_option("--embeddings", s.embeddings, "Format of the input embedding table, if not the weights'");
@@ -106,7 +110,7 @@ void resolve(Setting& s, bool need_model = true) {
     const std::int64_t max_context =
         s.max_context_arg ? cli::parse_integer_option("--max-context", *s.max_context_arg, 1, std::int64_t{1} << 40) : 0;
     Workload& w = s.base;
-    w.precision.weights = cli::parse_format_option("--weights", s.weights);
+    if (s.weights) w.precision.weights = cli::parse_format_option("--weights", *s.weights);
     w.precision.kv = cli::parse_format_option("--kv", s.kv);
     w.precision.compute = cli::parse_numeric_option("--compute", s.compute);
     if (s.embeddings) w.precision.embeddings = cli::parse_format_option("--embeddings", *s.embeddings);
@@ -131,7 +135,21 @@ void resolve(Setting& s, bool need_model = true) {
     s.contexts = cli::parse_list("--context", s.context, 0);
 
     s.hw = load_hardware(s.hardware);
-    if (need_model || !s.model.empty()) s.m = load_model(s.model);
+    if (need_model || !s.model.empty()) {
+        // The checkpoint's storage formats, unless a flag sets them: --weights alone sets every
+        // tensor's format (its experts' and embeddings' too, unless those flags are given).
+        LoadedModel loaded = load_model_with_formats(s.model);
+        s.m = loaded.model;
+        Precision& p = w.precision;
+        if (!s.weights) {
+            p.weights = loaded.precision.weights;
+            if (!s.experts) p.experts = loaded.precision.experts;
+            if (!s.embeddings) p.embeddings = loaded.precision.embeddings;
+            s.formats_source = "the checkpoint: " + loaded.precision_source;
+        } else {
+            s.formats_source = "--weights";
+        }
+    }
     if (max_context > 0) s.m.max_context = max_context;
     s.dep = Deployment{s.hw, par};
     if (s.m.group_count > 0) validate(s.dep, s.m);
@@ -162,18 +180,24 @@ std::vector<cli::Column> input_columns() {
             {"dp", "dp"},                    {"assumptions", "assumptions", false, false},
             {"accounting", "accounting", false, false}, {"attention_flops", "attention FLOPs", false, false},
             {"embedding_lookup_flops", "lookup FLOPs", false, false}, {"memory_fraction", "memory fraction", true, false},
-            {"runtime_reserve_bytes", "reserve", true, false}};
+            {"runtime_reserve_bytes", "reserve", true, false}, {"experts", "experts", false, false},
+            {"embeddings", "embeddings", false, false}, {"formats_source", "formats from", false, false}};
 }
 std::vector<cli::Cell> input_cells(const Setting& s) {
     const Precision& p = s.base.precision;
     const Assumptions& a = s.base.assumptions;
-    return {cli::text(s.hardware), cli::text(std::string(s.m.name.view())), cli::text(format_name(p.weights)),
+    // The table shows the experts' or the table's format beside the weights' when they differ.
+    std::string weights = format_name(p.weights);
+    if (p.expert_format() != p.weights) weights += ", experts " + format_name(p.expert_format());
+    if (p.embedding_format() != p.weights) weights += ", embeddings " + format_name(p.embedding_format());
+    return {cli::text(s.hardware), cli::text(std::string(s.m.name.view())), cli::Cell{format_name(p.weights), weights},
             cli::text(format_name(p.kv)), cli::text(std::string(name_of(p.compute))), cli::integer(s.tp),
             cli::integer(s.pp), cli::integer(s.ep), cli::integer(s.dp), cli::text(assumptions_name(a)),
             cli::text(a.accounting == WeightAccounting::bytes_read ? "bytes_read" : "every_parameter"),
             cli::Cell{a.attention_flops, a.attention_flops ? "on" : "off"},
             cli::Cell{a.embedding_lookup_flops, a.embedding_lookup_flops ? "on" : "off"},
-            cli::number(a.memory_fraction, 2), cli::number(a.runtime_reserve.in(bytes), 0)};
+            cli::number(a.memory_fraction, 2), cli::number(a.runtime_reserve.in(bytes), 0),
+            cli::text(format_name(p.expert_format())), cli::text(format_name(p.embedding_format())), cli::text(s.formats_source)};
 }
 
 // One line under a table: what the numbers count (JSON and CSV carry it in every row).
@@ -192,6 +216,7 @@ void print_assumptions(const Setting& s, const std::optional<DecodeStep>& step =
                a.accounting == WeightAccounting::bytes_read ? "bytes read" : "every parameter", cli::shown(a.memory_fraction, 2),
                a.reported_memory ? "the reported memory" : "the datasheet capacity", cli::shown(a.runtime_reserve.in(GiB), 2),
                a.activation_workspace ? " and the activation workspace" : "", links);
+    fmt::print("formats: {}\n", cli::printable(s.formats_source));
 }
 cli::Cell fits_cell(const MemoryUse& u) { return cli::Cell{u.fits(), u.fits() ? "yes" : "NO"}; }
 
