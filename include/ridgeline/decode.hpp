@@ -113,10 +113,10 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
                 messages += c.moe_layers_per_stage * 2.0 * static_cast<double>(c.tensor - 1);
             } else {
                 const auto e = static_cast<double>(c.expert);
-                const Link expert_link = link_for_group(d, a, c.tensor);
+                // The expert groups live inside the tensor-parallel group, so on its link.
                 const Bytes copies = message / static_cast<double>(c.tensor) * c.experts_per_token * (e - 1.0) / e;
                 const std::int64_t slices = c.tensor / c.expert;
-                stage += c.moe_layers_per_stage * (2.0 * expert_link.send(copies) + ring(l, message, slices));
+                stage += c.moe_layers_per_stage * (2.0 * l.send(copies) + ring(l, message, slices));
                 messages += c.moe_layers_per_stage * (2.0 + 2.0 * static_cast<double>(slices - 1));
             }
         }

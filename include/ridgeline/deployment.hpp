@@ -53,16 +53,23 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
     if (out) {
         l.scale_out = true;
         l.one_way = *hw.scale_out_bandwidth / 2.0;
-        if (hw.scale_out_latency) l.latency = *hw.scale_out_latency, l.latency_from = "hardware preset";
-        else l.latency = a.fallback_link_latency, l.latency_from = "assumptions";
+        l.latency = hw.scale_out_latency ? *hw.scale_out_latency : a.fallback_link_latency;
+        l.latency_from = hw.scale_out_latency ? "hardware preset" : "assumptions";
         return l;
     }
     const auto bw = d.parallel.link_bandwidth ? d.parallel.link_bandwidth : hw.interconnect_bandwidth;
     if (!bw) deployment_detail::no_link(hw, "interconnect_GB_per_s");
     l.one_way = *bw / 2.0;
-    if (d.parallel.link_latency) l.latency = *d.parallel.link_latency, l.latency_from = "deployment";
-    else if (hw.scale_up_latency) l.latency = *hw.scale_up_latency, l.latency_from = "hardware preset";
-    else l.latency = a.fallback_link_latency, l.latency_from = "assumptions";
+    if (d.parallel.link_latency) {
+        l.latency = *d.parallel.link_latency;
+        l.latency_from = "deployment";
+    } else if (hw.scale_up_latency) {
+        l.latency = *hw.scale_up_latency;
+        l.latency_from = "hardware preset";
+    } else {
+        l.latency = a.fallback_link_latency;
+        l.latency_from = "assumptions";
+    }
     return l;
 }
 
