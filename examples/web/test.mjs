@@ -135,6 +135,14 @@ try {
   check("the fits cell says why", await page.textContent("#r-fits"), "\u26a0 does not fit: the weights alone exceed the budget");
   await page.screenshot({ path: screenshot.replace(/\.png$/, "") + "-does-not-fit.png", fullPage: true });
 
+  // gpt-oss-120b with the weights field empty: the checkpoint's MXFP4 experts, as the CLI reads them.
+  await page.selectOption("#model", "gpt-oss-120b");
+  await page.waitForSelector("#r-tokens-per-s[data-fits=true]");
+  const oss = decode("-m", "gpt-oss-120b", "-c", "4096");
+  check("gpt-oss-120b: tok/s with the checkpoint's formats equals the CLI's", await value("#r-tokens-per-s"), oss.tokens_per_s);
+  check("gpt-oss-120b: the page says its experts are mxfp4, from the checkpoint",
+        (await page.textContent("#r-formats")).startsWith("bf16, experts mxfp4 (from the checkpoint: "), true);
+
   // Llama-3.1-70B in fp8 over four H100s: the CLI's numbers, links included.
   await page.selectOption("#model", "llama-3.1-70b");
   await page.fill("#weights", "fp8");

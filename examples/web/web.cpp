@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <exception>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <string>
 
@@ -102,22 +103,34 @@ std::string field_of(const error& e) {
 
 json evaluate(const json& request) {
     const Hardware hw = load_hardware(request.at("hardware").get<std::string>());
-    Model m;
+    // The model and its checkpoint's storage formats, as the CLI reads them.
+    LoadedModel loaded;
     const std::string config = request.value("config", "");
     if (!config.empty()) {
         try {
-            m = model_from_config(parse_json_text(config, "config.json"), "config.json", "pasted config.json");
+            const json file = parse_json_text(config, "config.json");
+            loaded.model = model_from_config(file, "config.json", "pasted config.json");
+            std::tie(loaded.precision, loaded.precision_source) = checkpoint_formats(file, "config.json");
         } catch (const error& e) {
             throw field_error("config", e.what());
         }
     } else {
-        m = load_model(request.at("model").get<std::string>());
+        loaded = load_model_with_formats(request.at("model").get<std::string>());
     }
+    Model& m = loaded.model;
     const std::int64_t max_context = integer(request, "max_context", 0, "0 (the model's own) or a token count");
     if (max_context > 0) m.max_context = max_context;
 
     Workload w;
-    w.precision.weights = format(request, "weights");
+    // An empty weights field keeps the checkpoint's formats (experts and embeddings too), as the
+    // CLI does without --weights.
+    std::string formats_source = "the weights field";
+    if (request.value("weights", std::string()).empty()) {
+        w.precision = loaded.precision;
+        formats_source = "the checkpoint: " + loaded.precision_source;
+    } else {
+        w.precision.weights = format(request, "weights");
+    }
     w.precision.kv = format(request, "kv");
     const auto compute = numeric_from_name(request.at("compute").get<std::string>());
     if (!compute) throw field_error("compute", "expected a compute format");
@@ -165,6 +178,9 @@ json evaluate(const json& request) {
                  {"batch", w.batch},
                  {"context", w.context},
                  {"assumptions", assumptions_name(w.assumptions)},
+                 {"weights_format", format_name(w.precision.weights)},
+                 {"experts_format", format_name(w.precision.expert_format())},
+                 {"formats_source", formats_source},
                  {"total_params", derived_parameters(m).total()},
                  {"active_params", active_parameters(m).total()},
                  {"kv_bytes_per_token", kv_bytes_per_token(m, w.precision.kv).in(bytes)},
