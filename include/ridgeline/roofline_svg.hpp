@@ -276,9 +276,13 @@ inline std::string roofline_svg(const Deployment& dep, const Model& m, const Wor
         const double ai = p.step.arithmetic_intensity.in(flop_per_byte);
         const double rate = (p.step.flops / static_cast<double>(p.step.devices) / p.step.step_time).in(flop_per_s);
         if (!roof.contains(ai, rate)) continue;
+        // A step whose setup does not fit in memory is drawn hollow: its speed is not to be had.
+        const bool fits = p.step.fits();
         out += "<circle class=\"step\" data-batch=\"" + std::to_string(p.batch) + "\" data-context=\"" +
-               std::to_string(contexts[p.context_index]) + "\" cx=\"" + number(roof.x(ai)) + "\" cy=\"" +
-               number(roof.y(rate)) + "\" r=\"3.5\" fill=\"" + colour(p.context_index) + "\"/>\n";
+               std::to_string(contexts[p.context_index]) + "\" data-fits=\"" + (fits ? "true" : "false") + "\" cx=\"" +
+               number(roof.x(ai)) + "\" cy=\"" + number(roof.y(rate)) + "\" r=\"3.5\" " +
+               (fits ? "fill=\"" + std::string(colour(p.context_index)) + "\""
+                     : "fill=\"white\" stroke=\"" + std::string(colour(p.context_index)) + "\" stroke-width=\"1.5\"") + "/>\n";
     }
     out += "</g>\n";
 
@@ -318,6 +322,7 @@ inline std::string roofline_svg(const Deployment& dep, const Model& m, const Wor
                escape(label) + "</text>\n";
     }
     out += "<text x=\"580\" y=\"452\" font-family=\"sans-serif\" font-size=\"12\">solid: tok/s per sequence; dashed: in total</text>\n";
+    out += "<text x=\"580\" y=\"468\" font-family=\"sans-serif\" font-size=\"12\">hollow points: the setup does not fit in memory</text>\n";
     out += "</g>\n</svg>\n";
     return out;
 }

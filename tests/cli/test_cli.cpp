@@ -188,6 +188,19 @@ TEST_CASE("cli: plot writes a well-formed SVG roofline", "[cli][svg]") {
     CHECK(r.out.find("context 4096: ridge batch never") != std::string::npos);
     CHECK(r.out.find("nan") == std::string::npos);
     CHECK(r.out.find("inf") == std::string::npos);
+    // Steps whose setup does not fit are hollow: one per batch past the largest that fits, per
+    // context (the library's largest_batch, which the capacity tests check by hand).
+    const Hardware h = load_hardware("h100-sxm");
+    const Model m = load_model("llama-3.1-8b");
+    std::size_t not_fitting = 0;
+    for (std::int64_t n : {4096, 32768}) {
+        const auto most = largest_batch(h, m, Workload{}, n);
+        for (std::int64_t b = 1; b <= 1024; b *= 2) not_fitting += (!most || b > *most) ? 1 : 0;
+    }
+    std::size_t hollow = 0;
+    for (std::size_t at = r.out.find("data-fits=\"false\""); at != std::string::npos; at = r.out.find("data-fits=\"false\"", at + 1)) ++hollow;
+    CHECK(not_fitting > 0);
+    CHECK(hollow == not_fitting);
 }
 
 // Issue 12: every input, however hostile.
