@@ -59,6 +59,8 @@ struct Gqa {
     [[nodiscard]] constexpr double kv_share(std::int64_t t) const {
         return 1.0 / layer_detail::d(t < kv_heads ? t : kv_heads);
     }
+    // Activation elements per token the layer keeps live (q, k, v and the attention output), all heads.
+    [[nodiscard]] constexpr double activation_width() const { return 2 * q_width() + 2 * kv_width(); }
     // q.k and p.v: a multiply-add per head dimension for each, per head.
     [[nodiscard]] constexpr double decode_flops_per_cached_token() const { return 4 * q_width(); }
     [[nodiscard]] constexpr double prefill_flops_per_cached_token() const { return 4 * q_width(); }
@@ -119,6 +121,10 @@ struct Mla {
     // The latent and the rope key, shared by all heads: every device caches all of it.
     [[nodiscard]] constexpr double kv_elements_per_token() const { return layer_detail::d(kv_lora_rank + qk_rope_head_dim); }
     [[nodiscard]] constexpr double kv_share(std::int64_t) const { return 1.0; }
+    // Activation elements per token: q and the expanded k per head, and the latent with its rope key.
+    [[nodiscard]] constexpr double activation_width() const {
+        return 2 * layer_detail::d(heads) * qk_head() + kv_elements_per_token();
+    }
     // Decode runs the absorbed form: q is taken into the latent space, so per head and cached
     // token the scores cost 2 (kv_lora + rope) and the values 2 kv_lora:
     //     2 H (2 kv_lora + rope)   (DeepSeek-V3: 2 x 128 x (1024 + 64) = 278,528)
@@ -165,6 +171,8 @@ struct DenseMlp {
     [[nodiscard]] constexpr double parameters(double h) const { return layer_detail::gated_mlp(h, layer_detail::d(intermediate)); }
     [[nodiscard]] constexpr double parameters_per_device(double h, std::int64_t t) const { return parameters(h) / layer_detail::d(t); }
     [[nodiscard]] constexpr double active_parameters(double h) const { return parameters(h); }
+    // Activation elements per token: the gate and up outputs.
+    [[nodiscard]] constexpr double activation_width() const { return 2 * layer_detail::d(intermediate); }
     [[nodiscard]] constexpr std::int64_t widest() const { return intermediate; }
 
     template <class Check>
@@ -201,6 +209,14 @@ struct Moe {
     // replicated (engines keep it whole on every device).
     [[nodiscard]] constexpr double non_routed_parameters_per_device(double h, std::int64_t t) const {
         return shared_parameters(h) / layer_detail::d(t) + router_parameters(h);
+    }
+    // What one of t devices holds besides the routed experts, under the name every FFN kind answers.
+    [[nodiscard]] constexpr double parameters_per_device(double h, std::int64_t t) const {
+        return non_routed_parameters_per_device(h, t);
+    }
+    // Activation elements per token: gate and up outputs of the k chosen and the shared experts.
+    [[nodiscard]] constexpr double activation_width() const {
+        return 2 * layer_detail::d(experts_per_token * expert_intermediate + shared_experts * shared_intermediate);
     }
     [[nodiscard]] constexpr std::int64_t widest() const {
         std::int64_t w = experts;

@@ -44,22 +44,18 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
     const std::int64_t t = par.tensor;
     const auto T = static_cast<double>(t);
     const double pw = p.weights.bytes_per_element().in(bytes);
-    const double table_bytes = derived_parameters(m).embeddings / T * p.embedding_format().bytes_per_element().in(bytes);
+    const double table = derived_parameters(m).embeddings;
+    const double table_bytes = table / T * p.embedding_format().bytes_per_element().in(bytes);
     if (m.declared_parameters) {  // a declared count: split evenly, no layer structure
-        const double rest = (*m.declared_parameters - derived_parameters(m).embeddings) / T * pw;
+        const double rest = (*m.declared_parameters - table) / T * pw;
         return bytes((rest + table_bytes) / static_cast<double>(par.pipeline));
     }
     double layers = 0;
     for (const auto& g : m) {
         const double L = static_cast<double>(g.count);
-        layers += L * 2 * h * pw;  // the layer's two norms, replicated
-        layers += L * std::visit([&](const auto& k) { return k.parameters_per_device(h, t); }, g.spec.attention) * pw;
-        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) { const auto* mlp = &std::get<DenseMlp>(g.spec.ffn); layers += L * mlp->parameters_per_device(h, t) * pw; }
-        if (std::holds_alternative<Moe>(g.spec.ffn)) {
-            const auto* e = &std::get<Moe>(g.spec.ffn);
-            layers += L * e->non_routed_parameters_per_device(h, t) * pw;
-            layers += L * e->routed_parameters(h) / T * p.expert_format().bytes_per_element().in(bytes);
-        }
+        layers += L * layer_parameters_per_device(g.spec, h, t) * pw;
+        if (std::holds_alternative<Moe>(g.spec.ffn))  // every device holds 1/t of the routed experts, in their format
+            layers += L * std::get<Moe>(g.spec.ffn).routed_parameters(h) / T * p.expert_format().bytes_per_element().in(bytes);
     }
     const double head = (m.tied_embeddings ? table_bytes : static_cast<double>(m.vocab_size) * h / T * pw) + h * pw;  // + final norm
     if (par.pipeline == 1) return bytes(layers + table_bytes + (m.tied_embeddings ? h * pw : head));
@@ -91,13 +87,7 @@ constexpr Bytes activation_bytes_per_token(const Model& m, const Parallelism& pa
     const double h = static_cast<double>(m.hidden_size), T = static_cast<double>(par.tensor);
     double widest = 0;
     for (const auto& g : m) {
-        double attention = 0;
-        if (std::holds_alternative<Gqa>(g.spec.attention)) { const auto* a = &std::get<Gqa>(g.spec.attention); attention = 2 * a->q_width() + 2 * a->kv_width(); }
-        if (std::holds_alternative<Mla>(g.spec.attention)) { const auto* a = &std::get<Mla>(g.spec.attention); attention = 2 * static_cast<double>(a->heads) * a->qk_head() + a->kv_elements_per_token(); }
-        double ffn = 0;
-        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) { const auto* mlp = &std::get<DenseMlp>(g.spec.ffn); ffn = 2 * static_cast<double>(mlp->intermediate); }
-        if (std::holds_alternative<Moe>(g.spec.ffn)) { const auto* e = &std::get<Moe>(g.spec.ffn); ffn = 2 * static_cast<double>(e->experts_per_token * e->expert_intermediate + e->shared_experts * e->shared_intermediate); }
-        const double layer = (attention + ffn) / T;
+        const double layer = layer_activation_width(g.spec, par.tensor);
         widest = layer > widest ? layer : widest;
     }
     return (2 * h + widest) * par.activations.bytes_per_element() + (sampled ? static_cast<double>(m.vocab_size) / T : 0.0) * bytes(4);

@@ -188,6 +188,21 @@ constexpr double gated_mlp(double h, double intermediate) { return layer_detail:
 // One routed expert: a gated MLP of the expert width, plus its biases where it has them.
 constexpr double routed_expert_parameters(const Moe& e, double hidden) { return e.expert_parameters(hidden); }
 
+// What one of t tensor-parallel devices holds of one layer, routed experts aside: its share of
+// the attention and of the dense MLP (or the MoE's shared experts and router), and its two
+// norms, replicated. Step costs and memory both read it.
+constexpr double layer_parameters_per_device(const LayerSpec& spec, double h, std::int64_t t) {
+    const auto share = [&](const auto& k) { return k.parameters_per_device(h, t); };
+    return std::visit(share, spec.attention) + std::visit(share, spec.ffn) + 2 * h;
+}
+
+// Activation elements per token of the layer's widest point on one of t devices (attention and
+// FFN outputs live together); each kind says its own.
+constexpr double layer_activation_width(const LayerSpec& spec, std::int64_t t) {
+    const auto width = [](const auto& k) { return k.activation_width(); };
+    return (std::visit(width, spec.attention) + std::visit(width, spec.ffn)) / static_cast<double>(t);
+}
+
 // All parameters of the main model (MTP modules excluded), derived from the architecture.
 constexpr ParameterBreakdown derived_parameters(const Model& m) {
     validate(m);

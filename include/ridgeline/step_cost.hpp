@@ -229,14 +229,8 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
         // A document's declared count: the norms replicated, the rest split evenly.
         read = ((*m.declared_parameters - table - all.norms) / T + all.norms) * per_weight;
     } else {
-        read += all.norms * per_weight;  // replicated
-        read += all.lm_head / T * per_weight;
-        for (const auto& g : m) {
-            const double L = static_cast<double>(g.count);
-            read += L * std::visit([&](const auto& k) { return k.parameters_per_device(h, t); }, g.spec.attention) * per_weight;
-            if (std::holds_alternative<DenseMlp>(g.spec.ffn)) { const auto* mlp = &std::get<DenseMlp>(g.spec.ffn); read += L * mlp->parameters_per_device(h, t) * per_weight; }
-            if (std::holds_alternative<Moe>(g.spec.ffn)) { const auto* e = &std::get<Moe>(g.spec.ffn); read += L * e->non_routed_parameters_per_device(h, t) * per_weight; }
-        }
+        read += (h + all.lm_head / T) * per_weight;  // the final norm, replicated, and the LM head's share
+        for (const auto& g : m) read += static_cast<double>(g.count) * layer_parameters_per_device(g.spec, h, t) * per_weight;
     }
     {
         // The input table: a tied one is the LM head and is read whole; an untied one is read a
