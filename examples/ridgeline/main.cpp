@@ -283,21 +283,10 @@ void show_model(const Model& m, const std::string& format) {
     for (std::size_t i = 0; i < m.group_count; ++i) {
         const LayerGroup& g = m.groups[i];
         std::string d = fmt::format("{} layers, ", g.count);
-        if (std::holds_alternative<Gqa>(g.spec.attention)) {
-            const Gqa& x = std::get<Gqa>(g.spec.attention);
-            d += fmt::format("GQA {} heads / {} KV heads x {}", x.heads, x.kv_heads, x.head_dim);
-        } else {
-            const Mla& x = std::get<Mla>(g.spec.attention);
-            d += fmt::format("MLA {} heads, latent {} + rope {}", x.heads, x.kv_lora_rank, x.qk_rope_head_dim);
-        }
-        if (g.spec.window > 0) d += fmt::format(", window {}", g.spec.window);
-        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) {
-            d += fmt::format(", MLP {}", std::get<DenseMlp>(g.spec.ffn).intermediate);
-        } else {
-            const Moe& e = std::get<Moe>(g.spec.ffn);
-            d += fmt::format(", MoE {} experts top-{} x {}", e.experts, e.experts_per_token, e.expert_intermediate);
-            if (e.shared_experts > 0) d += fmt::format(" + {} shared", e.shared_experts);
-        }
+        d += std::visit([](const auto& k) { return k.describe(); }, g.spec.attention);
+        if (g.spec.window > 0) d += fmt::format(", {} {}", g.spec.chunked ? "chunk" : "window", g.spec.window);
+        d += ", " + std::visit([](const auto& k) { return k.describe(); }, g.spec.ffn);
+        if (g.spec.norms != 2) d += fmt::format(", {} norms", g.spec.norms);
         t.add({cli::text(fmt::format("layer_group_{}", i)), cli::text(d)});
     }
     const auto row = [&](const char* key, double v) { t.add({cli::text(key), cli::converted(v, v, 0, "{}")}); };

@@ -85,13 +85,13 @@ constexpr void validate(const Deployment& d, const Model& m) {
         const std::int64_t t = d.parallel.tensor;
         if (!std::visit([t](const auto& a) { return a.splits_over(t); }, g.spec.attention))
             refuse("tensor-parallel degree", t, std::visit([t](const auto& a) { return a.split_requirement(t); }, g.spec.attention));
-        if (std::holds_alternative<Moe>(g.spec.ffn) && std::get<Moe>(g.spec.ffn).experts % d.parallel.expert != 0)
-            refuse("expert-parallel degree", d.parallel.expert,
-                   "a divisor of the routed experts (" + std::to_string(std::get<Moe>(g.spec.ffn).experts) + ")");
+        const std::int64_t experts = routed_experts(g.spec, 1.0).experts;
+        if (experts > 0 && experts % d.parallel.expert != 0)
+            refuse("expert-parallel degree", d.parallel.expert, "a divisor of the routed experts (" + std::to_string(experts) + ")");
     }
     if (d.parallel.expert > 1) {
         bool moe = false;
-        for (const auto& g : m) moe = moe || std::holds_alternative<Moe>(g.spec.ffn);
+        for (const auto& g : m) moe = moe || routed_experts(g.spec, 1.0).experts > 0;
         if (!moe) refuse("expert-parallel degree", d.parallel.expert, "1: there are no routed experts");
     }
     if (d.parallel.pipeline > layer_count(m))

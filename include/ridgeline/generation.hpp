@@ -71,7 +71,7 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
     // Corners: where a windowed layer stops growing.
     // At most one corner per layer group, plus the two ends: a fixed array keeps this constexpr
     // with any standard library.
-    std::array<double, Model::max_groups + 2> cuts{};
+    std::array<double, StepCost::max_terms + 2> cuts{};
     std::size_t count = 0;
     cuts[count++] = begin;
     cuts[count++] = end;

@@ -54,8 +54,9 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
     for (const auto& g : m) {
         const double L = static_cast<double>(g.count);
         layers += L * layer_parameters_per_device(g.spec, h, t) * pw;
-        if (std::holds_alternative<Moe>(g.spec.ffn))  // every device holds 1/t of the routed experts, in their format
-            layers += L * std::get<Moe>(g.spec.ffn).routed_parameters(h) / T * p.expert_format().bytes_per_element().in(bytes);
+        // Every device holds 1/t of the routed experts, in their format.
+        const RoutedExperts e = routed_experts(g.spec, h);
+        layers += L * static_cast<double>(e.experts) * e.parameters_per_expert / T * p.expert_format().bytes_per_element().in(bytes);
     }
     const double head = (m.tied_embeddings ? table_bytes : static_cast<double>(m.vocab_size) * h / T * pw) + h * pw;  // + final norm
     if (par.pipeline == 1) return bytes(layers + table_bytes + (m.tied_embeddings ? h * pw : head));
@@ -64,15 +65,16 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
 }
 
 // KV one sequence keeps on one device at `context` tokens: each layer's share of its cache
-// (its KV heads, or all of MLA's latent), a windowed layer at most its window.
+// (its KV heads, or all of MLA's latent; a top-k attention keeps every token), a windowed layer
+// at most its window, and a recurrent layer's fixed state.
 constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {}) {
     validate(m);
     double elements = 0;
-    for (const auto& g : m) {
-        const double share = std::visit([&](const auto& k) { return k.kv_share(par.tensor); }, g.spec.attention);
-        elements += static_cast<double>(g.count) * share * kv_elements_per_token(g.spec.attention) *
-                    attended_tokens(g.spec.window, context);
-    }
+    for (const auto& g : m)
+        std::visit([&](const auto& k) {
+            elements += static_cast<double>(g.count) * k.kv_share(par.tensor) *
+                        (k.kv_elements_per_token() * attended_tokens(g.spec.window, context) + k.state_elements());
+        }, g.spec.attention);
     const double stage = par.pipeline == 1 ? 1.0 : memory_detail::busiest_stage_factor(m, par.pipeline) / static_cast<double>(par.pipeline);
     return elements * stage * kv.bytes_per_element();
 }

@@ -1,11 +1,12 @@
-// A decoder-only transformer as embeddings plus a few groups of identical layers.
+// A decoder-only transformer as embeddings plus groups of identical layers.
 //
 // Bytes and FLOPs are sums over layers, and layers come in a few kinds, so a model is
-//     embeddings (vocab x hidden, tied or not) + up to four groups of `count x LayerSpec`,
-// where a LayerSpec is an attention (GQA or MLA, optionally windowed) and an FFN (a dense gated
-// MLP or a mixture of experts). Llama-3.1-8B is one group; DeepSeek-V3 is 3 dense MLA layers
-// and 58 MoE MLA layers; gpt-oss alternates windowed and full layers (order does not change
-// a sum, so that is two groups).
+//     embeddings (vocab x hidden, tied or not) + groups of `count x LayerSpec`,
+// where a LayerSpec is an attention kind (GQA, MLA, Gated DeltaNet or none; optionally
+// windowed or chunked) and a feed-forward kind (a dense gated MLP, a mixture of experts, or
+// none). Llama-3.1-8B is one group; DeepSeek-V3 is 3 dense MLA layers and 58 MoE MLA layers;
+// gpt-oss alternates windowed and full layers (order does not change a sum, so that is two
+// groups); nemotron-nas has a different block almost every layer.
 #pragma once
 
 #include <array>
@@ -26,9 +27,16 @@
 namespace ridgeline {
 
 struct LayerSpec {
-    std::variant<Gqa, Mla> attention{};
-    std::int64_t window = 0;  // sliding-window attention span in tokens; 0: full attention
-    std::variant<DenseMlp, Moe> ffn{};
+    Attention attention{};
+    std::int64_t window = 0;  // sliding-window (or chunk) span in tokens; 0: full attention
+    FeedForward ffn{};
+    // Norm vectors of hidden width the layer holds: 2 for a pre-norm block (Llama), 4 with
+    // Gemma's post-norms, fewer where a block is skipped; a LayerNorm's weight and bias count 2.
+    std::int64_t norms = 2;
+    // The window is a chunk (Llama 4's local attention within aligned chunks). It keeps at most a
+    // chunk and is read as a window of that size: the most it reads (at a chunk's last token);
+    // right after a boundary it reads fewer.
+    bool chunked = false;
     friend constexpr bool operator==(const LayerSpec&, const LayerSpec&) = default;
 };
 
@@ -39,7 +47,8 @@ struct LayerGroup {
 };
 
 struct Model {
-    static constexpr std::size_t max_groups = 4;
+    // Distinct layer kinds a model may have (Llama-3.1-Nemotron-Ultra-253B has the most known).
+    static constexpr std::size_t max_groups = 64;
 
     Name name;
     std::int64_t hidden_size = 0;
@@ -66,8 +75,14 @@ struct Model {
         max_context = tokens;
         return *this;
     }
+    // Layers identical to an existing group join it (order does not change a sum).
     constexpr Model& add_layers(std::int64_t count, const LayerSpec& spec) {
-        if (group_count == max_groups) throw std::length_error("ridgeline::Model: more than four layer groups");
+        for (std::size_t i = 0; i < group_count; ++i)
+            if (groups[i].spec == spec) {
+                groups[i].count += count;
+                return *this;
+            }
+        if (group_count == max_groups) throw std::length_error("ridgeline::Model: more than 64 distinct layer kinds");
         groups[group_count++] = LayerGroup{count, spec};
         return *this;
     }
@@ -135,6 +150,7 @@ constexpr void validate(const Model& m) {
         layers += g.count;
         bounded(m, layers, 100000, "num_hidden_layers");
         non_negative(m, g.spec.window, "sliding_window");
+        if (g.spec.norms < 0 || g.spec.norms > 16) fail(m, "norms per layer", std::to_string(g.spec.norms), "0 to 16");
         auto check = [&m](const char* field, const std::string& value, const std::string& expected) { fail(m, field, value, expected); };
         std::visit([&](const auto& a) {
             a.validate(check);
@@ -142,8 +158,7 @@ constexpr void validate(const Model& m) {
         }, g.spec.attention);
         std::visit([&](const auto& f) {
             f.validate(check);
-            const bool dense = std::is_same_v<std::decay_t<decltype(f)>, DenseMlp>;
-            bounded(m, f.widest(), max_dimension, dense ? "intermediate_size" : "an expert size or count");
+            bounded(m, f.widest(), max_dimension, "an MLP or expert width or count");
         }, g.spec.ffn);
     }
     if (m.declared_parameters && !(*m.declared_parameters > 0 && *m.declared_parameters < 1e16))
@@ -178,22 +193,16 @@ struct ParameterBreakdown {
     friend constexpr bool operator==(const ParameterBreakdown&, const ParameterBreakdown&) = default;
 };
 
-namespace model_detail {
-constexpr double attention_parameters(const std::variant<Gqa, Mla>& attention, double h) {
-    return std::visit([h](const auto& a) { return a.parameters(h); }, attention);
-}
-constexpr double gated_mlp(double h, double intermediate) { return layer_detail::gated_mlp(h, intermediate); }
-}  // namespace model_detail
-
-// One routed expert: a gated MLP of the expert width, plus its biases where it has them.
-constexpr double routed_expert_parameters(const Moe& e, double hidden) { return e.expert_parameters(hidden); }
-
-// What one of t tensor-parallel devices holds of one layer, routed experts aside: its share of
-// the attention and of the dense MLP (or the MoE's shared experts and router), and its two
-// norms, replicated. Step costs and memory both read it.
+// What one of t tensor-parallel devices holds of one layer, routed experts aside: each kind's
+// share (layers.hpp) and the layer's norms, replicated. Step costs and memory both read it.
 constexpr double layer_parameters_per_device(const LayerSpec& spec, double h, std::int64_t t) {
-    const auto share = [&](const auto& k) { return k.parameters_per_device(h, t); };
-    return std::visit(share, spec.attention) + std::visit(share, spec.ffn) + 2 * h;
+    double p = static_cast<double>(spec.norms) * h;
+    const auto add = [&](const char*, Part part, double, double per_device) {
+        if (part != Part::experts) p += per_device;
+    };
+    std::visit([&](const auto& k) { k.weights(h, t, add); }, spec.attention);
+    std::visit([&](const auto& k) { k.weights(h, t, add); }, spec.ffn);
+    return p;
 }
 
 // Activation elements per token of the layer's widest point on one of t devices (attention and
@@ -203,7 +212,13 @@ constexpr double layer_activation_width(const LayerSpec& spec, std::int64_t t) {
     return (std::visit(width, spec.attention) + std::visit(width, spec.ffn)) / static_cast<double>(t);
 }
 
-// All parameters of the main model (MTP modules excluded), derived from the architecture.
+// The routed experts of a layer, if any (each FFN kind says).
+constexpr RoutedExperts routed_experts(const LayerSpec& spec, double h) {
+    return std::visit([h](const auto& f) { return f.routed(h); }, spec.ffn);
+}
+
+// All parameters of the main model (MTP modules excluded), derived from the architecture: each
+// kind's weights summed into their parts.
 constexpr ParameterBreakdown derived_parameters(const Model& m) {
     validate(m);
     const double h = static_cast<double>(m.hidden_size);
@@ -213,18 +228,18 @@ constexpr ParameterBreakdown derived_parameters(const Model& m) {
     p.norms = h;  // final norm
     for (const auto& g : m) {
         const double L = static_cast<double>(g.count);
-        p.attention += L * model_detail::attention_parameters(g.spec.attention, h);
-        p.norms += L * 2 * h;
-        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) {
-            p.dense_mlp += L * model_detail::gated_mlp(h, static_cast<double>(std::get<DenseMlp>(g.spec.ffn).intermediate));
-        } else {
-            const Moe& e = std::get<Moe>(g.spec.ffn);
-            const double E = static_cast<double>(e.experts);
-            p.experts += L * E * routed_expert_parameters(e, h);
-            p.shared_experts += L * static_cast<double>(e.shared_experts) *
-                                model_detail::gated_mlp(h, static_cast<double>(e.shared_intermediate));
-            p.router += L * (h * E + (e.router_bias ? E : 0.0));
-        }
+        p.norms += L * static_cast<double>(g.spec.norms) * h;
+        const auto add = [&](const char*, Part part, double whole, double) {
+            switch (part) {
+                case Part::attention: p.attention += L * whole; break;
+                case Part::dense_mlp: p.dense_mlp += L * whole; break;
+                case Part::experts: p.experts += L * whole; break;
+                case Part::shared_experts: p.shared_experts += L * whole; break;
+                case Part::router: p.router += L * whole; break;
+            }
+        };
+        std::visit([&](const auto& k) { k.weights(h, 1, add); }, g.spec.attention);
+        std::visit([&](const auto& k) { k.weights(h, 1, add); }, g.spec.ffn);
     }
     return p;
 }
@@ -236,11 +251,10 @@ constexpr ParameterBreakdown active_parameters(const Model& m) {
     ParameterBreakdown p = derived_parameters(m);
     double routed_active = 0;
     const double h = static_cast<double>(m.hidden_size);
-    for (const auto& g : m)
-        if (std::holds_alternative<Moe>(g.spec.ffn)) {
-            const Moe& e = std::get<Moe>(g.spec.ffn);
-            routed_active += static_cast<double>(g.count * e.experts_per_token) * routed_expert_parameters(e, h);
-        }
+    for (const auto& g : m) {
+        const RoutedExperts r = routed_experts(g.spec, h);
+        routed_active += static_cast<double>(g.count * r.per_token) * r.parameters_per_expert;
+    }
     p.experts = routed_active;
     return p;
 }
@@ -271,8 +285,8 @@ constexpr double parameter_count(const Model& m) {
 // KV cache and attention FLOPs
 // ---------------------------------------------------------------------------------------------
 
-// Elements one layer caches per token (each attention kind says; see layers.hpp).
-constexpr double kv_elements_per_token(const std::variant<Gqa, Mla>& attention) {
+// Elements one layer caches per token of context, all heads (each kind says; layers.hpp).
+constexpr double kv_elements_per_token(const Attention& attention) {
     return std::visit([](const auto& a) { return a.kv_elements_per_token(); }, attention);
 }
 
@@ -284,32 +298,53 @@ constexpr Bytes kv_bytes_per_token(const Model& m, Format kv) {
     return elements * kv.bytes_per_element();
 }
 
-// Cached tokens a layer attends to at `context`: all of them, or at most its window.
+// Fixed state one sequence keeps whatever its context (recurrent layers), all layers.
+constexpr Bytes state_bytes_per_sequence(const Model& m, Format kv) {
+    validate(m);
+    double elements = 0;
+    for (const auto& g : m)
+        elements += static_cast<double>(g.count) * std::visit([](const auto& a) { return a.state_elements(); }, g.spec.attention);
+    return elements * kv.bytes_per_element();
+}
+
+// Cached tokens a layer keeps (and, unless it reads a top-k, attends to) at `context`: all of
+// them, or at most its window.
 constexpr double attended_tokens(std::int64_t window, double context) noexcept {
     return window > 0 && static_cast<double>(window) < context ? static_cast<double>(window) : context;
 }
 
-// KV one sequence reads in a step at `context` tokens: a windowed layer reads at most its window.
+// The most tokens a read of `read` reaches in a layer windowed at `window`.
+constexpr std::int64_t read_cap(std::int64_t window, const ContextRead& read) noexcept {
+    if (read.cap == 0) return window;
+    return window == 0 || read.cap < window ? read.cap : window;
+}
+
+// Cached context one sequence reads in a step at `context` tokens (a windowed layer at most its
+// window, a top-k attention at most its k), without the recurrent state.
 constexpr Bytes kv_bytes_read(const Model& m, Format kv, double context) {
     validate(m);
     double elements = 0;
     for (const auto& g : m)
-        elements += static_cast<double>(g.count) * kv_elements_per_token(g.spec.attention) * attended_tokens(g.spec.window, context);
+        std::visit([&](const auto& a) {
+            a.reads(1, [&](const ContextRead& r) {
+                elements += static_cast<double>(g.count) * r.elements_per_token * attended_tokens(read_cap(g.spec.window, r), context);
+            });
+        }, g.spec.attention);
     return elements * kv.bytes_per_element();
 }
 
-// Attention-score FLOPs of one new token per cached token it attends to, in one layer, as
-// decode kernels do them (MLA absorbed; see layers.hpp).
-constexpr double attention_flops_per_cached_token(const std::variant<Gqa, Mla>& attention) {
-    return std::visit([](const auto& a) { return a.decode_flops_per_cached_token(); }, attention);
-}
-
-// Attention-score FLOPs for one new token at `context`, all layers. The seeds' 2P leaves these out.
+// Attention FLOPs for one new token at `context`, all layers, as decode kernels do them (MLA
+// absorbed), including a recurrent layer's state update. The seeds' 2P leaves these out.
 constexpr Flops attention_flops_per_token(const Model& m, double context) {
     validate(m);
     double f = 0;
     for (const auto& g : m)
-        f += static_cast<double>(g.count) * attention_flops_per_cached_token(g.spec.attention) * attended_tokens(g.spec.window, context);
+        std::visit([&](const auto& a) {
+            f += static_cast<double>(g.count) * a.state_flops_per_token();
+            a.reads(1, [&](const ContextRead& r) {
+                f += static_cast<double>(g.count) * r.decode_flops * attended_tokens(read_cap(g.spec.window, r), context);
+            });
+        }, g.spec.attention);
     return flop(f);
 }
 

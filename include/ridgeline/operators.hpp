@@ -101,51 +101,47 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
     } else if (!m.tied_embeddings) {
         b.weights("embeddings", 0, 0, all.embeddings, all.embeddings / t, table_bytes, as.embedding_lookup_flops);
     }
-    std::size_t routed = 0;  // StepCost keeps one routed term per MoE group, in group order
+    const double kv_width = w.precision.kv.bytes_per_element().in(bytes);
     for (std::size_t gi = 0; gi < m.group_count; ++gi) {
         const LayerGroup& g = m.groups[gi];
         const std::int64_t L = g.count;
-        if (std::holds_alternative<Gqa>(g.spec.attention)) {
-            const auto* a = &std::get<Gqa>(g.spec.attention);
-            const double q = a->q_width(), kv = a->kv_width(), hd = static_cast<double>(a->head_dim);
-            const double share = a->kv_share(tp);
-            const double q_split = h * q + (a->qkv_bias ? q : 0) + (a->sinks ? static_cast<double>(a->heads) : 0);
-            const double norm = a->qk_norm ? hd : 0;  // replicated
-            b.weights("q_proj", L, gi, q_split + norm, q_split / t + norm);
-            b.weights("k_proj", L, gi, h * kv + (a->qkv_bias ? kv : 0) + norm, (h * kv + (a->qkv_bias ? kv : 0)) * share + norm);
-            b.weights("v_proj", L, gi, h * kv + (a->qkv_bias ? kv : 0), (h * kv + (a->qkv_bias ? kv : 0)) * share);
-            b.weights("o_proj", L, gi, q * h + (a->o_bias ? h : 0), q * h / t + (a->o_bias ? h : 0));
-        } else {
-            const Mla& l = std::get<Mla>(g.spec.attention);
-            const double H = static_cast<double>(l.heads), qk = l.qk_head();
-            const double ql = static_cast<double>(l.q_lora_rank), kl = static_cast<double>(l.kv_lora_rank);
-            const double q_down = l.q_lora_rank > 0 ? h * ql + ql : 0, q_up = (l.q_lora_rank > 0 ? ql : h) * H * qk;
-            b.weights("q projections (MLA)", L, gi, q_down + q_up, q_down + q_up / t);
-            const double kv_down = h * (kl + static_cast<double>(l.qk_rope_head_dim)) + kl;
-            const double kv_up = kl * H * static_cast<double>(l.qk_nope_head_dim + l.v_head_dim);
-            b.weights("kv projections (MLA)", L, gi, kv_down + kv_up, kv_down + kv_up / t);
-            b.weights("o_proj", L, gi, H * static_cast<double>(l.v_head_dim) * h, H * static_cast<double>(l.v_head_dim) * h / t);
+        // Each kind names its weights (layers.hpp); routed experts are costed by what the batch touches.
+        const auto weight = [&](const char* name, Part part, double whole, double per_device) {
+            if (part != Part::experts) {
+                b.weights(name, L, gi, whole, per_device);
+                return;
+            }
+            for (std::size_t r = 0; r < c.routed_count; ++r) {
+                const StepCost::RoutedTerm& rt = c.routed_terms[r];
+                if (rt.group != gi) continue;
+                const double expert = whole / rt.experts;
+                const Bytes touched = rt.layers *
+                                      expected_busiest_group_experts(rt.experts, rt.per_token, w.batch * w.tokens_per_sequence, rt.groups) *
+                                      rt.bytes_per_expert;
+                b.add(name, L, gi, touched, Bytes{}, flop(2.0 * rt.layers * rt.per_token * expert / t * b.tokens));
+            }
+        };
+        std::visit([&](const auto& a) {
+            a.weights(h, tp, weight);
+            // A recurrent state: read and written once per sequence, its update per token.
+            if (a.state_elements() > 0) {
+                const double layers = static_cast<double>(L) / b.stages;
+                const Flops update = as.attention_flops ? flop(layers * a.state_flops_per_token() / t) : Flops{};
+                b.add("recurrent state (read and written)", L, gi, Bytes{},
+                      bytes(2 * layers * a.kv_share(tp) * a.state_elements() * kv_width), b.tokens * update);
+            }
+        }, g.spec.attention);
+        for (std::size_t i = 0; i < c.context_count; ++i) {
+            const StepCost::ContextTerm& term = c.context_terms[i];
+            if (term.group != gi) continue;
+            const double span = StepCost::span(term, n);
+            b.add(term.name, L, gi, Bytes{}, span * term.kv_per_token, b.tokens * span * term.attention_flops_per_token);
         }
-        const StepCost::ContextTerm& term = c.context_terms[gi];
-        const double span = StepCost::span(term, n);
-        b.add("attention over the KV cache", L, gi, Bytes{}, span * term.kv_per_token,
-              b.tokens * span * term.attention_flops_per_token);
-        if (std::holds_alternative<DenseMlp>(g.spec.ffn)) {
-            const auto* mlp = &std::get<DenseMlp>(g.spec.ffn);
-            b.weights("mlp (gate, up, down)", L, gi, mlp->parameters(h), mlp->parameters_per_device(h, tp));
-        } else {
-            const Moe& e = std::get<Moe>(g.spec.ffn);
-            b.weights("router", L, gi, e.router_parameters(h), e.router_parameters(h));
-            if (e.shared_experts > 0) b.weights("shared experts", L, gi, e.shared_parameters(h), e.shared_parameters(h) / t);
-            // Routed experts: the busiest device's bytes of those the batch touches; FLOPs of k per token.
-            const StepCost::RoutedTerm& rt = c.routed_terms[routed++];
-            const Bytes touched = rt.layers *
-                                  expected_busiest_group_experts(rt.experts, rt.per_token, w.batch * w.tokens_per_sequence, rt.groups) *
-                                  rt.bytes_per_expert;
-            b.add("routed experts", L, gi, touched, Bytes{},
-                  flop(2.0 * rt.layers * rt.per_token * e.expert_parameters(h) / t * b.tokens));
+        std::visit([&](const auto& f) { f.weights(h, tp, weight); }, g.spec.ffn);
+        if (g.spec.norms > 0) {
+            const double norms = static_cast<double>(g.spec.norms) * h;
+            b.weights("norms", L, gi, norms, norms);
         }
-        b.weights("norms", L, gi, 2 * h, 2 * h);
     }
     b.weights("final norm", 0, 0, h, h);
     // LM head: its own matrix, or the tied input table.

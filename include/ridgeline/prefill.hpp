@@ -48,17 +48,6 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     wa.tokens_per_sequence = 1;
     const StepCost c = step_cost(m, wa, dep.parallel);
     const Rates rates = effective_rates(dep.device, w);
-    // Attention in prefill's own form (MLA expanded; layers.hpp), per group and per device:
-    // FLOPs per (query, cached token) pair, and per token cached by earlier chunks.
-    std::array<Flops, Model::max_groups> pair_flops{}, prefix_flops{};
-    for (std::size_t i = 0; i < m.group_count; ++i) {
-        const double L = static_cast<double>(m.groups[i].count) / static_cast<double>(dep.parallel.pipeline);
-        const double T = static_cast<double>(dep.parallel.tensor);
-        std::visit([&](const auto& a) {
-            pair_flops[i] = flop(L * a.prefill_flops_per_cached_token() / T);
-            prefix_flops[i] = flop(L * a.prefill_flops_per_prefix_token() / T);
-        }, m.groups[i].spec.attention);
-    }
     const auto B = static_cast<double>(w.batch);
     const auto devices = static_cast<double>(c.tensor * c.pipeline);
 
@@ -82,10 +71,11 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         Flops attention{};
         for (std::size_t i = 0; i < c.context_count; ++i) {
             const auto& t = c.context_terms[i];
+            // In prefill's own form (MLA expanded; attention_layers.hpp), per device.
             attention += (prefill_detail::span_sum(static_cast<double>(end), t.window) -
                           prefill_detail::span_sum(static_cast<double>(start), t.window)) *
-                         pair_flops[i];
-            attention += StepCost::span(t, static_cast<double>(start)) * prefix_flops[i];  // re-expanded cache
+                         t.prefill_flops_per_pair;
+            attention += StepCost::span(t, static_cast<double>(start)) * t.prefix_flops_per_token;  // re-expanded cache
         }
         const Flops flops = B * (len * c.flops_per_token + attention);
         Workload chunk_workload = w;  // the link carries every token of the chunk

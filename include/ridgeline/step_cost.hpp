@@ -92,11 +92,18 @@ constexpr double expected_busiest_group_experts(double experts, double per_token
 
 struct StepCost {
     // One group's KV and attention terms, per sequence per token of context it reads.
+    // One stream of cached context a group reads (a layer kind may read more than one: an
+    // indexer's keys over the whole context and the main cache over its top-k).
     struct ContextTerm {
         Bytes kv_per_token{};
         Flops attention_flops_per_token{};  // 0 unless the workload counts attention FLOPs
-        std::int64_t window = 0;            // 0: full attention
+        std::int64_t window = 0;            // reads at most this many tokens; 0: all of them
+        Flops prefill_flops_per_pair{};     // per (query, cached token) pair in prefill's form
+        Flops prefix_flops_per_token{};     // per token cached by earlier chunks, in each later chunk
+        std::size_t group = 0;              // the model's layer group it belongs to
+        const char* name = "";              // what reads it, for the operator table
     };
+    static constexpr std::size_t max_terms = 2 * Model::max_groups;
     // One group's routed experts, split into `groups` expert-parallel groups of whole experts.
     struct RoutedTerm {
         double layers = 0;
@@ -104,6 +111,7 @@ struct StepCost {
         double per_token = 0;
         std::int64_t groups = 1;
         Bytes bytes_per_expert{};  // what one device holds of one expert: its slice within the group
+        std::size_t group = 0;     // the model's layer group it belongs to
     };
 
     Assumptions assumptions{};
@@ -117,8 +125,9 @@ struct StepCost {
     std::int64_t tokens_per_sequence = 1;
     Bytes fixed_bytes{};         // read once per step, whatever the batch
     Bytes per_sequence_bytes{};  // each sequence's own weight reads (its embedding row)
+    Bytes state_bytes{};         // each sequence's recurrent state, read and written once a step
     Flops flops_per_token{};     // matmul FLOPs per sequence: 2 per charged active parameter
-    std::array<ContextTerm, Model::max_groups> context_terms{};
+    std::array<ContextTerm, max_terms> context_terms{};
     std::size_t context_count = 0;
     std::array<RoutedTerm, Model::max_groups> routed_terms{};
     std::size_t routed_count = 0;
@@ -148,9 +157,9 @@ struct StepCost {
         return fixed_bytes + routed_bytes(batch * tokens_per_sequence) +
                static_cast<double>(batch * tokens_per_sequence) * per_sequence_bytes;
     }
-    // KV one sequence reads at `context` tokens.
+    // KV (and recurrent state) one sequence reads at `context` tokens.
     [[nodiscard]] constexpr Bytes kv_bytes(double context) const {
-        Bytes b{};
+        Bytes b = state_bytes;
         for (std::size_t i = 0; i < context_count; ++i) b += span(context_terms[i], context) * context_terms[i].kv_per_token;
         return b;
     }
@@ -197,7 +206,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     require_context_within(m, w.context, "context");
     if (m.declared_parameters)
         for (const auto& g : m)
-            if (std::holds_alternative<Moe>(g.spec.ffn))
+            if (routed_experts(g.spec, 1.0).experts > 0)
                 throw error("", "model '" + std::string(m.name.view()) + "' declared parameters",
                             std::to_string(*m.declared_parameters),
                             "no declared count on a model with routed experts (its bytes depend on the batch)");
@@ -245,24 +254,39 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     if (!m.tied_embeddings && !a.embedding_lookup_flops) per_token -= table;
     c.flops_per_token = flop(2.0 * per_token / (T * stages));
 
-    for (const auto& g : m) {
-        const double L = static_cast<double>(g.count) / stages;
-        StepCost::ContextTerm term;
-        const double share = std::visit([&](const auto& k) { return k.kv_share(t); }, g.spec.attention);
-        term.kv_per_token = L * share * kv_elements_per_token(g.spec.attention) * w.precision.kv.bytes_per_element();
-        if (a.attention_flops) term.attention_flops_per_token = flop(L * attention_flops_per_cached_token(g.spec.attention) / T);
-        term.window = g.spec.window;
-        c.context_terms[c.context_count++] = term;
-        if (std::holds_alternative<Moe>(g.spec.ffn)) {
-            const auto* e = &std::get<Moe>(g.spec.ffn);
+    const double kv_width = w.precision.kv.bytes_per_element().in(bytes);
+    double state_flops = 0;
+    for (std::size_t gi = 0; gi < m.group_count; ++gi) {
+        const LayerSpec& spec = m.groups[gi].spec;
+        const double L = static_cast<double>(m.groups[gi].count) / stages;
+        std::visit([&](const auto& k) {
+            const double share = k.kv_share(t);
+            // A recurrent state is read and written each step.
+            c.state_bytes += bytes(2 * L * share * k.state_elements() * kv_width);
+            state_flops += L * k.state_flops_per_token() / T;
+            k.reads(t, [&](const ContextRead& r) {
+                StepCost::ContextTerm term;
+                term.kv_per_token = bytes(L * r.elements_per_token * kv_width);
+                if (a.attention_flops) term.attention_flops_per_token = flop(L * r.decode_flops);
+                term.window = read_cap(spec.window, r);
+                term.prefill_flops_per_pair = flop(L * r.prefill_flops);
+                term.prefix_flops_per_token = flop(L * r.prefix_flops);
+                term.group = gi;
+                term.name = r.name;
+                c.context_terms[c.context_count++] = term;
+            });
+        }, spec.attention);
+        const RoutedExperts e = routed_experts(spec, h);
+        if (e.experts > 0) {
             const auto E = static_cast<double>(par.expert);
             c.moe_layers_per_stage += L;
-            c.experts_per_token = static_cast<double>(e->experts_per_token);
+            c.experts_per_token = static_cast<double>(e.per_token);
             c.routed_terms[c.routed_count++] = StepCost::RoutedTerm{
-                L, static_cast<double>(e->experts), static_cast<double>(e->experts_per_token), par.expert,
-                bytes(e->expert_parameters(h) * E / T * per_expert_weight)};
+                L, static_cast<double>(e.experts), static_cast<double>(e.per_token), par.expert,
+                bytes(e.parameters_per_expert * E / T * per_expert_weight), gi};
         }
     }
+    if (a.attention_flops) c.flops_per_token += flop(state_flops);
     return c;
 }
 

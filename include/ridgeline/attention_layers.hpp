@@ -1,0 +1,285 @@
+// The attention kinds: what mixes a token with the ones before it. Each says its weights, the
+// context it caches and reads, any fixed state it keeps per sequence, its FLOPs and how tensor
+// parallelism splits it (layer_kind.hpp lists the vocabulary).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "layer_kind.hpp"
+
+namespace ridgeline {
+
+// Grouped-query attention; multi-head when kv_heads == heads, multi-query when 1.
+struct Gqa {
+    std::int64_t heads = 0;
+    std::int64_t kv_heads = 0;
+    std::int64_t head_dim = 0;  // may differ from hidden/heads (Qwen3-32B: 64 x 128 != 5120)
+    bool qkv_bias = false;      // biases on q, k, v (Qwen2, gpt-oss)
+    bool o_bias = false;        // bias on the output projection (gpt-oss)
+    bool qk_norm = false;       // RMSNorm over each q and k head (Qwen3, Gemma 3)
+    bool sinks = false;         // one learned attention-sink logit per head (gpt-oss)
+    bool output_gate = false;   // q_proj also makes a sigmoid gate per query element (Qwen3-Next)
+    friend constexpr bool operator==(const Gqa&, const Gqa&) = default;
+
+    [[nodiscard]] constexpr double q_width() const { return layer_detail::d(heads * head_dim); }
+    [[nodiscard]] constexpr double kv_width() const { return layer_detail::d(kv_heads * head_dim); }
+    // One of t devices keeps at least one whole KV head: replicated past t = kv_heads.
+    [[nodiscard]] constexpr double kv_share(std::int64_t t) const {
+        return 1.0 / layer_detail::d(t < kv_heads ? t : kv_heads);
+    }
+
+    // q, o and the sinks split by heads; k and v by KV heads; the o bias and q/k norms replicated.
+    template <class F>
+    constexpr void weights(double h, std::int64_t t, F&& f) const {
+        const double T = layer_detail::d(t), q = q_width(), kv = kv_width();
+        const double q_out = output_gate ? 2 * q : q;
+        const double norm = qk_norm ? layer_detail::d(head_dim) : 0;
+        const double q_split = h * q_out + (qkv_bias ? q_out : 0) + (sinks ? layer_detail::d(heads) : 0);
+        const double kv_proj = h * kv + (qkv_bias ? kv : 0);
+        f("q_proj", Part::attention, q_split + norm, q_split / T + norm);
+        f("k_proj", Part::attention, kv_proj + norm, kv_proj * kv_share(t) + norm);
+        f("v_proj", Part::attention, kv_proj, kv_proj * kv_share(t));
+        f("o_proj", Part::attention, q * h + (o_bias ? h : 0), q * h / T + (o_bias ? h : 0));
+    }
+    // K and V per KV head.
+    [[nodiscard]] constexpr double kv_elements_per_token() const { return 2 * kv_width(); }
+    // q.k and p.v: a multiply-add per head dimension for each, per head; decode and prefill alike.
+    template <class F>
+    constexpr void reads(std::int64_t t, F&& f) const {
+        const double flops = 4 * q_width() / layer_detail::d(t);
+        f(ContextRead{kv_elements_per_token() * kv_share(t), flops, flops, 0, 0});
+    }
+    [[nodiscard]] constexpr double state_elements() const { return 0; }
+    [[nodiscard]] constexpr double state_flops_per_token() const { return 0; }
+    // Activation elements per token the layer keeps live (q, k, v and the attention output), all heads.
+    [[nodiscard]] constexpr double activation_width() const { return 2 * q_width() + 2 * kv_width(); }
+
+    template <class Check>
+    constexpr void validate(Check& check) const {
+        layer_detail::positive(check, heads, "num_attention_heads");
+        layer_detail::positive(check, kv_heads, "num_key_value_heads");
+        layer_detail::positive(check, head_dim, "head_dim");
+        if (heads > 0 && kv_heads > 0 && heads % kv_heads != 0)
+            check("num_key_value_heads", std::to_string(kv_heads),
+                  "a divisor of num_attention_heads (" + std::to_string(heads) + ")");
+    }
+    // Tensor parallelism splits the query heads evenly, and the KV heads evenly or replicated.
+    [[nodiscard]] constexpr bool splits_over(std::int64_t t) const {
+        return heads % t == 0 && (kv_heads % t == 0 || t % kv_heads == 0);
+    }
+    [[nodiscard]] std::string split_requirement(std::int64_t t) const {
+        if (heads % t != 0) return "a divisor of the attention heads (" + std::to_string(heads) + ")";
+        return "a divisor or multiple of the KV heads (" + std::to_string(kv_heads) + ")";
+    }
+    [[nodiscard]] constexpr std::int64_t widest() const { return layer_detail::widest_of({heads, head_dim}); }
+    [[nodiscard]] std::string describe() const {
+        return "GQA " + std::to_string(heads) + " heads / " + std::to_string(kv_heads) + " KV heads x " + std::to_string(head_dim);
+    }
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3). The cache holds, per token and layer, the
+// compressed latent (kv_lora_rank) and the shared rope key (qk_rope_head_dim). With an indexer
+// (DeepSeek-V3.2's sparse attention) it also caches one small key per token, scores every
+// cached token with it, and attends only to the index_topk best.
+struct Mla {
+    std::int64_t heads = 0;
+    std::int64_t q_lora_rank = 0;  // 0: q is projected directly from the hidden state
+    std::int64_t kv_lora_rank = 0;
+    std::int64_t qk_nope_head_dim = 0;
+    std::int64_t qk_rope_head_dim = 0;
+    std::int64_t v_head_dim = 0;
+    std::int64_t index_heads = 0;     // the indexer's query heads; 0: no indexer, dense attention
+    std::int64_t index_head_dim = 0;  // its key width, one key per token shared by its heads
+    std::int64_t index_topk = 0;      // cached tokens the main attention reads per query
+    friend constexpr bool operator==(const Mla&, const Mla&) = default;
+
+    [[nodiscard]] constexpr double qk_head() const { return layer_detail::d(qk_nope_head_dim + qk_rope_head_dim); }
+    [[nodiscard]] constexpr bool sparse() const { return index_heads > 0; }
+
+    // Down-projections and their norms, and the indexer: every device holds them whole (engines
+    // replicate them). Per-head up-projections and the output split by heads.
+    template <class F>
+    constexpr void weights(double h, std::int64_t t, F&& f) const {
+        const double T = layer_detail::d(t), H = layer_detail::d(heads);
+        const double ql = layer_detail::d(q_lora_rank), kl = layer_detail::d(kv_lora_rank);
+        const double q_down = q_lora_rank > 0 ? h * ql + ql : 0, q_up = (q_lora_rank > 0 ? ql : h) * H * qk_head();
+        f("q projections (MLA)", Part::attention, q_down + q_up, q_down + q_up / T);
+        const double kv_down = h * (kl + layer_detail::d(qk_rope_head_dim)) + kl;  // latent + rope key, latent norm
+        const double kv_up = kl * H * layer_detail::d(qk_nope_head_dim + v_head_dim);
+        f("kv projections (MLA)", Part::attention, kv_down + kv_up, kv_down + kv_up / T);
+        f("o_proj", Part::attention, H * layer_detail::d(v_head_dim) * h, H * layer_detail::d(v_head_dim) * h / T);
+        if (sparse()) {
+            // wq_b (q latent -> heads x dim), wk (hidden -> dim), k_norm (a LayerNorm: weight and
+            // bias), weights_proj (hidden -> one weight per head).
+            const double IH = layer_detail::d(index_heads), ID = layer_detail::d(index_head_dim);
+            const double q_in = q_lora_rank > 0 ? ql : h;
+            const double p = q_in * IH * ID + h * ID + 2 * ID + h * IH;
+            f("indexer (sparse attention)", Part::attention, p, p);
+        }
+    }
+    // The latent and the rope key (and the indexer's key), shared by all heads: every device
+    // caches all of it.
+    [[nodiscard]] constexpr double kv_elements_per_token() const {
+        return layer_detail::d(kv_lora_rank + qk_rope_head_dim + (sparse() ? index_head_dim : 0));
+    }
+    [[nodiscard]] constexpr double kv_share(std::int64_t) const { return 1.0; }
+    // Decode runs the absorbed form: per head and cached token the scores cost 2 (kv_lora +
+    // rope) and the values 2 kv_lora:  2 H (2 kv_lora + rope)  (DeepSeek-V3: 278,528).
+    // Prefill runs the expanded form: 2 H (nope + rope + v)  (DeepSeek-V3: 81,920), and a later
+    // chunk up-projects the earlier chunks' latents again: 2 kv_lora H (nope + v) per token.
+    // With an indexer, the main attention reads at most index_topk tokens, and the indexer reads
+    // its key of every cached token: 2 x index_heads x index_head_dim FLOPs each.
+    [[nodiscard]] constexpr double decode_flops_per_cached_token() const {
+        return 2 * layer_detail::d(heads) * layer_detail::d(2 * kv_lora_rank + qk_rope_head_dim);
+    }
+    [[nodiscard]] constexpr double prefill_flops_per_cached_token() const {
+        return 2 * layer_detail::d(heads) * layer_detail::d(qk_nope_head_dim + qk_rope_head_dim + v_head_dim);
+    }
+    [[nodiscard]] constexpr double prefill_flops_per_prefix_token() const {
+        return 2 * layer_detail::d(kv_lora_rank) * layer_detail::d(heads) * layer_detail::d(qk_nope_head_dim + v_head_dim);
+    }
+    template <class F>
+    constexpr void reads(std::int64_t t, F&& f) const {
+        const double T = layer_detail::d(t);
+        f(ContextRead{layer_detail::d(kv_lora_rank + qk_rope_head_dim), decode_flops_per_cached_token() / T,
+                      prefill_flops_per_cached_token() / T, prefill_flops_per_prefix_token() / T, sparse() ? index_topk : 0});
+        if (sparse()) {
+            const double score = 2 * layer_detail::d(index_heads) * layer_detail::d(index_head_dim) / T;
+            f(ContextRead{layer_detail::d(index_head_dim), score, score, 0, 0, "indexer over its key cache"});
+        }
+    }
+    [[nodiscard]] constexpr double state_elements() const { return 0; }
+    [[nodiscard]] constexpr double state_flops_per_token() const { return 0; }
+    // Activation elements per token: q and the expanded k per head, and the latent with its rope key.
+    [[nodiscard]] constexpr double activation_width() const {
+        return 2 * layer_detail::d(heads) * qk_head() + layer_detail::d(kv_lora_rank + qk_rope_head_dim);
+    }
+
+    template <class Check>
+    constexpr void validate(Check& check) const {
+        layer_detail::positive(check, heads, "num_attention_heads");
+        layer_detail::non_negative(check, q_lora_rank, "q_lora_rank");
+        layer_detail::positive(check, kv_lora_rank, "kv_lora_rank");
+        layer_detail::positive(check, qk_nope_head_dim, "qk_nope_head_dim");
+        layer_detail::positive(check, qk_rope_head_dim, "qk_rope_head_dim");
+        layer_detail::positive(check, v_head_dim, "v_head_dim");
+        layer_detail::non_negative(check, index_heads, "index_n_heads");
+        if (sparse()) {
+            layer_detail::positive(check, index_head_dim, "index_head_dim");
+            layer_detail::positive(check, index_topk, "index_topk");
+        }
+    }
+    [[nodiscard]] constexpr bool splits_over(std::int64_t t) const { return heads % t == 0; }
+    [[nodiscard]] std::string split_requirement(std::int64_t) const {
+        return "a divisor of the attention heads (" + std::to_string(heads) + ")";
+    }
+    [[nodiscard]] constexpr std::int64_t widest() const {
+        return layer_detail::widest_of({heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim,
+                                        index_heads, index_head_dim, index_topk});
+    }
+    [[nodiscard]] std::string describe() const {
+        std::string d = "MLA " + std::to_string(heads) + " heads, latent " + std::to_string(kv_lora_rank) + " + rope " +
+                        std::to_string(qk_rope_head_dim);
+        if (sparse())
+            d += ", indexer " + std::to_string(index_heads) + " x " + std::to_string(index_head_dim) + " top-" +
+                 std::to_string(index_topk);
+        return d;
+    }
+};
+
+// Gated DeltaNet (Qwen3-Next's linear attention): no per-token cache, a fixed state per
+// sequence instead, read and written every step: per value head a key_head_dim x
+// value_head_dim matrix, plus the short convolution's last (kernel - 1) inputs.
+struct GatedDeltaNet {
+    std::int64_t key_heads = 0;
+    std::int64_t value_heads = 0;
+    std::int64_t key_head_dim = 0;
+    std::int64_t value_head_dim = 0;
+    std::int64_t conv_kernel = 0;
+    friend constexpr bool operator==(const GatedDeltaNet&, const GatedDeltaNet&) = default;
+
+    [[nodiscard]] constexpr double key_width() const { return layer_detail::d(key_heads * key_head_dim); }
+    [[nodiscard]] constexpr double value_width() const { return layer_detail::d(value_heads * value_head_dim); }
+    [[nodiscard]] constexpr double conv_width() const { return 2 * key_width() + value_width(); }  // q, k, v
+    // Heads split across devices, and their state with them.
+    [[nodiscard]] constexpr double kv_share(std::int64_t t) const { return 1.0 / layer_detail::d(t); }
+
+    // in_proj_qkvz (q, k, v and the output gate z), in_proj_ba (a beta and a decay per value
+    // head), the depthwise conv1d, dt_bias and A_log per value head, split by heads; the gated
+    // RMSNorm over one value head replicated; out_proj split by heads.
+    template <class F>
+    constexpr void weights(double h, std::int64_t t, F&& f) const {
+        const double T = layer_detail::d(t), Hv = layer_detail::d(value_heads);
+        const double in = h * (2 * key_width() + 2 * value_width()) + h * 2 * Hv;
+        f("in projections (DeltaNet)", Part::attention, in, in / T);
+        const double conv = conv_width() * layer_detail::d(conv_kernel) + 2 * Hv;
+        f("conv1d and decay (DeltaNet)", Part::attention, conv + layer_detail::d(value_head_dim),
+          conv / T + layer_detail::d(value_head_dim));
+        f("out_proj (DeltaNet)", Part::attention, value_width() * h, value_width() * h / T);
+    }
+    [[nodiscard]] constexpr double kv_elements_per_token() const { return 0; }
+    template <class F>
+    constexpr void reads(std::int64_t, F&&) const {}
+    [[nodiscard]] constexpr double state_elements() const {
+        return layer_detail::d(value_heads) * layer_detail::d(key_head_dim) * layer_detail::d(value_head_dim) +
+               conv_width() * layer_detail::d(conv_kernel - 1);
+    }
+    // Per token and value head: S^T k, the rank-one delta update and S^T q, a multiply-add over
+    // the state each, and the decay: about 7 dk dv (the convolution is counted with the weights).
+    [[nodiscard]] constexpr double state_flops_per_token() const {
+        return 7 * layer_detail::d(value_heads) * layer_detail::d(key_head_dim) * layer_detail::d(value_head_dim);
+    }
+    // q, k, v, z and the output.
+    [[nodiscard]] constexpr double activation_width() const { return 2 * key_width() + 3 * value_width(); }
+
+    template <class Check>
+    constexpr void validate(Check& check) const {
+        layer_detail::positive(check, key_heads, "linear_num_key_heads");
+        layer_detail::positive(check, value_heads, "linear_num_value_heads");
+        layer_detail::positive(check, key_head_dim, "linear_key_head_dim");
+        layer_detail::positive(check, value_head_dim, "linear_value_head_dim");
+        layer_detail::positive(check, conv_kernel, "linear_conv_kernel_dim");
+        if (key_heads > 0 && value_heads > 0 && value_heads % key_heads != 0)
+            check("linear_num_value_heads", std::to_string(value_heads),
+                  "a multiple of linear_num_key_heads (" + std::to_string(key_heads) + ")");
+    }
+    [[nodiscard]] constexpr bool splits_over(std::int64_t t) const { return key_heads % t == 0; }
+    [[nodiscard]] std::string split_requirement(std::int64_t) const {
+        return "a divisor of the linear-attention key heads (" + std::to_string(key_heads) + ")";
+    }
+    [[nodiscard]] constexpr std::int64_t widest() const {
+        return layer_detail::widest_of({key_heads, value_heads, key_head_dim, value_head_dim, conv_kernel});
+    }
+    [[nodiscard]] std::string describe() const {
+        return "Gated DeltaNet " + std::to_string(key_heads) + " key / " + std::to_string(value_heads) + " value heads x " +
+               std::to_string(key_head_dim) + " x " + std::to_string(value_head_dim) + ", conv " + std::to_string(conv_kernel);
+    }
+};
+
+// No attention (a layer that skips it), or one hidden x hidden matrix in its place
+// (nemotron-nas's no_op and replace_with_linear): no cache, no state.
+struct NoAttention {
+    bool linear = false;
+    friend constexpr bool operator==(const NoAttention&, const NoAttention&) = default;
+
+    template <class F>
+    constexpr void weights(double h, std::int64_t t, F&& f) const {
+        if (linear) f("linear (in place of attention)", Part::attention, h * h, h * h / layer_detail::d(t));
+    }
+    [[nodiscard]] constexpr double kv_share(std::int64_t) const { return 1.0; }
+    [[nodiscard]] constexpr double kv_elements_per_token() const { return 0; }
+    template <class F>
+    constexpr void reads(std::int64_t, F&&) const {}
+    [[nodiscard]] constexpr double state_elements() const { return 0; }
+    [[nodiscard]] constexpr double state_flops_per_token() const { return 0; }
+    [[nodiscard]] constexpr double activation_width() const { return 0; }
+    template <class Check>
+    constexpr void validate(Check&) const {}
+    [[nodiscard]] constexpr bool splits_over(std::int64_t) const { return true; }
+    [[nodiscard]] std::string split_requirement(std::int64_t) const { return "any degree"; }
+    [[nodiscard]] constexpr std::int64_t widest() const { return 0; }
+    [[nodiscard]] std::string describe() const { return linear ? "linear in place of attention" : "no attention"; }
+};
+
+}  // namespace ridgeline

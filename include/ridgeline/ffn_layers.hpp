@@ -1,0 +1,116 @@
+// The feed-forward kinds: what a layer does to each token on its own. Each says its weights
+// and their parts, any routed experts, its activation width and what makes it invalid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "layer_kind.hpp"
+
+namespace ridgeline {
+
+// A gated (SwiGLU / GeGLU) MLP: gate and up from hidden to intermediate, down back.
+struct DenseMlp {
+    std::int64_t intermediate = 0;
+    bool bias = false;  // mlp_bias: biases on gate, up (intermediate each) and down (hidden)
+    friend constexpr bool operator==(const DenseMlp&, const DenseMlp&) = default;
+
+    // Split by intermediate columns; the down bias replicated.
+    template <class F>
+    constexpr void weights(double h, std::int64_t t, F&& f) const {
+        const double I = layer_detail::d(intermediate);
+        const double split = layer_detail::gated_mlp(h, I) + (bias ? 2 * I : 0);
+        f("mlp (gate, up, down)", Part::dense_mlp, split + (bias ? h : 0), split / layer_detail::d(t) + (bias ? h : 0));
+    }
+    [[nodiscard]] constexpr RoutedExperts routed(double) const { return {}; }
+    // Activation elements per token: the gate and up outputs.
+    [[nodiscard]] constexpr double activation_width() const { return 2 * layer_detail::d(intermediate); }
+    [[nodiscard]] constexpr std::int64_t widest() const { return intermediate; }
+    template <class Check>
+    constexpr void validate(Check& check) const {
+        layer_detail::positive(check, intermediate, "intermediate_size");
+    }
+    [[nodiscard]] std::string describe() const { return "MLP " + std::to_string(intermediate); }
+};
+
+// Routed experts (each a gated MLP of expert_intermediate), a router, and shared experts that
+// every token uses.
+struct Moe {
+    std::int64_t experts = 0;
+    std::int64_t experts_per_token = 0;
+    std::int64_t expert_intermediate = 0;
+    std::int64_t shared_experts = 0;
+    std::int64_t shared_intermediate = 0;  // per shared expert
+    bool router_bias = false;  // a bias per expert on the router (gpt-oss; DeepSeek-V3's correction bias)
+    bool expert_bias = false;  // biases inside each expert's projections (gpt-oss)
+    bool shared_gate = false;  // a hidden -> 1 sigmoid gate on the shared expert (Qwen3-Next)
+    friend constexpr bool operator==(const Moe&, const Moe&) = default;
+
+    // One routed expert, with its gate/up and down biases where it has them.
+    [[nodiscard]] constexpr double expert_parameters(double h) const {
+        const double I = layer_detail::d(expert_intermediate);
+        return layer_detail::gated_mlp(h, I) + (expert_bias ? 2 * I + h : 0.0);
+    }
+    [[nodiscard]] constexpr double routed_parameters(double h) const { return layer_detail::d(experts) * expert_parameters(h); }
+    [[nodiscard]] constexpr double shared_parameters(double h) const {
+        return layer_detail::d(shared_experts) * layer_detail::gated_mlp(h, layer_detail::d(shared_intermediate));
+    }
+    [[nodiscard]] constexpr double router_parameters(double h) const {
+        return h * layer_detail::d(experts) + (router_bias ? layer_detail::d(experts) : 0.0) + (shared_gate ? h : 0.0);
+    }
+    // The router (and shared gate) replicated: engines keep it whole on every device. Shared
+    // experts split like a dense MLP; routed experts split 1/t each (expert parallelism decides
+    // which devices, step_cost.hpp how many a batch touches).
+    template <class F>
+    constexpr void weights(double h, std::int64_t t, F&& f) const {
+        const double T = layer_detail::d(t);
+        f("router", Part::router, router_parameters(h), router_parameters(h));
+        if (shared_experts > 0) f("shared experts", Part::shared_experts, shared_parameters(h), shared_parameters(h) / T);
+        f("routed experts", Part::experts, routed_parameters(h), routed_parameters(h) / T);
+    }
+    [[nodiscard]] constexpr RoutedExperts routed(double h) const { return {experts, experts_per_token, expert_parameters(h)}; }
+    // Activation elements per token: gate and up outputs of the k chosen and the shared experts.
+    [[nodiscard]] constexpr double activation_width() const {
+        return 2 * layer_detail::d(experts_per_token * expert_intermediate + shared_experts * shared_intermediate);
+    }
+    [[nodiscard]] constexpr std::int64_t widest() const {
+        return layer_detail::widest_of({experts, expert_intermediate, shared_experts, shared_intermediate});
+    }
+    template <class Check>
+    constexpr void validate(Check& check) const {
+        layer_detail::positive(check, experts, "number of routed experts");
+        layer_detail::positive(check, experts_per_token, "num_experts_per_tok");
+        layer_detail::positive(check, expert_intermediate, "moe_intermediate_size");
+        layer_detail::non_negative(check, shared_experts, "number of shared experts");
+        if (shared_experts > 0) layer_detail::positive(check, shared_intermediate, "shared expert intermediate size");
+        if (experts_per_token > experts)
+            check("num_experts_per_tok", std::to_string(experts_per_token),
+                  "at most the number of routed experts (" + std::to_string(experts) + ")");
+    }
+    [[nodiscard]] std::string describe() const {
+        std::string d = "MoE " + std::to_string(experts) + " experts top-" + std::to_string(experts_per_token) + " x " +
+                        std::to_string(expert_intermediate);
+        if (shared_experts > 0) d += " + " + std::to_string(shared_experts) + " shared";
+        return d;
+    }
+};
+
+// No feed-forward (a layer that skips it), or one hidden x hidden matrix in its place
+// (nemotron-nas's no_op and replace_with_linear).
+struct NoFfn {
+    bool linear = false;
+    friend constexpr bool operator==(const NoFfn&, const NoFfn&) = default;
+
+    template <class F>
+    constexpr void weights(double h, std::int64_t t, F&& f) const {
+        if (linear) f("linear (in place of the MLP)", Part::dense_mlp, h * h, h * h / layer_detail::d(t));
+    }
+    [[nodiscard]] constexpr RoutedExperts routed(double) const { return {}; }
+    [[nodiscard]] constexpr double activation_width() const { return 0; }
+    [[nodiscard]] constexpr std::int64_t widest() const { return 0; }
+    template <class Check>
+    constexpr void validate(Check&) const {}
+    [[nodiscard]] std::string describe() const { return linear ? "linear in place of the MLP" : "no MLP"; }
+};
+
+}  // namespace ridgeline
