@@ -22,6 +22,10 @@ TEST_CASE("presets: the catalogue holds what the core issue names", "[presets]")
     for (const char* name : {"h100-sxm", "h100-pcie", "h100-nvl", "h200", "b200", "a100-40gb", "a100-80gb", "a10", "l4",
                              "l40s", "v100", "rtx-4090", "mi300x", "mi325x", "tpu-v5e", "tpu-v5p"})
         CHECK(std::find(hw.begin(), hw.end(), name) != hw.end());
+    // Issue 13 item 6, "Devices of 2026" (the A10G is left out: no published tensor figure).
+    for (const char* name : {"b300", "gb300", "mi355x", "h20", "rtx-5090", "rtx-3090", "l20", "gaudi-3", "tpu-v6e",
+                             "tpu-v7"})
+        CHECK(std::find(hw.begin(), hw.end(), name) != hw.end());
     const auto models = list_presets(PresetKind::model);
     for (const char* name : {"llama-3.1-8b", "qwen3-32b", "llama-3.3-70b", "llama-2-7b", "llama-2-13b"})
         CHECK(std::find(models.begin(), models.end(), name) != models.end());
@@ -61,7 +65,8 @@ TEST_CASE("presets: a name or a path, and unknown names list the presets", "[pre
     CHECK(load_model("data/models/qwen3-32b.json") == load_model("qwen3-32b"));
     CHECK_THROWS_WITH(load_hardware("h100"),
                       "hardware preset: got \"h100\", expected one of (closest first): h100-nvl, h100-pcie, h100-sxm, h200, v100, a10, b200, "
-                      "gb200, l40s, l4, mi300x, mi250x, a100-40gb, a100-80gb, mi325x, rtx-4090, tpu-v5e, tpu-v5p");
+                      "b300, h20, gb200, gb300, l20, l40s, l4, mi300x, mi250x, a100-40gb, a100-80gb, mi325x, mi355x, rtx-3090, "
+                      "rtx-4090, rtx-5090, tpu-v7, gaudi-3, tpu-v5e, tpu-v5p, tpu-v6e");
     CHECK_THROWS_WITH(load_model("llama-3.1-7b"), Catch::StartsWith("model preset: got \"llama-3.1-7b\", expected one of (closest first): llama-3.1-70b, llama-3.1-8b, "));
     CHECK_THROWS_WITH(load_model("tests/data/bad/no-such-file.json"),
                       "tests/data/bad/no-such-file.json: got a file that cannot be opened, expected a readable JSON file");
@@ -165,6 +170,27 @@ TEST_CASE("presets: hardware figures match ../shared/facts/hardware.md, typed in
         {"rtx-4090", 24, 1008, 165.2, 330.3},    {"mi300x", 192, 5300, 1307.4, 2614.9},
         {"mi325x", 256, 6000, 1307.4, 2614.9},   {"tpu-v5e", 16, 819, 197, 0},       {"tpu-v5p", 95, 2765, 459, 0},
         {"mi250x", 64, 1638.4, 191.5, 0},  // one GCD
+        // Issue 13 item 6, "Devices of 2026", typed in again from each source:
+        // b300: Blackwell Ultra datasheet HGX B300 column 270 GB | 7.7 TB/s; HGX page 36 / 72 PFLOPS sparse over 8 GPUs.
+        {"b300", 270, 7700, 2250, 4500},
+        // gb300: Blackwell Ultra datasheet GB300 column 279 GB, 8 TB/s; GB300 NVL72 page 360 / 720 PFLOPS sparse over 72.
+        {"gb300", 279, 8000, 2500, 5000},
+        // mi355x: AMD MI355X page 288 GB HBM3E, 8 TB/s, FP16 2.5 PF, OCP-FP8 5 PF dense.
+        {"mi355x", 288, 8000, 2500, 5000},
+        // h20: secondary sources quoting NVIDIA's H20 sheet: 96 GB, 4.0 TB/s, FP16 148, FP8 296.
+        {"h20", 96, 4000, 148, 296},
+        // rtx-5090: 32 GB GDDR7, 1,792 GB/s; 838.4 sparse FP16-accumulate / 2 / 2 for FP32 accumulate; FP8 likewise.
+        {"rtx-5090", 32, 1792, 209.5, 419.2},
+        // rtx-3090: GA102 whitepaper 24 GB, 936 GB/s, 71 with FP32 accumulate; no FP8 on Ampere.
+        {"rtx-3090", 24, 936, 71, 0},
+        // l20: 48 GB GDDR6, 864 GB/s, FP16 119.5 dense; no FP8 figure found.
+        {"l20", 48, 864, 119.5, 0},
+        // gaudi-3: Intel Gaudi 3 white paper 128 GB HBM2e, 3.7 TB/s, BF16 = FP8 = 1,835.
+        {"gaudi-3", 128, 3700, 1835, 1835},
+        // tpu-v6e: Cloud TPU v6e docs 32 GB, 1638 GBps, 918 BF16; the TPU7x page's FP8 row: 918.
+        {"tpu-v6e", 32, 1638, 918, 918},
+        // tpu-v7: Cloud TPU7x docs 192 GiB (read as GB), ~7.37 TB/s, 2307 BF16, 4614 FP8.
+        {"tpu-v7", 192, 7370, 2307, 4614},
     };
     for (const Row& r : rows) {
         INFO(r.name);
@@ -177,6 +203,36 @@ TEST_CASE("presets: hardware figures match ../shared/facts/hardware.md, typed in
         if (r.fp8_TFLOPs > 0) CHECK(h.peak_for(Numeric::fp8)->in(TFLOP_per_s) == Approx(r.fp8_TFLOPs).epsilon(1e-12));
         else CHECK_FALSE(h.peak_for(Numeric::fp8).has_value());  // absent, not zero
     }
+}
+
+TEST_CASE("presets: the 2026 devices' FP4 and INT8 peaks, typed in again, and what is left out", "[presets]") {
+    struct Peak {
+        const char* name;
+        double fp4_TFLOPs, int8_TOPs;  // 0: the preset must not give it
+    };
+    const Peak rows[] = {
+        {"b300", 14000, 0},      // Blackwell Ultra datasheet "18 | 14 PFLOPS"; INT8 not settled, left out
+        {"gb300", 15000, 0},     // GB300 NVL72 page 1,080 PFLOPS dense / 72; INT8 left out
+        {"mi355x", 10100, 5000}, // AMD: MXFP4 10.1 PF, INT8 5 POPS dense
+        {"h20", 0, 296},         // Hopper: no FP4; INT8 296 TOPS
+        {"rtx-5090", 1676, 838.4}, // 3,352 AI TOPS sparse / 2; INT8 838.4 dense
+        {"rtx-3090", 0, 0},      // INT8 not confirmed
+        {"l20", 0, 239},         // INT8 239 TOPS
+        {"gaudi-3", 0, 0},       // not published
+        {"tpu-v6e", 0, 1836},    // Cloud TPU v6e docs 1836 TOPs
+        {"tpu-v7", 0, 0},        // not published
+    };
+    for (const Peak& r : rows) {
+        INFO(r.name);
+        const Hardware h = load_hardware(r.name);
+        if (r.fp4_TFLOPs > 0) CHECK(h.peak_for(Numeric::fp4)->in(TFLOP_per_s) == Approx(r.fp4_TFLOPs).epsilon(1e-12));
+        else CHECK_FALSE(h.peak_for(Numeric::fp4).has_value());
+        if (r.int8_TOPs > 0) CHECK(h.peak_for(Numeric::int8)->in(TFLOP_per_s) == Approx(r.int8_TOPs).epsilon(1e-12));
+        else CHECK_FALSE(h.peak_for(Numeric::int8).has_value());
+    }
+    // The A10G has no published tensor figure (../shared/facts/hardware.md), so it is not a preset.
+    const auto hw = list_presets(PresetKind::hardware);
+    CHECK(std::find(hw.begin(), hw.end(), "a10g") == hw.end());
 }
 
 // Issue 12, "every input, however hostile": the loaders' limits. Each expected message is the
