@@ -41,6 +41,7 @@ struct Setting {
     // storage formats come from the checkpoint (its torch_dtype and quantization_config).
     std::optional<std::string> weights, embeddings, experts;
     std::string formats_source = "flags";
+    std::string model_notes;  // how the model's file was read, when that needs saying
     std::string batch = "1", context = "0";
     std::string tp_arg = "1", pp_arg = "1", ep_arg = "1", dp_arg = "1";  // as typed
     std::string efficiency = "1", overhead_us = "0";
@@ -140,6 +141,7 @@ void resolve(Setting& s, bool need_model = true) {
         // tensor's format (its experts' and embeddings' too, unless those flags are given).
         LoadedModel loaded = load_model_with_formats(s.model);
         s.m = loaded.model;
+        s.model_notes = loaded.notes;
         Precision& p = w.precision;
         if (!s.weights) {
             p.weights = loaded.precision.weights;
@@ -217,6 +219,7 @@ void print_assumptions(const Setting& s, const std::optional<DecodeStep>& step =
                a.reported_memory ? "the reported memory" : "the datasheet capacity", cli::shown(a.runtime_reserve.in(GiB), 2),
                a.activation_workspace ? " and the activation workspace" : "", links);
     fmt::print("formats: {}\n", cli::printable(s.formats_source));
+    if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
 }
 cli::Cell fits_cell(const MemoryUse& u) { return cli::Cell{u.fits(), u.fits() ? "yes" : "NO"}; }
 
@@ -273,7 +276,7 @@ void show_hardware(const Hardware& h, const std::string& format) {
     t.print(format);
 }
 
-void show_model(const Model& m, const std::string& format) {
+void show_model(const Model& m, const std::string& format, const std::string& notes = "") {
     cli::Table t({{"field", "field", false}, {"value", "value", false}});
     const ParameterBreakdown p = derived_parameters(m), a = active_parameters(m);
     t.add({cli::text("name"), cli::text(std::string(m.name.view()))});
@@ -303,19 +306,29 @@ void show_model(const Model& m, const std::string& format) {
     if (m.mtp_layers > 0) row("mtp_params", mtp_parameters(m));
     const double kv = kv_bytes_per_token(m, formats::bf16).in(bytes);
     t.add({cli::text("kv_bytes_per_token_bf16"), cli::number(kv, cli::shown(kv, 0, "{} B") + cli::shown(kv / 1024, 1, " ({} KiB)"))});
+    const double state = state_bytes_per_sequence(m, formats::bf16).in(bytes);
+    if (state > 0) t.add({cli::text("state_bytes_per_sequence_bf16"), cli::number(state, cli::shown(state / 1048576, 1, "{} MiB"))});
+    if (!notes.empty()) t.add({cli::text("read_as"), cli::text(notes)});
     t.print(format);
 }
 
 void run_show(const std::string& target, const std::string& format) {
     const auto hw = list_presets(PresetKind::hardware);
-    if (looks_like_path(target)) {
-        const auto j = read_json_file(target);
-        if (j.is_object() && j.contains("model_type")) show_model(model_from_config(j, target, std::filesystem::path(target).stem().string()), format);
-        else show_hardware(hardware_from_json(j, target), format);
+    std::error_code ec;
+    if (looks_like_path(target) || std::filesystem::exists(target, ec)) {
+        const ResolvedPreset r = resolve(PresetKind::model, target);  // a directory means its config.json
+        const auto j = read_json_file(r.file);
+        if (j.is_object() && j.contains("model_type")) {
+            const ConfigReading reading = read_config(j, r.file.string(), r.name);
+            show_model(reading.model, format, reading.notes);
+        } else {
+            show_hardware(hardware_from_json(j, r.file.string()), format);
+        }
     } else if (std::find(hw.begin(), hw.end(), target) != hw.end()) {
         show_hardware(load_hardware(target), format);
     } else {
-        show_model(load_model(target), format);  // an unknown name errs with the model presets, closest first
+        const LoadedModel loaded = load_model_with_formats(target);  // an unknown name errs with the model presets, closest first
+        show_model(loaded.model, format, loaded.notes);
     }
 }
 

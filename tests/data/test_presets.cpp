@@ -115,7 +115,10 @@ TEST_CASE("presets: bad config.json files name file, path, value and expectation
     CHECK_THROWS_WITH(load_model(bad("model-float-layers")),
                       "tests/data/bad/model-float-layers.json: /num_hidden_layers: got 32.5, expected a positive integer");
     CHECK_THROWS_WITH(load_model(bad("model-unknown-family")),
-                      "tests/data/bad/model-unknown-family.json: /model_type: got \"falcon\" (a string), expected a supported model_type, one of: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, ridgeline");
+                      "tests/data/bad/model-unknown-family.json: /model_type: got \"falcon\" (a string), expected a supported model_type, one of: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, "
+                      "qwen3_vl_text, qwen3_vl_moe_text, mimo, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gemma2, gemma3_text, "
+                      "phi3, phimoe, llama4_text, glm4_moe, qwen3_next, granitemoe, nemotron-nas, ridgeline; or a wrapper whose "
+                      "text_config has one; or architectures naming one of their classes");
     CHECK_THROWS_WITH(load_model(bad("model-zero-experts")),
                       "tests/data/bad/model-zero-experts.json: /num_local_experts: got 0, expected a positive integer (a mixture of experts needs experts)");
     CHECK_THROWS_WITH(load_model(bad("model-topk-above-experts")),
@@ -130,10 +133,11 @@ TEST_CASE("presets: bad config.json files name file, path, value and expectation
                       "tests/data/bad/model-gpt-oss-layer-types.json: /layer_types/1: got \"global_attention\" (a string), expected \"sliding_attention\" or \"full_attention\"");
     CHECK_THROWS_WITH(load_model(bad("model-gpt-oss-layer-count")),
                       "tests/data/bad/model-gpt-oss-layer-count.json: /layer_types: got an array, expected an array of 4 layer types, one per layer");
-    CHECK_THROWS_WITH(load_model(bad("model-mlp-bias")),
-                      "tests/data/bad/model-mlp-bias.json: /mlp_bias: got true (a boolean), expected false: MLP biases are not modelled");
+    // mlp_bias is modelled now (LlamaMLP: gate and up carry intermediate biases, down a hidden one).
+    CHECK(derived_parameters(load_model("tests/data/model-mlp-bias.json")).dense_mlp ==
+          32 * (3 * 4096.0 * 14336 + 2 * 14336 + 4096));
     CHECK_THROWS_WITH(load_model(bad("model-own-unknown-key")),
-                      "tests/data/bad/model-own-unknown-key.json: /layer_groups/0/ffn/experts_per_tok: got an unknown key, expected one of: kind, experts, experts_per_token, expert_intermediate, shared_experts, shared_intermediate, router_bias, expert_bias");
+                      "tests/data/bad/model-own-unknown-key.json: /layer_groups/0/ffn/experts_per_tok: got an unknown key, expected one of: kind, experts, experts_per_token, expert_intermediate, shared_experts, shared_intermediate, router_bias, expert_bias, shared_gate");
     CHECK_THROWS_WITH(load_model(bad("model-ridgeline-unknown")),
                       "tests/data/bad/model-ridgeline-unknown.json: /ridgeline/sources: got an unknown key, expected one of: source, name, parameters, parameters_source");
     CHECK_THROWS_WITH(load_model(bad("model-parameters-unsourced")),
@@ -366,7 +370,9 @@ TEST_CASE("presets: only regular files of at most 64 MiB are read, under any fil
 }
 
 TEST_CASE("presets: a config.json without model_type, and a file name too long for a model name", "[presets][errors]") {
-    const std::string families = "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, ridgeline";
+    const std::string families = "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_vl_text, qwen3_vl_moe_text, mimo, "
+                                 "deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gemma2, gemma3_text, phi3, phimoe, "
+                                 "llama4_text, glm4_moe, qwen3_next, granitemoe, nemotron-nas, ridgeline";
     CHECK_THROWS_WITH(load_model(bad_file("model-no-model-type")),
                       "tests/data/bad/model-no-model-type.json: /model_type: got nothing (the key is missing), expected one of: " + families);
     // Where a caller guesses hardware for a file without model_type (the CLI's show), the same.

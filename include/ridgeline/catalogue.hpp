@@ -1,0 +1,287 @@
+// Files and the preset catalogue: reading a JSON file safely (a regular file of at most 64 MiB,
+// no key twice in one object), where data/ is, the presets in it, and what a name or path
+// given by a user means.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <vector>
+
+#include "hardware_json.hpp"
+#include "json_node.hpp"
+#include "model_json.hpp"
+
+namespace ridgeline {
+
+// ---------------------------------------------------------------------------------------------
+// Files and the preset catalogue
+// ---------------------------------------------------------------------------------------------
+
+namespace json_detail {
+
+// Rejects a key seen twice in one object (nlohmann's parse would keep the last silently), giving
+// the JSON pointer of the second and both members' positions in the object, counted from 1.
+class DuplicateKeys {
+public:
+    explicit DuplicateKeys(std::string file) : file_(std::move(file)) {}
+
+    bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+        switch (event) {
+            case json::parse_event_t::object_start: frames_.push_back(Frame{false, 0, {}, {}}); break;
+            case json::parse_event_t::array_start: frames_.push_back(Frame{true, 0, {}, {}}); break;
+            case json::parse_event_t::object_end:
+            case json::parse_event_t::array_end:
+                if (!frames_.empty()) frames_.pop_back();
+                element_done();
+                break;
+            case json::parse_event_t::value: element_done(); break;
+            case json::parse_event_t::key: {
+                if (frames_.empty() || frames_.back().array) break;
+                Frame& f = frames_.back();
+                f.key = parsed.get<std::string>();
+                const std::size_t ordinal = f.keys.size() + 1;
+                const auto [at, inserted] = f.keys.emplace(f.key, ordinal);
+                if (!inserted)
+                    throw error(file_, pointer(), "a second " + printable(f.key) +
+                                                      " (the key appears twice in the same object, as members " +
+                                                      std::to_string(at->second) + " and " + std::to_string(ordinal) + ")",
+                                "each key once");
+                break;
+            }
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        bool array;
+        std::size_t index;  // arrays: the element being read
+        std::string key;    // objects: the member being read
+        std::unordered_map<std::string, std::size_t> keys;  // objects: each key's position
+    };
+    void element_done() {
+        if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    }
+    [[nodiscard]] std::string pointer() const {
+        std::string p;
+        for (const Frame& f : frames_) {  // piece by piece: "/" + string trips g++ 12's -Wrestrict at -O2
+            p += '/';
+            p += f.array ? std::to_string(f.index) : pointer_token(f.key);
+        }
+        return p;
+    }
+    std::string file_;
+    std::vector<Frame> frames_;
+};
+
+}  // namespace json_detail
+
+// Parses JSON text; bad JSON, or a key twice in one object, is a ridgeline::error naming `file`.
+inline nlohmann::json parse_json_text(std::string_view text, const std::string& file = "") {
+    const std::string name = json_detail::printable(file);
+    json_detail::DuplicateKeys duplicates{name};
+    try {
+        return nlohmann::json::parse(text, nlohmann::json::parser_callback_t{std::ref(duplicates)});
+    } catch (const nlohmann::json::exception& e) {  // syntax errors, and numbers out of range
+        // nlohmann quotes the bytes it stopped at, which may not be UTF-8.
+        throw error(name, "", "text that is not JSON (" + json_detail::printable(e.what()) + ")", "a JSON document");
+    }
+}
+
+// The largest JSON file read_json_file reads: ten times the largest config.json in use.
+inline constexpr std::uintmax_t json_file_limit = std::uintmax_t{64} << 20;  // 64 MiB
+
+// Parses a JSON file; a missing file or bad JSON is a ridgeline::error naming the file. Only a
+// regular file (or a link to one) is read: a FIFO, a device, a directory or a socket is refused
+// before it is opened, so nothing blocks or reads forever. A file over json_file_limit is refused
+// before reading, and so is one that grows past it while it is read.
+inline nlohmann::json read_json_file(const std::filesystem::path& file) {
+    namespace fs = std::filesystem;
+    const std::string name = json_detail::printable(file.string());
+    const std::string limit = "a JSON file of at most 64 MiB (67108864 bytes)";
+    std::error_code ec;
+    const fs::file_status st = fs::status(file, ec);
+    if (ec || !fs::exists(st)) throw error(name, "", "a file that cannot be opened", "a readable JSON file");
+    if (!fs::is_regular_file(st)) {
+        const char* what = fs::is_directory(st)       ? "a directory"
+                           : fs::is_fifo(st)          ? "a FIFO"
+                           : fs::is_character_file(st) ? "a character device"
+                           : fs::is_block_file(st)    ? "a block device"
+                           : fs::is_socket(st)        ? "a socket"
+                                                      : "something";
+        throw error(name, "", std::string(what) + ", not a regular file", "a regular JSON file");
+    }
+    const std::uintmax_t size = fs::file_size(file, ec);
+    if (!ec && size > json_file_limit) throw error(name, "", "a file of " + std::to_string(size) + " bytes", limit);
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw error(name, "", "a file that cannot be opened", "a readable JSON file");
+    std::string text;
+    char chunk[65536];
+    while (in) {
+        in.read(chunk, sizeof chunk);
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > json_file_limit) throw error(name, "", "a file that grew past 64 MiB while it was read", limit);
+    }
+    if (in.bad()) throw error(name, "", "a file that cannot be read", "a readable JSON file");
+    return parse_json_text(text, name);
+}
+
+// Where presets are looked up, the first that exists winning: $RIDGELINE_DATA_DIR if set (and
+// then it must exist); else share/ridgeline next to the running program's bin/ (Linux), so an
+// installed prefix still works after it is moved; else the installed share/ridgeline known at
+// compile time (the package config sets it from where find_package found ridgeline); else the
+// source tree's data/ (in-tree builds).
+inline std::filesystem::path data_directory() {
+    namespace fs = std::filesystem;
+    if (const char* env = std::getenv("RIDGELINE_DATA_DIR"); env && *env) {
+        if (!fs::is_directory(env))
+            throw error("", "RIDGELINE_DATA_DIR", json_detail::printable(env), "a directory holding hardware/ and models/");
+        return env;
+    }
+    std::vector<fs::path> candidates;
+#if defined(__linux__)
+    {
+        // CMAKE_INSTALL_DATADIR/ridgeline relative to CMAKE_INSTALL_BINDIR, as CMakeLists.txt sets it.
+#ifdef RIDGELINE_DATA_DIR_FROM_BINDIR
+        const fs::path from_bindir = RIDGELINE_DATA_DIR_FROM_BINDIR;
+#else
+        const fs::path from_bindir = "../share/ridgeline";
+#endif
+        std::error_code ec;  // no /proc (chroots, sandboxes): skip this place, do not throw
+        const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+        if (!ec && exe.is_absolute())
+            candidates.push_back((exe.parent_path() / from_bindir).lexically_normal());
+    }
+#endif
+#ifdef RIDGELINE_INSTALLED_DATA_DIR
+    candidates.emplace_back(RIDGELINE_INSTALLED_DATA_DIR);
+#endif
+#ifdef RIDGELINE_SOURCE_DATA_DIR
+    candidates.emplace_back(RIDGELINE_SOURCE_DATA_DIR);
+#endif
+    std::string tried;
+    for (const auto& c : candidates) {
+        std::error_code ec;
+        if (fs::is_directory(c, ec)) return c;
+        tried += (tried.empty() ? "" : ", ") + c.string();
+    }
+    throw error("", "data directory", tried.empty() ? "none found" : "none found (tried " + json_detail::printable(tried) + ")",
+                "RIDGELINE_DATA_DIR set, or ridgeline installed or built in its source tree");
+}
+
+enum class PresetKind { hardware, model };
+
+// Whether a preset argument is a path ("./my-gpu.json", "cfg/config.json", "./Qwen3-8B")
+// rather than a name.
+inline bool looks_like_path(std::string_view s) {
+    return s.find('/') != std::string_view::npos || (s.size() > 5 && s.ends_with(".json"));
+}
+
+inline std::vector<std::string> list_presets(PresetKind kind) {
+    namespace fs = std::filesystem;
+    const fs::path dir = data_directory() / (kind == PresetKind::hardware ? "hardware" : "models");
+    std::vector<std::string> names;
+    if (fs::is_directory(dir))
+        for (const auto& e : fs::directory_iterator(dir))
+            if (e.is_regular_file() && e.path().extension() == ".json") names.push_back(e.path().stem().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// What a user's argument names: the JSON file to read and the name it gets.
+struct ResolvedPreset {
+    std::filesystem::path file;
+    std::string name;  // the preset's name, the file's name less ".json", or the directory's name
+};
+
+namespace json_detail {
+// A path: a directory means its config.json, named after the directory; a file is named after
+// its whole name less a ".json" ending ("llama-3.1-8b.json" is "llama-3.1-8b"; a config.json
+// after its directory).
+inline ResolvedPreset resolve_path(const std::string& s) {
+    namespace fs = std::filesystem;
+    fs::path p(s);
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+        const fs::path dir = p.lexically_normal();
+        const fs::path named = dir.has_filename() ? dir : dir.parent_path();
+        std::string name = named.filename().string();
+        if (name.empty() || name == "." || name == "..") name = fs::absolute(dir, ec).lexically_normal().filename().string();
+        if (name.empty()) name = "model";
+        return {p / "config.json", name};
+    }
+    std::string name = p.filename().string();
+    if (name.size() > 5 && name.ends_with(".json")) name.resize(name.size() - 5);
+    if (name == "config" && p.has_parent_path()) {
+        const std::string dir = fs::absolute(p, ec).lexically_normal().parent_path().filename().string();
+        if (!dir.empty()) name = dir;
+    }
+    return {p, name};
+}
+}  // namespace json_detail
+
+// A preset name ("h100-sxm") or a path to a JSON file ("./my-gpu.json") or, for models, to a
+// checkpoint directory holding a config.json ("./Qwen3-8B"). A bare name is a preset; a bare
+// name that is also a file or directory here, and no preset, is that file; one that is both is
+// refused, naming both, since either reading could be the one meant.
+inline ResolvedPreset resolve(PresetKind kind, std::string_view name_or_path) {
+    namespace fs = std::filesystem;
+    const std::string s(name_or_path);
+    if (looks_like_path(s)) return json_detail::resolve_path(s);
+    auto names = list_presets(kind);
+    const bool preset = std::find(names.begin(), names.end(), s) != names.end();
+    std::error_code ec;
+    const bool here = !s.empty() && fs::exists(fs::path(s), ec);
+    const char* what = kind == PresetKind::hardware ? "hardware preset" : "model preset";
+    if (preset && here)
+        throw error("", what, "\"" + json_detail::printable(s) + "\"",
+                    "a name that is not also a file or directory here: write ./" + json_detail::printable(s) +
+                        " for the one here, or move it, to use the preset");
+    if (here) return json_detail::resolve_path(s);
+    if (!preset) {
+        // Every name, the closest first, ignoring case: names the input begins, then names that
+        // contain it, then fewest single-character edits.
+        const auto lower = [](std::string t) {
+            for (char& c : t) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+            return t;
+        };
+        const std::string wanted = lower(s);
+        const auto score = [&](const std::string& n) -> std::size_t {
+            const std::string l = lower(n);
+            if (l.starts_with(wanted)) return 0;
+            if (l.find(wanted) != std::string::npos) return 1;
+            return 2 + json_detail::edit_distance(l, wanted);
+        };
+        std::stable_sort(names.begin(), names.end(),
+                         [&](const std::string& a, const std::string& b) { return score(a) < score(b); });
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        throw error("", what, "\"" + json_detail::printable(s) + "\"", "one of (closest first): " + list);
+    }
+    return {data_directory() / (kind == PresetKind::hardware ? "hardware" : "models") / (s + ".json"), s};
+}
+
+// The file alone, for callers that name things themselves.
+inline std::filesystem::path resolve_preset(PresetKind kind, std::string_view name_or_path) {
+    return resolve(kind, name_or_path).file;
+}
+
+inline Hardware load_hardware(std::string_view name_or_path) {
+    const auto file = resolve(PresetKind::hardware, name_or_path).file;
+    return hardware_from_json(read_json_file(file), file.string());
+}
+
+inline Model load_model(std::string_view name_or_path) {
+    const ResolvedPreset r = resolve(PresetKind::model, name_or_path);
+    return model_from_config(read_json_file(r.file), r.file.string(), r.name);
+}
+
+}  // namespace ridgeline

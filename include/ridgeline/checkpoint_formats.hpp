@@ -1,0 +1,162 @@
+// The storage formats a config.json says its checkpoint ships in (torch_dtype and
+// quantization_config), as the default Precision for that model.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "catalogue.hpp"
+#include "formats.hpp"
+#include "json_node.hpp"
+#include "workload.hpp"
+
+namespace ridgeline {
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoint formats: the storage formats a config.json says its checkpoint ships in.
+// ---------------------------------------------------------------------------------------------
+
+// A model with the formats its checkpoint ships in, and where those came from. The default
+// Precision a caller should start from for this model; a caller's own --weights, --experts and
+// --embeddings still override it. kv and compute are left at Precision's defaults: a
+// checkpoint's files do not fix them.
+struct LoadedModel {
+    Model model;
+    Precision precision{};
+    std::string precision_source;  // e.g. "torch_dtype bfloat16; quantization_config fp8, ..."
+    std::string notes;             // how the file was read, when that needs saying (model_json.hpp)
+};
+
+namespace json_detail {
+
+// torch_dtype (or dtype, its newer name): the format of every tensor left unquantised.
+inline Format dtype_format(const Node& n) {
+    const std::string expected = "one of: bfloat16, float16, float32";
+    const std::string d = n.string(expected);
+    if (d == "bfloat16") return formats::bf16;
+    if (d == "float16") return formats::fp16;
+    if (d == "float32") return formats::fp32;
+    n.fail(expected);
+}
+
+inline int small_positive(const Node& n, const std::string& expected) {
+    // An integer from 1 to 1,000,000 (bits, group sizes, block sides).
+    const json& v = n.value();
+    if (!v.is_number_integer()) n.fail(expected);
+    if (v.is_number_unsigned() ? v.get<std::uint64_t>() > 1000000 : (v.get<std::int64_t>() <= 0 || v.get<std::int64_t>() > 1000000))
+        n.fail(expected);
+    return static_cast<int>(v.get<std::int64_t>());
+}
+
+// One compressed-tensors weights scheme ({"num_bits", "type", "group_size", "strategy"}).
+inline Format compressed_tensors_weights(const Node& w) {
+    w.require_object("a weights scheme object");
+    const int bits = small_positive(w.need("num_bits", "4 or 8"), "4 or 8");
+    const std::string type = w.need("type", "\"float\" or \"int\"").string("\"float\" or \"int\"");
+    const bool grouped = w.has("group_size") && !w.at("group_size").value().is_null();
+    const int group = grouped ? small_positive(w.at("group_size"), "a positive group size") : 0;
+    if (type == "float" && bits == 4 && group == 16) return formats::nvfp4;  // NVFP4: FP8 scale per 16
+    if (type == "float" && bits == 8 && !grouped) return formats::fp8;       // per tensor or channel
+    if (type == "int" && (bits == 4 || bits == 8)) return Format{bits == 4 ? Numeric::int4 : Numeric::int8, grouped ? 16 : 0, group};
+    w.fail("a scheme ridgeline models: float 4-bit in groups of 16 (nvfp4), float 8-bit without groups (fp8), "
+           "or int 4/8-bit (optionally grouped)");
+}
+
+}  // namespace json_detail
+
+// The formats a config.json's torch_dtype and quantization_config give a checkpoint:
+//  - torch_dtype (or dtype): bfloat16 / float16 / float32, the format of every tensor left
+//    unquantised: weights when there is no quantization_config, embeddings always. Absent:
+//    bf16, Precision's default.
+//  - quant_method "fp8": FP8 (E4M3) weights; with weight_block_size [a, b] one FP32 scale per
+//    a x b block (DeepSeek-V3 stores weight_scale_inv in float32), i.e. fp8/g(a*b)/s32. Experts
+//    follow the weights; embeddings stay at torch_dtype.
+//  - "mxfp4": the routed experts in MXFP4 (what transformers' Mxfp4 quantizer converts, and all
+//    gpt-oss ships so: attention, router, embeddings and head are in modules_to_not_convert);
+//    everything else at torch_dtype.
+//  - "awq", "gptq": bits 4 or 8 in groups of group_size with one 16-bit scale each (int4/g128);
+//    group_size -1 (per channel) is plain int4. Zero points are not counted. Embeddings stay at
+//    torch_dtype.
+//  - "compressed-tensors": config_groups' weights schemes, all alike: nvfp4, fp8 or intN/gG.
+// Not modelled: the LM head's own format (Precision has none; an untied head is charged at the
+// weights' format, so an fp8 checkpoint's bf16 head is counted in fp8).
+inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json& j, const std::string& file = "") {
+    using json_detail::Node;
+    const Node root{j, file, ""};
+    root.require_object("a config.json object");
+    Precision p{};
+    std::string source;
+    Format dtype = formats::bf16;
+    const char* dtype_key = root.has("torch_dtype") ? "torch_dtype" : root.has("dtype") ? "dtype" : nullptr;
+    if (dtype_key && !root.at(dtype_key).value().is_null()) {
+        dtype = json_detail::dtype_format(root.at(dtype_key));
+        source = std::string(dtype_key) + " " + root.at(dtype_key).value().get<std::string>();
+    } else {
+        source = "no torch_dtype: bf16 assumed";
+    }
+    p.weights = dtype;
+    if (!root.has("quantization_config") || root.at("quantization_config").value().is_null()) return {p, source};
+
+    const Node q = root.at("quantization_config");
+    q.require_object("a quantization_config object");
+    const std::string methods = "one of: fp8, mxfp4, awq, gptq, compressed-tensors";
+    const std::string method = q.need("quant_method", methods).string(methods);
+    Format quantised{};
+    if (method == "fp8") {
+        quantised = formats::fp8;
+        if (q.has("weight_block_size") && !q.at("weight_block_size").value().is_null()) {
+            const Node b = q.at("weight_block_size");
+            const std::string expected = "two positive block sides, e.g. [128, 128]";
+            if (!b.value().is_array() || b.value().size() != 2) b.fail(expected);
+            const int rows = json_detail::small_positive(b.at(0), expected), cols = json_detail::small_positive(b.at(1), expected);
+            if (static_cast<std::int64_t>(rows) * cols > 1000000) b.fail(expected + " of at most 1,000,000 elements");
+            quantised = Format{Numeric::fp8, 32, rows * cols};
+        }
+        p.weights = quantised;
+        p.embeddings = dtype;
+    } else if (method == "mxfp4") {
+        quantised = formats::mxfp4;
+        p.experts = quantised;
+    } else if (method == "awq" || method == "gptq") {
+        const int bits = json_detail::small_positive(q.need("bits", "4 or 8"), "4 or 8");
+        if (bits != 4 && bits != 8) q.at("bits").fail("4 or 8");
+        const Numeric element = bits == 4 ? Numeric::int4 : Numeric::int8;
+        const Node g = q.need("group_size", "a positive group size, or -1 for per-channel scales");
+        if (g.value().is_number_integer() && g.value().get<std::int64_t>() == -1) quantised = Format{element};
+        else quantised = Format{element, 16, json_detail::small_positive(g, "a positive group size, or -1 for per-channel scales")};
+        p.weights = quantised;
+        p.embeddings = dtype;
+    } else if (method == "compressed-tensors") {
+        const Node groups = q.need("config_groups", "an object of quantisation groups");
+        groups.require_object("an object of quantisation groups");
+        if (groups.value().empty()) groups.fail("at least one quantisation group");
+        std::optional<Format> all;
+        for (const auto& item : groups.value().items()) {
+            const Node w = groups.at(item.key()).need("weights", "a weights scheme object");
+            const Format f = json_detail::compressed_tensors_weights(w);
+            if (all && *all != f) w.fail("the same weights scheme as the other groups (" + format_name(*all) + ")");
+            all = f;
+        }
+        quantised = *all;
+        p.weights = quantised;
+        p.embeddings = dtype;
+    } else {
+        q.at("quant_method").fail(methods);
+    }
+    source += "; quantization_config " + method + ": " + (method == "mxfp4" ? "experts " : "weights ") + format_name(quantised);
+    if (p.embeddings || method == "mxfp4") source += ", embeddings " + format_name(dtype);
+    return {p, source};
+}
+
+// load_model, with the formats the file gives its checkpoint.
+inline LoadedModel load_model_with_formats(std::string_view name_or_path) {
+    const ResolvedPreset r = resolve(PresetKind::model, name_or_path);
+    const nlohmann::json j = read_json_file(r.file);
+    ConfigReading reading = read_config(j, r.file.string(), r.name);
+    LoadedModel out{reading.model, {}, {}, std::move(reading.notes)};
+    std::tie(out.precision, out.precision_source) = checkpoint_formats(j, r.file.string());
+    return out;
+}
+
+}  // namespace ridgeline

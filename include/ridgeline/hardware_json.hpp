@@ -1,0 +1,108 @@
+// Hardware presets: ridgeline's own schema. Every key carries its unit as a suffix (GB = 1e9
+// bytes, GB_per_s = 1e9 bytes/s, TFLOP_per_s = 1e12 FLOP/s, MiB, us); unknown keys are rejected;
+// every figure cites its source in "source".
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <tuple>
+
+#include "family_registry.hpp"
+#include "hardware.hpp"
+#include "json_node.hpp"
+
+namespace ridgeline {
+
+// ---------------------------------------------------------------------------------------------
+// Hardware
+// ---------------------------------------------------------------------------------------------
+
+namespace json_detail {
+// Keys that every HuggingFace config.json has and no hardware file does.
+inline constexpr std::string_view config_json_keys[] = {"hidden_size", "num_hidden_layers", "vocab_size", "architectures"};
+}  // namespace json_detail
+
+// Reads ridgeline's hardware schema. `file` only labels errors. Bounds: capacities, bandwidths,
+// peaks and memory_reported_MiB in [0.001, 1e9) of their unit; latencies 0 or [0.001, 1e6] us;
+// scale_up_domain 1 to 100000.
+inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& file = "") {
+    using json_detail::Node;
+    const Node root{j, file, ""};
+    root.require_object("a hardware object");
+    // A config.json that lost its model_type lands here when a caller guesses by that key.
+    if (!root.has("memory_bandwidth_GB_per_s"))
+        for (auto key : json_detail::config_json_keys)
+            if (root.has(std::string(key)))
+                throw error(root.file(), "/model_type", "nothing (the key is missing)",
+                            "one of: " + json_detail::family_list() + " (the file has " + std::string(key) +
+                                ", so it is a model's config.json, not a hardware file)");
+    root.only_keys({"name", "memory_capacity_GB", "memory_bandwidth_GB_per_s", "dense_TFLOP_per_s",
+                    "interconnect_GB_per_s", "memory_reported_MiB", "scale_up_domain", "scale_up_latency_us",
+                    "scale_out_GB_per_s", "scale_out_latency_us", "source"});
+
+    Hardware hw;
+    hw.name = Name{root.need("name", "a non-empty string of at most 63 characters").name()};
+    hw.memory_capacity = GB(root.need("memory_capacity_GB", "a positive, finite number").figure());
+    hw.memory_bandwidth = GB_per_s(root.need("memory_bandwidth_GB_per_s", "a positive, finite number").figure());
+
+    const Node peaks = root.need("dense_TFLOP_per_s", "an object of dense peaks, e.g. {\"bf16\": 989}");
+    peaks.require_object("an object of dense peaks, e.g. {\"bf16\": 989}");
+    if (peaks.value().empty()) peaks.fail("at least one format's dense peak");
+    for (const auto& item : peaks.value().items()) {
+        const auto numeric = numeric_from_name(item.key());
+        if (!numeric) throw error(root.file(), "/dense_TFLOP_per_s/" + json_detail::pointer_token(item.key()), "an unknown format",
+                                  "one of: fp32, bf16, fp16, fp8, int8, int4, fp4");
+        hw.with_peak(*numeric, TFLOP_per_s(peaks.at(item.key()).figure()));
+    }
+    if (root.has("interconnect_GB_per_s"))
+        hw.interconnect_bandwidth = GB_per_s(root.at("interconnect_GB_per_s").figure());
+    if (root.has("memory_reported_MiB"))
+        hw.memory_reported = MiB(root.at("memory_reported_MiB").figure());
+    if (root.has("scale_up_domain")) {
+        const Node domain = root.at("scale_up_domain");
+        hw.scale_up_domain = domain.positive_integer();
+        if (hw.scale_up_domain > 100000) domain.fail("a positive integer of at most 100000 devices");
+    }
+    if (root.has("scale_up_latency_us")) hw.scale_up_latency = us(root.at("scale_up_latency_us").latency_us());
+    if (root.has("scale_out_GB_per_s")) hw.scale_out_bandwidth = GB_per_s(root.at("scale_out_GB_per_s").figure());
+    if (root.has("scale_out_latency_us")) hw.scale_out_latency = us(root.at("scale_out_latency_us").latency_us());
+
+    if (root.has("source")) {
+        const Node src = root.at("source");
+        src.require_object("an object mapping each figure's key to where it came from");
+        for (const auto& item : src.value().items()) {
+            const auto& keys = json_detail::hardware_figure_keys;
+            if (std::find(std::begin(keys), std::end(keys), item.key()) == std::end(keys) && item.key() != "name")
+                throw error(root.file(), "/source/" + json_detail::pointer_token(item.key()), "an unknown key",
+                            "a figure's key: name, memory_capacity_GB, memory_bandwidth_GB_per_s, "
+                            "dense_TFLOP_per_s, interconnect_GB_per_s, memory_reported_MiB, scale_up_domain, "
+                            "scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us");
+            if (!root.has(item.key()))
+                throw error(root.file(), "/source/" + item.key(), "a source for a figure the file does not give",
+                            "sources only for figures present");
+            (void)src.at(item.key()).string("a non-empty string saying where the figure came from");
+        }
+    }
+    return hw;
+}
+
+inline void to_json(nlohmann::json& j, const Hardware& hw) {
+    j = nlohmann::json::object();
+    j["name"] = std::string(hw.name.view());
+    j["memory_capacity_GB"] = hw.memory_capacity.in(GB);
+    j["memory_bandwidth_GB_per_s"] = hw.memory_bandwidth.in(GB_per_s);
+    nlohmann::json peaks = nlohmann::json::object();
+    for (Numeric n : all_numerics)
+        if (auto p = hw.peak_for(n)) peaks[std::string(name_of(n))] = p->in(TFLOP_per_s);
+    j["dense_TFLOP_per_s"] = peaks;
+    if (hw.interconnect_bandwidth) j["interconnect_GB_per_s"] = hw.interconnect_bandwidth->in(GB_per_s);
+    if (hw.memory_reported) j["memory_reported_MiB"] = hw.memory_reported->in(MiB);
+    if (hw.scale_up_domain != 1) j["scale_up_domain"] = hw.scale_up_domain;
+    if (hw.scale_up_latency) j["scale_up_latency_us"] = hw.scale_up_latency->in(us);
+    if (hw.scale_out_bandwidth) j["scale_out_GB_per_s"] = hw.scale_out_bandwidth->in(GB_per_s);
+    if (hw.scale_out_latency) j["scale_out_latency_us"] = hw.scale_out_latency->in(us);
+}
+
+inline void from_json(const nlohmann::json& j, Hardware& hw) { hw = hardware_from_json(j); }
+
+}  // namespace ridgeline

@@ -1,0 +1,113 @@
+// Measured decode speeds with their setting (data/measurements/*.json), for calibrate and
+// diagnose. Every error names the file and the row's JSON pointer.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalogue.hpp"
+#include "json_node.hpp"
+#include "workload.hpp"
+
+namespace ridgeline {
+
+// ---------------------------------------------------------------------------------------------
+// Measurements (data/measurements/*.json): measured decode speeds with their setting. Every
+// error names the file and the row's JSON pointer (/measurements/<i>/...); load_measurements
+// also checks that each row's preset names are in the catalogue.
+// ---------------------------------------------------------------------------------------------
+
+struct MeasuredRow {
+    std::string hardware;  // a preset name or path
+    std::string model;
+    Workload workload;
+    Parallelism parallel{};
+    Seconds measured_step{};                    // time per output token
+    std::optional<double> source_GB_per_s{};    // the source's own bandwidth figure, if it gives one
+};
+
+struct MeasurementSet {
+    std::string source;
+    std::string notes;
+    std::vector<MeasuredRow> rows;
+};
+
+namespace json_detail {
+inline Format format_at(const Node& n) {
+    const std::string name = n.string("a format name: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
+    const auto f = parse_format(name);
+    if (!f) n.fail("a format name: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
+    return *f;
+}
+inline Numeric numeric_at(const Node& n) {
+    const auto v = numeric_from_name(n.string("a compute format: fp32, bf16, fp16, fp8, int8, int4, fp4"));
+    if (!v) n.fail("a compute format: fp32, bf16, fp16, fp8, int8, int4, fp4");
+    return *v;
+}
+}  // namespace json_detail
+
+inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std::string& file = "") {
+    using json_detail::Node;
+    const Node root{j, file, ""};
+    root.require_object("a measurements object");
+    root.only_keys({"source", "notes", "measurements"});
+    MeasurementSet set;
+    set.source = root.need("source", "a non-empty string saying where the measurements came from").string();
+    if (root.has("notes")) set.notes = root.at("notes").string();
+    const Node list = root.need("measurements", "an array of measurements");
+    if (!list.value().is_array() || list.value().empty()) list.fail("a non-empty array of measurements");
+    for (std::size_t i = 0; i < list.value().size(); ++i) {
+        const Node r = list.at(i);  // errors name the file and the row: /measurements/<i>/...
+        r.require_object("a measurement object");
+        r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "tensor_parallel",
+                     "pipeline_parallel", "batch", "context", "tokens_per_s", "tpot_ms", "source_GB_per_s"});
+        MeasuredRow row;
+        row.hardware = r.need("hardware", "a hardware preset name or path").string();
+        row.model = r.need("model", "a model preset name or path").string();
+        Workload& w = row.workload;
+        if (r.has("weights")) w.precision.weights = json_detail::format_at(r.at("weights"));
+        if (r.has("kv")) w.precision.kv = json_detail::format_at(r.at("kv"));
+        if (r.has("compute")) w.precision.compute = json_detail::numeric_at(r.at("compute"));
+        if (r.has("embeddings")) w.precision.embeddings = json_detail::format_at(r.at("embeddings"));
+        if (r.has("experts")) w.precision.experts = json_detail::format_at(r.at("experts"));
+        if (r.has("tensor_parallel")) row.parallel.tensor = r.at("tensor_parallel").positive_integer();
+        if (r.has("pipeline_parallel")) row.parallel.pipeline = r.at("pipeline_parallel").positive_integer();
+        if (r.has("batch")) w.batch = r.at("batch").positive_integer();
+        if (r.has("context")) {
+            const Node c = r.at("context");
+            if (!c.value().is_number_integer() || c.value().get<std::int64_t>() < 0) c.fail("an integer >= 0 tokens");
+            w.context = c.value().get<std::int64_t>();
+        }
+        if (r.has("tokens_per_s") == r.has("tpot_ms"))
+            r.fail("exactly one of tokens_per_s (per sequence) and tpot_ms");
+        row.measured_step = r.has("tokens_per_s") ? s(1.0 / r.at("tokens_per_s").figure()) : ms(r.at("tpot_ms").figure());
+        if (r.has("source_GB_per_s")) row.source_GB_per_s = r.at("source_GB_per_s").figure();
+        set.rows.push_back(std::move(row));
+    }
+    return set;
+}
+
+inline MeasurementSet load_measurements(std::string_view name_or_path) {
+    namespace fs = std::filesystem;
+    const std::string s(name_or_path);
+    const fs::path file = looks_like_path(s) ? fs::path(s) : data_directory() / "measurements" / (s + ".json");
+    MeasurementSet set = measurements_from_json(read_json_file(file), file.string());
+    // A preset name that is not in the catalogue is the row's error, not the caller's later.
+    for (std::size_t i = 0; i < set.rows.size(); ++i) {
+        const auto check = [&](PresetKind kind, const std::string& name, const char* key) {
+            try {
+                (void)resolve_preset(kind, name);
+            } catch (const error& e) {
+                throw error(json_detail::printable(file.string()), "/measurements/" + std::to_string(i) + "/" + key, e.value(),
+                            e.expected());
+            }
+        };
+        check(PresetKind::hardware, set.rows[i].hardware, "hardware");
+        check(PresetKind::model, set.rows[i].model, "model");
+    }
+    return set;
+}
+
+}  // namespace ridgeline
