@@ -1,0 +1,382 @@
+// The families of 2025-26, each imported from the Hub's own config.json (tests/data/hub/, every
+// file's source in tests/data/hub/SOURCES.md): totals against the publisher's printed figure,
+// KV (or recurrent state) bytes by hand from the config's own sizes, a decode step, and the
+// transformers default for each key a file may leave out.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include <ridgeline/json.hpp>
+#include <ridgeline/ridgeline.hpp>
+
+using namespace ridgeline;
+
+namespace {
+nlohmann::json hub(const std::string& file) { return read_json_file("tests/data/hub/" + file); }
+Model hub_model(const std::string& file) { return load_model("tests/data/hub/" + file); }
+// The language model's keys: the file itself, or its text_config.
+Model without(nlohmann::json j, std::initializer_list<const char*> keys, bool in_text = false) {
+    for (const char* k : keys) (in_text ? j["text_config"] : j).erase(k);
+    return model_from_config(j, "test.json");
+}
+Model with(nlohmann::json j, const char* key, const nlohmann::json& value, bool in_text = false) {
+    (in_text ? j["text_config"] : j)[key] = value;
+    return model_from_config(j, "test.json");
+}
+std::int64_t layers_where(const Model& m, bool (*pick)(const LayerSpec&)) {
+    std::int64_t n = 0;
+    for (const auto& g : m)
+        if (pick(g.spec)) n += g.count;
+    return n;
+}
+template <class Kind>
+const Kind& first(const Model& m) {
+    for (const auto& g : m)
+        if (const auto* k = std::get_if<Kind>(&g.spec.attention)) return *k;
+    throw std::logic_error("no such attention kind");
+}
+// A decode step that runs and gives a finite, positive time.
+void decodes(const Model& m, const char* hardware = "h200", std::int64_t tp = 1) {
+    Workload w;
+    w.batch = 8;
+    w.context = 4096;
+    const DecodeStep s = decode_step(Deployment{load_hardware(hardware), Parallelism{.tensor = tp}}, m, w);
+    CHECK(std::isfinite(s.step_time.in(ms)));
+    CHECK(s.step_time > Seconds{});
+}
+// Active parameters less the input table (and the LM head too, where a publisher leaves both out).
+double active_without_tables(const Model& m, bool lm_head_too) {
+    const ParameterBreakdown a = active_parameters(m);
+    return a.total() - a.embeddings - (lm_head_too ? a.lm_head : 0.0);
+}
+}  // namespace
+
+TEST_CASE("gemma2: 2B, 9B and 27B from their config.json", "[families][gemma]") {
+    // Google's Gemma 2 report (SOURCES.md): 2.6B, 9.24B and 27.2B parameters.
+    const Model g2 = hub_model("gemma-2-2b-from-mlc-llm.json"), g9 = hub_model("gemma-2-9b-from-mlc-llm.json"),
+                g27 = hub_model("gemma-2-27b-from-mlc-llm.json");
+    CHECK(derived_parameters(g2).total() / 1e9 == Approx(2.6).margin(0.05));
+    CHECK(derived_parameters(g9).total() / 1e9 == Approx(9.24).margin(0.005));
+    CHECK(derived_parameters(g27).total() / 1e9 == Approx(27.2).margin(0.05));
+    CHECK(g9.tied_embeddings);
+    // gemma-2-9b: 42 layers, 8 KV heads x 256 (head_dim): 2 x 8 x 256 = 4,096 elements a layer,
+    // 2 bytes each in BF16.
+    CHECK(kv_bytes_per_token(g9, formats::bf16).in(bytes) == 42 * 4096 * 2.0);
+    // Every other layer (0, 2, ...) slides over 4,096 tokens: at 16k, 21 read 4,096 and 21 all.
+    CHECK(kv_bytes_read(g9, formats::bf16, 16384).in(bytes) == (21 * 4096.0 + 21 * 16384.0) * 4096 * 2);
+    // Four norms a layer (input, post-attention, pre- and post-feedforward) and the final one.
+    CHECK(derived_parameters(g9).norms == (42 * 4 + 1) * 3584.0);
+    decodes(g9);
+}
+
+TEST_CASE("gemma3: 1B (gemma3_text) and the 12B and 27B wrappers read as their language model", "[families][gemma]") {
+    const Model g1 = hub_model("gemma-3-1b-it-from-mlc-llm.json");
+    // Google: "1 billion, 4 billion, 12 billion, and 27 billion parameters" (SOURCES.md).
+    CHECK(derived_parameters(g1).total() / 1e9 == Approx(1.0).margin(0.05));
+    // 26 layers, one KV head of 256: 512 elements a layer.
+    CHECK(kv_bytes_per_token(g1, formats::bf16).in(bytes) == 26 * 512 * 2.0);
+    // sliding_window 512 on five layers in six: layers 5, 11, 17 and 23 are global.
+    CHECK(layers_where(g1, [](const LayerSpec& s) { return s.window == 512; }) == 22);
+    CHECK(first<Gqa>(g1).qk_norm);
+
+    const LoadedModel g27 = load_model_with_formats("tests/data/hub/gemma-3-27b-it-resaved-from-nxdi.json");
+    // The language model alone; with the 0.41 B vision tower, Google's "27 billion".
+    CHECK(derived_parameters(g27.model).total() / 1e9 == Approx(27).margin(0.5));
+    CHECK(g27.notes ==
+          "language model read from text_config (model_type gemma3_text) of a gemma3 checkpoint; vision tower: 27 layers of "
+          "width 1152 (MLP 4304), about 0.41 B parameters, not counted");
+    // 62 layers, 16 KV heads x 128.
+    CHECK(kv_bytes_per_token(g27.model, formats::bf16).in(bytes) == 62 * 2 * 16 * 128 * 2.0);
+    const Model g12 = hub_model("gemma-3-12b-resaved-from-diffsynth.json");
+    CHECK(derived_parameters(g12).total() / 1e9 == Approx(12.0).margin(0.5));  // "12 billion", with the 0.41 B tower
+    decodes(g27.model);
+}
+
+TEST_CASE("phi3: Phi-3-mini, Phi-3-medium, Phi-3.5-mini, Phi-4-mini and Phi-4", "[families][phi]") {
+    // Microsoft: Phi-3-mini 3.8B, Phi-3-medium 14B, Phi-3.5-mini 3.8B, Phi-4-mini 3.8B, Phi-4 14.7B.
+    CHECK(derived_parameters(hub_model("phi-3-mini-4k-instruct-from-tensorrt-llm.json")).total() / 1e9 == Approx(3.8).margin(0.05));
+    CHECK(derived_parameters(hub_model("phi-3-medium-4k-instruct-from-onnx-tool.json")).total() / 1e9 == Approx(14).margin(0.5));
+    CHECK(derived_parameters(hub_model("phi-3.5-mini-instruct-from-mlc-llm.json")).total() / 1e9 == Approx(3.8).margin(0.05));
+    CHECK(derived_parameters(hub_model("phi-4-mini-instruct-from-mlc-llm.json")).total() / 1e9 == Approx(3.8).margin(0.05));
+    const Model phi4 = hub_model("phi-4.json");
+    CHECK(derived_parameters(phi4).total() / 1e9 == Approx(14.7).margin(0.05));
+    // 40 layers, 10 KV heads x 128 (5120 / 40).
+    CHECK(kv_bytes_per_token(phi4, formats::bf16).in(bytes) == 40 * 2 * 10 * 128 * 2.0);
+    // Phi-3-mini: sliding_window 2047 on every layer, as Phi3Attention applies it.
+    const Model mini = hub_model("phi-3-mini-4k-instruct-from-tensorrt-llm.json");
+    CHECK(layers_where(mini, [](const LayerSpec& s) { return s.window == 2047; }) == 32);
+    decodes(phi4);
+}
+
+TEST_CASE("llama4: Scout and Maverick, chunked local layers and NoPE global ones", "[families][llama4]") {
+    const Model scout = hub_model("llama-4-scout-17b-16e-instruct-partial.json");
+    const Model maverick = hub_model("llama-4-maverick-17b-128e-instruct-partial.json");
+    // Meta: "17B active parameters out of ~109B total" (Scout), "~400B total" (Maverick), both
+    // counting the vision tower, which the text_config files here leave out (about 1 B).
+    // Scout's language model by hand: attention 48 x (2 x 5120^2 + 2 x 5120 x 1024), experts and
+    // the shared one below, router 48 x 5120 x 16, norms (2 x 48 + 1) x 5120, and the two tables
+    // 2 x 202048 x 5120: 107.8 B, the rest of Meta's 109 B being the vision tower.
+    const double scout_total = 48 * (2 * 5120.0 * 5120 + 2 * 5120.0 * 1024) + 48 * 17 * 3 * 5120.0 * 8192 +
+                               48 * 5120.0 * 16 + 97 * 5120.0 + 2 * 202048.0 * 5120;
+    CHECK(derived_parameters(scout).total() == Approx(scout_total).epsilon(1e-12));
+    CHECK(derived_parameters(scout).total() / 1e9 == Approx(109).margin(1.5));
+    CHECK(derived_parameters(maverick).total() / 1e9 == Approx(400).margin(1));
+    CHECK(active_parameters(scout).total() / 1e9 == Approx(17).margin(0.5));
+    CHECK(active_parameters(maverick).total() / 1e9 == Approx(17).margin(0.5));
+    // By hand for Scout (hidden 5120, 48 layers, 16 experts of 8192, one shared of 8192):
+    //   experts 48 x 16 x 3 x 5120 x 8192, shared 48 x 3 x 5120 x 8192.
+    CHECK(derived_parameters(scout).experts == 48 * 16 * 3 * 5120.0 * 8192);
+    CHECK(derived_parameters(scout).shared_experts == 48 * 3 * 5120.0 * 8192);
+    // Maverick interleaves: 24 MoE layers and 24 dense ones of intermediate_size_mlp 16384.
+    CHECK(derived_parameters(maverick).dense_mlp == 24 * 3 * 5120.0 * 16384);
+    // Three layers in four attend within 8,192-token chunks; every fourth (NoPE) to everything.
+    CHECK(layers_where(scout, [](const LayerSpec& s) { return s.chunked && s.window == 8192; }) == 36);
+    // 8 KV heads x 128 = 2,048 elements a layer; at 32k the 36 chunked layers read a chunk.
+    CHECK(kv_bytes_read(scout, formats::bf16, 32768).in(bytes) == (36 * 8192.0 + 12 * 32768.0) * 2048 * 2);
+    decodes(scout, "h200", 8);
+}
+
+TEST_CASE("deepseek_v32: the indexer reads its keys over the context, the main cache its top-k", "[families][deepseek]") {
+    const Model m = hub_model("deepseek-v3.2.json");
+    const Mla& a = first<Mla>(m);
+    CHECK(a.index_heads == 64);
+    CHECK(a.index_head_dim == 128);
+    CHECK(a.index_topk == 2048);
+    // The indexer per layer: wq_b 1536 x 64 x 128, wk 7168 x 128, k_norm 2 x 128, weights_proj 7168 x 64.
+    const double indexer = 1536.0 * 64 * 128 + 7168.0 * 128 + 256 + 7168.0 * 64;
+    const Model v3 = load_model("deepseek-v3");  // the same model without the indexer
+    CHECK(derived_parameters(m).attention - derived_parameters(v3).attention == Approx(61 * indexer).epsilon(1e-12));
+    // DeepSeek: "671 billion total parameters ... activating only 37 billion" for V3, which V3.2
+    // keeps, plus the indexer's 0.85 B.
+    CHECK(derived_parameters(m).total() / 1e9 == Approx(671 + 61 * indexer / 1e9).margin(1));
+    // Kept per token: the latent 512, its rope key 64 and the indexer key 128, 61 layers.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 61 * (512 + 64 + 128) * 2.0);
+    // Read at 100k: the latent and rope key of the 2,048 chosen tokens, the indexer keys of all.
+    CHECK(kv_bytes_read(m, formats::bf16, 100000).in(bytes) == 61 * (576 * 2048.0 + 128 * 100000.0) * 2);
+    // Memory keeps everything.
+    CHECK(kv_per_sequence_per_device(m, formats::bf16, 100000).in(bytes) == 61 * 704 * 100000.0 * 2);
+    // Indexer FLOPs per cached token and layer: 2 x 64 heads x 128.
+    CHECK(attention_flops_per_token(m, 100000).in(flop) ==
+          Approx(61 * (278528.0 * 2048 + 2 * 64 * 128 * 100000.0)).epsilon(1e-12));
+    decodes(m, "h200", 8);
+}
+
+TEST_CASE("kimi_k2: a DeepseekV3ForCausalLM under another model_type is read as deepseek_v3, and says so", "[families][deepseek]") {
+    const LoadedModel k = load_model_with_formats("tests/data/hub/kimi-k2-instruct.json");
+    CHECK(k.notes == "model_type kimi_k2 read as deepseek_v3 (architectures names DeepseekV3ForCausalLM)");
+    // Moonshot: "Total Parameters 1T, Activated Parameters 32B".
+    CHECK(derived_parameters(k.model).total() / 1e12 == Approx(1.0).margin(0.05));
+    CHECK(active_without_tables(k.model, false) / 1e9 == Approx(32).margin(0.5));
+    CHECK(k.model.mtp_layers == 0);  // num_nextn_predict_layers 0
+    CHECK(kv_bytes_per_token(k.model, formats::bf16).in(bytes) == 61 * 576 * 2.0);
+}
+
+TEST_CASE("qwen3_next: Gated DeltaNet layers keep a fixed state, read and written each step", "[families][qwen3_next]") {
+    const Model m = hub_model("qwen3-next-80b-a3b-thinking.json");
+    // Qwen: "80 billion total parameters, of which only 3 billion are activated" (A3B: 3.25 B
+    // without the two embedding tables, a coarse figure).
+    CHECK(derived_parameters(m).total() / 1e9 == Approx(80).margin(0.5));
+    CHECK(active_without_tables(m, true) / 1e9 == Approx(3).margin(0.5));
+    // One full-attention layer in four: 12 layers with 2 KV heads x 256.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 12 * 2 * 2 * 256 * 2.0);
+    // 36 DeltaNet layers, each a 32 x 128 x 128 state and a conv state of (2 x 16 x 128 + 32 x 128) x 3.
+    const double state = 36 * (32 * 128.0 * 128 + (2 * 16 * 128 + 32 * 128) * 3.0) * 2;
+    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == state);
+    CHECK(kv_per_sequence_per_device(m, formats::bf16, 1000).in(bytes) == 1000 * 12 * 1024 * 2.0 + state);
+    // DeltaNet parameters of one layer (hidden 2048): in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096),
+    // in_proj_ba 2048 x 64, conv1d 8192 x 4, dt_bias and A_log 2 x 32, the gated norm 128,
+    // out_proj 4096 x 2048.
+    const GatedDeltaNet& d = first<GatedDeltaNet>(m);
+    CHECK(kind_parameters(d, 2048) ==
+          2048.0 * 12288 + 2048.0 * 64 + 8192.0 * 4 + 64 + 128 + 4096.0 * 2048);
+    // A step reads and writes the state: at TP 2 each device holds half.
+    Workload w;
+    w.batch = 4;
+    w.context = 1000;
+    const StepCost one = step_cost(m, w), two = step_cost(m, w, Parallelism{.tensor = 2});
+    CHECK(one.state_bytes.in(bytes) == 2 * state);
+    CHECK(two.state_bytes.in(bytes) == state);
+    CHECK(first<Gqa>(m).output_gate);
+    decodes(m, "h200", 2);
+}
+
+TEST_CASE("nemotron-nas: a block per layer, skipped attention, widths from ffn_mult", "[families][nemotron]") {
+    const Model m = hub_model("llama-3_3-nemotron-super-49b-v1.json");
+    // By hand from the 80 block_configs (hidden 8192, 64 heads of 128, n_heads_in_group 8 -> 8 KV
+    // heads): 49 layers with attention, 31 without; MLP widths int(2 x mult x 8192 / 3) rounded up
+    // to 256: 5.25 -> 28672 (49 layers), 2.625 -> 14336 (6), 1.3125 -> 7168 (10), 1.0 -> 5632
+    // (8), 0.5 -> 2816 (6), 3.28125 -> 17920 (1).
+    const double attention = 49 * (2 * 8192.0 * 8192 + 2 * 8192.0 * 1024);
+    const double mlp = 3 * 8192.0 * (49 * 28672.0 + 6 * 14336 + 10 * 7168 + 8 * 5632 + 6 * 2816 + 17920);
+    const double norms = (49 + 80 + 1) * 8192.0, embeddings = 2 * 128256.0 * 8192;
+    CHECK(derived_parameters(m).attention == attention);
+    CHECK(derived_parameters(m).dense_mlp == mlp);
+    CHECK(derived_parameters(m).norms == norms);
+    CHECK(derived_parameters(m).total() == Approx(attention + mlp + norms + embeddings).epsilon(1e-15));
+    // NVIDIA's card: "Llama-3.3-Nemotron-Super-49B-v1 ... 49B"; the count is 49.87 B.
+    CHECK(derived_parameters(m).total() / 1e9 == Approx(49.9).margin(0.05));
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 49 * 2 * 8 * 128 * 2.0);
+    CHECK(json_detail::nemotron_nas::intermediate_from_mult(1.0, 8192) == 5632);  // 5461 rounded up
+    CHECK(json_detail::nemotron_nas::intermediate_from_mult(0.5, 8192) == 2816);  // 2730 rounded up
+    decodes(m, "h100-sxm", 4);
+}
+
+TEST_CASE("mimo: MTP layers reported apart", "[families][mimo]") {
+    const Model m = hub_model("mimo-7b-base-partial.json");
+    CHECK(m.mtp_layers == 1);
+    // By hand (Qwen2 layers with q/k/v biases): 36 x (2 x 4096^2 + 2 x 4096 x 1024 + 4096 + 2 x 1024
+    // + 3 x 4096 x 11008 + 2 x 4096) + 4096 + 2 x 151680 x 4096 = 7.62 B, Xiaomi's "7-billion-parameter model".
+    const double mimo = 36 * (2 * 4096.0 * 4096 + 2 * 4096.0 * 1024 + 4096 + 2048 + 3 * 4096.0 * 11008 + 8192) + 4096 +
+                        2 * 151680.0 * 4096;
+    CHECK(derived_parameters(m).total() == Approx(mimo).epsilon(1e-12));
+    CHECK(mtp_parameters(m) > 0);
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 36 * 2 * 8 * 128 * 2.0);
+}
+
+TEST_CASE("qwen3_vl: the language model inside text_config, the vision tower reported apart", "[families][qwen3_vl]") {
+    const LoadedModel vl = load_model_with_formats("tests/data/hub/qwen3-vl-30b-a3b-instruct-partial.json");
+    // The language model and the tower's rough 0.41 B together against the weight files' 31.07 B
+    // (SOURCES.md); the mergers and patch embedding are the rest.
+    CHECK((derived_parameters(vl.model).total() + 0.41e9) / 1e9 == Approx(31.07).margin(0.2));
+    CHECK(vl.notes.starts_with("language model read from text_config (model_type qwen3_vl_moe_text)"));
+    const Model eight = hub_model("qwen3-vl-8b-instruct-partial.json");
+    CHECK_FALSE(eight.tied_embeddings);  // tie_word_embeddings false at the top, not in text_config
+    CHECK(kv_bytes_per_token(eight, formats::bf16).in(bytes) == 36 * 2 * 8 * 128 * 2.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defaults: each expected value is the family's transformers default, as its header cites it.
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("defaults: gemma2 and gemma3_text, as Gemma2Config and Gemma3TextConfig have them", "[families][defaults]") {
+    const nlohmann::json g9 = hub("gemma-2-9b-from-mlc-llm.json");  // 16 heads, 8 KV heads
+    const Model m = without(g9, {"num_key_value_heads", "head_dim", "sliding_window", "tie_word_embeddings", "attention_bias"});
+    CHECK(first<Gqa>(m).kv_heads == 4);
+    CHECK(first<Gqa>(m).head_dim == 256);
+    CHECK(layers_where(m, [](const LayerSpec& s) { return s.window == 4096; }) == 21);
+    CHECK(m.tied_embeddings);
+    CHECK_FALSE(first<Gqa>(m).qkv_bias);
+    const nlohmann::json g1 = hub("gemma-3-1b-it-from-mlc-llm.json");  // window 512
+    const Model n = without(g1, {"sliding_window", "sliding_window_pattern", "_sliding_window_pattern", "layer_types"});
+    CHECK(layers_where(n, [](const LayerSpec& s) { return s.window == 4096; }) == 22);  // 5 in 6 local, window 4096
+    CHECK(first<Gqa>(without(g1, {"head_dim"})).head_dim == 256);
+}
+
+TEST_CASE("defaults: phi3 and phimoe, as Phi3Config and PhimoeConfig have them", "[families][defaults]") {
+    const nlohmann::json phi4 = hub("phi-4.json");  // 40 heads, 10 KV heads
+    const Model m = without(phi4, {"num_key_value_heads", "sliding_window", "tie_word_embeddings"});
+    CHECK(first<Gqa>(m).kv_heads == 40);
+    CHECK(layers_where(m, [](const LayerSpec& s) { return s.window == 0; }) == 40);
+    CHECK_FALSE(m.tied_embeddings);
+    // phimoe: no Hub config.json was found; the file is Phi-4's with the MoE keys dropped in, so
+    // only the defaults are checked (num_local_experts 16, top-2, 8 KV heads, LayerNorms).
+    nlohmann::json moe = phi4;
+    moe["model_type"] = "phimoe";
+    moe["architectures"] = {"PhimoeForCausalLM"};
+    const Model e = without(moe, {"num_key_value_heads"});
+    const Moe& x = std::get<Moe>(e.groups[0].spec.ffn);
+    CHECK(x.experts == 16);
+    CHECK(x.experts_per_token == 2);
+    CHECK(first<Gqa>(e).kv_heads == 8);
+    CHECK(e.groups[0].spec.norms == 4);
+}
+
+TEST_CASE("defaults: llama4_text, as Llama4TextConfig has them", "[families][defaults]") {
+    const nlohmann::json maverick = hub("llama-4-maverick-17b-128e-instruct-partial.json");
+    const Model m = without(maverick, {"attention_chunk_size", "intermediate_size_mlp", "head_dim", "num_key_value_heads",
+                                       "interleave_moe_layer_step", "num_experts_per_tok"},
+                            true);
+    CHECK(layers_where(m, [](const LayerSpec& s) { return s.chunked && s.window == 8192; }) == 36);
+    CHECK(first<Gqa>(m).head_dim == 128);
+    CHECK(first<Gqa>(m).kv_heads == 8);
+    // interleave_moe_layer_step=1: every layer MoE, so no dense MLP is read.
+    CHECK(derived_parameters(m).dense_mlp == 0);
+    const Model dense = without(maverick, {"intermediate_size_mlp"}, true);  // step 2 kept
+    CHECK(derived_parameters(dense).dense_mlp == 24 * 3 * 5120.0 * 16384);
+    // no_rope_layers given: the RoPE layers (1) are the chunked ones.
+    nlohmann::json flags = nlohmann::json::array();
+    for (int i = 0; i < 48; ++i) flags.push_back(i < 6 ? 0 : 1);
+    CHECK(layers_where(with(maverick, "no_rope_layers", flags, true), [](const LayerSpec& s) { return s.chunked; }) == 42);
+}
+
+TEST_CASE("defaults: qwen3_next, as Qwen3NextConfig has them", "[families][defaults]") {
+    const nlohmann::json j = hub("qwen3-next-80b-a3b-thinking.json");
+    const Model file = model_from_config(j, "test.json");
+    const Model m = without(j, {"linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
+                                "linear_num_value_heads", "full_attention_interval", "shared_expert_intermediate_size",
+                                "head_dim", "num_key_value_heads"});
+    CHECK(m == file);  // the file states the class defaults, so leaving them out changes nothing
+    const Model every_other = with(j, "full_attention_interval", 2);
+    CHECK(layers_where(every_other, [](const LayerSpec& s) { return std::holds_alternative<Gqa>(s.attention); }) == 24);
+}
+
+TEST_CASE("defaults: granitemoe and glm4_moe, as GraniteMoeConfig and Glm4MoeConfig have them", "[families][defaults]") {
+    // No Hub config.json of either was found; these files carry only the keys the defaults are for.
+    const nlohmann::json granite = {{"model_type", "granitemoe"}, {"hidden_size", 1024},   {"num_hidden_layers", 24},
+                                    {"num_attention_heads", 16},  {"intermediate_size", 512}, {"vocab_size", 49155}};
+    const Model g = model_from_config(granite, "granite.json");
+    const Moe& e = std::get<Moe>(g.groups[0].spec.ffn);
+    CHECK(e.experts == 8);
+    CHECK(e.experts_per_token == 2);
+    CHECK(first<Gqa>(g).kv_heads == 16);
+    CHECK_FALSE(g.tied_embeddings);
+    nlohmann::json glm = {{"model_type", "glm4_moe"},     {"hidden_size", 4096},      {"num_hidden_layers", 46},
+                          {"num_attention_heads", 96},    {"head_dim", 128},          {"intermediate_size", 10944},
+                          {"vocab_size", 151552},         {"n_routed_experts", 128},  {"num_experts_per_tok", 8},
+                          {"moe_intermediate_size", 1408}, {"n_shared_experts", 1},   {"first_k_dense_replace", 1}};
+    const Model air = model_from_config(glm, "glm.json");
+    CHECK(first<Gqa>(air).kv_heads == 8);
+    CHECK_FALSE(first<Gqa>(air).qk_norm);
+    glm.erase("first_k_dense_replace");
+    CHECK_THROWS_WITH(model_from_config(glm, "glm.json"),
+                      "glm.json: /first_k_dense_replace: got nothing (the key is missing), expected a positive integer "
+                      "(model_type glm4_moe needs it)");
+}
+
+TEST_CASE("families: required keys with no default are named when missing", "[families][errors]") {
+    nlohmann::json v32 = hub("deepseek-v3.2.json");
+    v32.erase("index_topk");
+    CHECK_THROWS_WITH(model_from_config(v32, "v32.json"),
+                      "v32.json: /index_topk: got nothing (the key is missing), expected a positive integer (model_type "
+                      "deepseek_v32 needs it)");
+    nlohmann::json nas = hub("llama-3_3-nemotron-super-49b-v1.json");
+    nas["block_configs"][0]["ffn"].erase("ffn_mult");
+    CHECK_THROWS_WITH(model_from_config(nas, "nas.json"),
+                      "nas.json: /block_configs/0/ffn/ffn_mult: got nothing (the key is missing), expected a positive number "
+                      "(the MLP width over hidden_size)");
+    nlohmann::json wrapper = hub("qwen3-vl-8b-instruct-partial.json");
+    wrapper["text_config"]["model_type"] = "falcon";
+    CHECK_THROWS_WITH(model_from_config(wrapper, "vl.json"),
+                      "vl.json: /text_config/model_type: got \"falcon\" (a string), expected a supported model_type, one of: " +
+                          json_detail::family_list());
+}
+
+TEST_CASE("paths: a directory means its config.json and names the model; a file keeps its whole stem", "[families][paths]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "ridgeline-test-Qwen3-Next-80B";
+    fs::create_directories(dir);
+    fs::copy_file("tests/data/hub/qwen3-next-80b-a3b-thinking.json", dir / "config.json", fs::copy_options::overwrite_existing);
+    CHECK(load_model(dir.string()).name.view() == "ridgeline-test-Qwen3-Next-80B");
+    CHECK(load_model((dir / "config.json").string()).name.view() == "ridgeline-test-Qwen3-Next-80B");
+    const fs::path dotted = fs::temp_directory_path() / "llama-3.1-8b.v2.json";
+    fs::copy_file(data_directory() / "models" / "llama-3.1-8b.json", dotted, fs::copy_options::overwrite_existing);
+    CHECK(load_model(dotted.string()).name.view() == "llama-3.1-8b.v2");
+    fs::remove_all(dir);
+    fs::remove(dotted);
+}
+
+TEST_CASE("paths: a bare name that is both a preset and a file here is refused, naming both", "[families][paths]") {
+    namespace fs = std::filesystem;
+    const fs::path here = fs::current_path(), tmp = fs::temp_directory_path() / "ridgeline-test-ambiguous";
+    fs::create_directories(tmp / "qwen3-8b");
+    fs::copy_file(data_directory() / "models" / "qwen3-8b.json", tmp / "qwen3-8b" / "config.json", fs::copy_options::overwrite_existing);
+    fs::current_path(tmp);
+    CHECK_THROWS_WITH(load_model("qwen3-8b"),
+                      "model preset: got \"qwen3-8b\", expected a name that is not also a file or directory here: write "
+                      "./qwen3-8b for the one here, or move it, to use the preset");
+    CHECK(load_model("./qwen3-8b").name.view() == "qwen3-8b");  // the directory, named after itself
+    fs::current_path(here);
+    fs::remove_all(tmp);
+}
