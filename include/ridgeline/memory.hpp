@@ -113,7 +113,9 @@ constexpr MemoryUse memory_use(const Deployment& d, const Model& m, const Worklo
     validate(d, m);
     MemoryUse u = memory_budget(d.device, w.assumptions);
     u.weights = weights_per_device(m, w.precision, d.parallel);
-    u.kv = static_cast<double>(w.batch) *
+    // A pipeline keeps one micro-batch of `batch` sequences in flight per stage, and each stage
+    // holds its layers' KV for all of them.
+    u.kv = static_cast<double>(w.batch * d.parallel.pipeline) *
            kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(w.context + w.tokens_per_sequence - 1), d.parallel);
     if (w.assumptions.activation_workspace)
         u.activations = static_cast<double>(w.batch * w.tokens_per_sequence) * activation_bytes_per_token(m, d.parallel);

@@ -119,6 +119,13 @@ TEST_CASE("deployment: pipeline stages hold their layers and the larger of the t
     const double tp_layer = 2.0 * 8192 * 8192 / 2 + 2.0 * 8192 * 1024 / 2 + 3.0 * 8192 * 28672 / 2 + 2 * 8192;
     const double tp_pp = 40 * tp_layer * 2 + (128256.0 * 8192 / 2 + 8192) * 2;
     CHECK(weights_per_device(m, Precision{}, Parallelism{.tensor = 2, .pipeline = 2}).in(bytes) == Approx(tp_pp).epsilon(1e-15));
+    // A 3-stage pipeline keeps 3 micro-batches of 4 sequences in flight: the busiest stage holds
+    // its 27 layers' KV for all 12 (context 1000, plus the token the step writes).
+    Workload w;
+    w.batch = 4;
+    w.context = 1000;
+    const MemoryUse u = memory_use(Deployment{load_hardware("h100-sxm"), Parallelism{.pipeline = 3}}, m, w);
+    CHECK(u.kv.in(bytes) == Approx(12 * 1000.0 * 27 * 2 * 8 * 128 * 2).epsilon(1e-15));
 }
 
 TEST_CASE("deployment: MLA replicates its down-projections and latent cache over tensor ranks", "[deployment][memory][mla]") {

@@ -250,6 +250,23 @@ TEST_CASE("qwen3_vl: the language model inside text_config, the vision tower rep
 // Defaults: each expected value is the family's transformers default, as its header cites it.
 // ---------------------------------------------------------------------------------------------
 
+TEST_CASE("glm4_moe: GLM-4.7 (GLM-4.5's architecture) from a trimmed config.json", "[families][glm]") {
+    const Model m = hub_model("glm-4.7-fp8-partial.json");
+    // By hand: 92 layers of GQA (96 heads x 128, 8 KV heads) on hidden 5120; 3 dense MLPs of
+    // 12288; 89 MoE layers of 160 experts of 1536 plus one shared; router 160 x 5120 + 160 bias.
+    const double attention = 92 * (2 * 5120.0 * 12288 + 2 * 5120.0 * 1024);
+    const double experts = 89 * 160 * 3 * 5120.0 * 1536, shared = 89 * 3 * 5120.0 * 1536;
+    const double dense = 3 * 3 * 5120.0 * 12288, router = 89 * (160 * 5120.0 + 160);
+    const double total = attention + experts + shared + dense + router + (2 * 92 + 1) * 5120.0 + 2 * 151552.0 * 5120;
+    CHECK(derived_parameters(m).total() == Approx(total).epsilon(1e-12));
+    // zai-org: 355B total, 32B active (for GLM-4.5): within 1% of the main model's 352.8 B; the
+    // 32B active matches without the two tables (32.08 B).
+    CHECK(derived_parameters(m).total() / 355e9 == Approx(1).margin(0.01));
+    CHECK(active_without_tables(m, true) / 1e9 == Approx(32).margin(0.5));
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 92 * 2 * 8 * 128 * 2.0);
+    decodes(m, "h200", 8);
+}
+
 TEST_CASE("defaults: gemma2 and gemma3_text, as Gemma2Config and Gemma3TextConfig have them", "[families][defaults]") {
     const nlohmann::json g9 = hub("gemma-2-9b-from-mlc-llm.json");  // 16 heads, 8 KV heads
     const Model m = without(g9, {"num_key_value_heads", "head_dim", "sliding_window", "tie_word_embeddings", "attention_bias"});
