@@ -1,0 +1,294 @@
+// The planner: which deployment to buy or rent. For a model, candidate devices (each with an
+// optional price per device-hour), a traffic shape and latency targets, it tries every
+// deployment the library can express (device, tensor x pipeline x expert degrees, weight
+// format, serving mode) and, for each, the fewest replicas that hold the users and meet the
+// targets; then ranks what is feasible (by cost per million output tokens when every candidate
+// has a price, else by device count) and draws the Pareto front of tokens/s per device against
+// tokens/s per user over every batch that fits.
+//
+// Users: concurrent sequences, split evenly over replicas (and a replica's pipeline
+// micro-batches). Requests per second: users come from Little's law, users = rate x (TTFT +
+// output x TPOT), found by fixed-point iteration for each replica count (serving.hpp says how
+// TTFT and TPOT are modelled in each mode).
+//
+// Not constexpr: it returns vectors and strings.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "capacity.hpp"
+#include "serving.hpp"
+
+namespace ridgeline {
+
+struct PlanDevice {
+    std::string name;                     // as the user named it (a preset name)
+    Hardware device{};
+    std::optional<double> price_per_hour;  // per device, in any currency
+};
+
+struct PlanRequest {
+    Model model{};
+    std::vector<PlanDevice> devices;
+    Traffic traffic{};
+    std::optional<double> users;             // concurrent sequences; or:
+    std::optional<double> requests_per_s;    // an arrival rate
+    std::optional<Seconds> ttft_target;
+    std::optional<Seconds> tpot_target;
+    std::int64_t max_devices = 64;           // per plan, all replicas and pools
+    std::vector<Format> weights{formats::bf16, formats::fp8};  // weight formats to try (experts and tables follow)
+    std::vector<ServingMode> modes{ServingMode::aggregated, ServingMode::disaggregated};
+    Workload base{};                         // KV and compute formats, assumptions, efficiency
+    Parallelism links{};                     // link overrides (bandwidth, latency) for every plan
+};
+
+struct PlanRow {
+    std::string device;
+    Parallelism parallel{};
+    Format weights = formats::bf16;
+    ServingMode mode = ServingMode::aggregated;
+    std::int64_t replicas = 0;
+    Serving serving{};
+    double devices = 0;                  // all replicas' decode devices and the prefill pool, whole devices
+    std::optional<double> cost_per_hour;
+    std::optional<double> cost_per_million_tokens;  // output tokens
+    [[nodiscard]] double users() const { return static_cast<double>(replicas * serving.concurrency); }
+};
+
+struct PlanResult {
+    std::vector<PlanRow> plans;   // feasible, cheapest first
+    std::vector<PlanRow> pareto;  // tokens/s per user ascending, tokens/s per device descending
+    std::int64_t evaluated = 0;   // serving evaluations
+    std::string verdict;          // which serving mode wins, and why
+};
+
+namespace plan_detail {
+inline std::vector<std::int64_t> powers_of_two_up_to(std::int64_t most) {
+    std::vector<std::int64_t> out;
+    for (std::int64_t v = 1; v <= most; v *= 2) out.push_back(v);
+    return out;
+}
+
+// The deployments to try on one device: tensor degrees (powers of two within the scale-up
+// domain when there is a link), pipeline degrees (powers of two), expert groups dividing the
+// tensor degree, each that the model accepts.
+inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, const PlanRequest& r) {
+    std::vector<Parallelism> out;
+    const bool linked = d.device.interconnect_bandwidth.has_value();
+    const std::int64_t domain = d.device.scale_up_domain > 0 ? d.device.scale_up_domain : 1;
+    bool moe = false;
+    for (const auto& g : m) moe = moe || routed_experts(g.spec, 1.0).experts > 0;
+    for (const std::int64_t t : powers_of_two_up_to(std::min(r.max_devices, linked ? domain : std::int64_t{1})))
+        for (const std::int64_t p : powers_of_two_up_to(std::min(r.max_devices / t, layer_count(m))))
+            for (const std::int64_t e : moe ? powers_of_two_up_to(t) : std::vector<std::int64_t>{1}) {
+                if ((t > 1 || p > 1) && !linked) continue;
+                Parallelism par = r.links;
+                par.tensor = t;
+                par.pipeline = p;
+                par.expert = e;
+                par.data = 1;
+                try {
+                    validate(Deployment{d.device, par}, m);
+                } catch (const error&) {
+                    continue;
+                }
+                out.push_back(par);
+            }
+    return out;
+}
+
+inline bool meets(const Serving& s, const PlanRequest& r) {
+    return s.fits() && (!r.tpot_target || s.tpot <= *r.tpot_target) && (!r.ttft_target || s.ttft <= *r.ttft_target);
+}
+
+inline double ceil_div(double a, double b) { return std::ceil(a / b - 1e-9); }
+}  // namespace plan_detail
+
+inline void validate(const PlanRequest& r) {
+    validate(r.model);
+    validate(r.traffic);
+    if (r.devices.empty()) throw error("", "devices", "none", "at least one candidate device");
+    if (r.users.has_value() == r.requests_per_s.has_value())
+        throw error("", "traffic", r.users ? "both users and a request rate" : "neither users nor a request rate", "exactly one of them");
+    if (r.users && !(*r.users >= 1 && *r.users <= 1e9)) throw error("", "users", number_text(*r.users), "a number from 1 to 1e9");
+    if (r.requests_per_s && !(*r.requests_per_s > 0 && *r.requests_per_s <= 1e9))
+        throw error("", "requests per second", number_text(*r.requests_per_s), "a positive number up to 1e9");
+    if (r.max_devices < 1 || r.max_devices > 65536) throw error("", "max devices", std::to_string(r.max_devices), "an integer from 1 to 65536");
+    if (r.weights.empty()) throw error("", "weight formats", "none", "at least one format");
+    if (r.modes.empty()) throw error("", "serving modes", "none", "at least one mode");
+    for (const auto& d : r.devices) {
+        if (d.price_per_hour && !(*d.price_per_hour > 0 && *d.price_per_hour < 1e9))
+            throw error("", "price of " + d.name, number_text(*d.price_per_hour), "a positive number below 1e9 per device-hour");
+    }
+    for (const auto* t : {&r.ttft_target, &r.tpot_target})
+        if (*t && !(**t > Seconds{} && **t < s(1e6))) throw error("", "latency target", number_text(t->value().in(ms)) + " ms", "a positive time");
+}
+
+// The feasible plans, ranked, and the Pareto front.
+inline PlanResult plan(const PlanRequest& r) {
+    validate(r);
+    using namespace plan_detail;
+    PlanResult out;
+    const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
+    const std::int64_t longest = r.traffic.prompt + r.traffic.output;
+
+    for (const PlanDevice& dev : r.devices) {
+        for (const Format weights : r.weights) {
+            Workload w = r.base;
+            w.precision.weights = weights;
+            w.precision.experts.reset();
+            w.precision.embeddings.reset();
+            for (const Parallelism& par : shapes(dev, r.model, r)) {
+                const Deployment d{dev.device, par};
+                std::optional<std::int64_t> most;
+                try {
+                    most = largest_batch(d, r.model, w, longest);
+                } catch (const error&) {
+                    continue;  // e.g. a compute format the device lacks
+                }
+                if (!most) continue;
+                for (const ServingMode mode : r.modes) {
+                    const auto evaluate = [&](std::int64_t batch) -> std::optional<Serving> {
+                        Workload b = w;
+                        b.batch = batch;
+                        ++out.evaluated;
+                        try {
+                            return serve(d, r.model, b, r.traffic, mode);
+                        } catch (const error&) {
+                            return std::nullopt;  // e.g. no link for the KV transfer
+                        }
+                    };
+                    // The Pareto front's candidates: every power-of-two batch that fits, and the largest.
+                    std::vector<std::int64_t> batches = powers_of_two_up_to(*most);
+                    if (batches.empty() || batches.back() != *most) batches.push_back(*most);
+                    for (const std::int64_t b : batches) {
+                        const auto s = evaluate(b);
+                        if (!s || !s->fits() || (r.ttft_target && s->ttft > *r.ttft_target)) continue;
+                        PlanRow row{dev.name, par, weights, mode, 1, *s, std::ceil(s->devices() - 1e-9), {}, {}};
+                        out.pareto.push_back(row);
+                    }
+                    // The fewest replicas: each holds ceil(users / replicas) sequences over its micro-batches.
+                    const auto per_replica = static_cast<double>(par.replica_devices());
+                    const auto most_replicas = static_cast<std::int64_t>(static_cast<double>(r.max_devices) / per_replica);
+                    const auto row_for = [&](std::int64_t replicas) -> std::optional<PlanRow> {
+                        const double stages = static_cast<double>(par.pipeline);
+                        std::optional<Serving> s;
+                        if (r.users) {
+                            const auto batch = static_cast<std::int64_t>(ceil_div(*r.users, static_cast<double>(replicas) * stages));
+                            if (batch > *most) return std::nullopt;
+                            s = evaluate(batch);
+                        } else {
+                            // Little's law, iterated from one sequence until the users stop growing.
+                            std::int64_t batch = 1;
+                            for (int i = 0; i < 32; ++i) {
+                                s = evaluate(batch);
+                                if (!s) return std::nullopt;
+                                const double users = *r.requests_per_s * (s->ttft + static_cast<double>(r.traffic.output) * s->tpot).in(ridgeline::s);
+                                const auto next = static_cast<std::int64_t>(ceil_div(users, static_cast<double>(replicas) * stages));
+                                if (next <= batch) break;
+                                if (next > *most) return std::nullopt;
+                                batch = next;
+                            }
+                        }
+                        if (!s || !meets(*s, r)) return std::nullopt;
+                        PlanRow row{dev.name, par, weights, mode, replicas, *s, 0, {}, {}};
+                        // Decode devices, and a prefill pool of whole prefill replicas.
+                        const double prefill = s->prefill_devices > 0
+                                                   ? ceil_div(static_cast<double>(replicas) * s->prefill_devices, per_replica) * per_replica
+                                                   : 0.0;
+                        row.devices = static_cast<double>(replicas) * per_replica + prefill;
+                        if (priced) {
+                            row.cost_per_hour = row.devices * *dev.price_per_hour;
+                            const double tokens_per_hour = static_cast<double>(replicas) * s->tokens_per_s.in(per_s) * 3600;
+                            row.cost_per_million_tokens = *row.cost_per_hour / tokens_per_hour * 1e6;
+                        }
+                        return row;
+                    };
+                    // More replicas, fewer sequences each, faster steps: feasibility only grows, so
+                    // the fewest is found by bisection.
+                    if (most_replicas < 1) continue;
+                    std::optional<PlanRow> best = row_for(most_replicas);
+                    if (!best) continue;
+                    std::int64_t lo = 0, hi = most_replicas;  // lo infeasible (or 0), hi feasible
+                    while (hi - lo > 1) {
+                        const std::int64_t mid = lo + (hi - lo) / 2;
+                        if (auto row = row_for(mid)) {
+                            best = row;
+                            hi = mid;
+                        } else {
+                            lo = mid;
+                        }
+                    }
+                    if (best->replicas != hi) best = row_for(hi);
+                    // The device limit applies to the fewest replicas that meet the targets.
+                    if (best && best->devices <= static_cast<double>(r.max_devices)) out.plans.push_back(*best);
+                }
+            }
+        }
+    }
+
+    // Cheapest first (or fewest devices), then the faster token, then fewer replicas.
+    std::stable_sort(out.plans.begin(), out.plans.end(), [&](const PlanRow& a, const PlanRow& b) {
+        if (priced && *a.cost_per_million_tokens != *b.cost_per_million_tokens) return *a.cost_per_million_tokens < *b.cost_per_million_tokens;
+        if (a.devices != b.devices) return a.devices < b.devices;
+        if (a.serving.tpot != b.serving.tpot) return a.serving.tpot < b.serving.tpot;
+        return a.replicas < b.replicas;
+    });
+
+    // Pareto front: keep a point unless another is at least as good on both axes and better on one.
+    auto& p = out.pareto;
+    std::stable_sort(p.begin(), p.end(), [](const PlanRow& a, const PlanRow& b) {
+        const double ua = a.serving.tokens_per_s_per_user.in(per_s), ub = b.serving.tokens_per_s_per_user.in(per_s);
+        if (ua != ub) return ua > ub;
+        return a.serving.tokens_per_s_per_device > b.serving.tokens_per_s_per_device;
+    });
+    std::vector<PlanRow> front;
+    for (const PlanRow& row : p)  // by tokens/s per user descending: keep each that beats every faster one per device
+        if (front.empty() || row.serving.tokens_per_s_per_device > front.back().serving.tokens_per_s_per_device) front.push_back(row);
+    std::reverse(front.begin(), front.end());
+    p = std::move(front);
+
+    // Which mode wins, and why.
+    const auto first_of = [&](ServingMode m) -> const PlanRow* {
+        for (const auto& row : out.plans)
+            if (row.mode == m) return &row;
+        return nullptr;
+    };
+    const PlanRow* agg = first_of(ServingMode::aggregated);
+    const PlanRow* dis = first_of(ServingMode::disaggregated);
+    const auto describe = [&](const PlanRow& row) {
+        std::string d = row.device + " x" + number_text(row.devices) + " (TP " + std::to_string(row.parallel.tensor) + ", PP " +
+                        std::to_string(row.parallel.pipeline) + ", " + std::string(format_name(row.weights)) + "): TPOT " +
+                        number_text(std::round(row.serving.tpot.in(ms) * 100) / 100) + " ms, TTFT " +
+                        number_text(std::round(row.serving.ttft.in(ms))) + " ms";
+        if (row.cost_per_million_tokens) d += ", " + number_text(std::round(*row.cost_per_million_tokens * 1000) / 1000) + " per million tokens";
+        return d;
+    };
+    if (!agg && !dis) {
+        out.verdict = "no plan meets the targets within " + std::to_string(r.max_devices) + " devices";
+    } else if (!agg || !dis) {
+        const PlanRow& only = agg ? *agg : *dis;
+        out.verdict = std::string(mode_name(only.mode)) + " serving wins: " + describe(only) + "; no " +
+                      (agg ? "disaggregated" : "aggregated") + " plan meets the targets within " + std::to_string(r.max_devices) +
+                      " devices" +
+                      (agg ? " (its prefill pool and KV transfer cost devices and TTFT)"
+                           : " (the prefill its steps would carry slows them past the targets, or past a chunk a step)");
+    } else {
+        const bool agg_wins = agg < dis;  // both point into the ranked plans: the earlier is the better
+        const PlanRow& win = agg_wins ? *agg : *dis;
+        const PlanRow& lose = agg_wins ? *dis : *agg;
+        out.verdict = std::string(mode_name(win.mode)) + " serving wins: " + describe(win) + "; " + mode_name(lose.mode) +
+                      " at best " + describe(lose) +
+                      (win.mode == ServingMode::disaggregated
+                           ? " (its steps carry prompts' prefill, so it needs more replicas for the same TPOT)"
+                           : " (its prefill pool costs more devices than the prefill its decode steps would carry)");
+    }
+    return out;
+}
+
+}  // namespace ridgeline

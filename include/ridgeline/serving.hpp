@@ -1,0 +1,178 @@
+// Serving, not single steps: what a user sees (time to first token, time per output token)
+// and what a replica delivers (tokens/s per device) when requests keep arriving, under two
+// stated models.
+//
+// Traffic: each request brings a prompt (of which `cached_prompt` tokens are already in the
+// KV cache from an earlier turn, so prefill skips them) and asks for `output` tokens. A replica
+// serves `batch` sequences per pipeline micro-batch, `batch x pipeline` in all, each somewhere
+// in its generation; so each decode step finishes batch / output requests on average, and as
+// many new prompts must be prefilled.
+//
+//  - Aggregated (prefill chunks interleaved with decode on the same devices): every step also
+//    carries batch x new_prompt / output prefill tokens on average; those tokens' work adds to the
+//    step at the step's own roofline (bytes and FLOPs added, weights read once). TPOT is the mean
+//    of such steps over the generation. A new prompt rides one chunk of `prefill_chunk` tokens
+//    per step, so TTFT is the number of its chunks times a step carrying a full chunk. A replica
+//    whose average prefill load exceeds a chunk per step cannot keep up: it is not a plan.
+//  - Disaggregated (separate pools): decode replicas run pure decode steps; prefill runs on
+//    replicas of the same device, parallelism and formats, one prompt at a time, and the pool
+//    is sized to the arrival rate (its devices per decode replica may be fractional; no queueing
+//    is modelled). TTFT is one prefill plus the prompt's KV sent to the decode replica over the
+//    scale-out network (the scale-up link where the device has no scale-out figure).
+//
+// Every sequence may reach prompt + output tokens: memory is checked there, on the decode side.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "decode.hpp"
+#include "generation.hpp"
+#include "prefill.hpp"
+
+namespace ridgeline {
+
+enum class ServingMode { aggregated, disaggregated };
+
+constexpr const char* mode_name(ServingMode m) noexcept { return m == ServingMode::aggregated ? "aggregated" : "disaggregated"; }
+
+struct Traffic {
+    std::int64_t prompt = 0;         // tokens of context each request starts from
+    std::int64_t output = 0;         // tokens it asks for
+    std::int64_t cached_prompt = 0;  // of the prompt, tokens already cached from an earlier turn
+    std::int64_t prefill_chunk = 2048;  // aggregated: prompt tokens a step carries at most
+    [[nodiscard]] constexpr std::int64_t new_prompt() const noexcept { return prompt - cached_prompt; }
+};
+
+constexpr void validate(const Traffic& t) {
+    if (t.prompt < 0 || t.prompt > max_context) throw error("", "prompt", std::to_string(t.prompt), "an integer from 0 to 2^40 tokens");
+    if (t.output < 1 || t.output > max_context) throw error("", "output", std::to_string(t.output), "an integer from 1 to 2^40 tokens");
+    if (t.cached_prompt < 0 || t.cached_prompt > t.prompt)
+        throw error("", "cached prompt", std::to_string(t.cached_prompt), "an integer from 0 to the prompt (" + std::to_string(t.prompt) + ")");
+    if (t.prefill_chunk < 1 || t.prefill_chunk > max_context)
+        throw error("", "prefill chunk", std::to_string(t.prefill_chunk), "an integer from 1 to 2^40 tokens");
+}
+
+struct Serving {
+    ServingMode mode = ServingMode::aggregated;
+    std::int64_t batch = 0;          // sequences per micro-batch
+    std::int64_t concurrency = 0;    // sequences one replica serves: batch x pipeline
+    Seconds decode_tpot{};           // mean pure decode step over the generation
+    Seconds tpot{};                  // what a user sees per output token
+    Seconds ttft{};                  // time to first token
+    Seconds prefill_time{};          // one prompt's new tokens alone on one replica
+    Seconds kv_transfer{};           // disaggregated: the prompt's KV to the decode replica
+    double prefill_tokens_per_step = 0;  // aggregated: the average prefill load a step carries
+    double replica_devices = 0;      // decode devices of one replica
+    double prefill_devices = 0;      // disaggregated: prefill devices per decode replica
+    PerSecond requests_per_s{};      // one replica
+    PerSecond tokens_per_s{};        // output tokens/s of one replica
+    PerSecond tokens_per_s_per_user{};
+    PerSecond tokens_per_s_per_device{};  // over decode and prefill devices
+    MemoryUse memory{};              // one decode device, every sequence at its longest
+    bool keeps_up = true;            // aggregated: the prefill load fits in the chunks
+    [[nodiscard]] constexpr double devices() const noexcept { return replica_devices + prefill_devices; }
+    [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits() && keeps_up; }
+};
+
+namespace serving_detail {
+// The stage time of a step at `context` with `extra` prefill tokens riding along, less the same
+// step without them: the bytes and FLOPs of those tokens added at the roofline.
+struct PrefillLoad {
+    Seconds memory_per_token{};   // one stage: KV read and written per prefill token
+    Seconds compute_per_token{};  // one stage
+};
+constexpr Seconds added_by_prefill(const DecodeStep& d, const PrefillLoad& p, double tokens) {
+    const Seconds before = d.memory_time < d.compute_time ? d.compute_time : d.memory_time;
+    const Seconds memory = d.memory_time + tokens * p.memory_per_token, compute = d.compute_time + tokens * p.compute_per_token;
+    return (memory < compute ? compute : memory) - before;
+}
+}  // namespace serving_detail
+
+// One replica of `d` serving `traffic` with `w.batch` sequences per micro-batch (w's context is
+// ignored; its formats, assumptions and efficiency are used).
+constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic, ServingMode mode) {
+    validate(traffic);
+    validate(w);
+    validate(d, m);
+    const std::int64_t longest = traffic.prompt + traffic.output;
+    require_context_within(m, longest, "prompt + output");
+    Serving s;
+    s.mode = mode;
+    s.batch = w.batch;
+    s.concurrency = w.batch * d.parallel.pipeline;
+    s.replica_devices = static_cast<double>(d.parallel.replica_devices());
+
+    Workload at_end = w;
+    at_end.context = longest - 1;
+    at_end.tokens_per_sequence = 1;
+    s.memory = memory_use(d, m, at_end);
+
+    // The mean pure decode step over the generation's contexts, exactly (generation.hpp).
+    s.decode_tpot = decode_steps(d, m, w, traffic.prompt, traffic.output).decode_time / static_cast<double>(traffic.output);
+
+    // One prompt's new tokens alone, on one replica.
+    const std::int64_t fresh = traffic.new_prompt();
+    Workload one = w;
+    one.batch = 1;
+    const auto steps_per_request = static_cast<double>(traffic.output);
+    const auto B = static_cast<double>(w.batch);
+    if (fresh > 0) {
+        // Prefill is costed from the cached prefix on: the chunks of the new tokens attend to it.
+        const std::int64_t chunk = mode == ServingMode::aggregated ? traffic.prefill_chunk : 0;
+        const Prefill whole = prefill(d, m, one, traffic.prompt, chunk == 0 ? 0 : chunk);
+        const Prefill cached = traffic.cached_prompt > 0 ? prefill(d, m, one, traffic.cached_prompt, chunk == 0 ? 0 : chunk) : Prefill{};
+        s.prefill_time = whole.time - cached.time;
+        if (mode == ServingMode::aggregated) {
+            // Per new token, per stage: the prefill's bytes beyond one weight read per chunk, and its FLOPs.
+            const StepCost c = step_cost(m, one, d.parallel);
+            const Rates r = effective_rates(d.device, w);
+            const auto chunk_tokens = static_cast<double>(whole.chunk_tokens);
+            const double chunks = static_cast<double>(whole.chunks - cached.chunks);
+            const Bytes weight_reads = chunks * (c.fixed_bytes + c.routed_bytes(static_cast<std::int64_t>(chunk_tokens)));
+            const Seconds memory = (whole.memory_time - cached.memory_time) - weight_reads / r.bandwidth;
+            const Seconds compute = whole.compute_time - cached.compute_time;
+            const serving_detail::PrefillLoad load{(memory > Seconds{} ? memory : Seconds{}) / static_cast<double>(fresh),
+                                                   compute / static_cast<double>(fresh)};
+            Workload mid = w;
+            mid.context = traffic.prompt + traffic.output / 2;
+            const DecodeStep step = decode_step(d, m, mid);
+            const auto stages = static_cast<double>(d.parallel.pipeline);
+            s.prefill_tokens_per_step = B * static_cast<double>(fresh) / steps_per_request;
+            const double per_chunk = static_cast<double>(traffic.prefill_chunk < fresh ? traffic.prefill_chunk : fresh);
+            s.keeps_up = s.prefill_tokens_per_step <= static_cast<double>(traffic.prefill_chunk);
+            s.tpot = s.decode_tpot + stages * serving_detail::added_by_prefill(step, load, s.prefill_tokens_per_step);
+            const double chunks_of_prompt = static_cast<double>((fresh + traffic.prefill_chunk - 1) / traffic.prefill_chunk);
+            s.ttft = chunks_of_prompt * (s.decode_tpot + stages * serving_detail::added_by_prefill(step, load, per_chunk));
+        }
+    }
+    if (mode == ServingMode::aggregated) {
+        if (fresh == 0) {  // nothing to prefill: the first token is one step
+            s.tpot = s.decode_tpot;
+            s.ttft = s.decode_tpot;
+        }
+    } else {
+        s.tpot = s.decode_tpot;
+        // The prompt's KV (and any recurrent state), every layer, to the decode replica.
+        const Bytes kv = static_cast<double>(traffic.prompt) * kv_bytes_per_token(m, w.precision.kv) +
+                         state_bytes_per_sequence(m, w.precision.kv);
+        const Hardware& hw = d.device;
+        if (!hw.scale_out_bandwidth && !hw.interconnect_bandwidth)
+            throw error("", "hardware '" + std::string(hw.name.view()) + "' scale-out and interconnect bandwidth", "none",
+                        "a link to send the prompt's KV from the prefill pool to the decode pool (disaggregated serving)");
+        const BytesPerSecond per_device = hw.scale_out_bandwidth ? *hw.scale_out_bandwidth : *hw.interconnect_bandwidth;
+        const Seconds latency = hw.scale_out_latency ? *hw.scale_out_latency : Seconds{};
+        // Each device sends its share over its own port, one direction (half the both-ways figure).
+        s.kv_transfer = latency + kv / (0.5 * per_device * s.replica_devices);
+        s.ttft = (fresh > 0 ? s.prefill_time : s.decode_tpot) + s.kv_transfer;
+    }
+    s.tokens_per_s_per_user = 1.0 / s.tpot;
+    s.tokens_per_s = static_cast<double>(s.concurrency) / s.tpot;
+    s.requests_per_s = s.tokens_per_s / steps_per_request;
+    if (mode == ServingMode::disaggregated && fresh > 0)
+        s.prefill_devices = static_cast<double>(s.requests_per_s * s.prefill_time) * s.replica_devices;  // busy prefill replicas x devices
+    s.tokens_per_s_per_device = s.tokens_per_s / s.devices();
+    return s;
+}
+
+}  // namespace ridgeline

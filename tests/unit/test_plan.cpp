@@ -1,0 +1,177 @@
+// The planner and the serving models it searches with, against hand calculations. Hardware
+// figures are the presets' (data/hardware/, each with its datasheet); model sizes are Llama
+// 3.1's config.json (data/models/llama-3.1-8b.json, llama-3.1-70b.json).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <ridgeline/json.hpp>
+#include <ridgeline/plan.hpp>
+#include <ridgeline/ridgeline.hpp>
+
+using namespace ridgeline;
+
+namespace {
+// Llama-3.1-8B: 32 layers, hidden 4096, 32 heads, 8 KV heads of 128, vocab 128,256, untied.
+constexpr double l8_params = 8'030'261'248;            // derived from its config (test_catalogue.cpp)
+constexpr double l8_table = 128256.0 * 4096;            // the input table, read a row per token
+constexpr double l8_kv = 32 * 2 * 8 * 128 * 2.0;        // BF16 KV bytes per token, all layers
+constexpr double l8_attention = 4 * 4096.0 * 32;        // q.k and p.v FLOPs per cached token, all layers
+constexpr double h100_bw = 3350e9, h100_peak = 989e12;  // data/hardware/h100-sxm.json
+}  // namespace
+
+TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is the prompt's chunks", "[plan][serving]") {
+    const Model m = load_model("llama-3.1-8b");
+    Workload w;
+    w.batch = 8;
+    const Deployment d{load_hardware("h100-sxm")};
+    const Traffic t{2048, 256, 0, 2048};
+    const Serving sv = serve(d, m, w, t, ServingMode::aggregated);
+
+    // Decode: every step memory-bound. Bytes: every weight but the input table, 8 table rows, and
+    // each sequence's KV at its context; the mean over contexts 2048 .. 2303 is 2175.5.
+    const double weights = (l8_params - l8_table) * 2 + 8 * 4096 * 2.0;
+    const double decode = (weights + 8 * 2175.5 * l8_kv) / h100_bw;
+    CHECK(sv.decode_tpot.in(s) == Approx(decode).epsilon(1e-9));
+    // Each step carries 8 x 2048 / 256 = 64 prefill tokens. One prompt's prefill, per token: the
+    // matmuls, 2 per parameter but the table, and causal attention, (2048 + 1) / 2 cached tokens
+    // on average; it writes each token's KV.
+    CHECK(sv.prefill_tokens_per_step == 64);
+    const double per_token_flops = 2 * (l8_params - l8_table) + l8_attention * 2049 / 2;
+    const double decode_compute = 8 * (2 * (l8_params - l8_table) + l8_attention * (2048 + 128)) / h100_peak;  // at the mean context 2048 + 256 / 2
+    const double decode_memory = (weights + 8 * 2176 * l8_kv) / h100_bw;
+    const auto step_with = [&](double tokens) {
+        // Each prefill token reads its table row (4,096 x 2 B) and writes its KV.
+        return std::max(decode_memory + tokens * (l8_kv + 8192) / h100_bw, decode_compute + tokens * per_token_flops / h100_peak) -
+               std::max(decode_memory, decode_compute);
+    };
+    CHECK(sv.tpot.in(s) == Approx(decode + step_with(64)).epsilon(1e-6));
+    // The prompt is one chunk of 2,048, riding one step.
+    CHECK(sv.ttft.in(s) == Approx(decode + step_with(2048)).epsilon(1e-6));
+    CHECK(sv.tokens_per_s.in(per_s) == Approx(8 / sv.tpot.in(s)).epsilon(1e-12));
+    CHECK(sv.prefill_devices == 0);
+    // Twice the load a chunk holds: the replica cannot keep up.
+    const Serving backlog = serve(d, m, w, Traffic{2048, 256, 0, 32}, ServingMode::aggregated);
+    CHECK_FALSE(backlog.keeps_up);
+    CHECK_FALSE(backlog.fits());
+}
+
+TEST_CASE("serving, disaggregated: prefill on its own pool, the KV sent over the network", "[plan][serving]") {
+    const Model m = load_model("llama-3.1-8b");
+    Workload w;
+    w.batch = 8;
+    const Deployment d{load_hardware("h100-sxm")};
+    const Serving sv = serve(d, m, w, Traffic{2048, 256, 0, 2048}, ServingMode::disaggregated);
+    const double weights = (l8_params - l8_table) * 2 + 8 * 4096 * 2.0;
+    const double decode = (weights + 8 * 2175.5 * l8_kv) / h100_bw;
+    CHECK(sv.tpot.in(s) == Approx(decode).epsilon(1e-9));
+    // Prefill of one 2,048-token prompt: compute-bound, matmuls and causal attention.
+    const double prefill = 2048 * (2 * (l8_params - l8_table) + l8_attention * 2049 / 2) / h100_peak;
+    CHECK(sv.prefill_time.in(s) == Approx(prefill).epsilon(1e-9));
+    // The prompt's KV, 2048 x 131,072 B, over the H100's scale-out port: 100 GB/s both ways, 50
+    // one way, plus NCCL's 2.7 us (data/hardware/h100-sxm.json).
+    const double transfer = 2048 * l8_kv / 50e9 + 2.7e-6;
+    CHECK(sv.kv_transfer.in(s) == Approx(transfer).epsilon(1e-12));
+    CHECK(sv.ttft.in(s) == Approx(prefill + transfer).epsilon(1e-9));
+    // The pool: 8 / (256 x TPOT) requests per second, each holding a prefill device for `prefill`.
+    CHECK(sv.prefill_devices == Approx(8 / (256 * decode) * prefill).epsilon(1e-9));
+    CHECK(sv.tokens_per_s_per_device.in(per_s) == Approx(8 / decode / (1 + sv.prefill_devices)).epsilon(1e-9));
+}
+
+TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s at TP 2 in FP8", "[plan]") {
+    PlanRequest r;
+    r.model = load_model("llama-3.1-70b");
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), 2.50}, {"h200", load_hardware("h200"), 3.50}};
+    // A conversation: 8,192 tokens of context, of which the last 256 are the new prompt, and
+    // 512 tokens out.
+    r.traffic = Traffic{8192, 512, 7936, 2048};
+    r.users = 64;
+    r.tpot_target = ms(30);
+    r.max_devices = 16;
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    const PlanRow& best = p.plans.front();
+    CHECK(best.device == "h200");
+    CHECK(best.parallel.tensor == 2);
+    CHECK(best.parallel.pipeline == 1);
+    CHECK(best.weights == formats::fp8);
+    CHECK(best.replicas == 1);
+    CHECK(best.devices == 2);
+
+    // By hand. Budgets: 0.9 x reported memory - 1 GiB (H200 143,771 MiB, H100 81,559 MiB).
+    const double mib = 1048576.0, gib = 1073741824.0;
+    const double h200_budget = 0.9 * 143771 * mib - gib, h100_budget = 0.9 * 81559 * mib - gib;
+    // Llama-3.1-70B: 70,553,706,496 parameters; FP8 weights, 1 B each. KV per token in BF16:
+    // 80 layers x 2 x 8 heads x 128 x 2 B = 327,680 B. Every sequence may reach 8,703 tokens.
+    const double params = 70'553'706'496, kv = 327680, longest = 8703;
+    // One H200 cannot hold 64 sequences' KV beside the weights; two H100s at TP 2 cannot either.
+    CHECK(params + 64 * longest * kv > h200_budget);
+    CHECK(params / 2 + 64 * longest * kv / 2 > h100_budget);
+    // Two H200s at TP 2 can.
+    CHECK(params / 2 + 64 * longest * kv / 2 < h200_budget);
+    CHECK(best.serving.memory.fits());
+    // TPOT: each device reads half of every weight but the input table (128,256 x 8,192) and
+    // half of each sequence's KV at the mean context 8,447.5, at 4.8 TB/s, plus the ring
+    // all-reduces: 2 per layer, 2 ring steps each of 0.6 us and 64 x 8,192 x 2 B / 2 over 450
+    // GB/s one way.
+    const double table = 128256.0 * 8192;
+    const double memory = ((params - table) / 2 + 64 * 8447.5 * kv / 2) / 4.8e12;
+    const double links = 160 * 2 * (0.6e-6 + 64 * 8192 * 2.0 / 2 / 450e9);
+    CHECK(best.serving.tpot.in(s) == Approx(memory + links).epsilon(2e-3));  // the table rows and norms are the rest
+    CHECK(best.serving.tpot <= ms(30));
+    // Cost: 2 x 3.50 an hour for 64 / TPOT tokens a second.
+    CHECK(*best.cost_per_million_tokens == Approx(7.0 / (64 / best.serving.tpot.in(s) * 3600) * 1e6).epsilon(1e-12));
+
+    // Every plan meets the targets, and the ranking is by cost.
+    for (const auto& row : p.plans) {
+        CHECK(row.serving.tpot <= ms(30));
+        CHECK(row.serving.fits());
+        CHECK(row.users() >= 64);
+    }
+    CHECK(std::is_sorted(p.plans.begin(), p.plans.end(),
+                         [](const PlanRow& a, const PlanRow& b) { return *a.cost_per_million_tokens < *b.cost_per_million_tokens; }));
+    // The Pareto front is monotone: faster per user, slower per device.
+    REQUIRE(p.pareto.size() > 2);
+    for (std::size_t i = 1; i < p.pareto.size(); ++i) {
+        CHECK(p.pareto[i].serving.tokens_per_s_per_user > p.pareto[i - 1].serving.tokens_per_s_per_user);
+        CHECK(p.pareto[i].serving.tokens_per_s_per_device < p.pareto[i - 1].serving.tokens_per_s_per_device);
+    }
+    CHECK(p.verdict.starts_with("aggregated serving wins: h200 x2 (TP 2, PP 1, fp8)"));
+}
+
+TEST_CASE("plan: without prices, the fewest devices; with a request rate, Little's law", "[plan]") {
+    PlanRequest r;
+    r.model = load_model("llama-3.1-8b");
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
+    r.traffic = Traffic{1024, 256, 0, 2048};
+    r.requests_per_s = 4;
+    r.tpot_target = ms(20);
+    r.modes = {ServingMode::aggregated};
+    r.weights = {formats::bf16};
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    for (std::size_t i = 1; i < p.plans.size(); ++i) CHECK(p.plans[i - 1].devices <= p.plans[i].devices);
+    const PlanRow& best = p.plans.front();
+    CHECK_FALSE(best.cost_per_million_tokens);
+    // The users it holds are at least what the rate brings: 4 x (TTFT + 256 x TPOT).
+    const double users = 4 * (best.serving.ttft + 256.0 * best.serving.tpot).in(s);
+    CHECK(best.users() >= users);
+    CHECK(best.users() < users + static_cast<double>(best.replicas * best.parallel.pipeline));  // whole sequences per micro-batch
+}
+
+TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
+    PlanRequest r;
+    r.model = load_model("llama-3.1-8b");
+    r.traffic = Traffic{1024, 256};
+    r.users = 8;
+    CHECK_THROWS_WITH(plan(r), "devices: got none, expected at least one candidate device");
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), -1.0}};
+    CHECK_THROWS_WITH(plan(r), "price of h100-sxm: got -1, expected a positive number below 1e9 per device-hour");
+    r.devices[0].price_per_hour = 2.5;
+    r.requests_per_s = 3;
+    CHECK_THROWS_WITH(plan(r), "traffic: got both users and a request rate, expected exactly one of them");
+    r.requests_per_s.reset();
+    r.traffic.cached_prompt = 2048;
+    CHECK_THROWS_WITH(plan(r), "cached prompt: got 2048, expected an integer from 0 to the prompt (1024)");
+}
