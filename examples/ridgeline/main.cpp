@@ -15,6 +15,8 @@
 #include <ridgeline/generation.hpp>
 #include <ridgeline/json.hpp>
 #include <ridgeline/operators.hpp>
+#include <ridgeline/plan_schema.hpp>
+#include <ridgeline/plan_svg.hpp>
 #include <ridgeline/ridgeline.hpp>
 #include <ridgeline/roofline_svg.hpp>
 #include <ridgeline/speculative.hpp>
@@ -614,6 +616,164 @@ void run_plot(Setting& s, const std::string& out) {
     fmt::print(stderr, "wrote {}\n", cli::printable(out));
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// plan
+// ---------------------------------------------------------------------------------------------
+
+struct PlanArgs {
+    std::string hardware;  // empty: every hardware preset
+    std::string model;
+    std::string prompt = "1024", output = "256", cached = "0", chunk = "2048";
+    std::optional<std::string> users, rate, tpot_ms, ttft_ms, price, svg;
+    std::string max_devices = "64", weights = "bf16,fp8", mode = "both", show = "plans", top = "20";
+    std::string kv = "bf16", compute = "bf16", efficiency = "1", overhead_us = "0";
+    std::optional<std::string> memory_fraction, reserve_gib, link_latency_us;
+    std::string format = "table";
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t comma = s.find(',', start);
+        out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+// A cell from a schema field: the raw SI value for JSON and CSV, readable text for the table.
+cli::Cell plan_cell(const PlanField& f, const PlanValue& v) {
+    if (std::holds_alternative<std::monostate>(v)) return cli::null("-");
+    if (const auto* t = std::get_if<std::string>(&v)) return cli::text(*t);
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return cli::integer(*i);
+    const double x = std::get<double>(v);
+    switch (f.unit) {
+        case PlanUnit::bytes: return cli::number(x, si(x, "B"));
+        case PlanUnit::seconds: return cli::converted(x, x * 1e3, 2, "{} ms");
+        case PlanUnit::per_second: return cli::number(x, 1);
+        case PlanUnit::money: return cli::number(x, 3);
+        case PlanUnit::count: return cli::number(x, x == std::floor(x) ? 0 : 2);
+        case PlanUnit::none: break;
+    }
+    return cli::number(x, 3);
+}
+
+void run_plan(const PlanArgs& a) {
+    // Every flag is checked before any file is read, so a typo is a usage error (exit 2).
+    PlanRequest r;
+    r.traffic.prompt = cli::parse_integer_option("--prompt", a.prompt, 0, 100'000'000);
+    r.traffic.output = cli::parse_integer_option("--output", a.output, 1, 100'000'000);
+    r.traffic.cached_prompt = cli::parse_integer_option("--cached-prompt", a.cached, 0, 100'000'000);
+    if (r.traffic.cached_prompt > r.traffic.prompt)
+        cli::bad_value("--cached-prompt", a.cached, "at most --prompt (" + a.prompt + ")");
+    r.traffic.prefill_chunk = cli::parse_integer_option("--chunk", a.chunk, 1, 100'000'000);
+    if (a.users.has_value() == a.rate.has_value()) throw cli::usage_error("plan: give exactly one of --users and --rate");
+    if (a.users) r.users = static_cast<double>(cli::parse_integer_option("--users", *a.users, 1, 1'000'000'000));
+    if (a.rate) r.requests_per_s = cli::parse_number("--rate", *a.rate, 1e-6, 1e9, "requests per second from 1e-6 to 1e9");
+    if (a.tpot_ms) r.tpot_target = ms(cli::parse_number("--tpot-ms", *a.tpot_ms, 1e-3, 1e9, "a time in ms from 0.001 to 1e9"));
+    if (a.ttft_ms) r.ttft_target = ms(cli::parse_number("--ttft-ms", *a.ttft_ms, 1e-3, 1e9, "a time in ms from 0.001 to 1e9"));
+    r.max_devices = cli::parse_integer_option("--max-devices", a.max_devices, 1, 65536);
+    const std::int64_t top = cli::parse_integer_option("--top", a.top, 1, 1'000'000);
+    r.weights.clear();
+    for (const auto& f : split_list(a.weights)) r.weights.push_back(cli::parse_format_option("--weights", f));
+    if (a.mode == "agg") r.modes = {ServingMode::aggregated};
+    else if (a.mode == "disagg") r.modes = {ServingMode::disaggregated};
+    Workload& w = r.base;
+    w.precision.kv = cli::parse_format_option("--kv", a.kv);
+    w.precision.compute = cli::parse_numeric_option("--compute", a.compute);
+    w.efficiency.bandwidth = cli::parse_number("--efficiency", a.efficiency, 1e-6, 1.0, "a fraction in [1e-6, 1]");
+    w.efficiency.overhead = us(cli::parse_number("--overhead-us", a.overhead_us, 1e-6, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9", true));
+    if (a.memory_fraction)
+        w.assumptions.memory_fraction = cli::parse_number("--memory-fraction", *a.memory_fraction, 1e-6, 1.0, "a fraction in [1e-6, 1]");
+    if (a.reserve_gib)
+        w.assumptions.runtime_reserve = GiB(cli::parse_number("--reserve-gib", *a.reserve_gib, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true));
+    if (a.link_latency_us)
+        r.links.link_latency = us(cli::parse_number("--link-latency-us", *a.link_latency_us, 1e-6, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6", true));
+    // Prices: "h100-sxm=2.50,h200=3.50", each naming a device of -H.
+    std::vector<std::pair<std::string, double>> prices;
+    if (a.price)
+        for (const auto& item : split_list(*a.price)) {
+            const std::size_t eq = item.find('=');
+            if (eq == std::string::npos || eq == 0)
+                cli::bad_value("--price", *a.price, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
+            prices.emplace_back(item.substr(0, eq), cli::parse_number("--price", item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
+        }
+    const std::vector<std::string> names = a.hardware.empty() ? list_presets(PresetKind::hardware) : split_list(a.hardware);
+    for (const auto& [name, price] : prices)
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            cli::bad_value("--price", *a.price, "prices only for devices of -H (" + a.hardware + "); " + name + " is not one");
+    for (const auto& name : names) {
+        std::optional<double> price;
+        for (const auto& [n, p] : prices)
+            if (n == name) price = p;
+        r.devices.push_back({name, load_hardware(name), price});
+    }
+    const LoadedModel loaded = load_model_with_formats(a.model);
+    r.model = loaded.model;
+
+    const PlanResult result = plan(r);
+    const std::vector<PlanRow>& rows = a.show == "pareto" ? result.pareto : result.plans;
+    std::vector<cli::Column> columns{{"rank", "#"}};
+    for (const PlanField& f : plan_fields())
+        columns.push_back({f.key, f.header, f.unit != PlanUnit::none});
+    cli::Table t(columns);
+    std::int64_t rank = 0;
+    for (const PlanRow& row : rows) {
+        if (++rank > top) break;
+        std::vector<cli::Cell> cells{cli::integer(rank)};
+        for (const PlanField& f : plan_fields()) cells.push_back(plan_cell(f, f.get(row)));
+        t.add(cells);
+    }
+    if (a.format == "json") {
+        // One object: the rows, and what the search assumed and concluded.
+        nlohmann::ordered_json j = nlohmann::ordered_json::object();
+        j["model"] = std::string(r.model.name.view());
+        j["verdict"] = result.verdict;
+        j["evaluated"] = result.evaluated;
+        const auto rows_json = [&](const std::vector<PlanRow>& list) {
+            nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+            for (std::size_t i = 0; i < list.size() && static_cast<std::int64_t>(i) < top; ++i) {
+                nlohmann::ordered_json o = nlohmann::ordered_json::object();
+                for (const PlanField& f : plan_fields()) {
+                    const PlanValue v = f.get(list[i]);
+                    if (const auto* d = std::get_if<double>(&v)) o[f.key] = *d;
+                    else if (const auto* n = std::get_if<std::int64_t>(&v)) o[f.key] = *n;
+                    else if (const auto* txt = std::get_if<std::string>(&v)) o[f.key] = *txt;
+                    else o[f.key] = nullptr;
+                }
+                arr.push_back(o);
+            }
+            return arr;
+        };
+        j["plans"] = rows_json(result.plans);
+        j["pareto"] = rows_json(result.pareto);
+        fmt::print("{}\n", cli::dump_json(j));
+    } else {
+        if (rows.empty()) fmt::print("no plan {}\n", a.show == "pareto" ? "fits in memory" : "meets the targets");
+        else t.print(a.format);
+    }
+    if (a.format == "table") {
+        fmt::print("{}\n", cli::printable(result.verdict));
+        fmt::print("traffic: {}; prompt {} tokens ({} cached), {} out; prefill chunk {}; every sequence may reach prompt + output\n",
+                   r.users ? cli::shown(*r.users, 0) + " users"
+                           : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
+                   r.traffic.cached_prompt, r.traffic.output, r.traffic.prefill_chunk);
+        fmt::print("searched: {} serving evaluations; weights {}; KV {}; memory: {} of the reported memory less {} GiB{}\n",
+                   result.evaluated, a.weights, a.kv, cli::shown(w.assumptions.memory_fraction, 2),
+                   cli::shown(w.assumptions.runtime_reserve.in(GiB), 2), prices.empty() ? "; no prices: ranked by devices" : "");
+        if (!loaded.notes.empty()) fmt::print("model: {}\n", cli::printable(loaded.notes));
+    }
+    if (a.svg) {
+        const std::string svg = pareto_svg(result, std::string(r.model.name.view()) + ": tokens/s per device against per user");
+        std::ofstream file(*a.svg, std::ios::binary);
+        if (!file || !(file << svg)) throw error(*a.svg, "", "a file that cannot be written", "a writable path for the SVG");
+        fmt::print(stderr, "wrote {}\n", cli::printable(*a.svg));
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors in the user's terms
 // ---------------------------------------------------------------------------------------------
@@ -743,6 +903,36 @@ int main(int argc, char** argv) {
     plot->add_option("--out,-o", out, "Output file, or - for stdout (default roofline.svg)");
     plot->footer("Example: ridgeline plot -m llama-3.1-8b -c 0,4096,32768 -o roofline.svg");
 
+    PlanArgs plan_args;
+    auto* planner = app.add_subcommand("plan", "The cheapest deployment that meets TTFT and TPOT targets, and the Pareto front");
+    planner->add_option("--model,-m", plan_args.model, "Model preset name, or a path to a config.json or checkpoint directory")->required();
+    planner->add_option("--hardware,-H", plan_args.hardware, "Candidate devices: h100-sxm,h200 (default: every hardware preset)");
+    planner->add_option("--prompt", plan_args.prompt, "Prompt tokens per request, the context it starts from (default 1024)");
+    planner->add_option("--output", plan_args.output, "Output tokens per request (default 256)");
+    planner->add_option("--cached-prompt", plan_args.cached, "Of the prompt, tokens already cached from an earlier turn (default 0)");
+    planner->add_option("--users", plan_args.users, "Concurrent users (sequences)");
+    planner->add_option("--rate", plan_args.rate, "Requests per second (instead of --users)");
+    planner->add_option("--tpot-ms", plan_args.tpot_ms, "Time-per-output-token target, ms");
+    planner->add_option("--ttft-ms", plan_args.ttft_ms, "Time-to-first-token target, ms");
+    planner->add_option("--price", plan_args.price, "Price per device-hour: h100-sxm=2.50,h200=3.50 (ranks by cost per million tokens)");
+    planner->add_option("--max-devices", plan_args.max_devices, "Most devices a plan may use (default 64)");
+    planner->add_option("--weights", plan_args.weights, "Weight formats to try (default bf16,fp8)");
+    planner->add_option("--mode", plan_args.mode, "Serving: agg, disagg or both (default)")->check(CLI::IsMember({"agg", "disagg", "both"}));
+    planner->add_option("--chunk", plan_args.chunk, "Aggregated: prompt tokens a step carries at most (default 2048)");
+    planner->add_option("--kv", plan_args.kv, "KV-cache format (default bf16)");
+    planner->add_option("--compute", plan_args.compute, "Compute format (default bf16)");
+    planner->add_option("--efficiency", plan_args.efficiency, "Fraction of peak bandwidth achieved (default 1: the ceiling)");
+    planner->add_option("--overhead-us", plan_args.overhead_us, "Fixed time per step in microseconds (default 0)");
+    planner->add_option("--memory-fraction", plan_args.memory_fraction, "Share of the reported memory the engine takes (default 0.9)");
+    planner->add_option("--reserve-gib", plan_args.reserve_gib, "Memory kept back for the runtime per device, GiB (default 1)");
+    planner->add_option("--link-latency-us", plan_args.link_latency_us, "Latency per message on the links, us (default: the preset's)");
+    planner->add_option("--show", plan_args.show, "plans (default: feasible plans, cheapest first) or pareto")->check(CLI::IsMember({"plans", "pareto"}));
+    planner->add_option("--top", plan_args.top, "Rows shown (default 20)");
+    planner->add_option("--svg", plan_args.svg, "Write the Pareto front as an SVG here");
+    planner->add_option("--format", plan_args.format, "Output: table (default), csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
+    planner->footer("Example: ridgeline plan -m llama-3.1-70b -H h100-sxm,h200 --prompt 8192 --cached-prompt 7936 --output 512 "
+                    "--users 64 --tpot-ms 30 --price h100-sxm=2.50,h200=3.50 --max-devices 16");
+
     // CLI11's own errors echo what was typed: escape control characters in them too.
     app.failure_message([](const CLI::App*, const CLI::Error& e) {
         return cli::printable(e.what()) + "\nRun with --help for more information.\n";
@@ -777,12 +967,13 @@ int main(int argc, char** argv) {
         else if (*diag) run_diagnose(s, diag_args);
         else if (*cal) run_calibrate(measurements, hardware_given ? s.hardware : "", s.format);
         else if (*plot) run_plot(s, out);
+        else if (*planner) run_plan(plan_args);
         return 0;
     } catch (const cli::usage_error& e) {
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(e.what()));
         return 2;
     } catch (const ridgeline::error& e) {
-        const bool flags = !*cal && !*list && !*show && !*model;  // the rest take the workload flags
+        const bool flags = !*cal && !*list && !*show && !*model && !*planner;  // the rest take the workload flags
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(flags ? in_user_terms(e, s) : e.what()));
         return 1;
     } catch (const std::exception& e) {
