@@ -15,6 +15,7 @@
 #include <ridgeline/generation.hpp>
 #include <ridgeline/json.hpp>
 #include <ridgeline/operators.hpp>
+#include <ridgeline/plan_json.hpp>
 #include <ridgeline/plan_schema.hpp>
 #include <ridgeline/plan_svg.hpp>
 #include <ridgeline/ridgeline.hpp>
@@ -728,28 +729,8 @@ void run_plan(const PlanArgs& a) {
         t.add(cells);
     }
     if (a.format == "json") {
-        // One object: the rows, and what the search assumed and concluded.
-        nlohmann::ordered_json j = nlohmann::ordered_json::object();
-        j["model"] = std::string(r.model.name.view());
-        j["verdict"] = result.verdict;
-        j["evaluated"] = result.evaluated;
-        const auto rows_json = [&](const std::vector<PlanRow>& list) {
-            nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-            for (std::size_t i = 0; i < list.size() && static_cast<std::int64_t>(i) < top; ++i) {
-                nlohmann::ordered_json o = nlohmann::ordered_json::object();
-                for (const PlanField& f : plan_fields()) {
-                    const PlanValue v = f.get(list[i]);
-                    if (const auto* d = std::get_if<double>(&v)) o[f.key] = *d;
-                    else if (const auto* n = std::get_if<std::int64_t>(&v)) o[f.key] = *n;
-                    else if (const auto* txt = std::get_if<std::string>(&v)) o[f.key] = *txt;
-                    else o[f.key] = nullptr;
-                }
-                arr.push_back(o);
-            }
-            return arr;
-        };
-        j["plans"] = rows_json(result.plans);
-        j["pareto"] = rows_json(result.pareto);
+        // One object: the rows, and what the search concluded (plan_json.hpp, shared with the page).
+        const nlohmann::ordered_json j = plan_json(result, r.model, top);
         fmt::print("{}\n", cli::dump_json(j));
     } else {
         if (rows.empty()) fmt::print("no plan {}\n", a.show == "pareto" ? "fits in memory" : "meets the targets");

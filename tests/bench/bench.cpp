@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <ridgeline/json.hpp>
+#include <ridgeline/plan.hpp>
 #include <ridgeline/ridgeline.hpp>
 
 #include "sweep.hpp"
@@ -134,6 +135,67 @@ void sweep_bare_loop(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * sweep::configurations);
 }
 BENCHMARK(sweep_bare_loop)->Unit(benchmark::kMillisecond);
+
+// The planner. One serving evaluation (a replica's TPOT, TTFT, memory and throughput for one
+// deployment and batch) is the unit a plan search is made of.
+void serve_one(benchmark::State& state) {
+    const Deployment d{load_hardware("h200"), Parallelism{.tensor = 2}};
+    const Model m = load_model("llama-3.1-70b");
+    std::int64_t i = 0;
+    for (auto _ : state) {
+        Workload w;
+        w.precision.weights = formats::fp8;
+        w.batch = 1 + (i & 63);
+        benchmark::DoNotOptimize(serve(d, m, w, Traffic{8192, 512, 7936}, ServingMode::aggregated).tpot);
+        ++i;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(serve_one);
+
+// The default search: every device preset, up to 64 devices, every TP/PP/EP that divides, three
+// weight formats, both serving modes, every power-of-two batch that fits, and the fewest replicas
+// per deployment. `evaluations` says how many serve() calls that took.
+PlanRequest default_search(const char* model) {
+    PlanRequest r;
+    r.model = load_model(model);
+    for (const auto& name : list_presets(PresetKind::hardware)) r.devices.push_back({name, load_hardware(name), std::nullopt});
+    r.traffic = Traffic{8192, 512, 7936};
+    r.users = 64;
+    r.tpot_target = ms(30);
+    r.weights = {formats::bf16, formats::fp8, formats::int4};
+    return r;
+}
+void plan_default_search(benchmark::State& state, const char* model) {
+    const PlanRequest r = default_search(model);
+    std::int64_t evaluations = 0;
+    for (auto _ : state) {
+        const PlanResult p = plan(r);
+        evaluations = p.evaluated;
+        benchmark::DoNotOptimize(p.plans.data());
+    }
+    state.counters["evaluations"] = static_cast<double>(evaluations);
+    state.SetItemsProcessed(state.iterations() * evaluations);
+}
+BENCHMARK_CAPTURE(plan_default_search, llama_3_1_70b, "llama-3.1-70b")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(plan_default_search, qwen3_30b_a3b, "qwen3-30b-a3b")->Unit(benchmark::kMillisecond);
+
+// The floor for a search of that size: as many bare roofline steps (two formulas over doubles)
+// as the search made serving evaluations, each of which sums a whole generation and a prefill.
+void plan_bare_floor(benchmark::State& state) {
+    const double params = 70.55e9, kv = 327680, bw = 4.8e12, peak = 989e12;
+    const auto evaluations = state.range(0);
+    for (auto _ : state) {
+        double sum = 0;
+        for (std::int64_t i = 0; i < evaluations; ++i) {
+            const double b = static_cast<double>(1 + (i & 63)), n = 8192.0 + static_cast<double>(i & 511);
+            sum += std::max((params + b * kv * n) / bw, b * 2 * params / peak);
+        }
+        benchmark::DoNotOptimize(sum);
+    }
+    state.SetItemsProcessed(state.iterations() * evaluations);
+}
+BENCHMARK(plan_bare_floor)->Arg(20000)->Unit(benchmark::kMicrosecond);
 
 // Every preset in data/, parsed and validated.
 void load_every_preset(benchmark::State& state) {

@@ -30,4 +30,11 @@ print(f"1,000,000-config sweep, public API:  {api:8.2f} ms")
 print(f"same sweep, bare loop of doubles:    {bare:8.2f} ms   (API / bare = {api / bare:.2f}x)")
 print(f"same sweep, seed 003 in Python:      {python:8.0f} ms   (Python / API = {python / api:,.0f}x)")
 print(f"load every preset in data/:          {ms('load_every_preset'):8.2f} ms")
+serve = bench["serve_one"]["items_per_second"]
+print(f"serve(), one plan candidate:         {serve / 1e3:8.1f} k evaluations/s on one core")
+for name in ("llama_3_1_70b", "qwen3_30b_a3b"):
+    b = bench[f"plan_default_search/{name}"]
+    print(f"default plan search, {name:14} {ms(f'plan_default_search/{name}'):8.1f} ms   ({b['evaluations']:,.0f} evaluations)")
+floor = bench["plan_bare_floor/20000"]["items_per_second"]
+print(f"bare roofline step (the floor):      {floor / 1e6:8.1f} M steps/s   (serve() costs {floor / serve:,.0f} of them)")
 PY

@@ -1,0 +1,44 @@
+// A plan search's answer as JSON, from the output schema (plan_schema.hpp): the CLI's
+// `plan --format json` and the page's plan tab both print this, so they agree bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan_schema.hpp"
+
+namespace ridgeline {
+
+inline nlohmann::ordered_json plan_row_json(const PlanRow& row) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
+    for (const PlanField& f : plan_fields()) {
+        const PlanValue v = f.get(row);
+        if (const auto* d = std::get_if<double>(&v)) o[f.key] = *d;
+        else if (const auto* n = std::get_if<std::int64_t>(&v)) o[f.key] = *n;
+        else if (const auto* t = std::get_if<std::string>(&v)) o[f.key] = *t;
+        else o[f.key] = nullptr;
+    }
+    return o;
+}
+
+// At most `top` rows of the ranked plans and of the Pareto front.
+inline nlohmann::ordered_json plan_json(const PlanResult& result, const Model& m, std::int64_t top) {
+    const auto rows = [&](const std::vector<PlanRow>& list) {
+        nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+        for (std::size_t i = 0; i < list.size() && static_cast<std::int64_t>(i) < top; ++i) arr.push_back(plan_row_json(list[i]));
+        return arr;
+    };
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    j["model"] = std::string(m.name.view());
+    j["verdict"] = result.verdict;
+    j["evaluated"] = result.evaluated;
+    j["plans"] = rows(result.plans);
+    j["pareto"] = rows(result.pareto);
+    return j;
+}
+
+}  // namespace ridgeline
