@@ -67,7 +67,7 @@ void add_format(CLI::App* app, Setting& s) {
 }
 
 void add_device(CLI::App* app, Setting& s, bool need_model = true) {
-    app->add_option("--hardware,-H", s.hardware, "Hardware preset name or JSON file (default h100-sxm)");
+    app->add_option("--hardware,-H", s.hardware, "Hardware preset name or JSON file (default h100-sxm); decode, capacity and generate take a list: h100-sxm,h200");
     auto* model = app->add_option("--model,-m", s.model, "Model preset name, or a path to a config.json or preset");
     if (need_model) model->required();
 }
@@ -75,7 +75,7 @@ void add_device(CLI::App* app, Setting& s, bool need_model = true) {
 void add_workload(CLI::App* app, Setting& s, bool lists = true) {
     app->add_option("--weights", s.weights,
                     "Weight format: bf16, fp8, int8, int4, mxfp4, int4/g128, ... (default: the checkpoint's, from its "
-                    "torch_dtype and quantization_config)");
+                    "torch_dtype and quantization_config); decode, capacity and generate take a list: bf16,fp8");
     app->add_option("--kv", s.kv, "KV-cache format (default bf16)");
     app->add_option("--compute", s.compute, "Compute format whose peak the math runs on (default bf16)");
     app->add_option("--embeddings", s.embeddings, "Format of the input embedding table, if not the weights'");
@@ -84,8 +84,8 @@ void add_workload(CLI::App* app, Setting& s, bool lists = true) {
         app->add_option("--batch,-b", s.batch, "Batch sizes: 1,8,64 or 1..256x2 (default 1)");
         app->add_option("--context,-c", s.context, "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
     }
-    app->add_option("--tp", s.tp_arg, "Tensor-parallel degree (default 1)");
-    app->add_option("--pp", s.pp_arg, "Pipeline-parallel degree (default 1)");
+    app->add_option("--tp", s.tp_arg, "Tensor-parallel degree (default 1); decode, capacity and generate take a list: 1,2,4 or 1..8x2");
+    app->add_option("--pp", s.pp_arg, "Pipeline-parallel degree (default 1); a list as --tp");
     app->add_option("--ep", s.ep_arg, "Expert-parallel groups within the tensor-parallel devices (default 1; divides --tp)");
     app->add_option("--dp", s.dp_arg, "Data-parallel replicas (default 1)");
     app->add_option("--link-latency-us", s.link_latency_us,
@@ -161,11 +161,61 @@ void resolve(Setting& s, bool need_model = true) {
 }
 
 // Bounded work: a command makes one row per combination of its lists, and at most 100,000 rows.
-void require_rows(const Setting& s, bool batches, bool contexts) {
+void require_rows(const Setting& s, bool batches, bool contexts, std::size_t combinations = 1) {
     const std::size_t b = batches ? s.batches.size() : 1, c = contexts ? s.contexts.size() : 1;
-    if (b * c <= cli::max_values) return;  // each list holds at most 100,000 values: no overflow
-    throw cli::usage_error(fmt::format("--batch x --context: got {} x {} = {} rows, expected at most 100,000 rows (shorten the lists)",
-                                       b, c, b * c));
+    if (b * c * combinations <= cli::max_values) return;  // 100,000 x 100,000 x 1,000 fits in size_t
+    if (combinations == 1)
+        throw cli::usage_error(fmt::format("--batch x --context: got {} x {} = {} rows, expected at most 100,000 rows (shorten the lists)",
+                                           b, c, b * c));
+    throw cli::usage_error(fmt::format("--batch x --context x settings: got {} x {} x {} = {} rows, expected at most 100,000 rows "
+                                       "(shorten the lists)", b, c, combinations, b * c * combinations));
+}
+
+// The settings a command's lists ask for: one per combination of -H, --weights, --tp, --pp and
+// --ep (each a comma list; --tp, --pp and --ep also take ranges such as 1..8x2), in that order.
+// Each is checked as a whole before any file is read.
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t comma = s.find(',', start);
+        out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+std::vector<Setting> combinations(const Setting& s) {
+    const auto degrees = [](const char* flag, const std::string& arg) {
+        std::vector<std::string> out;
+        for (const std::int64_t v : cli::parse_list(flag, arg, 1)) out.push_back(std::to_string(v));
+        return out;
+    };
+    const std::vector<std::string> hardware = split_commas(s.hardware);
+    std::vector<std::optional<std::string>> weights{s.weights};
+    if (s.weights) {
+        weights.clear();
+        for (const auto& w : split_commas(*s.weights)) weights.emplace_back(w);
+    }
+    const auto tps = degrees("--tp", s.tp_arg), pps = degrees("--pp", s.pp_arg), eps = degrees("--ep", s.ep_arg);
+    const std::size_t count = hardware.size() * weights.size() * tps.size() * pps.size() * eps.size();
+    if (count > 1000)
+        throw cli::usage_error(fmt::format("-H x --weights x --tp x --pp x --ep: got {} combinations, expected at most 1,000", count));
+    std::vector<Setting> out;
+    for (const auto& h : hardware)
+        for (const auto& w : weights)
+            for (const auto& t : tps)
+                for (const auto& p : pps)
+                    for (const auto& e : eps) {
+                        Setting one = s;
+                        one.hardware = h;
+                        one.weights = w;
+                        one.tp_arg = t;
+                        one.pp_arg = p;
+                        one.ep_arg = e;
+                        out.push_back(std::move(one));
+                    }
+    return out;
 }
 
 std::string si(double v, const char* unit, int decimals = 2) {
@@ -351,9 +401,10 @@ void run_model(Setting& s) {
     t.print(s.format);
 }
 
-void run_decode(Setting& s) {
-    resolve(s);
-    require_rows(s, true, true);
+void run_decode(Setting& all) {
+    std::vector<Setting> settings = combinations(all);
+    for (Setting& one : settings) resolve(one);
+    require_rows(settings.front(), true, true, settings.size());
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"batch", "batch"},
                                              {"context_tokens", "context"},
@@ -371,6 +422,7 @@ void run_decode(Setting& s) {
                                              {"fits", "fits", false}});
     cli::Table t(columns);
     std::optional<DecodeStep> last;
+    for (const Setting& s : settings)
     for (std::int64_t b : s.batches)
         for (std::int64_t n : s.contexts) {
             Workload w = s.base;
@@ -392,8 +444,8 @@ void run_decode(Setting& s) {
                             cli::number(d.memory.budget.in(bytes), si(d.memory.budget.in(bytes), "B")), fits_cell(d.memory)});
             t.add(row);
         }
-    t.print(s.format);
-    print_assumptions(s, last);
+    t.print(all.format);
+    print_assumptions(settings.back(), last);
 }
 
 void run_ridge(Setting& s) {
@@ -415,9 +467,10 @@ void run_ridge(Setting& s) {
     print_assumptions(s);
 }
 
-void run_capacity(Setting& s) {
-    resolve(s);
-    require_rows(s, true, true);
+void run_capacity(Setting& all) {
+    std::vector<Setting> settings = combinations(all);
+    for (Setting& one : settings) resolve(one);
+    require_rows(settings.front(), true, true, settings.size());
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"memory_reported_bytes", "memory/device"},
                                              {"memory_budget_bytes", "budget"},
@@ -430,6 +483,7 @@ void run_capacity(Setting& s) {
                                              {"batch", "batch"},
                                              {"longest_context_tokens", "longest context"}});
     cli::Table t(columns);
+    for (const Setting& s : settings) {
     const MemoryUse budget = memory_budget(s.hw, s.base.assumptions);
     const Bytes weights = weights_per_device(s.m, s.base.precision, s.dep.parallel);
     const bool weights_fit = weights <= budget.budget;
@@ -454,8 +508,9 @@ void run_capacity(Setting& s) {
                                                    : cli::null("does not fit")});
             t.add(row);
         }
-    t.print(s.format);
-    print_assumptions(s);
+    }
+    t.print(all.format);
+    print_assumptions(settings.back());
 }
 
 // The generate flags as typed, parsed here so that a bad one names itself.
@@ -467,19 +522,21 @@ struct GenerateArgs {
 // in 1k-token chunks at a thousand batch sizes, and seconds of work at most.
 constexpr std::int64_t max_chunk_steps = 10'000'000;
 
-void run_generate(Setting& s, const GenerateArgs& args) {
+void run_generate(Setting& all, const GenerateArgs& args) {
     const std::int64_t prompt = cli::parse_integer_option("--prompt", args.prompt, 0, 100'000'000);
     const std::int64_t new_tokens = cli::parse_integer_option("--new", args.new_tokens, 1, 100'000'000);
     const std::int64_t chunk = cli::parse_integer_option("--chunk", args.chunk, 0, 100'000'000);
-    resolve(s);
-    require_rows(s, true, false);
+    std::vector<Setting> settings = combinations(all);
+    for (Setting& one : settings) resolve(one);
+    const Setting& first = settings.front();
+    require_rows(first, true, false, settings.size());
     const std::int64_t chunks = chunk > 0 ? (prompt + chunk - 1) / chunk : 1;
-    const auto steps = static_cast<std::int64_t>(s.batches.size()) * chunks;
+    const auto steps = static_cast<std::int64_t>(first.batches.size() * settings.size()) * chunks;
     if (steps > max_chunk_steps)
         throw cli::usage_error(fmt::format(
             "--chunk: got {}, expected a chunk giving at most 10,000,000 prefill steps in all ({} chunks of a {}-token "
             "--prompt x {} --batch values = {}; use a larger --chunk or fewer batches)",
-            chunk, chunks, prompt, s.batches.size(), steps));
+            chunk, chunks, prompt, first.batches.size() * settings.size(), steps));
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"batch", "batch"},
                                              {"prompt_tokens", "prompt"},
@@ -493,6 +550,7 @@ void run_generate(Setting& s, const GenerateArgs& args) {
                                              {"memory_budget_bytes", "budget"},
                                              {"fits", "fits", false}});
     cli::Table t(columns);
+    for (const Setting& s : settings)
     for (std::int64_t b : s.batches) {
         Workload w = s.base;
         w.batch = b;
@@ -507,8 +565,8 @@ void run_generate(Setting& s, const GenerateArgs& args) {
                                            cli::number(g.memory.budget.in(bytes), si(g.memory.budget.in(bytes), "B")), fits_cell(g.memory)});
         t.add(row);
     }
-    t.print(s.format);
-    print_assumptions(s);
+    t.print(all.format);
+    print_assumptions(settings.back());
 }
 
 struct DiagnoseArgs {
