@@ -257,6 +257,109 @@ struct GatedDeltaNet {
     }
 };
 
+// Mamba-2 (the state-space mixer of Granite 4.0-H, Bamba, Nemotron-H, Falcon-H1): no per-token
+// cache, a fixed state per sequence instead, read and written every step: per head a
+// head_dim x state_size matrix, plus the depthwise convolution's last (kernel - 1) inputs over
+// its channels (x, and B and C of every group).
+//
+// Shapes as huggingface/transformers builds them, BambaMixer in
+//   src/transformers/models/bamba/modular_bamba.py @6135be49843348c46e8e08c8e2d6298382acc2b6
+//   (GraniteMoeHybridMambaLayer is that class): with I = heads x head_dim (= expand x hidden) and
+//   G N = groups x state_size,
+//   in_proj    hidden -> I (gate z) + I + 2 G N (x, B, C: the conv channels) + heads (dt)
+//   conv1d     depthwise over I + 2 G N channels, kernel taps each, a bias per channel (conv_bias)
+//   dt_bias, A_log, D   one per head each
+//   norm       a gated RMSNorm over I
+//   out_proj   I -> hidden; in_proj and out_proj carry biases only with proj_bias.
+// Tensor parallelism splits the heads (and x, z, dt, the norm and out_proj with them) and the
+// groups: each device holds groups / t of them, or, with one group, all of it (B and C of the one
+// group are needed by every head), as vLLM's MambaMixer2 does (it asserts heads % t == 0 and
+// groups % t == 0 or groups == 1).
+struct Mamba2 {
+    std::int64_t heads = 0;        // mamba_n_heads / mamba_num_heads
+    std::int64_t head_dim = 0;     // mamba_d_head / mamba_head_dim
+    std::int64_t state_size = 0;   // mamba_d_state / ssm_state_size
+    std::int64_t groups = 0;       // mamba_n_groups / n_groups
+    std::int64_t conv_kernel = 0;  // mamba_d_conv / conv_kernel
+    bool conv_bias = true;         // a bias per conv channel
+    bool proj_bias = false;        // biases on in_proj and out_proj
+    friend constexpr bool operator==(const Mamba2&, const Mamba2&) = default;
+
+    [[nodiscard]] constexpr double inner() const { return layer_detail::d(heads * head_dim); }
+    [[nodiscard]] constexpr double bc_width() const { return 2 * layer_detail::d(groups * state_size); }  // B and C
+    [[nodiscard]] constexpr double conv_width() const { return inner() + bc_width(); }
+    [[nodiscard]] constexpr double ssm_elements() const { return inner() * layer_detail::d(state_size); }
+    // What one of t devices holds of the groups: its share, or all of a single replicated group.
+    [[nodiscard]] constexpr double group_share(std::int64_t t) const {
+        return groups % t == 0 ? 1.0 / layer_detail::d(t) : 1.0;
+    }
+    // The fraction of the state one of t devices keeps: its heads' SSM state and conv channels
+    // (x split by heads, B and C by groups or replicated).
+    [[nodiscard]] constexpr double kv_share(std::int64_t t) const {
+        const double T = layer_detail::d(t), K1 = layer_detail::d(conv_kernel - 1);
+        const double mine = ssm_elements() / T + (inner() / T + bc_width() * group_share(t)) * K1;
+        return state_elements() > 0 ? mine / state_elements() : 1.0 / T;
+    }
+
+    template <class F>
+    constexpr void weights(double h, std::int64_t t, F&& f) const {
+        const double T = layer_detail::d(t), I = inner(), BC = bc_width(), H = layer_detail::d(heads);
+        const double K = layer_detail::d(conv_kernel), gs = group_share(t);
+        // in_proj: z, x and dt split by heads; B and C by groups (or replicated).
+        const double by_heads = 2 * I + H, bias = proj_bias ? 1.0 : 0.0;
+        f("in_proj (Mamba-2)", Part::attention, (h + bias) * (by_heads + BC), (h + bias) * (by_heads / T + BC * gs));
+        // conv1d taps (and biases) per channel; dt_bias, A_log and D per head; the gated norm over I.
+        const double per_channel = K + (conv_bias ? 1.0 : 0.0);
+        const double conv_heads = I * per_channel + 3 * H + I;
+        f("conv1d, dt_bias, A_log, D, norm (Mamba-2)", Part::attention, conv_heads + BC * per_channel,
+          conv_heads / T + BC * per_channel * gs);
+        f("out_proj (Mamba-2)", Part::attention, I * h + bias * h, I * h / T + bias * h);
+    }
+    [[nodiscard]] constexpr double kv_elements_per_token() const { return 0; }
+    template <class F>
+    constexpr void reads(std::int64_t, F&&) const {}
+    [[nodiscard]] constexpr double state_elements() const {
+        return ssm_elements() + conv_width() * layer_detail::d(conv_kernel - 1);
+    }
+    // Per token, for each of the heads x head_dim x state_size state elements (the selective
+    // state update, as selective_state_update does it): the decay h * exp(dt A) (1 multiply),
+    // the input dt B x added (1 multiply-add, dt B formed once per head and state column), and
+    // the readout y = h C (1 multiply-add): 5 FLOPs. The per-head exp, the D skip and the
+    // convolution are lower order (the convolution is counted with the weights).
+    [[nodiscard]] constexpr double state_flops_per_token() const { return 5 * ssm_elements(); }
+    // in_proj's output (z, x, B, C, dt) and the scan's output.
+    [[nodiscard]] constexpr double activation_width() const {
+        return 2 * inner() + bc_width() + layer_detail::d(heads) + inner();
+    }
+
+    template <class Check>
+    constexpr void validate(Check& check) const {
+        layer_detail::positive(check, heads, "mamba_n_heads");
+        layer_detail::positive(check, head_dim, "mamba_d_head");
+        layer_detail::positive(check, state_size, "mamba_d_state");
+        layer_detail::positive(check, groups, "mamba_n_groups");
+        layer_detail::positive(check, conv_kernel, "mamba_d_conv");
+        if (heads > 0 && groups > 0 && heads % groups != 0)
+            check("mamba_n_groups", std::to_string(groups), "a divisor of mamba_n_heads (" + std::to_string(heads) + ")");
+    }
+    // Heads split evenly; groups split evenly, or a single group is replicated.
+    [[nodiscard]] constexpr bool splits_over(std::int64_t t) const {
+        return heads % t == 0 && (groups % t == 0 || groups == 1);
+    }
+    [[nodiscard]] std::string split_requirement(std::int64_t t) const {
+        if (heads % t != 0) return "a divisor of the Mamba-2 heads (" + std::to_string(heads) + ")";
+        return "a divisor of the Mamba-2 groups (" + std::to_string(groups) + "), or any divisor of the heads with one group";
+    }
+    [[nodiscard]] constexpr std::int64_t widest() const {
+        return layer_detail::widest_of({heads, head_dim, state_size, groups, conv_kernel});
+    }
+    [[nodiscard]] std::string describe() const {
+        return "Mamba-2 " + std::to_string(heads) + " heads x " + std::to_string(head_dim) + ", state " +
+               std::to_string(state_size) + ", " + std::to_string(groups) + (groups == 1 ? " group" : " groups") +
+               ", conv " + std::to_string(conv_kernel);
+    }
+};
+
 // No attention (a layer that skips it), or one hidden x hidden matrix in its place
 // (nemotron-nas's no_op and replace_with_linear): no cache, no state.
 struct NoAttention {

@@ -13,6 +13,7 @@
 #include "family_glm4_moe.hpp"
 #include "family_gpt_oss.hpp"
 #include "family_granitemoe.hpp"
+#include "family_granitemoehybrid.hpp"
 #include "family_llama.hpp"
 #include "family_llama4.hpp"
 #include "family_nemotron_nas.hpp"
@@ -51,6 +52,7 @@ inline constexpr Family families[] = {
     {"qwen3_next", "Qwen3NextForCausalLM", false, read_qwen3_next},
     {"granitemoe", "GraniteMoeForCausalLM", false, read_granitemoe},
     {"nemotron-nas", "DeciLMForCausalLM", false, read_nemotron_nas},
+    {"granitemoehybrid", "GraniteMoeHybridForCausalLM", false, read_granitemoehybrid},
 };
 
 inline const Family* find_family(std::string_view model_type) {

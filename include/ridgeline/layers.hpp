@@ -11,7 +11,7 @@
 
 namespace ridgeline {
 
-using Attention = std::variant<Gqa, Mla, GatedDeltaNet, NoAttention>;
+using Attention = std::variant<Gqa, Mla, GatedDeltaNet, Mamba2, NoAttention>;
 using FeedForward = std::variant<DenseMlp, Moe, NoFfn>;
 
 }  // namespace ridgeline

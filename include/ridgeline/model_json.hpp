@@ -46,7 +46,7 @@ inline LayerSpec read_own_group(const Node& g) {
     const auto positive = [](const Node& n, const char* key) { return n.need(key, "a positive integer").positive_integer(); };
     const Node at = g.need("attention", "an attention object");
     at.require_object("an attention object");
-    const char* attention_kinds = "\"gqa\", \"mla\", \"gated_deltanet\" or \"none\"";
+    const char* attention_kinds = "\"gqa\", \"mla\", \"gated_deltanet\", \"mamba2\" or \"none\"";
     const std::string kind = at.need("kind", attention_kinds).string(attention_kinds);
     if (kind == "gqa") {
         at.only_keys({"kind", "heads", "kv_heads", "head_dim", "qkv_bias", "o_bias", "qk_norm", "sinks", "output_gate"});
@@ -62,6 +62,11 @@ inline LayerSpec read_own_group(const Node& g) {
         at.only_keys({"kind", "key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel"});
         spec.attention = GatedDeltaNet{positive(at, "key_heads"), positive(at, "value_heads"), positive(at, "key_head_dim"),
                                        positive(at, "value_head_dim"), positive(at, "conv_kernel")};
+    } else if (kind == "mamba2") {
+        at.only_keys({"kind", "heads", "head_dim", "state_size", "groups", "conv_kernel", "conv_bias", "proj_bias"});
+        spec.attention = Mamba2{positive(at, "heads"),       positive(at, "head_dim"),  positive(at, "state_size"),
+                                positive(at, "groups"),      positive(at, "conv_kernel"), flag(at, "conv_bias"),
+                                flag(at, "proj_bias")};
     } else if (kind == "none") {
         at.only_keys({"kind", "linear"});
         spec.attention = NoAttention{flag(at, "linear")};
@@ -274,6 +279,10 @@ inline void to_json(nlohmann::json& j, const Model& m) {
         else if (const auto* d = std::get_if<GatedDeltaNet>(&g.spec.attention))
             at = {{"kind", "gated_deltanet"},        {"key_heads", d->key_heads},       {"value_heads", d->value_heads},
                   {"key_head_dim", d->key_head_dim}, {"value_head_dim", d->value_head_dim}, {"conv_kernel", d->conv_kernel}};
+        else if (const auto* mb = std::get_if<Mamba2>(&g.spec.attention))
+            at = {{"kind", "mamba2"},         {"heads", mb->heads},          {"head_dim", mb->head_dim},
+                  {"state_size", mb->state_size}, {"groups", mb->groups},       {"conv_kernel", mb->conv_kernel},
+                  {"conv_bias", mb->conv_bias},   {"proj_bias", mb->proj_bias}};
         else
             at = {{"kind", "none"}, {"linear", std::get<NoAttention>(g.spec.attention).linear}};
         json ffn;

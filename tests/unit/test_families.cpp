@@ -397,3 +397,119 @@ TEST_CASE("paths: a bare name that is both a preset and a file here is refused, 
     fs::current_path(here);
     fs::remove_all(tmp);
 }
+
+TEST_CASE("granitemoehybrid: Granite-4.0-H-350M, Mamba-2 layers keep a fixed state, read and written each step",
+          "[families][granitemoehybrid][mamba2]") {
+    const Model m = hub_model("granite-4.0-h-350m-resaved-from-nano-vllm-go.json");
+    // layer_types: 28 "mamba" and 4 "attention" (layers 10, 13, 17, 27); every layer a shared MLP.
+    CHECK(layers_where(m, [](const LayerSpec& s) { return std::holds_alternative<Mamba2>(s.attention); }) == 28);
+    CHECK(layers_where(m, [](const LayerSpec& s) { return std::holds_alternative<Gqa>(s.attention); }) == 4);
+    CHECK(layers_where(m, [](const LayerSpec& s) { return std::holds_alternative<DenseMlp>(s.ffn); }) == 32);
+    CHECK(m.tied_embeddings);
+    const Mamba2& s = first<Mamba2>(m);
+    CHECK(s == Mamba2{48, 32, 128, 1, 4, true, false});
+    // One Mamba-2 layer by hand (hidden 768, I = 48 x 32 = 1536 = 2 x 768, one group of state 128):
+    //   in_proj 768 x (1536 z + 1536 x + 2 x 128 B, C + 48 dt) = 768 x 3376,
+    //   conv1d (1536 + 256) channels x (4 taps + a bias), dt_bias, A_log and D 3 x 48, the gated
+    //   norm 1536, out_proj 1536 x 768.
+    const double mamba = 768.0 * 3376 + 1792.0 * 5 + 3 * 48 + 1536 + 1536.0 * 768;
+    CHECK(kind_parameters(s, 768) == mamba);
+    CHECK(mamba == 3783056);
+    // At TP 2 a device holds half the heads and the whole (single) group: in_proj 768 x ((2 x 1536
+    // + 48) / 2 + 256), conv and per-head vectors (1536 x 5 + 144 + 1536) / 2 + 256 x 5, out_proj half.
+    CHECK(kind_parameters_per_device(s, 768, 2) == 768.0 * (1560 + 256) + (1536.0 * 5 + 144 + 1536) / 2 + 256.0 * 5 +
+                                                       1536.0 * 768 / 2);
+    // The whole model by hand: 28 Mamba-2 layers, 4 GQA layers (12 heads, 4 KV heads of 64:
+    // 2 x 768^2 + 2 x 768 x 256), 32 gated MLPs 3 x 768 x 2048, (2 x 32 + 1) norms, one tied table.
+    const double attention = 2 * 768.0 * 768 + 2 * 768.0 * 256;
+    const double total = 28 * mamba + 4 * attention + 32 * 3 * 768.0 * 2048 + 65 * 768.0 + 100352.0 * 768;
+    CHECK(derived_parameters(m).total() == total);
+    CHECK(total == 340332224);
+    // IBM prints 340M for Granite-4.0-H-350M (SOURCES.md; the name rounds it up to 350M).
+    CHECK(derived_parameters(m).total() / 1e6 == Approx(340).margin(0.5));
+    // KV per token: only the 4 attention layers, 2 x 4 KV heads x 64, BF16.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 4 * 2 * 4 * 64 * 2.0);
+    // State per sequence, per Mamba-2 layer: the SSM state 48 heads x 32 x 128 and the conv state
+    // (1536 + 2 x 1 x 128) channels x (4 - 1) taps; 28 layers, BF16.
+    const double state = 28 * (48 * 32 * 128.0 + (1536 + 256) * 3.0) * 2;
+    CHECK(state == 11311104);
+    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == state);
+    CHECK(kv_per_sequence_per_device(m, formats::bf16, 1000).in(bytes) == 1000 * 4 * 512 * 2.0 + state);
+    // A step reads and writes the state. At TP 2 each device keeps half the heads' SSM state and
+    // conv channels, but the one group's B and C whole: 48 x 32 x 128 / 2 + (1536 / 2 + 256) x 3
+    // per layer, just over half.
+    Workload w;
+    w.batch = 4;
+    w.context = 1000;
+    const StepCost one = step_cost(m, w), two = step_cost(m, w, Parallelism{.tensor = 2});
+    CHECK(one.state_bytes.in(bytes) == 2 * state);
+    const double half = 28 * (48 * 32 * 128.0 / 2 + (768 + 256) * 3.0) * 2;
+    CHECK(two.state_bytes.in(bytes) == Approx(2 * half).epsilon(1e-12));
+    CHECK(two.state_bytes.in(bytes) > one.state_bytes.in(bytes) / 2);
+    // With the groups split (8 groups), TP 2 halves the state exactly.
+    Mamba2 eight = s;
+    eight.groups = 8;
+    CHECK(eight.kv_share(2) == Approx(0.5).epsilon(1e-15));
+    CHECK(s.kv_share(1) == 1.0);
+    // The recurrence: 5 FLOPs per SSM state element per token (decay, input, readout).
+    CHECK(attention_flops_per_token(m, 0).in(flop) == 28 * 5 * 48 * 32 * 128.0);
+    // Tensor parallelism splits the 48 heads, and the one group is replicated.
+    CHECK(s.splits_over(2));
+    CHECK(s.splits_over(16));
+    CHECK_FALSE(s.splits_over(5));
+    CHECK(s.split_requirement(5) == "a divisor of the Mamba-2 heads (48)");
+    CHECK_FALSE(eight.splits_over(16));
+    CHECK(eight.split_requirement(16) == "a divisor of the Mamba-2 groups (8), or any divisor of the heads with one group");
+    CHECK(s.describe() == "Mamba-2 48 heads x 32, state 128, 1 group, conv 4");
+    decodes(m);
+    decodes(m, "h200", 2);
+}
+
+TEST_CASE("granitemoehybrid: the own form round-trips a Mamba-2 model", "[families][granitemoehybrid][mamba2]") {
+    const Model m = hub_model("granite-4.0-h-350m-resaved-from-nano-vllm-go.json");
+    const nlohmann::json own = nlohmann::json(m);
+    CHECK(own.at("layer_groups").dump().find("\"kind\":\"mamba2\"") != std::string::npos);
+    CHECK(model_from_config(own) == m);
+    nlohmann::json bad = own;
+    for (auto& g : bad["layer_groups"])
+        if (g["attention"]["kind"] == "mamba2") g["attention"]["kind"] = "mamba3";
+    CHECK_THROWS_WITH(model_from_config(bad, "own.json"),
+                      Catch::Contains("expected \"gqa\", \"mla\", \"gated_deltanet\", \"mamba2\" or \"none\""));
+}
+
+TEST_CASE("defaults: granitemoehybrid, as GraniteMoeHybridConfig has them", "[families][defaults][granitemoehybrid]") {
+    const nlohmann::json j = hub("granite-4.0-h-350m-resaved-from-nano-vllm-go.json");
+    const Model file = model_from_config(j, "test.json");
+    // mamba_d_head "auto" (1536 / 48 = 32), one group, conv 4, expand 2, conv bias, no proj bias:
+    // the file states the class defaults, so leaving them out changes nothing.
+    CHECK(without(j, {"mamba_d_head", "mamba_n_groups", "mamba_d_conv", "mamba_expand", "mamba_conv_bias", "mamba_proj_bias"}) ==
+          file);
+    CHECK(first<Mamba2>(with(j, "mamba_d_head", "auto")) == first<Mamba2>(file));
+    // Others differ from the file: mamba_d_state 256, num_key_value_heads = heads (12),
+    // shared_intermediate_size 1024, mamba_n_heads 128 (1536 / 128 = 12 per head).
+    CHECK(first<Mamba2>(without(j, {"mamba_d_state"})).state_size == 256);
+    CHECK(first<Gqa>(without(j, {"num_key_value_heads"})).kv_heads == 12);
+    CHECK(std::get<DenseMlp>(without(j, {"shared_intermediate_size"}).groups[0].spec.ffn).intermediate == 1024);
+    CHECK(first<Mamba2>(without(j, {"mamba_n_heads", "mamba_d_head"})).head_dim == 12);
+    // No layer_types: every layer Mamba-2.
+    CHECK(layers_where(without(j, {"layer_types"}), [](const LayerSpec& s) { return std::holds_alternative<Mamba2>(s.attention); }) ==
+          32);
+    // num_local_experts absent: 8 routed experts (top-2 by default) of intermediate_size beside the shared MLP.
+    const Model moe = without(j, {"num_local_experts", "num_experts_per_tok"});
+    const Moe& e = std::get<Moe>(moe.groups[0].spec.ffn);
+    CHECK(e.experts == 8);
+    CHECK(e.experts_per_token == 2);
+    CHECK(e.expert_intermediate == 2048);
+    CHECK(e.shared_experts == 1);
+    CHECK(e.shared_intermediate == 2048);
+    // Heads that do not divide the expanded width are named.
+    nlohmann::json fifty = j;
+    fifty["mamba_n_heads"] = 50;
+    fifty.erase("mamba_d_head");
+    CHECK_THROWS_WITH(model_from_config(fifty, "test.json"),
+                      "test.json: /mamba_n_heads: got 50, expected mamba_n_heads (50) x mamba_d_head equal to mamba_expand x "
+                      "hidden_size (1536)");
+    CHECK_THROWS_WITH(with(j, "mamba_d_head", 16),
+                      "test.json: /mamba_d_head: got 16, expected mamba_n_heads (48) x mamba_d_head equal to mamba_expand x "
+                      "hidden_size (1536)");
+}
