@@ -185,10 +185,17 @@ std::vector<std::string> split_commas(const std::string& s) {
     }
     return out;
 }
+// The device of the setting being computed, for errors in the user's terms (a copy: the
+// settings are gone by the time an error reaches main).
+std::optional<Hardware> current_device;
+
 std::vector<Setting> combinations(const Setting& s) {
     const auto degrees = [](const char* flag, const std::string& arg) {
         std::vector<std::string> out;
-        for (const std::int64_t v : cli::parse_list(flag, arg, 1)) out.push_back(std::to_string(v));
+        for (const std::int64_t v : cli::parse_list(flag, arg, 1)) {
+            if (v > 1024) cli::bad_value(flag, arg, "degrees from 1 to 1024");
+            out.push_back(std::to_string(v));
+        }
         return out;
     };
     const std::vector<std::string> hardware = split_commas(s.hardware);
@@ -403,7 +410,10 @@ void run_model(Setting& s) {
 
 void run_decode(Setting& all) {
     std::vector<Setting> settings = combinations(all);
-    for (Setting& one : settings) resolve(one);
+    for (Setting& one : settings) {
+        resolve(one);
+        current_device = one.hw;
+    }
     require_rows(settings.front(), true, true, settings.size());
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"batch", "batch"},
@@ -425,6 +435,7 @@ void run_decode(Setting& all) {
     for (const Setting& s : settings)
     for (std::int64_t b : s.batches)
         for (std::int64_t n : s.contexts) {
+            current_device = s.hw;
             Workload w = s.base;
             w.batch = b;
             w.context = n;
@@ -469,7 +480,10 @@ void run_ridge(Setting& s) {
 
 void run_capacity(Setting& all) {
     std::vector<Setting> settings = combinations(all);
-    for (Setting& one : settings) resolve(one);
+    for (Setting& one : settings) {
+        resolve(one);
+        current_device = one.hw;
+    }
     require_rows(settings.front(), true, true, settings.size());
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"memory_reported_bytes", "memory/device"},
@@ -484,6 +498,7 @@ void run_capacity(Setting& all) {
                                              {"longest_context_tokens", "longest context"}});
     cli::Table t(columns);
     for (const Setting& s : settings) {
+    current_device = s.hw;
     const MemoryUse budget = memory_budget(s.hw, s.base.assumptions);
     const Bytes weights = weights_per_device(s.m, s.base.precision, s.dep.parallel);
     const bool weights_fit = weights <= budget.budget;
@@ -527,7 +542,10 @@ void run_generate(Setting& all, const GenerateArgs& args) {
     const std::int64_t new_tokens = cli::parse_integer_option("--new", args.new_tokens, 1, 100'000'000);
     const std::int64_t chunk = cli::parse_integer_option("--chunk", args.chunk, 0, 100'000'000);
     std::vector<Setting> settings = combinations(all);
-    for (Setting& one : settings) resolve(one);
+    for (Setting& one : settings) {
+        resolve(one);
+        current_device = one.hw;
+    }
     const Setting& first = settings.front();
     require_rows(first, true, false, settings.size());
     const std::int64_t chunks = chunk > 0 ? (prompt + chunk - 1) / chunk : 1;
@@ -552,6 +570,7 @@ void run_generate(Setting& all, const GenerateArgs& args) {
     cli::Table t(columns);
     for (const Setting& s : settings)
     for (std::int64_t b : s.batches) {
+        current_device = s.hw;
         Workload w = s.base;
         w.batch = b;
         const Generation g = generate(s.dep, s.m, w, prompt, new_tokens, chunk);
@@ -823,7 +842,7 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
 
 // The library names what it checks ("tensor-parallel degree"); the user typed a flag (--tp).
 // Only for commands that take these flags from the command line: calibrate's come from a file.
-std::string in_user_terms(const ridgeline::error& e, const Setting& s) {
+std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
     static const std::vector<std::pair<std::string_view, std::string_view>> flags{
         {"tensor-parallel degree", "--tp"},
         {"pipeline-parallel degree", "--pp"},
@@ -853,7 +872,7 @@ std::string in_user_terms(const ridgeline::error& e, const Setting& s) {
     if (e.path().starts_with("hardware '") && e.path().ends_with("' compute peak")) {
         std::vector<std::string> has;
         for (Numeric n : all_numerics)
-            if (s.hw.peak_for(n)) has.emplace_back(name_of(n));
+            if (hw.peak_for(n)) has.emplace_back(name_of(n));
         const auto have = [&](std::string_view n) { return std::find(has.begin(), has.end(), n) != has.end(); };
         std::string list, suggestion;
         for (const auto& n : has) list += (list.empty() ? "" : ", ") + n;
@@ -1013,7 +1032,7 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const ridgeline::error& e) {
         const bool flags = !*cal && !*list && !*show && !*model && !*planner;  // the rest take the workload flags
-        fmt::print(stderr, "ridgeline: {}\n", cli::printable(flags ? in_user_terms(e, s) : e.what()));
+        fmt::print(stderr, "ridgeline: {}\n", cli::printable(flags ? in_user_terms(e, current_device ? *current_device : s.hw) : e.what()));
         return 1;
     } catch (const std::exception& e) {
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(e.what()));

@@ -1,4 +1,6 @@
-// ridgeline: decode-speed arithmetic for LLMs. Standard library only; everything constexpr.
+// ridgeline: decode-speed arithmetic for LLMs. Standard library only; every answer but the
+// planner (plan.hpp, which returns vectors) and the operator table is constexpr. JSON and the
+// presets are json.hpp; pictures roofline_svg.hpp and plan_svg.hpp.
 #pragma once
 
 #include "calibrate.hpp"  // IWYU pragma: export
@@ -16,8 +18,10 @@
 #include "model.hpp"      // IWYU pragma: export
 #include "name.hpp"       // IWYU pragma: export
 #include "operators.hpp"  // IWYU pragma: export
+#include "plan.hpp"       // IWYU pragma: export
 #include "prefill.hpp"    // IWYU pragma: export
 #include "ridge.hpp"      // IWYU pragma: export
+#include "serving.hpp"    // IWYU pragma: export
 #include "speculative.hpp"  // IWYU pragma: export
 #include "step_cost.hpp"  // IWYU pragma: export
 #include "units.hpp"      // IWYU pragma: export
