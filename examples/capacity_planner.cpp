@@ -1,16 +1,15 @@
-// How many devices of which kind serve N concurrent users at a TPOT target and a context?
-//     capacity_planner [model] [users] [context] [tpot_ms]     defaults: llama-3.3-70b 256 8192 50
-// For every hardware preset and tensor-parallel degree, the fewest replicas whose batch fits in
-// each device's memory budget (its share of the weights, its sequences' KV, the activation
-// workspace, under the default 0.9 memory fraction and 1 GiB reserve) and whose decode step
-// meets the target; fewest devices first. No prices: ridgeline has no sourced figures for them.
+// Which deployment should I rent? For Llama-3.1-70B and Qwen3-30B-A3B serving 64 users in a
+// conversation (8,192 tokens of context, of which 256 are the new prompt, 512 tokens out) at a
+// TPOT of at most 30 ms, on H100 or H200, with BF16 or FP8 weights: the planner's three best
+// plans, first by device count (no prices), then by cost per million output tokens with H100s at
+// 2.50 and H200s at 3.50 an hour. Ideal ceilings, BF16 KV cache, 0.9 of each device's memory.
+//     capacity_planner [model ...]
 #include <fmt/core.h>
 
 #include <ridgeline/fmt.hpp>
 #include <ridgeline/json.hpp>
-#include <ridgeline/ridgeline.hpp>
+#include <ridgeline/plan.hpp>
 
-#include <algorithm>
 #include <exception>
 #include <string>
 #include <vector>
@@ -18,68 +17,42 @@
 using namespace ridgeline;
 
 namespace {
-struct Plan {
-    std::string hardware;
-    std::int64_t tensor = 1, replicas = 0, batch = 0;
-    DecodeStep step{};
-    [[nodiscard]] std::int64_t devices() const { return tensor * replicas; }
-};
-
-std::int64_t parse(const char* s, const char* what) {
-    const std::string v(s);
-    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
-        throw error("", what, v, "a positive integer");
-    const auto n = std::stoll(v);
-    if (n < 1) throw error("", what, v, "a positive integer");
-    return n;
+void show(const PlanResult& p, bool priced) {
+    std::string head = fmt::format("  {:<10}{:>8}{:>4}{:>4}{:>4}{:>8}{:>12}{:>7}{:>11}{:>11}{:>12}", "hardware", "devices", "tp", "pp",
+                                   "ep", "weights", "mode", "batch", "TPOT", "TTFT", "tok/s/dev");
+    fmt::print("{}{}\n", head, priced ? "  per M tokens" : "");
+    for (std::size_t i = 0; i < p.plans.size() && i < 3; ++i) {
+        const PlanRow& r = p.plans[i];
+        fmt::print("  {:<10}{:>8}{:>4}{:>4}{:>4}{:>8}{:>12}{:>7}{:>8.2f} ms{:>8.1f} ms{:>12.1f}{}\n", r.device, r.devices, r.parallel.tensor,
+                   r.parallel.pipeline, r.parallel.expert, format_name(r.weights), mode_name(r.mode), r.serving.batch,
+                   r.serving.tpot.in(ms), r.serving.ttft.in(ms), r.serving.tokens_per_s_per_device.in(per_s),
+                   r.cost_per_million_tokens ? fmt::format("{:>14.3f}", *r.cost_per_million_tokens) : "");
+    }
+    fmt::print("  {}\n", p.verdict);
 }
 }  // namespace
 
 int main(int argc, char** argv) {
     try {
-        const Model m = load_model(argc > 1 ? argv[1] : "llama-3.3-70b");
-        const std::int64_t users = argc > 2 ? parse(argv[2], "users") : 256;
-        const std::int64_t context = argc > 3 ? parse(argv[3], "context") : 8192;
-        const Seconds target = ms(static_cast<double>(argc > 4 ? parse(argv[4], "tpot_ms") : 50));
-        fmt::print("{} for {} concurrent users at {} tokens of context, TPOT at most {:.0f} ms, BF16, ideal ceilings\n\n",
-                   m.name, users, context, target.in(ms));
-        std::vector<Plan> plans;
-        for (const auto& name : list_presets(PresetKind::hardware)) {
-            const Hardware h = load_hardware(name);
-            if (!h.peak_for(Numeric::bf16)) continue;  // V100: no BF16 tensor cores
-            for (std::int64_t t : {1, 2, 4, 8}) {
-                Workload w{.context = context};
-                const Deployment group{h, Parallelism{.tensor = t}};
-                if (t > 1 && !h.interconnect_bandwidth) continue;
-                try {
-                    validate(group, m);  // t must split the model's heads
-                } catch (const error&) {
-                    continue;
-                }
-                // Memory: the same per-device budget every step result reports.
-                const auto fits = largest_batch(group, m, w, context);
-                if (!fits) continue;
-                // The fewest replicas whose per-replica batch fits and meets the TPOT.
-                for (std::int64_t replicas = (users + *fits - 1) / *fits; replicas <= users; ++replicas) {
-                    w.batch = (users + replicas - 1) / replicas;
-                    const DecodeStep d = decode_step(group, m, w);
-                    if (d.step_time <= target && d.fits()) {
-                        plans.push_back({name, t, replicas, w.batch, d});
-                        break;
-                    }
-                    if (w.batch == 1) break;  // even one user per replica is too slow
-                }
-            }
+        std::vector<std::string> models{"llama-3.1-70b", "qwen3-30b-a3b"};
+        if (argc > 1) models.assign(argv + 1, argv + argc);
+        for (const std::string& name : models) {
+            PlanRequest r;
+            r.model = load_model(name);
+            r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}, {"h200", load_hardware("h200"), std::nullopt}};
+            r.traffic = Traffic{8192, 512, 7936};
+            r.users = 64;
+            r.tpot_target = ms(30);
+            r.max_devices = 8;
+            fmt::print("{}: 64 users, 8,192-token context (256 new), 512 out, TPOT <= 30 ms\n", name);
+            fmt::print(" fewest devices:\n");
+            show(plan(r), false);
+            r.devices[0].price_per_hour = 2.50;
+            r.devices[1].price_per_hour = 3.50;
+            fmt::print(" cheapest, at 2.50 (H100) and 3.50 (H200) a device-hour:\n");
+            show(plan(r), true);
+            fmt::print("\n");
         }
-        std::sort(plans.begin(), plans.end(), [](const Plan& a, const Plan& b) {
-            return a.devices() != b.devices() ? a.devices() < b.devices() : a.step.step_time < b.step.step_time;
-        });
-        fmt::print("{:<12}{:>4}{:>10}{:>9}{:>8}{:>11}{:>12}{:>10}\n", "hardware", "tp", "replicas", "devices", "batch",
-                   "TPOT", "tok/s/seq", "bound");
-        for (const Plan& p : plans)
-            fmt::print("{:<12}{:>4}{:>10}{:>9}{:>8}{:>8.2f} ms{:>12.1f}{:>10}\n", p.hardware, p.tensor, p.replicas, p.devices(),
-                       p.batch, p.step.step_time.in(ms), p.step.tokens_per_s.in(per_s), p.step.bound);
-        if (plans.empty()) fmt::print("no preset meets the target\n");
         return 0;
     } catch (const std::exception& e) {
         fmt::print(stderr, "capacity_planner: {}\n", e.what());
