@@ -26,6 +26,15 @@ struct MeasuredRow {
     Parallelism parallel{};
     Seconds measured_step{};                    // time per output token
     std::optional<double> source_GB_per_s{};    // the source's own bandwidth figure, if it gives one
+    // Where a row came from, when the rows of one file do not share it.
+    std::string engine;          // "vLLM", "TensorRT-LLM", "llama.cpp", ...
+    std::string engine_version;  // as the source gives it
+    std::string date;            // of the measurement or its publication, YYYY-MM or YYYY-MM-DD
+    std::string source;          // repository@commit path, or page and table
+    std::string notes;
+    // A row kept as published but not credible as a measurement of its stated setting (faster
+    // than that setting's ceiling, or a misreported setting), with the reason. Fits skip it.
+    std::optional<std::string> flagged{};
 };
 
 struct MeasurementSet {
@@ -62,7 +71,8 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         const Node r = list.at(i);  // errors name the file and the row: /measurements/<i>/...
         r.require_object("a measurement object");
         r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "tensor_parallel",
-                     "pipeline_parallel", "batch", "context", "tokens_per_s", "tpot_ms", "source_GB_per_s"});
+                     "pipeline_parallel", "expert_parallel", "batch", "context", "tokens_per_s", "tpot_ms", "source_GB_per_s",
+                     "engine", "engine_version", "date", "source", "notes", "flagged"});
         MeasuredRow row;
         row.hardware = r.need("hardware", "a hardware preset name or path").string();
         row.model = r.need("model", "a model preset name or path").string();
@@ -84,6 +94,27 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
             r.fail("exactly one of tokens_per_s (per sequence) and tpot_ms");
         row.measured_step = r.has("tokens_per_s") ? s(1.0 / r.at("tokens_per_s").figure()) : ms(r.at("tpot_ms").figure());
         if (r.has("source_GB_per_s")) row.source_GB_per_s = r.at("source_GB_per_s").figure();
+        if (r.has("expert_parallel")) row.parallel.expert = r.at("expert_parallel").positive_integer();
+        const auto text = [&](const char* key, std::string& out, const char* expected) {
+            if (r.has(key)) out = r.at(key).string(expected);
+        };
+        text("engine", row.engine, "the engine's name, a non-empty string");
+        text("engine_version", row.engine_version, "the engine's version, a non-empty string");
+        text("date", row.date, "a date, YYYY-MM or YYYY-MM-DD");
+        if (!row.date.empty()) {
+            const std::string& d = row.date;
+            const auto digits = [&](std::size_t from, std::size_t n) {
+                for (std::size_t k = from; k < from + n; ++k)
+                    if (d[k] < '0' || d[k] > '9') return false;
+                return true;
+            };
+            const bool ok = (d.size() == 7 || d.size() == 10) && digits(0, 4) && d[4] == '-' && digits(5, 2) &&
+                            (d.size() == 7 || (d[7] == '-' && digits(8, 2)));
+            if (!ok) r.at("date").fail("a date, YYYY-MM or YYYY-MM-DD");
+        }
+        text("source", row.source, "a non-empty string: repository@commit path, or page and table");
+        text("notes", row.notes, "a non-empty string");
+        if (r.has("flagged")) row.flagged = r.at("flagged").string("the reason the row is not credible, a non-empty string");
         set.rows.push_back(std::move(row));
     }
     return set;
