@@ -55,6 +55,20 @@ try {
   check("memory budget equals the CLI's (physical)", await value("#r-memory", "data-budget"), physical.memory_budget_bytes);
   check("the setup fits and the tok/s says so", [await page.getAttribute("#r-tokens-per-s", "data-fits"), physical.fits], ["true", true]);
   check("one device crosses no links", await page.textContent("#r-link"), "no links (one device)");
+  // The memory bar: its weights, KV and activations add up to the CLI's memory per device, the
+  // free part is what is left of the CLI's budget.
+  const bar = () => page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#memory-bar div")].map(d => [d.dataset.part, Number(d.dataset.bytes)])));
+  const parts = await bar();
+  check("the memory bar's weights + KV + activations are the CLI's memory per device",
+        parts.weights + parts.kv + parts.activations, physical.memory_per_device_bytes);
+  check("the memory bar's free part is the CLI's budget less that", parts.free, physical.memory_budget_bytes - physical.memory_per_device_bytes);
+  check("the memory bar's parts, in order", Object.keys(parts), ["weights", "kv", "activations", "free", "reserve"]);
+  // The user's batch is ringed on both charts (one step on the roofline, two rates beside it), and
+  // the title names the formats and the parallelism.
+  check("batch 1 is ringed on both charts", await page.evaluate(() => [...document.querySelectorAll("#chart circle.chosen")].map(c => c.dataset.batch)),
+        ["1", "1", "1"]);
+  check("the chart's title names the formats and the parallelism", await page.textContent("#chart svg title"),
+        "llama-3.1-8b on NVIDIA H100 SXM5 80GB: bf16 weights, bf16 KV, TP 1 (roofline and decode throughput)");
 
   // Seed 003's assumptions, chosen on the page: seed 003's 201.8.
   await page.selectOption("#assumptions", "seed_003");
@@ -134,6 +148,8 @@ try {
   check("its tok/s is still the CLI's", await value("#r-tokens-per-s"), big.tokens_per_s);
   check("its memory per device equals the CLI's memory_per_device_bytes", await value("#r-memory"), big.memory_per_device_bytes);
   check("its budget equals the CLI's memory_budget_bytes", await value("#r-memory", "data-budget"), big.memory_budget_bytes);
+  check("the memory bar says how far over the budget it is", [await page.getAttribute("#memory-bar", "data-fits"),
+        (await page.textContent("#memory-legend [data-part=over]")).endsWith("over the budget")], ["false", true]);
   check("the fits cell says why", await page.textContent("#r-fits"), "\u26a0 does not fit: the weights alone exceed the budget");
   await page.screenshot({ path: screenshot.replace(/\.png$/, "") + "-does-not-fit.png", fullPage: true });
 
@@ -154,6 +170,7 @@ try {
   check("tp 4 llama-3.1-70b fp8: tok/s equals the CLI's", await value("#r-tokens-per-s"), tp4.tokens_per_s);
   check("tp 4 llama-3.1-70b fp8: memory per device equals the CLI's", await value("#r-memory"), tp4.memory_per_device_bytes);
   check("tp 4 llama-3.1-70b fp8: communication time equals the CLI's", await value("#r-communication"), tp4.communication_time_s);
+  check("tp 4: the title says so", (await page.textContent("#chart svg title")).includes(": fp8 weights, bf16 KV, TP 4 ("), true);
   check("tp 4 llama-3.1-70b fp8 fits", [await page.getAttribute("#r-fits", "data-fits"), tp4.fits], ["true", true]);
   check("the link latency is the preset's", await page.textContent("#r-link"), "0.60 us per message (hardware preset), scale-up link");
 

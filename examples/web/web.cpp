@@ -217,7 +217,7 @@ json evaluate(const json& request) {
                  {"longest_context_tokens", longest.is_unbounded() ? json("unbounded")
                                             : longest.fits()       ? json(longest.tokens())
                                                                    : json(nullptr)},
-                 {"svg", roofline_svg(dep, m, w, batches, contexts)}};
+                 {"svg", roofline_svg(dep, m, w, batches, contexts, w.batch)}};
         return out;
     } catch (const error& e) {
         throw field_error(field_of(e), e.what());
