@@ -13,7 +13,7 @@ mkdir -p "$out/include"
 ln -sfn /usr/include/nlohmann "$out/include/nlohmann"
 em++ -std=c++20 -O2 -fexceptions -I"$root/include" -I"$out/include" -DRIDGELINE_SOURCE_DATA_DIR='"/data"' \
     "$root/examples/web/web.cpp" -o "$out/ridgeline.js" \
-    -sEXPORTED_FUNCTIONS=_ridgeline_presets,_ridgeline_evaluate -sEXPORTED_RUNTIME_METHODS=ccall \
+    -sEXPORTED_FUNCTIONS=_ridgeline_presets,_ridgeline_evaluate,_ridgeline_plan -sEXPORTED_RUNTIME_METHODS=ccall \
     -sALLOW_MEMORY_GROWTH=1 -sSINGLE_FILE=1 -sENVIRONMENT=web \
     --embed-file "$root/data@/data"
 cp "$root/examples/web/index.html" "$out/index.html"

@@ -1,7 +1,9 @@
 // Browser test: the page, driven in Debian's Chromium by playwright-core, shows what the CLI
 // computes (tok/s, memory per device, fits, communication time, under the same deployment and
 // assumptions), marks a setup that does not fit beside its tok/s, shows the library's own error
-// beside the field, and keeps working.
+// beside the field, and keeps working. The plan tab prints `ridgeline plan --format json`'s text
+// byte for byte, clears its results on a wrong input, and the default search is timed against the
+// native CLI (printed, not asserted).
 //     node test.mjs PAGE_DIR CLI SCREENSHOT
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
@@ -53,6 +55,20 @@ try {
   check("memory budget equals the CLI's (physical)", await value("#r-memory", "data-budget"), physical.memory_budget_bytes);
   check("the setup fits and the tok/s says so", [await page.getAttribute("#r-tokens-per-s", "data-fits"), physical.fits], ["true", true]);
   check("one device crosses no links", await page.textContent("#r-link"), "no links (one device)");
+  // The memory bar: its weights, KV and activations add up to the CLI's memory per device, the
+  // free part is what is left of the CLI's budget.
+  const bar = () => page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#memory-bar div")].map(d => [d.dataset.part, Number(d.dataset.bytes)])));
+  const parts = await bar();
+  check("the memory bar's weights + KV + activations are the CLI's memory per device",
+        parts.weights + parts.kv + parts.activations, physical.memory_per_device_bytes);
+  check("the memory bar's free part is the CLI's budget less that", parts.free, physical.memory_budget_bytes - physical.memory_per_device_bytes);
+  check("the memory bar's parts, in order", Object.keys(parts), ["weights", "kv", "activations", "free", "reserve"]);
+  // The user's batch is ringed on both charts (one step on the roofline, two rates beside it), and
+  // the title names the formats and the parallelism.
+  check("batch 1 is ringed on both charts", await page.evaluate(() => [...document.querySelectorAll("#chart circle.chosen")].map(c => c.dataset.batch)),
+        ["1", "1", "1"]);
+  check("the chart's title names the formats and the parallelism", await page.textContent("#chart svg title"),
+        "llama-3.1-8b on NVIDIA H100 SXM5 80GB: bf16 weights, bf16 KV, TP 1 (roofline and decode throughput)");
 
   // Seed 003's assumptions, chosen on the page: seed 003's 201.8.
   await page.selectOption("#assumptions", "seed_003");
@@ -132,6 +148,8 @@ try {
   check("its tok/s is still the CLI's", await value("#r-tokens-per-s"), big.tokens_per_s);
   check("its memory per device equals the CLI's memory_per_device_bytes", await value("#r-memory"), big.memory_per_device_bytes);
   check("its budget equals the CLI's memory_budget_bytes", await value("#r-memory", "data-budget"), big.memory_budget_bytes);
+  check("the memory bar says how far over the budget it is", [await page.getAttribute("#memory-bar", "data-fits"),
+        (await page.textContent("#memory-legend [data-part=over]")).endsWith("over the budget")], ["false", true]);
   check("the fits cell says why", await page.textContent("#r-fits"), "\u26a0 does not fit: the weights alone exceed the budget");
   await page.screenshot({ path: screenshot.replace(/\.png$/, "") + "-does-not-fit.png", fullPage: true });
 
@@ -152,6 +170,7 @@ try {
   check("tp 4 llama-3.1-70b fp8: tok/s equals the CLI's", await value("#r-tokens-per-s"), tp4.tokens_per_s);
   check("tp 4 llama-3.1-70b fp8: memory per device equals the CLI's", await value("#r-memory"), tp4.memory_per_device_bytes);
   check("tp 4 llama-3.1-70b fp8: communication time equals the CLI's", await value("#r-communication"), tp4.communication_time_s);
+  check("tp 4: the title says so", (await page.textContent("#chart svg title")).includes(": fp8 weights, bf16 KV, TP 4 ("), true);
   check("tp 4 llama-3.1-70b fp8 fits", [await page.getAttribute("#r-fits", "data-fits"), tp4.fits], ["true", true]);
   check("the link latency is the preset's", await page.textContent("#r-link"), "0.60 us per message (hardware preset), scale-up link");
 
@@ -170,6 +189,110 @@ try {
   await page.fill("#link_latency_us", "");
   await page.waitForSelector("#r-link[data-from='hardware preset']");
   check("clearing the link latency returns to the preset's", await value("#r-communication"), tp4.communication_time_s);
+
+  // ---- The plan tab: `ridgeline plan`'s answer, byte for byte. ------------------------------
+  // The page's fields are the CLI's flags: run a search there and the same flags here.
+  const flagToField = { "-H": "hardware", "-m": "model", "--price": "price", "--prompt": "prompt", "--cached-prompt": "cached",
+                        "--output": "output", "--chunk": "chunk", "--users": "users", "--rate": "rate", "--tpot-ms": "tpot_ms",
+                        "--ttft-ms": "ttft_ms", "--max-devices": "max_devices", "--weights": "weights", "--mode": "mode",
+                        "--top": "top", "--kv": "kv", "--compute": "compute", "--efficiency": "efficiency",
+                        "--overhead-us": "overhead_us", "--memory-fraction": "memory_fraction", "--reserve-gib": "reserve_gib",
+                        "--link-latency-us": "link_latency_us" };
+  const planRun = async () => Number((await page.getAttribute("body", "data-plan-run")) ?? 0);
+  // Every field set: the flags given, the rest empty (the CLI's default), then one search.
+  const planOnPage = async args => {
+    const values = {};
+    for (let i = 0; i < args.length; i += 2) values[flagToField[args[i]]] = args[i + 1];
+    for (const f of Object.values(flagToField)) {
+      if (f === "model") await page.selectOption("#plan-model", values.model);
+      else if (f === "mode") await page.selectOption("#plan-mode", values.mode ?? "both");
+      else await page.fill("#plan-" + f, values[f] ?? "");
+    }
+    const before = await planRun();
+    await page.click("#plan-run");
+    await page.waitForSelector(`body[data-plan-run="${before + 1}"]`, { timeout: 120000 });
+    return page.getAttribute("body", "data-plan-state");
+  };
+  const cliPlan = args => execFileSync(cli, ["plan", ...args, "--format", "json"]).toString();
+  // The page's table: its header and the row count, read back.
+  const planTable = () => page.evaluate(() => ({
+    header: [...document.querySelectorAll("#plan-table thead th")].map(th => th.textContent),
+    rows: document.querySelectorAll("#plan-table tbody tr").length }));
+
+  await page.click("#tab-plan-button");
+  await page.waitForSelector("body[data-plan-run]", { timeout: 120000 });  // opening the tab runs the defaults once
+  check("the plan tab opens on a finished search", await page.getAttribute("body", "data-plan-state"), "ok");
+
+  const requests = [
+    ["-m", "llama-3.1-70b", "-H", "h100-sxm,h200", "--prompt", "8192", "--cached-prompt", "7936", "--output", "512", "--users", "64",
+     "--tpot-ms", "30", "--price", "h100-sxm=2.50,h200=3.50", "--max-devices", "16", "--top", "5"],
+    ["-m", "qwen3-30b-a3b", "-H", "l40s,a100-80gb,h100-sxm", "--rate", "4", "--ttft-ms", "800", "--tpot-ms", "40",
+     "--weights", "bf16,fp8,int4", "--mode", "agg", "--kv", "fp8", "--top", "7"],
+    ["-m", "llama-3.1-8b", "-H", "l4,rtx-4090", "--users", "100000", "--tpot-ms", "5", "--max-devices", "4"],  // nothing meets it
+  ];
+  for (const args of requests) {
+    const name = args.join(" ");
+    check(`plan ${name}: the search succeeds`, await planOnPage(args), "ok");
+    const expected = cliPlan(args);
+    check(`plan ${name}: the page's JSON is the CLI's, byte for byte`, (await page.textContent("#plan-json")) + "\n", expected);
+    const cliAnswer = JSON.parse(expected);
+    check(`plan ${name}: the verdict under the table is the CLI's`, await page.textContent("#plan-verdict"), cliAnswer.verdict);
+    const table = await planTable();
+    check(`plan ${name}: one table row per plan, columns the JSON's keys in order`, table,
+          cliAnswer.plans.length === 0 ? { header: [], rows: 0 } : { header: ["#", ...Object.keys(cliAnswer.plans[0])], rows: cliAnswer.plans.length });
+    if (cliAnswer.plans.length === 0)
+      check(`plan ${name}: the table says no plan meets the targets, as the CLI's table does`, await page.textContent("#plan-table caption"),
+            "no plan meets the targets");
+    check(`plan ${name}: the Pareto chart is drawn`, (await page.$$("#plan-chart svg circle.point")).length >= Math.min(1, cliAnswer.pareto.length), true);
+    check(`plan ${name}: the cheapest plan is ringed on the chart`, (await page.$$("#plan-chart svg circle.chosen")).length,
+          cliAnswer.plans.length > 0 ? 1 : 0);
+    if (args === requests[0]) await page.screenshot({ path: screenshot.replace(/\.png$/, "") + "-plan.png", fullPage: true });
+  }
+
+  // A wrong input: the CLI's words beside the field, and no stale results left on the tab.
+  await planOnPage(requests[0]);
+  check("a good search fills the table", (await planTable()).rows, 5);
+  const badUsers = requests[0].map((v, i, a) => (a[i - 1] === "--users" ? "0" : v));
+  check("users 0: the search is refused", await planOnPage(badUsers), "error");
+  check("users 0: the CLI's message beside the users field", await page.textContent("#plan-error-users"),
+        cliError("plan", ...badUsers).replace(/^ridgeline: /, ""));
+  check("users 0: the results are cleared, not left stale", await page.evaluate(() => [
+    document.querySelectorAll("#plan-table tr").length, document.querySelector("#plan-verdict").textContent,
+    document.querySelector("#plan-chart").children.length, document.querySelector("#plan-json").textContent]), [0, "", 0, ""]);
+  const badDevice = requests[0].map((v, i, a) => (a[i - 1] === "-H" ? "h100-sxm,h200,h201" : v));
+  check("an unknown device: refused", await planOnPage(badDevice), "error");
+  check("an unknown device: the library's message beside the devices field", await page.textContent("#plan-error-hardware"),
+        cliError("plan", ...badDevice).replace(/^ridgeline: /, ""));
+  check("an unknown device: no stale table", (await planTable()).rows, 0);
+  check("correcting the input brings the answer back", await planOnPage(requests[0]), "ok");
+  check("and the error beside the field is gone", await page.textContent("#plan-error-hardware"), "");
+
+  // The default search, timed inside the page (performance.now() around the WebAssembly call)
+  // and natively (the CLI's wall time less its start-up, a trivial call's wall time).
+  const search = ["-m", "llama-3.1-70b", "--max-devices", "64", "--weights", "bf16,fp8,int4", "--mode", "both", "--users", "64",
+                  "--prompt", "8192", "--cached-prompt", "7936", "--output", "512", "--tpot-ms", "30"];
+  const pageMs = [];
+  for (let i = 0; i < 3; ++i) {
+    check(`default search ${i + 1}: succeeds`, await planOnPage(search), "ok");
+    pageMs.push(Number(await page.getAttribute("#plan-status", "data-ms")));
+  }
+  check("default search: the page's JSON is the CLI's, byte for byte", (await page.textContent("#plan-json")) + "\n", cliPlan(search));
+  const wall = args => {
+    const started = process.hrtime.bigint();
+    execFileSync(cli, args, { stdio: ["ignore", "ignore", "ignore"] });
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  };
+  const nativeMs = [], startupMs = [];
+  for (let i = 0; i < 3; ++i) {
+    nativeMs.push(wall(["plan", ...search, "--format", "json"]));
+    startupMs.push(wall(["list", "hardware", "--format", "json"]));
+  }
+  const best = xs => Math.min(...xs);
+  const evaluated = JSON.parse(await page.textContent("#plan-json")).evaluated;
+  console.log(`time the default plan search for llama-3.1-70b (${evaluated} serving evaluations), best of 3:`);
+  console.log(`  WebAssembly in Chromium: ${best(pageMs).toFixed(1)} ms (performance.now() around ridgeline_plan; runs ${pageMs.map(x => x.toFixed(1)).join(", ")})`);
+  console.log(`  native CLI (${process.env.RIDGELINE_BUILD_TYPE || "this build"}): ${(best(nativeMs) - best(startupMs)).toFixed(1)} ms ` +
+              `(wall ${best(nativeMs).toFixed(1)} ms less a trivial call's ${best(startupMs).toFixed(1)} ms; runs ${nativeMs.map(x => x.toFixed(1)).join(", ")})`);
 
   check("no script errors on the page", pageErrors, []);
 } catch (e) {

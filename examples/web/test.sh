@@ -12,4 +12,6 @@ if [ ! -d "$build/web-test/node_modules/playwright-core" ]; then
     npm install --prefix "$build/web-test" --no-audit --no-fund --silent playwright-core@1.65.1 >/dev/null
 fi
 cp "$root/examples/web/test.mjs" "$build/web-test/test.mjs"
-RIDGELINE_DATA_DIR="$root/data" node "$build/web-test/test.mjs" "$build/web" "$cli" "$build/web/screenshot.png"
+# The CLI's build type, printed beside its time (a Debug CLI is not the native speed).
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+RIDGELINE_BUILD_TYPE="${build_type:-unknown} build" RIDGELINE_DATA_DIR="$root/data" node "$build/web-test/test.mjs" "$build/web" "$cli" "$build/web/screenshot.png"

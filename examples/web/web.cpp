@@ -1,6 +1,9 @@
-// The browser page's engine: ridgeline's core compiled to WebAssembly with Emscripten. Two C
+// The browser page's engine: ridgeline's core compiled to WebAssembly with Emscripten. Three C
 // functions take and return JSON text, so the page and the C++ library cannot disagree: the
 // page only displays what these return. Presets are bundled at build time (--embed-file).
+// The plan tab reads its inputs with the CLI's own parsers (examples/ridgeline/args.hpp), so a
+// value the CLI refuses is refused here with the same words.
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -10,7 +13,11 @@
 
 #include <ridgeline/json.hpp>
 #include <ridgeline/ridgeline.hpp>
+#include <ridgeline/plan_json.hpp>
+#include <ridgeline/plan_svg.hpp>
 #include <ridgeline/roofline_svg.hpp>
+
+#include "../ridgeline/args.hpp"
 
 using namespace ridgeline;
 using nlohmann::json;
@@ -19,8 +26,9 @@ namespace {
 
 std::string reply;  // the last answer; the page copies it out before the next call
 
+// Never throws: invalid UTF-8 in a name becomes U+FFFD, as in the CLI's JSON.
 const char* answer(const json& j) {
-    reply = j.dump();
+    reply = j.dump(-1, ' ', false, json::error_handler_t::replace);
     return reply.c_str();
 }
 
@@ -209,11 +217,146 @@ json evaluate(const json& request) {
                  {"longest_context_tokens", longest.is_unbounded() ? json("unbounded")
                                             : longest.fits()       ? json(longest.tokens())
                                                                    : json(nullptr)},
-                 {"svg", roofline_svg(dep, m, w, batches, contexts)}};
+                 {"svg", roofline_svg(dep, m, w, batches, contexts, w.batch)}};
         return out;
     } catch (const error& e) {
         throw field_error(field_of(e), e.what());
     }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// The plan tab: `ridgeline plan`'s flags in, its `--format json` text out.
+// ---------------------------------------------------------------------------------------------
+
+// A text field of the request: absent or null reads as empty.
+std::string text(const json& request, const char* key) {
+    if (!request.contains(key) || request.at(key).is_null()) return "";
+    const json& v = request.at(key);
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// An optional flag: empty is "not given", as when the CLI's flag is left out.
+std::optional<std::string> given(const json& request, const char* key) {
+    std::string v = text(request, key);
+    if (v.empty()) return std::nullopt;
+    return v;
+}
+
+// A field with a default: empty is the CLI's default.
+std::string or_default(const json& request, const char* key, const char* fallback) {
+    std::string v = text(request, key);
+    return v.empty() ? fallback : v;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t comma = s.find(',', start);
+        out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+// The page field a plan error is about: the flag a usage error names, or the library's path.
+std::string plan_field_of(const std::string& message, const std::string& path) {
+    static const std::pair<const char*, const char*> flags[] = {
+        {"--prompt", "prompt"},           {"--output", "output"},         {"--cached-prompt", "cached"},
+        {"--chunk", "chunk"},             {"--users", "users"},           {"--rate", "rate"},
+        {"--tpot-ms", "tpot_ms"},         {"--ttft-ms", "ttft_ms"},       {"--max-devices", "max_devices"},
+        {"--top", "top"},                 {"--weights", "weights"},       {"--mode", "mode"},
+        {"--kv", "kv"},                   {"--compute", "compute"},       {"--efficiency", "efficiency"},
+        {"--overhead-us", "overhead_us"}, {"--memory-fraction", "memory_fraction"},
+        {"--reserve-gib", "reserve_gib"}, {"--link-latency-us", "link_latency_us"},
+        {"--price", "price"},             {"plan: give exactly one of --users and --rate", "users"}};
+    for (const auto& [flag, field] : flags)
+        if (message.rfind(std::string(flag) + (flag[0] == '-' ? ":" : ""), 0) == 0) return field;
+    if (path == "hardware preset" || path == "devices") return "hardware";
+    if (path.rfind("price of ", 0) == 0) return "price";
+    if (path == "users" || path == "traffic") return "users";
+    if (path == "requests per second") return "rate";
+    if (path == "max devices") return "max_devices";
+    if (path == "latency target") return "tpot_ms";
+    if (path == "prompt") return "prompt";
+    if (path == "chunk") return "chunk";
+    return "model";
+}
+
+struct PlanAnswer {
+    std::string json_text;  // exactly what `ridgeline plan ... --format json` prints, less its newline
+    std::string svg;        // the Pareto front, as `plan --svg` writes it
+};
+
+// The request's fields are the CLI's flags, as text: hardware (-H; empty: every hardware preset),
+// model, prompt, output, cached (--cached-prompt), chunk, users, rate, tpot_ms, ttft_ms, price,
+// max_devices, weights, mode, top, kv, compute, efficiency, overhead_us, memory_fraction,
+// reserve_gib, link_latency_us. An empty field is a flag left out. Built as run_plan builds it,
+// in the same order, so the first error is the CLI's first error.
+PlanAnswer plan_answer(const json& q) {
+    PlanRequest r;
+    const std::string prompt = or_default(q, "prompt", "1024"), cached = or_default(q, "cached", "0");
+    r.traffic.prompt = cli::parse_integer_option("--prompt", prompt, 0, 100'000'000);
+    r.traffic.output = cli::parse_integer_option("--output", or_default(q, "output", "256"), 1, 100'000'000);
+    r.traffic.cached_prompt = cli::parse_integer_option("--cached-prompt", cached, 0, 100'000'000);
+    if (r.traffic.cached_prompt > r.traffic.prompt) cli::bad_value("--cached-prompt", cached, "at most --prompt (" + prompt + ")");
+    r.traffic.prefill_chunk = cli::parse_integer_option("--chunk", or_default(q, "chunk", "2048"), 1, 100'000'000);
+    const auto users = given(q, "users"), rate = given(q, "rate");
+    if (users.has_value() == rate.has_value()) throw cli::usage_error("plan: give exactly one of --users and --rate");
+    if (users) r.users = static_cast<double>(cli::parse_integer_option("--users", *users, 1, 1'000'000'000));
+    if (rate) r.requests_per_s = cli::parse_number("--rate", *rate, 1e-6, 1e9, "requests per second from 1e-6 to 1e9");
+    if (const auto t = given(q, "tpot_ms")) r.tpot_target = ms(cli::parse_number("--tpot-ms", *t, 1e-3, 1e9, "a time in ms from 0.001 to 1e9"));
+    if (const auto t = given(q, "ttft_ms")) r.ttft_target = ms(cli::parse_number("--ttft-ms", *t, 1e-3, 1e9, "a time in ms from 0.001 to 1e9"));
+    r.max_devices = cli::parse_integer_option("--max-devices", or_default(q, "max_devices", "64"), 1, 65536);
+    const std::int64_t top = cli::parse_integer_option("--top", or_default(q, "top", "20"), 1, 1'000'000);
+    const std::string weights = or_default(q, "weights", "bf16,fp8");
+    r.weights.clear();
+    for (const auto& f : split_list(weights)) r.weights.push_back(cli::parse_format_option("--weights", f));
+    const std::string mode = or_default(q, "mode", "both");
+    if (mode == "agg") r.modes = {ServingMode::aggregated};
+    else if (mode == "disagg") r.modes = {ServingMode::disaggregated};
+    else if (mode != "both") cli::bad_value("--mode", mode, "agg, disagg or both");
+    Workload& w = r.base;
+    w.precision.kv = cli::parse_format_option("--kv", or_default(q, "kv", "bf16"));
+    w.precision.compute = cli::parse_numeric_option("--compute", or_default(q, "compute", "bf16"));
+    w.efficiency.bandwidth = cli::parse_number("--efficiency", or_default(q, "efficiency", "1"), 1e-6, 1.0, "a fraction in [1e-6, 1]");
+    w.efficiency.overhead =
+        us(cli::parse_number("--overhead-us", or_default(q, "overhead_us", "0"), 1e-6, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9", true));
+    if (const auto f = given(q, "memory_fraction"))
+        w.assumptions.memory_fraction = cli::parse_number("--memory-fraction", *f, 1e-6, 1.0, "a fraction in [1e-6, 1]");
+    if (const auto g = given(q, "reserve_gib"))
+        w.assumptions.runtime_reserve = GiB(cli::parse_number("--reserve-gib", *g, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true));
+    if (const auto l = given(q, "link_latency_us"))
+        r.links.link_latency = us(cli::parse_number("--link-latency-us", *l, 1e-6, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6", true));
+    // Prices: "h100-sxm=2.50,h200=3.50", each naming a device of the hardware list.
+    const std::string hardware = text(q, "hardware");
+    const auto price = given(q, "price");
+    std::vector<std::pair<std::string, double>> prices;
+    if (price)
+        for (const auto& item : split_list(*price)) {
+            const std::size_t eq = item.find('=');
+            if (eq == std::string::npos || eq == 0)
+                cli::bad_value("--price", *price, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
+            prices.emplace_back(item.substr(0, eq), cli::parse_number("--price", item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
+        }
+    const std::vector<std::string> names = hardware.empty() ? list_presets(PresetKind::hardware) : split_list(hardware);
+    for (const auto& [name, p] : prices)
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            cli::bad_value("--price", *price, "prices only for devices of -H (" + hardware + "); " + name + " is not one");
+    for (const auto& name : names) {
+        std::optional<double> p;
+        for (const auto& [n, v] : prices)
+            if (n == name) p = v;
+        r.devices.push_back({name, load_hardware(name), p});
+    }
+    r.model = load_model_with_formats(text(q, "model")).model;
+
+    const PlanResult result = plan(r);
+    // cli::dump_json's settings (examples/ridgeline/table.hpp), so the text is the CLI's byte for byte.
+    return {plan_json(result, r.model, top).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace),
+            pareto_svg(result, std::string(r.model.name.view()) + ": tokens/s per device against per user")};
 }
 
 }  // namespace
@@ -240,6 +383,22 @@ const char* ridgeline_evaluate(const char* request) {
         return answer(evaluate(json::parse(request)));
     } catch (const field_error& e) {
         return answer({{"ok", false}, {"field", e.field}, {"message", e.what()}});
+    } catch (const std::exception& e) {
+        return answer({{"ok", false}, {"field", "model"}, {"message", e.what()}});
+    }
+}
+
+// A plan request (plan_answer's fields, the CLI's flags as text) in; out:
+// {"ok": true, "json": the CLI's `plan --format json` text, "svg": the Pareto front} or
+// {"ok": false, "field", "message"} with the message the CLI prints after "ridgeline: ".
+const char* ridgeline_plan(const char* request) {
+    try {
+        PlanAnswer a = plan_answer(json::parse(request));
+        return answer({{"ok", true}, {"json", std::move(a.json_text)}, {"svg", std::move(a.svg)}});
+    } catch (const cli::usage_error& e) {
+        return answer({{"ok", false}, {"field", plan_field_of(e.what(), "")}, {"message", e.what()}});
+    } catch (const error& e) {
+        return answer({{"ok", false}, {"field", plan_field_of(e.what(), e.path())}, {"message", e.what()}});
     } catch (const std::exception& e) {
         return answer({{"ok", false}, {"field", "model"}, {"message", e.what()}});
     }

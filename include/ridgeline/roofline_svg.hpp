@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -176,9 +177,11 @@ inline const char* colour(std::size_t i) {
 // The roofline of the deployment's device (the bandwidth slope and a ceiling for each format it has), the decode
 // steps of `m` for each batch at each context (workload `base` for the rest), the ridge point of
 // the base compute format marked, and a panel of tok/s per sequence (solid) and in total
-// (dashed) against batch.
+// (dashed) against batch. The title names the formats and the parallelism. With `chosen_batch`,
+// the step at that batch and base.context (the user's own setting) is ringed on both panels.
 inline std::string roofline_svg(const Deployment& dep, const Model& m, const Workload& base,
-                                const std::vector<std::int64_t>& batches, const std::vector<std::int64_t>& contexts) {
+                                const std::vector<std::int64_t>& batches, const std::vector<std::int64_t>& contexts,
+                                std::optional<std::int64_t> chosen_batch = std::nullopt) {
     using namespace svg_detail;
     if (batches.empty()) throw error("", "batches", "none", "at least one batch size");
     if (contexts.empty()) throw error("", "contexts", "none", "at least one context length");
@@ -213,14 +216,33 @@ inline std::string roofline_svg(const Deployment& dep, const Model& m, const Wor
             max_tokens = std::max(max_tokens, d.total_tokens_per_s.in(per_s));
             min_tokens = std::min(min_tokens, d.tokens_per_s.in(per_s));
         }
+    // The user's own step, inside both panels' ranges.
+    std::optional<DecodeStep> chosen;
+    if (chosen_batch) {
+        Workload w = base;
+        w.batch = *chosen_batch;
+        chosen = decode_step(dep, m, w);
+        const double ai = chosen->arithmetic_intensity.in(flop_per_byte);
+        const double rate = (chosen->flops / static_cast<double>(chosen->devices) / chosen->step_time).in(flop_per_s);
+        min_ai = std::min(min_ai, ai), max_ai = std::max(max_ai, ai), min_rate = std::min(min_rate, rate);
+        max_tokens = std::max(max_tokens, chosen->total_tokens_per_s.in(per_s));
+        min_tokens = std::min(min_tokens, chosen->tokens_per_s.in(per_s));
+    }
 
     const double W = 1000, H = 500;
     std::string out;
     out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + number(W) + "\" height=\"" + number(H) +
            "\" viewBox=\"0 0 " + number(W) + " " + number(H) + "\">\n";
-    const std::string title = std::string(m.name.view()) + " on " + std::string(hw.name.view());
-    out += "<title>" + escape(title) + ": roofline and decode throughput</title>\n";
+    // "llama-3.1-70b on NVIDIA H100 SXM5 80GB: fp8 weights, bf16 KV, TP 4": what the points assume.
+    std::string title = std::string(m.name.view()) + " on " + std::string(hw.name.view()) + ": " + format_name(base.precision.weights) + " weights";
+    if (base.precision.expert_format() != base.precision.weights) title += ", " + format_name(base.precision.expert_format()) + " experts";
+    title += ", " + format_name(base.precision.kv) + " KV";
+    if (base.precision.compute != Numeric::bf16) title += ", " + std::string(name_of(base.precision.compute)) + " compute";
+    title += ", TP " + std::to_string(dep.parallel.tensor);
+    if (dep.parallel.pipeline > 1) title += ", PP " + std::to_string(dep.parallel.pipeline);
+    if (dep.parallel.expert > 1) title += ", EP " + std::to_string(dep.parallel.expert);
+    out += "<title>" + escape(title) + " (roofline and decode throughput)</title>\n";
     out += "<rect x=\"0\" y=\"0\" width=\"" + number(W) + "\" height=\"" + number(H) + "\" fill=\"white\"/>\n";
     out += "<text x=\"" + number(W / 2) + "\" y=\"22\" font-family=\"sans-serif\" font-size=\"15\" text-anchor=\"middle\">" +
            escape(title) + "</text>\n";
@@ -264,13 +286,21 @@ inline std::string roofline_svg(const Deployment& dep, const Model& m, const Wor
                "\" font-family=\"sans-serif\" font-size=\"10\" text-anchor=\"end\">" + escape(label) + "</text>\n";
     }
     {
+        // The ridge's label sits at the foot of a dotted drop to the x axis: the ceilings' labels
+        // are at the panel's right edge just above their lines, where a label beside the ridge
+        // point would print over a lower ceiling's (fp8 compute: over the bf16 ceiling's).
         const double xr = base_peak / bw;
         char label[64];
         std::snprintf(label, sizeof label, "ridge %.1f FLOP/byte", xr);
-        out += "<circle class=\"ridge\" cx=\"" + number(roof.x(xr)) + "\" cy=\"" + number(roof.y(base_peak)) +
+        const double px = roof.x(xr), bottom = roof.top + roof.height;
+        out += "<circle class=\"ridge\" cx=\"" + number(px) + "\" cy=\"" + number(roof.y(base_peak)) +
                "\" r=\"5\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"/>\n";
-        out += "<text x=\"" + number(roof.x(xr) + 6) + "\" y=\"" + number(roof.y(base_peak) + 16) +
-               "\" font-family=\"sans-serif\" font-size=\"11\">" + label + "</text>\n";
+        out += "<line class=\"ridge-drop\" x1=\"" + number(px) + "\" y1=\"" + number(roof.y(base_peak) + 5) + "\" x2=\"" +
+               number(px) + "\" y2=\"" + number(bottom) + "\" stroke=\"#000\" stroke-width=\"1\" stroke-dasharray=\"1 3\"/>\n";
+        const bool right_half = px > roof.left + roof.width / 2;  // the label runs away from the nearer edge
+        out += "<text class=\"ridge-label\" x=\"" + number(right_half ? px - 4 : px + 4) + "\" y=\"" + number(bottom - 6) +
+               "\" font-family=\"sans-serif\" font-size=\"11\" text-anchor=\"" + (right_half ? "end" : "start") + "\">" + label +
+               "</text>\n";
     }
     for (const Point& p : points) {
         const double ai = p.step.arithmetic_intensity.in(flop_per_byte);
@@ -284,12 +314,24 @@ inline std::string roofline_svg(const Deployment& dep, const Model& m, const Wor
                (fits ? "fill=\"" + std::string(colour(p.context_index)) + "\""
                      : "fill=\"white\" stroke=\"" + std::string(colour(p.context_index)) + "\" stroke-width=\"1.5\"") + "/>\n";
     }
+    if (chosen) {
+        const double ai = chosen->arithmetic_intensity.in(flop_per_byte);
+        const double rate = (chosen->flops / static_cast<double>(chosen->devices) / chosen->step_time).in(flop_per_s);
+        out += "<circle class=\"chosen\" data-batch=\"" + std::to_string(*chosen_batch) + "\" data-context=\"" +
+               std::to_string(base.context) + "\" cx=\"" + number(roof.x(ai)) + "\" cy=\"" + number(roof.y(rate)) +
+               "\" r=\"8\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"/>\n";
+    }
     out += "</g>\n";
 
     // Panel 2: tok/s against batch.
-    const Panel tps{580, 50, 380, 340, floor_decade(static_cast<double>(*std::min_element(batches.begin(), batches.end()))),
-                    std::max(1, ceil_decade(static_cast<double>(*std::max_element(batches.begin(), batches.end())))),
-                    floor_decade(min_tokens), ceil_decade(max_tokens)};
+    double batch_lo = static_cast<double>(*std::min_element(batches.begin(), batches.end()));
+    double batch_hi = static_cast<double>(*std::max_element(batches.begin(), batches.end()));
+    if (chosen_batch) {
+        batch_lo = std::min(batch_lo, static_cast<double>(*chosen_batch));
+        batch_hi = std::max(batch_hi, static_cast<double>(*chosen_batch));
+    }
+    const Panel tps{580, 50, 380, 340, floor_decade(batch_lo), std::max(1, ceil_decade(batch_hi)), floor_decade(min_tokens),
+                    ceil_decade(max_tokens)};
     out += "<g id=\"throughput\">\n";
     axes(out, tps, "batch (sequences)", "tokens/s", "");
     for (std::size_t ci = 0; ci < contexts.size(); ++ci) {
@@ -307,6 +349,17 @@ inline std::string roofline_svg(const Deployment& dep, const Model& m, const Wor
         out += "<polyline class=\"total\" data-context=\"" + std::to_string(contexts[ci]) + "\" points=\"" + total +
                "\" fill=\"none\" stroke=\"" + colour(ci) + "\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n";
     }
+    if (chosen) {
+        // The user's batch: a dotted line up the panel, its two rates ringed.
+        const double x = tps.x(static_cast<double>(*chosen_batch));
+        out += "<line class=\"chosen-batch\" x1=\"" + number(x) + "\" y1=\"" + number(tps.top) + "\" x2=\"" + number(x) +
+               "\" y2=\"" + number(tps.top + tps.height) + "\" stroke=\"#000\" stroke-width=\"1\" stroke-dasharray=\"1 3\"/>\n";
+        for (const double v : {chosen->tokens_per_s.in(per_s), chosen->total_tokens_per_s.in(per_s)})
+            out += "<circle class=\"chosen\" data-batch=\"" + std::to_string(*chosen_batch) + "\" cx=\"" + number(x) + "\" cy=\"" +
+                   number(tps.y(v)) + "\" r=\"6\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"/>\n";
+        out += "<text class=\"chosen-label\" x=\"" + number(x + 4) + "\" y=\"" + number(tps.top + 14) +
+               "\" font-family=\"sans-serif\" font-size=\"11\">batch " + std::to_string(*chosen_batch) + "</text>\n";
+    }
     out += "</g>\n";
 
     // Legend: one entry per context.
@@ -323,6 +376,9 @@ inline std::string roofline_svg(const Deployment& dep, const Model& m, const Wor
     }
     out += "<text x=\"580\" y=\"452\" font-family=\"sans-serif\" font-size=\"12\">solid: tok/s per sequence; dashed: in total</text>\n";
     out += "<text x=\"580\" y=\"468\" font-family=\"sans-serif\" font-size=\"12\">hollow points: the setup does not fit in memory</text>\n";
+    if (chosen)
+        out += "<text x=\"580\" y=\"484\" font-family=\"sans-serif\" font-size=\"12\">ringed: batch " + std::to_string(*chosen_batch) +
+               " at context " + std::to_string(base.context) + "</text>\n";
     out += "</g>\n</svg>\n";
     return out;
 }
