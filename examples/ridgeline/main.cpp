@@ -11,6 +11,7 @@
 
 #include <ridgeline/calibrate.hpp>
 #include <ridgeline/diagnose.hpp>
+#include <ridgeline/efficiency_json.hpp>
 #include <ridgeline/fmt.hpp>
 #include <ridgeline/generation.hpp>
 #include <ridgeline/json.hpp>
@@ -637,44 +638,169 @@ void run_diagnose(Setting& s, const DiagnoseArgs& args) {
     t.print(s.format);
 }
 
-void run_calibrate(const std::string& file, const std::string& hardware, const std::string& format) {
-    const MeasurementSet set = load_measurements(file);
-    const std::string hw_name = hardware.empty() ? set.rows.front().hardware : hardware;
+struct CalibrateArgs {
+    std::string measurements;
+    std::string hardware;  // empty: the first remaining row's
+    std::optional<std::string> engine, model, save;
+    std::vector<std::string> where;  // key=value on a row's engine, engine_version, weights, date, model
+    bool per_layer = false;
+    std::string format = "table";
+};
+
+// A row's value for --where.
+std::string row_field(const MeasuredRow& r, const std::string& key) {
+    if (key == "engine") return r.engine;
+    if (key == "engine_version") return r.engine_version;
+    if (key == "date") return r.date;
+    if (key == "model") return r.model;
+    if (key == "hardware") return r.hardware;
+    if (key == "weights") return format_name(r.workload.precision.weights);
+    if (key == "tp") return std::to_string(r.parallel.tensor);
+    if (key == "batch") return std::to_string(r.workload.batch);
+    throw cli::usage_error("--where: got \"" + key + "\", expected one of engine, engine_version, date, model, hardware, weights, tp, batch");
+}
+
+void run_calibrate(const CalibrateArgs& a) {
+    std::vector<std::pair<std::string, std::string>> where;
+    for (const auto& w : a.where) {
+        const std::size_t eq = w.find('=');
+        if (eq == std::string::npos || eq == 0) cli::bad_value("--where", w, "KEY=VALUE, e.g. weights=bf16");
+        (void)row_field(MeasuredRow{}, w.substr(0, eq));  // an unknown key is a usage error before any file is read
+        where.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+    }
+    const MeasurementSet set = load_measurements(a.measurements);
+    // The rows the filters keep; flagged rows are listed, not fitted.
+    std::vector<const MeasuredRow*> kept;
+    std::vector<std::string> flagged;
+    std::string hw_name = a.hardware;
+    for (const MeasuredRow& r : set.rows) {
+        if (a.engine && r.engine != *a.engine) continue;
+        if (a.model && r.model != *a.model) continue;
+        bool match = true;
+        for (const auto& [k, v] : where) match = match && row_field(r, k) == v;
+        if (!match) continue;
+        if (hw_name.empty()) hw_name = r.hardware;
+        if (r.hardware != hw_name) continue;
+        if (r.flagged) {
+            flagged.push_back("/measurements/" + std::to_string(&r - set.rows.data()) + ": " + *r.flagged);
+            continue;
+        }
+        kept.push_back(&r);
+    }
+    if (kept.empty())
+        throw cli::usage_error("calibrate: no row of " + a.measurements + " is left by the filters" +
+                               (flagged.empty() ? "" : " (" + std::to_string(flagged.size()) + " flagged rows are never fitted)"));
     const Hardware hw = load_hardware(hw_name);
     std::vector<Observation> obs;
-    std::vector<const MeasuredRow*> used;
-    for (const MeasuredRow& r : set.rows)
-        if (r.hardware == hw_name) obs.push_back({load_model(r.model), r.workload, r.parallel, r.measured_step}), used.push_back(&r);
+    for (const MeasuredRow* r : kept) obs.push_back({load_model(r->model), r->workload, r->parallel, r->measured_step});
+    CalibrationTerms terms;
+    terms.per_layer = a.per_layer;
     // The library numbers the observations it was given; say which row of which file that is.
-    const auto calibrated = [&] {
+    const auto row_of = [&](std::size_t i) { return static_cast<std::size_t>(kept.at(i) - set.rows.data()); };
+    const Calibration c = [&] {
         try {
-            return calibrate(hw, obs);
+            return calibrate(hw, obs, terms);
         } catch (const ridgeline::error& e) {
             const std::string& path = e.path();
             if (!path.starts_with("observations[")) throw;
-            const std::size_t i = std::stoul(path.substr(13));
-            const auto row = static_cast<std::size_t>(used.at(i) - set.rows.data());
-            throw ridgeline::error(file, "/measurements/" + std::to_string(row), e.value(), e.expected());
+            throw ridgeline::error(a.measurements, "/measurements/" + std::to_string(row_of(std::stoul(path.substr(13)))), e.value(), e.expected());
         }
-    };
-    const Calibration c = calibrated();
-    cli::Table t({{"model", "model", false}, {"weights", "weights", false}, {"tp", "tp"}, {"measured_step_s", "measured"},
-                  {"predicted_step_s", "predicted"}, {"residual_s", "residual"}, {"bandwidth_efficiency", "efficiency"},
-                  {"overhead_s", "overhead"}});
+    }();
+    const std::vector<double> loo = leave_one_out(hw, obs, terms);
+    cli::Table t({{"row", "row"}, {"engine", "engine", false}, {"model", "model", false}, {"weights", "weights", false}, {"tp", "tp"},
+                  {"batch", "batch"}, {"context_tokens", "context"}, {"measured_step_s", "measured"}, {"predicted_step_s", "predicted"},
+                  {"residual_s", "residual"}, {"residual_fraction", "residual %"}, {"fitted", "fitted", false}});
     for (std::size_t i = 0; i < obs.size(); ++i) {
-        const MeasuredRow& r = *used[i];
-        t.add({cli::text(r.model), cli::text(format_name(r.workload.precision.weights)), cli::integer(r.parallel.tensor),
-               cli::converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
+        const MeasuredRow& r = *kept[i];
+        const bool used = std::find(c.used.begin(), c.used.end(), i) != c.used.end();
+        const double rel = c.residuals[i].in(seconds) / r.measured_step.in(seconds);
+        t.add({cli::integer(static_cast<std::int64_t>(row_of(i))), cli::text(r.engine.empty() ? "-" : r.engine), cli::text(r.model),
+               cli::text(format_name(r.workload.precision.weights)), cli::integer(r.parallel.tensor), cli::integer(r.workload.batch),
+               cli::integer(r.workload.context), cli::converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
                cli::converted(c.predicted[i].in(seconds), c.predicted[i].in(ms), 2, "{} ms"),
                cli::converted(c.residuals[i].in(seconds), c.residuals[i].in(ms), 2, "{} ms", true),
-               cli::number(c.bandwidth_efficiency, 3),
-               cli::converted(c.overhead.in(seconds), c.overhead.in(ms), 3, "{} ms")});
+               cli::converted(rel, 100 * rel, 1, "{}%", true), cli::Cell{used, used ? "yes" : "set aside"}});
     }
-    t.print(format);
-    if (format == "table")
-        fmt::print("fit on {} rows for {}: {}% of peak bandwidth, {} ms per step, rms error {}%\n", obs.size(),
-                   cli::printable(hw_name), cli::shown(100 * c.bandwidth_efficiency, 1), cli::shown(c.overhead.in(ms), 3),
+    t.print(a.format);
+    const auto pm = [](double v, const std::optional<double>& e, double scale, int decimals, const char* unit) {
+        return cli::shown(v * scale, decimals) + (e ? " +/- " + cli::shown(*e * scale, decimals) : "") + unit;
+    };
+    std::vector<double> sorted = loo;
+    std::sort(sorted.begin(), sorted.end());
+    const std::optional<double> median = sorted.empty() ? std::nullopt : std::optional<double>(sorted[sorted.size() / 2]);
+    const std::optional<double> worst = sorted.empty() ? std::nullopt : std::optional<double>(sorted.back());
+    if (a.format == "table") {
+        fmt::print("fit on {} of {} rows for {}: bandwidth {}, compute {}, {} a step{}; rms error {}%\n", c.used.size(), obs.size(),
+                   cli::printable(hw_name), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%"),
+                   pm(c.compute_efficiency, c.compute_efficiency_error, 100, 1, "%"),
+                   pm(c.overhead.in(ms), c.overhead_error ? std::optional<double>(c.overhead_error->in(ms)) : std::nullopt, 1, 3, " ms"),
+                   a.per_layer ? ", " + pm(c.per_layer.in(us), c.per_layer_error ? std::optional<double>(c.per_layer_error->in(us)) : std::nullopt, 1, 1, " us a layer") : "",
                    cli::shown(100 * c.rms_relative_error, 1));
+        fmt::print("the gap: {}\n", c.explanation);
+        if (median) fmt::print("leave-one-out error: median {}%, worst {}%\n", cli::shown(100 * *median, 1), cli::shown(100 * *worst, 1));
+        for (const auto& x : c.set_aside) {  // "observations[i]: ..." names the library's row; say the file's
+            const std::size_t close = x.find("]: ");
+            const std::size_t i = std::stoul(x.substr(13, close - 13));
+            fmt::print("set aside: {}: /measurements/{}: {}\n", cli::printable(a.measurements), row_of(i), cli::printable(x.substr(close + 3)));
+        }
+        for (const auto& x : flagged) fmt::print("flagged in the file, not fitted: {}\n", cli::printable(x));
+    }
+    if (a.save) {
+        nlohmann::ordered_json j = nlohmann::ordered_json::object();
+        j["engine"] = a.engine.value_or(kept.front()->engine);
+        j["hardware"] = hw_name;
+        j["measurements"] = a.measurements;
+        j["filters"] = a.where;
+        j["bandwidth_efficiency"] = c.bandwidth_efficiency;
+        j["compute_efficiency"] = c.compute_efficiency;
+        j["overhead_s"] = c.overhead.in(seconds);
+        j["per_layer_s"] = c.per_layer.in(seconds);
+        const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
+        j["bandwidth_efficiency_error"] = opt(c.bandwidth_efficiency_error);
+        j["compute_efficiency_error"] = opt(c.compute_efficiency_error);
+        j["overhead_error_s"] = opt(c.overhead_error ? std::optional<double>(c.overhead_error->in(seconds)) : std::nullopt);
+        j["per_layer_error_s"] = opt(c.per_layer_error ? std::optional<double>(c.per_layer_error->in(seconds)) : std::nullopt);
+        j["rms_relative_error"] = c.rms_relative_error;
+        j["explanation"] = c.explanation;
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (const std::size_t i : c.used) rows.push_back(static_cast<std::int64_t>(row_of(i)));
+        j["rows"] = rows;
+        j["leave_one_out"] = {{"median", opt(median)}, {"worst", opt(worst)}};
+        std::ofstream out(*a.save, std::ios::binary);
+        if (!out || !(out << cli::dump_json(j) << "\n")) throw error(*a.save, "", "a file that cannot be written", "a writable path");
+        fmt::print(stderr, "wrote {}\n", cli::printable(*a.save));
+    }
+}
+
+// The estimate for a setting with an engine-and-device calibration, its range, and the ceiling.
+void run_predict(Setting& s, const std::string& calibration) {
+    resolve(s);
+    if (s.batches.size() > 1) cli::bad_value("--batch", s.batch, "one batch size: predict reads a single setting");
+    if (s.contexts.size() > 1) cli::bad_value("--context", s.context, "one context length: predict reads a single setting");
+    const EfficiencyPreset preset = load_efficiency(calibration);
+    Workload w = s.base;
+    w.batch = s.batches.front();
+    w.context = s.contexts.front();
+    const PredictionRange r = predict_range(s.dep, s.m, w, preset.fit);
+    cli::Table t({{"field", "field", false}, {"value", "value", false}});
+    const auto add = [&](const char* k, cli::Cell c) { t.add({cli::text(k), std::move(c)}); };
+    const auto time = [](Seconds v) { return cli::converted(v.in(seconds), v.in(ms), 3, "{} ms"); };
+    add("hardware", cli::text(s.hardware));
+    add("model", cli::text(std::string(s.m.name.view())));
+    add("calibration", cli::text(preset.engine + " on " + preset.hardware));
+    add("batch", cli::integer(w.batch));
+    add("context_tokens", cli::integer(w.context));
+    add("ceiling_step_s", time(r.ceiling.step_time));
+    add("predicted_step_s", time(r.estimate.step_time));
+    add("fastest_step_s", time(r.fastest));
+    add("slowest_step_s", time(r.slowest));
+    add("predicted_tokens_per_s", cli::number(r.estimate.tokens_per_s.in(per_s), 1));
+    add("ceiling_tokens_per_s", cli::number(r.ceiling.tokens_per_s.in(per_s), 1));
+    add("leave_one_out_median", preset.leave_one_out_median ? cli::converted(*preset.leave_one_out_median, 100 * *preset.leave_one_out_median, 1, "{}%") : cli::null("-"));
+    add("leave_one_out_worst", preset.leave_one_out_worst ? cli::converted(*preset.leave_one_out_worst, 100 * *preset.leave_one_out_worst, 1, "{}%") : cli::null("-"));
+    t.print(s.format);
+    if (s.format == "table" && preset.hardware != s.hardware)
+        fmt::print("note: the calibration was fitted on {}, not {}\n", cli::printable(preset.hardware), cli::printable(s.hardware));
 }
 
 void run_plot(Setting& s, const std::string& out) {
@@ -894,7 +1020,7 @@ int main(int argc, char** argv) {
     app.footer("Examples:\n  ridgeline decode -m llama-3.1-8b -c 4096,32768,131072\n  ridgeline ridge -m qwen3-32b -c 0,128,512,848\n"
                "Presets: ridgeline list hardware | ridgeline list models. JSON numbers are SI base units.");
     Setting s;
-    std::string list_what, show_target, measurements, out = "roofline.svg";
+    std::string list_what, show_target, out = "roofline.svg";
     GenerateArgs gen_args;
     DiagnoseArgs diag_args;
 
@@ -949,11 +1075,25 @@ int main(int argc, char** argv) {
     add_format(diag, s);
     diag->footer("Example: ridgeline diagnose -m llama-3.3-70b -c 4096 --measured-tok-s 70");
 
-    auto* cal = app.add_subcommand("calibrate", "Fit bandwidth efficiency and per-step overhead to measurements");
-    cal->add_option("--measurements", measurements, "A measurements JSON file or a name in data/measurements")->required();
-    cal->add_option("--hardware,-H", s.hardware, "Use the rows of this hardware (default: the first row's)");
-    add_format(cal, s);
-    cal->footer("Example: ridgeline calibrate --measurements gpt-fast");
+    CalibrateArgs cal_args;
+    auto* cal = app.add_subcommand("calibrate", "Fit the overhead model (efficiencies, time per step and per layer) to measurements");
+    cal->add_option("--measurements", cal_args.measurements, "A measurements JSON file or a name in data/measurements")->required();
+    cal->add_option("--hardware,-H", cal_args.hardware, "Use the rows of this hardware (default: the first remaining row's)");
+    cal->add_option("--engine", cal_args.engine, "Use the rows of this engine only");
+    cal->add_option("--model,-m", cal_args.model, "Use the rows of this model only");
+    cal->add_option("--where", cal_args.where, "KEY=VALUE on engine, engine_version, date, model, hardware, weights, tp, batch (repeatable)");
+    cal->add_flag("--per-layer", cal_args.per_layer, "Also fit a time per layer (kernel launches)");
+    cal->add_option("--save", cal_args.save, "Write the fit as an efficiency preset (data/efficiency/) to this file");
+    cal->add_option("--format", cal_args.format, "Output: table (default), csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
+    cal->footer("Example: ridgeline calibrate --measurements published --engine TensorRT-LLM -H h100-sxm");
+
+    std::string calibration;
+    auto* pred = app.add_subcommand("predict", "A setting's step time with an engine-and-device calibration, with a range, next to the ceiling");
+    add_device(pred, s);
+    add_workload(pred, s);
+    pred->add_option("--calibration", calibration, "An efficiency preset name (data/efficiency/) or file")->required();
+    add_format(pred, s);
+    pred->footer("Example: ridgeline predict -m llama-3.1-8b -H h100-sxm -b 64 -c 4096 --calibration tensorrt-llm-h100-sxm");
 
     auto* plot = app.add_subcommand("plot", "Write the roofline and tok/s-vs-batch picture as a standalone SVG");
     add_device(plot, s);
@@ -996,10 +1136,8 @@ int main(int argc, char** argv) {
         return cli::printable(e.what()) + "\nRun with --help for more information.\n";
     });
 
-    bool hardware_given = false;
     try {
         app.parse(argc, argv);
-        hardware_given = cal->count("--hardware") > 0;
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
@@ -1023,7 +1161,8 @@ int main(int argc, char** argv) {
             run_generate(s, gen_args);
         }
         else if (*diag) run_diagnose(s, diag_args);
-        else if (*cal) run_calibrate(measurements, hardware_given ? s.hardware : "", s.format);
+        else if (*cal) run_calibrate(cal_args);
+        else if (*pred) run_predict(s, calibration);
         else if (*plot) run_plot(s, out);
         else if (*planner) run_plan(plan_args);
         return 0;

@@ -1,10 +1,17 @@
-// Calibration: from measured steps on one device, fit what fraction of peak bandwidth the
-// kernels reach and a fixed per-step overhead, by least squares on
-//     measured = ideal memory time / efficiency + overhead,
-// then predict other settings with them.
+// Calibration: from measured steps on one device, fit the overhead model's terms (workload.hpp's
+// Efficiency) by bounded least squares on the relative error,
+//     measured ~ max(memory / bandwidth efficiency, compute / compute efficiency)
+//                + links + a fixed time per step + a time per layer,
+// with each efficiency in (0, 1] and each time at least 0; then predict other settings with them,
+// with a range. It never refuses what it can fit: one row fits the fixed time with the
+// efficiencies held at a stated default; rows faster than their own ceiling are set aside, named.
+// Not constexpr: it works on std::vectors (see operators.hpp).
 #pragma once
 
+#include <array>
+#include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,84 +26,321 @@ struct Observation {
     Seconds measured_step;  // time per output token
 };
 
-struct Calibration {
-    double bandwidth_efficiency = 1;  // fitted fraction of peak bandwidth
-    Seconds overhead{};               // fitted fixed time per step
-    std::vector<Seconds> predicted;   // for each observation, with the fit
-    std::vector<Seconds> residuals;   // measured - predicted
-    double rms_relative_error = 0;    // sqrt(mean((residual / measured)^2))
-
-    [[nodiscard]] constexpr Efficiency efficiency() const { return Efficiency{bandwidth_efficiency, 1.0, overhead}; }
+// Which terms a fit may move; the rest stay at `held`.
+struct CalibrationTerms {
+    bool bandwidth = true;
+    bool compute = true;     // only moves when some row is compute-bound
+    bool overhead = true;    // a fixed time per step
+    bool per_layer = false;  // a time per layer per step (kernel launches without CUDA graphs)
+    Efficiency held{};       // the values of terms not fitted (a one-row fit holds both efficiencies)
 };
 
-// A prediction with a calibration's efficiency and overhead.
+struct Calibration {
+    double bandwidth_efficiency = 1;  // fitted fraction of peak bandwidth
+    double compute_efficiency = 1;
+    Seconds overhead{};               // fitted fixed time per step
+    Seconds per_layer{};              // fitted time per layer per step
+    // One standard error of each fitted term (nullopt: not fitted, or too few rows to say).
+    std::optional<double> bandwidth_efficiency_error, compute_efficiency_error;
+    std::optional<Seconds> overhead_error, per_layer_error;
+    std::vector<std::size_t> used;      // the observations fitted, by index
+    std::vector<std::string> set_aside;  // "observations[i]: why" for each row not fitted
+    std::vector<Seconds> predicted;      // for each observation, with the fit
+    std::vector<Seconds> residuals;      // measured - predicted
+    double rms_relative_error = 0;       // over the rows fitted: sqrt(mean((residual / measured)^2))
+    std::string explanation;             // which term explains the gap to the ceiling, in words
+
+    [[nodiscard]] constexpr Efficiency efficiency() const {
+        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer};
+    }
+};
+
+// A prediction with a calibration's terms.
 constexpr DecodeStep predict(const Deployment& d, const Model& m, Workload w, const Calibration& c) {
     w.efficiency = c.efficiency();
     return decode_step(d, m, w);
 }
 
-// The fit needs two observations whose ideal memory times differ. A fit that would put the
-// overhead below zero is refitted through the origin; one that would beat peak bandwidth
-// (efficiency above 1) means the observations are not what they say, and is an error.
-// Not constexpr: it works on std::vectors (see operators.hpp).
-inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>& observations) {
-    if (observations.size() < 2)
-        throw error("", "observations", std::to_string(observations.size()), "at least two measurements");
-    std::vector<double> x, y;
+// Where the time between the ceiling and a measured (or predicted) step goes, in words, from the
+// parts each term adds (calibrate and diagnose say it the same way).
+struct GapParts {
+    Seconds bandwidth{};  // memory time lost to bandwidth efficiency below 1
+    Seconds compute{};
+    Seconds overhead{};
+    Seconds per_layer{};
+};
+inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
+    const Seconds total = p.bandwidth + p.compute + p.overhead + p.per_layer;
+    const auto ms_text = [](Seconds t) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.2f", t.in(ms));
+        return std::string(buf);
+    };
+    if (!(total > Seconds{}) || total < 0.01 * ceiling) return "at the ceiling: nothing to explain";
+    struct Part {
+        const char* words;
+        Seconds t;
+    };
+    const std::array<Part, 4> parts{Part{"bandwidth efficiency below peak", p.bandwidth}, Part{"compute efficiency below peak", p.compute},
+                                    Part{"a fixed time per step", p.overhead}, Part{"a time per layer (kernel launches)", p.per_layer}};
+    const Part* most = &parts[0];
+    for (const Part& x : parts)
+        if (x.t > most->t) most = &x;
+    const double share = static_cast<double>(most->t / total);
+    return std::string(share > 0.5 ? "mostly " : "largest part: ") + most->words + ", " + ms_text(most->t) + " of the " +
+           ms_text(total) + " ms a step spends above its " + ms_text(ceiling) + " ms ceiling";
+}
+
+namespace calibrate_detail {
+// Least squares on the variables in `free` (bit k: variable k), weighted rows; false when singular.
+inline bool solve(const std::vector<std::array<double, 4>>& X, const std::vector<double>& y, unsigned free,
+                  std::array<double, 4>& v, std::array<std::array<double, 4>, 4>* inverse = nullptr) {
+    std::array<std::size_t, 4> idx{};
+    std::size_t k = 0;
+    for (std::size_t j = 0; j < 4; ++j)
+        if (free & (1u << j)) idx[k++] = j;
+    v = {};
+    if (k == 0) return true;
+    // Normal equations, k x k, with the identity appended for the inverse.
+    double A[4][8] = {};
+    double b[4] = {};
+    for (std::size_t r = 0; r < X.size(); ++r)
+        for (std::size_t i = 0; i < k; ++i) {
+            b[i] += X[r][idx[i]] * y[r];
+            for (std::size_t j = 0; j < k; ++j) A[i][j] += X[r][idx[i]] * X[r][idx[j]];
+        }
+    for (std::size_t i = 0; i < k; ++i) A[i][4 + i] = 1;
+    double scale = 0;
+    for (std::size_t i = 0; i < k; ++i) scale = std::max(scale, std::abs(A[i][i]));
+    for (std::size_t c = 0; c < k; ++c) {  // Gauss-Jordan with partial pivoting
+        std::size_t p = c;
+        for (std::size_t r = c + 1; r < k; ++r)
+            if (std::abs(A[r][c]) > std::abs(A[p][c])) p = r;
+        if (!(std::abs(A[p][c]) > 1e-12 * scale)) return false;
+        for (std::size_t j = 0; j < 8; ++j) std::swap(A[c][j], A[p][j]);
+        std::swap(b[c], b[p]);
+        const double d = A[c][c];
+        for (std::size_t j = 0; j < 8; ++j) A[c][j] /= d;
+        b[c] /= d;
+        for (std::size_t r = 0; r < k; ++r) {
+            if (r == c) continue;
+            const double f = A[r][c];
+            for (std::size_t j = 0; j < 8; ++j) A[r][j] -= f * A[c][j];
+            b[r] -= f * b[c];
+        }
+    }
+    for (std::size_t i = 0; i < k; ++i) v[idx[i]] = b[i];
+    if (inverse) {
+        *inverse = {};
+        for (std::size_t i = 0; i < k; ++i)
+            for (std::size_t j = 0; j < k; ++j) (*inverse)[idx[i]][idx[j]] = A[i][4 + j];
+    }
+    return true;
+}
+}  // namespace calibrate_detail
+
+// Fits `terms` to the observations on `hw`. Variables (each >= 0): 1/bandwidth efficiency - 1,
+// 1/compute efficiency - 1, the fixed time, the time per layer; every subset of them is solved
+// in closed form and the best feasible one kept (at most 16 small solves), with each row's
+// bound (memory or compute) settled by iteration.
+inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>& observations, CalibrationTerms terms = {}) {
+    if (observations.empty()) throw error("", "observations", "none", "at least one measurement");
+    validate(Workload{.efficiency = terms.held});
+    Calibration c;
+    struct Row {
+        double memory = 0, compute = 0, fixed = 0, layers = 0, measured = 0;  // seconds; layers per stage x stages
+    };
+    std::vector<Row> rows(observations.size());
     for (std::size_t i = 0; i < observations.size(); ++i) {
         const Observation& o = observations[i];
         if (!(o.measured_step > Seconds{}) || !is_finite(o.measured_step))
-            throw error("", "observations[" + std::to_string(i) + "].measured_step",
-                        std::to_string(o.measured_step.in(ms)) + " ms", "a positive, finite time");
+            throw error("", "observations[" + std::to_string(i) + "].measured_step", number_text(o.measured_step.in(ms)) + " ms",
+                        "a positive, finite time");
         Workload ideal = o.workload;
         ideal.efficiency = Efficiency{};
-        const DecodeStep d = decode_step(Deployment{hw, o.parallel}, o.model, ideal);
+        const Deployment d{hw, o.parallel};
+        const DecodeStep step = decode_step(d, o.model, ideal);
+        const auto stages = static_cast<double>(o.parallel.pipeline);
+        rows[i] = Row{(stages * step.memory_time).in(s), (stages * step.compute_time).in(s),
+                      (step.step_time - stages * (step.bound == Bound::compute ? step.compute_time : step.memory_time)).in(s),
+                      static_cast<double>(layer_count(o.model)), o.measured_step.in(s)};
         // A row faster than its own ideal ceiling is not a measurement of the stated setting.
-        if (o.measured_step < d.step_time)
-            throw error("", "observations[" + std::to_string(i) + "].measured_step",
-                        std::to_string(o.measured_step.in(ms)) + " ms, faster than this setting's ideal ceiling of " +
-                            std::to_string(d.step_time.in(ms)) + " ms",
-                        "a measurement of the stated setting, at or above its ceiling (diagnose says what would explain it)");
-        // Fit the roofline part; the link time is the model's own and is taken off first.
-        x.push_back((d.step_time - d.communication_time).in(s));
-        y.push_back((o.measured_step - d.communication_time).in(s));
+        if (o.measured_step < step.step_time)
+            c.set_aside.push_back("observations[" + std::to_string(i) + "]: " + number_text(o.measured_step.in(ms)) +
+                                  " ms, faster than this setting's ideal ceiling of " + number_text(step.step_time.in(ms)) + " ms");
+        else
+            c.used.push_back(i);
     }
-    const auto n = static_cast<double>(x.size());
-    double mx = 0, my = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / n, my += y[i] / n;
-    double sxx = 0, sxy = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
-    if (!(sxx > 1e-30 * mx * mx))
-        throw error("", "observations", "settings with the same ideal step time", "two settings whose ideal step times differ");
-    double slope = sxy / sxx;
-    double intercept = my - slope * mx;
-    if (intercept < 0) {  // no negative overheads: fit through the origin
-        double num = 0, den = 0;
-        for (std::size_t i = 0; i < x.size(); ++i) num += x[i] * y[i], den += x[i] * x[i];
-        slope = num / den;
-        intercept = 0;
+    if (c.used.empty())
+        throw error("", "observations", "no row at or above its own ceiling (" + c.set_aside.front() + ")",
+                    "at least one measurement of its stated setting (diagnose says what would explain a faster one)");
+
+    // Terms that can move: one row fits the fixed time only (or the per-layer time alone).
+    unsigned allowed = 0;
+    const bool one = c.used.size() == 1;
+    if (terms.bandwidth && !one) allowed |= 1u;
+    if (terms.compute && !one) allowed |= 2u;
+    if (terms.overhead) allowed |= 4u;
+    if (terms.per_layer && !(one && terms.overhead)) allowed |= 8u;
+    const double held_a = 1 / terms.held.bandwidth, held_c = 1 / terms.held.compute;
+    const double held_o = terms.held.overhead.in(s), held_l = terms.held.per_layer.in(s);
+
+    std::array<double, 4> best{};  // a - 1, c - 1, o, l
+    std::array<std::array<double, 4>, 4> inverse{};
+    double best_rss = -1;
+    std::vector<bool> compute_bound(rows.size());
+    for (std::size_t i : c.used) compute_bound[i] = rows[i].compute > rows[i].memory;
+    for (int iteration = 0; iteration < 20; ++iteration) {
+        // Weighted by 1/measured: least squares on the relative error.
+        std::vector<std::array<double, 4>> X;
+        std::vector<double> y;
+        for (std::size_t i : c.used) {
+            const Row& r = rows[i];
+            const double w = 1 / r.measured;
+            const double roof = compute_bound[i] ? r.compute : r.memory;
+            std::array<double, 4> x{compute_bound[i] ? 0 : r.memory * w, compute_bound[i] ? r.compute * w : 0, w, r.layers * w};
+            double target = r.measured - r.fixed - roof;
+            // Terms held, not fitted, are moved to the target.
+            if (!(allowed & 1u) && !compute_bound[i]) target -= (held_a - 1) * r.memory;
+            if (!(allowed & 2u) && compute_bound[i]) target -= (held_c - 1) * r.compute;
+            if (!(allowed & 4u)) target -= held_o;
+            if (!(allowed & 8u)) target -= held_l * r.layers;
+            for (unsigned k = 0; k < 4; ++k)
+                if (!(allowed & (1u << k))) x[k] = 0;
+            X.push_back(x);
+            y.push_back(target * w);
+        }
+        best_rss = -1;
+        for (unsigned subset = 0; subset < 16; ++subset) {
+            if ((subset & allowed) != subset) continue;
+            std::array<double, 4> v{};
+            std::array<std::array<double, 4>, 4> inv{};
+            if (!calibrate_detail::solve(X, y, subset, v, &inv)) continue;
+            bool feasible = true;
+            for (double x : v) feasible = feasible && x >= -1e-15;
+            if (!feasible) continue;
+            for (double& x : v) x = x < 0 ? 0 : x;
+            double rss = 0;
+            for (std::size_t r = 0; r < X.size(); ++r) {
+                double p = 0;
+                for (std::size_t k = 0; k < 4; ++k) p += X[r][k] * v[k];
+                rss += (y[r] - p) * (y[r] - p);
+            }
+            if (best_rss < 0 || rss < best_rss - 1e-18) {
+                best_rss = rss;
+                best = v;
+                inverse = inv;
+            }
+        }
+        // Settle each row's bound under the fitted efficiencies.
+        const double a = (allowed & 1u) ? 1 + best[0] : held_a, cc = (allowed & 2u) ? 1 + best[1] : held_c;
+        bool changed = false;
+        for (std::size_t i : c.used) {
+            const bool cb = cc * rows[i].compute > a * rows[i].memory;
+            changed = changed || cb != compute_bound[i];
+            compute_bound[i] = cb;
+        }
+        if (!changed) break;
     }
-    if (!(slope > 0))
-        throw error("", "observations", "times that do not grow with the ideal step time (fitted slope " + std::to_string(slope) + ")",
-                    "measurements whose steps take longer where more bytes are read; fit fewer, more alike rows");
-    if (!(slope >= 1.0))
-        throw error("", "observations", "steps faster than the ideal ceiling (fitted efficiency " + std::to_string(1.0 / slope) + ")",
-                    "measurements of the stated settings, which cannot beat peak bandwidth");
-    Calibration c;
-    c.bandwidth_efficiency = 1.0 / slope;
-    c.overhead = s(intercept);
+    const double a = (allowed & 1u) ? 1 + best[0] : held_a, cc = (allowed & 2u) ? 1 + best[1] : held_c;
+    c.bandwidth_efficiency = 1 / a;
+    c.compute_efficiency = 1 / cc;
+    c.overhead = s((allowed & 4u) ? best[2] : held_o);
+    c.per_layer = s((allowed & 8u) ? best[3] : held_l);
+
+    // Standard errors of the terms that moved, where the rows outnumber them.
+    unsigned moved = 0, count = 0;
+    for (unsigned k = 0; k < 4; ++k)
+        if ((allowed & (1u << k)) && best[k] > 0) moved |= 1u << k, ++count;
+    const double n = static_cast<double>(c.used.size());
+    if (n > count && count > 0) {
+        const double sigma2 = best_rss / (n - count);
+        const auto se = [&](unsigned k) { return std::sqrt(std::max(0.0, sigma2 * inverse[k][k])); };
+        if (moved & 1u) c.bandwidth_efficiency_error = se(0) / (a * a);  // d(1/a) = da / a^2
+        if (moved & 2u) c.compute_efficiency_error = se(1) / (cc * cc);
+        if (moved & 4u) c.overhead_error = s(se(2));
+        if (moved & 8u) c.per_layer_error = s(se(3));
+    }
+
+    // Predictions, residuals, and where the time goes.
     double sq = 0;
-    for (const Observation& o : observations) {
+    GapParts parts;
+    Seconds ceiling{};
+    for (std::size_t i = 0; i < observations.size(); ++i) {
+        const Observation& o = observations[i];
         const Seconds predicted = predict(Deployment{hw, o.parallel}, o.model, o.workload, c).step_time;
         c.predicted.push_back(predicted);
         c.residuals.push_back(o.measured_step - predicted);
-        const double rel = static_cast<double>((o.measured_step - predicted) / o.measured_step);
-        sq += rel * rel / n;
     }
-    double r = sq, guess = sq > 1 ? sq : 1;  // sqrt by Newton, to stay constexpr
-    for (int i = 0; i < 100 && r > 0; ++i) guess = (guess + sq / guess) / 2;
-    c.rms_relative_error = r > 0 ? guess : 0;
+    for (std::size_t i : c.used) {
+        const Row& r = rows[i];
+        const double rel = c.residuals[i].in(s) / r.measured;
+        sq += rel * rel / n;
+        const bool cb = cc * r.compute > a * r.memory;
+        parts.bandwidth += s(cb ? 0 : (a - 1) * r.memory) / n;
+        parts.compute += s(cb ? (cc - 1) * r.compute : 0) / n;
+        parts.overhead += c.overhead / n;
+        parts.per_layer += s(c.per_layer.in(s) * r.layers) / n;
+        ceiling += s(r.fixed + std::max(r.memory, r.compute)) / n;
+    }
+    c.rms_relative_error = std::sqrt(sq);
+    c.explanation = explain_gap(parts, ceiling);
     return c;
+}
+
+// Leave-one-out: each row predicted by a fit on the others (the rows set aside as faster than
+// their ceiling are not predicted). Relative errors |predicted - measured| / measured, in row
+// order; empty when fewer than two rows can be fitted.
+inline std::vector<double> leave_one_out(const Hardware& hw, const std::vector<Observation>& observations,
+                                         CalibrationTerms terms = {}) {
+    std::vector<double> errors;
+    const Calibration all = calibrate(hw, observations, terms);
+    if (all.used.size() < 2) return errors;
+    for (const std::size_t i : all.used) {
+        std::vector<Observation> rest;
+        for (const std::size_t j : all.used)
+            if (j != i) rest.push_back(observations[j]);
+        const Calibration c = calibrate(hw, rest, terms);
+        const Observation& o = observations[i];
+        const Seconds predicted = predict(Deployment{hw, o.parallel}, o.model, o.workload, c).step_time;
+        errors.push_back(std::abs(static_cast<double>((predicted - o.measured_step) / o.measured_step)));
+    }
+    return errors;
+}
+
+// A prediction's range from the fitted terms' standard errors: each term moved by one standard
+// error in the direction that slows (or speeds) the step, within its bounds.
+struct PredictionRange {
+    DecodeStep ceiling;   // the ideal roofline
+    DecodeStep estimate;  // with the fitted terms
+    Seconds fastest{};
+    Seconds slowest{};
+};
+inline PredictionRange predict_range(const Deployment& d, const Model& m, const Workload& w, const Calibration& c) {
+    PredictionRange r;
+    Workload ideal = w;
+    ideal.efficiency = Efficiency{};
+    r.ceiling = decode_step(d, m, ideal);
+    r.estimate = predict(d, m, w, c);
+    const auto moved = [&](double sign) {
+        Calibration x = c;
+        const auto eff = [&](double v, const std::optional<double>& e) {
+            const double out = e ? v + sign * *e : v;
+            return out > 1 ? 1.0 : (out < 1e-6 ? 1e-6 : out);
+        };
+        x.bandwidth_efficiency = eff(c.bandwidth_efficiency, c.bandwidth_efficiency_error);
+        x.compute_efficiency = eff(c.compute_efficiency, c.compute_efficiency_error);
+        const auto time = [&](Seconds v, const std::optional<Seconds>& e) {
+            const Seconds out = e ? v - sign * *e : v;
+            return out < Seconds{} ? Seconds{} : out;
+        };
+        x.overhead = time(c.overhead, c.overhead_error);
+        x.per_layer = time(c.per_layer, c.per_layer_error);
+        return predict(d, m, w, x).step_time;
+    };
+    r.fastest = moved(+1);
+    r.slowest = moved(-1);
+    return r;
 }
 
 }  // namespace ridgeline

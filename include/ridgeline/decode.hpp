@@ -212,10 +212,12 @@ constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Wo
     d.bound = d.compute_time > d.memory_time ? Bound::compute : Bound::memory;
     d.links = communication(dep, m, w, c);
     d.communication_time = stages * d.links.per_stage + d.links.pipeline_hops;
-    d.overhead_time = stages * w.efficiency.overhead;
+    // The fixed times: per step and per layer, on every stage.
+    const Seconds stage_overhead = w.efficiency.overhead + c.layers_per_stage * w.efficiency.per_layer;
+    d.overhead_time = stages * stage_overhead;
     const Seconds stage_work = d.bound == Bound::compute ? d.compute_time : d.memory_time;
     Pipeline one;
-    one.add(stage_work + d.links.per_stage + w.efficiency.overhead, d.links.pipeline_hops);
+    one.add(stage_work + d.links.per_stage + stage_overhead, d.links.pipeline_hops);
     d.step_time = one.time(c.pipeline);
     const auto q = static_cast<double>(w.tokens_per_sequence);
     d.steps_per_s = 1.0 / d.step_time;

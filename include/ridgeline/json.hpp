@@ -8,10 +8,12 @@
 //   catalogue.hpp          files, data/, preset names and paths
 //   checkpoint_formats.hpp the formats a checkpoint ships in
 //   measurements_json.hpp  measured decode speeds
+//   efficiency_json.hpp    engine-and-device efficiency presets
 #pragma once
 
 #include "catalogue.hpp"
 #include "checkpoint_formats.hpp"
+#include "efficiency_json.hpp"
 #include "config_reader.hpp"
 #include "family_registry.hpp"
 #include "hardware_json.hpp"

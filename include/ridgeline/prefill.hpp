@@ -89,7 +89,8 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         p.bytes_per_device += bytes;
         p.flops += devices * flops;
         p.attention_flops += devices * B * attention;
-        chunks.add((memory < compute ? compute : memory) + link.per_stage + w.efficiency.overhead, link.pipeline_hops);
+        chunks.add((memory < compute ? compute : memory) + link.per_stage + w.efficiency.overhead + c.layers_per_stage * w.efficiency.per_layer,
+                   link.pipeline_hops);
     }
     p.time = chunks.time(c.pipeline);
     p.bound = p.compute_time > p.memory_time ? Bound::compute : Bound::memory;

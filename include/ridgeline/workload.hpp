@@ -116,8 +116,11 @@ struct Parallelism {
 struct Efficiency {
     double bandwidth = 1.0;
     double compute = 1.0;
-    Seconds overhead{};
-    [[nodiscard]] constexpr bool is_ideal() const noexcept { return bandwidth == 1.0 && compute == 1.0 && overhead == Seconds{}; }
+    Seconds overhead{};   // per step, per pipeline stage
+    Seconds per_layer{};  // per layer per step (kernel launches; CUDA graphs make it small)
+    [[nodiscard]] constexpr bool is_ideal() const noexcept {
+        return bandwidth == 1.0 && compute == 1.0 && overhead == Seconds{} && per_layer == Seconds{};
+    }
     friend constexpr bool operator==(const Efficiency&, const Efficiency&) = default;
 };
 
@@ -182,6 +185,8 @@ constexpr void validate(const Workload& w) {
         throw error("", "efficiency (compute)", number_text(e.compute), "a fraction in [1e-6, 1]");
     if (!(e.overhead >= Seconds{}) || !(e.overhead <= s(1000)))
         throw error("", "overhead per step", number_text(e.overhead.in(us)) + " us", "a time from 0 to 1000 s");
+    if (!(e.per_layer >= Seconds{}) || !(e.per_layer <= s(1)))
+        throw error("", "overhead per layer", number_text(e.per_layer.in(us)) + " us", "a time from 0 to 1 s");
 }
 
 }  // namespace ridgeline

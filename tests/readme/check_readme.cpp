@@ -4,7 +4,7 @@
 // Rules:
 //  - "    $ ridgeline ARGS" followed by indented lines: the lines are the first lines of what
 //    `CLI ARGS` prints (stdout and stderr); a quoted line ending in "..." matches any line it begins.
-//  - "<!-- output of: PROGRAM -->" before a block: each of the block's lines appears in
+//  - "<!-- output of: PROGRAM -->" before a block (fenced, indented, or a Markdown table): each of its lines appears in
 //    PROGRAM's output, in order (the README may leave lines out).
 //  - Every preset `ridgeline list` shows is named in the README, in backticks.
 //  - Every key of the JSON that decode, ridge, capacity, generate and plan print is named in it.
@@ -100,6 +100,8 @@ int main(int argc, char** argv) {
             std::vector<std::string> quoted;
             if (k < readme.size() && readme[k].starts_with("```")) {
                 for (++k; k < readme.size() && !readme[k].starts_with("```"); ++k) quoted.push_back(readme[k]);
+            } else if (k < readme.size() && readme[k].starts_with("|")) {  // a Markdown table the program prints
+                for (; k < readme.size() && readme[k].starts_with("|"); ++k) quoted.push_back(readme[k]);
             } else {
                 for (; k < readme.size() && readme[k].starts_with("    "); ++k) quoted.push_back(readme[k].substr(4));
             }
