@@ -119,9 +119,16 @@ TEST_CASE("decode: invariants over batch, context and bandwidth", "[decode][prop
             CHECK(decode_step(faster, llama8b(), w).step_time <= d.step_time);  // more bandwidth never slower
             const DecodeStep bigger = decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = batch + 1, .context = context}));
             CHECK(bigger.step_time >= d.step_time);  // a bigger batch never takes less time per step
-            CHECK(d.step_time == (d.memory_time > d.compute_time ? d.memory_time : d.compute_time));
         }
     }
+}
+
+TEST_CASE("decode: a compute-bound step by hand", "[decode]") {
+    // Batch 1,024 at empty context under seed 003's budget: 1,024 x 2 x 8,030,261,248 FLOPs at
+    // 989 TFLOP/s (16.6 ms) against 8,030,261,248 x 2 B at 3.35 TB/s (4.8 ms).
+    const DecodeStep d = decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = 1024, .context = 0}));
+    CHECK(d.bound == Bound::compute);
+    CHECK(d.step_time.in(s) == Approx(1024 * 2 * 8030261248.0 / 989e12).epsilon(1e-12));
 }
 
 TEST_CASE("scaling book: B*bw/(B*kv + params) is the memory-bound total rate", "[decode]") {
@@ -142,12 +149,10 @@ TEST_CASE("ridge: memory and compute times meet at the ridge batch", "[ridge]") 
         INFO("context " << context << " ridge " << r.value());
         CHECK(decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = below, .context = context})).bound == Bound::memory);
         CHECK(decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = below + 1, .context = context})).bound == Bound::compute);
-        // At the real-valued ridge both linear times are equal.
-        const StepCost c = step_cost(llama8b(), w);
-        const double B = r.value();
-        const Seconds memory = (c.fixed_bytes + B * c.kv_bytes(static_cast<double>(context))) / h100().memory_bandwidth;
-        const Seconds compute = B * c.flops_per_token / *h100().peak_for(Numeric::bf16);
-        CHECK(memory.in(s) == Approx(compute.in(s)).epsilon(1e-12));
+        // By hand: B = (weights / bw) / (2P / F - kv x n / bw), with P = 8,030,261,248 (2 B each),
+        // 131,072 B of KV a token, 3.35 TB/s and 989 TFLOP/s; 295.2 at empty context (seed 003).
+        const double P = 8030261248.0, n = static_cast<double>(context);
+        CHECK(r.value() == Approx((2 * P / 3.35e12) / (2 * P / 989e12 - 131072 * n / 3.35e12)).epsilon(1e-9));
     }
 }
 

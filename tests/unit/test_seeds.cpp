@@ -154,17 +154,27 @@ TEST_CASE("seed 001: 70 ms on A100, the levers, and the wrong axis", "[seed001]"
     // "a model with thirty percent fewer attention FLOPs but the same weight count and the same
     // KV cache size ... The realized TPOT improvement is close to zero": at batch 1 the step is
     // max(bytes/bw, FLOPs/F), and the FLOPs term is far below the bytes term.
+    // By hand, batch 1 at 4,096 tokens on the H100 (3.35 TB/s, 989 TFLOP/s BF16): bytes are
+    // 70.6e9 x 2 of weights and 4,096 x 327,680 of KV (80 layers x 2 x 8 heads x 128 x 2 B);
+    // FLOPs are 2 x 70.6e9 and the attention's 4 x 8,192 x 80 x 4,096.
     const Hardware h = load_hardware("h100-sxm");
     const Model m = seed003("llama-3.3-70b", 70.6e9);
     Workload counted = seed::seed_003(Workload{.context = 4096});
     counted.assumptions.attention_flops = true;
     const DecodeStep d = decode_step(h, m, counted);
-    const Flops fewer = d.flops - 0.3 * d.attention_flops;
-    const Seconds tpot_fewer_flops = roofline_time(d.total_bytes, fewer, h.memory_bandwidth, *h.peak_for(Numeric::bf16));
-    CHECK(static_cast<double>((d.step_time - tpot_fewer_flops) / d.step_time) == 0.0);  // "~0%"
-    // Thirty percent fewer bytes, by contrast, is thirty percent less time.
-    const Seconds tpot_fewer_bytes = roofline_time(0.7 * d.total_bytes, d.flops, h.memory_bandwidth, *h.peak_for(Numeric::bf16));
-    CHECK(static_cast<double>((d.step_time - tpot_fewer_bytes) / d.step_time) == Approx(0.3).epsilon(1e-12));
+    const double bytes_70b = 70.6e9 * 2 + 4096 * 327680.0, attention = 4 * 8192.0 * 80 * 4096;
+    const double memory = bytes_70b / 3.35e12, compute = (2 * 70.6e9 + attention) / 989e12;
+    CHECK(d.step_time.in(s) == Approx(memory).epsilon(1e-12));
+    // Thirty percent fewer attention FLOPs leave the compute time far below the memory time, so
+    // the step does not change: "~0%".
+    CHECK((2 * 70.6e9 + 0.7 * attention) / 989e12 < 0.01 * memory);
+    CHECK(compute < 0.01 * memory);
+    // Thirty percent fewer bytes, by contrast, is thirty percent less time: the step is the bytes
+    // over the bandwidth (checked above), so FP8 weights (half the weight bytes) cut it by the
+    // weights' share, by hand 70.6e9 / bytes_70b = 49.5%.
+    Workload fp8 = counted;
+    fp8.precision.weights = formats::fp8;
+    CHECK(decode_step(h, m, fp8).step_time.in(s) == Approx((70.6e9 + 4096 * 327680.0) / 3.35e12).epsilon(1e-12));
 
     // "70-100 tok/s on H100" for single-stream Llama-3 70B is ~3-4x the BF16 batch-1 ceiling
     // (NOTES.md): it implies quantized weights, several GPUs, or speculative decoding.
