@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <ridgeline/calibrate.hpp>
+#include <ridgeline/decode_schema.hpp>
 #include <ridgeline/diagnose.hpp>
 #include <ridgeline/efficiency_json.hpp>
 #include <ridgeline/fmt.hpp>
@@ -409,6 +410,22 @@ void run_model(Setting& s) {
     t.print(s.format);
 }
 
+// A cell from a decode schema field (decode_schema.hpp): the raw value for JSON and CSV, the
+// shown text for the table.
+cli::Cell decode_cell(const DecodeField& f, const DecodeValue& v) {
+    if (const auto* b = std::get_if<bool>(&v)) return cli::Cell{*b, *b ? "yes" : "NO"};
+    if (const auto* t = std::get_if<std::string>(&v)) return cli::text(*t);
+    const double x = std::get<double>(v);
+    switch (f.show) {
+        case DecodeShow::bytes: return cli::number(x, si(x, "B"));
+        case DecodeShow::milliseconds: return cli::converted(x, x * 1e3, 3, "{} ms");
+        case DecodeShow::one_decimal: return cli::number(x, 1);
+        case DecodeShow::word:
+        case DecodeShow::yes_no: break;
+    }
+    return cli::number(x, 3);
+}
+
 void run_decode(Setting& all) {
     std::vector<Setting> settings = combinations(all);
     for (Setting& one : settings) {
@@ -417,20 +434,9 @@ void run_decode(Setting& all) {
     }
     require_rows(settings.front(), true, true, settings.size());
     auto columns = input_columns();
-    append(columns, std::vector<cli::Column>{{"batch", "batch"},
-                                             {"context_tokens", "context"},
-                                             {"weight_bytes", "weights"},
-                                             {"kv_bytes", "KV"},
-                                             {"bytes_per_step", "bytes/step"},
-                                             {"step_time_s", "step"},
-                                             {"tokens_per_s", "tok/s/seq"},
-                                             {"total_tokens_per_s", "tok/s"},
-                                             {"bound", "bound", false},
-                                             {"arithmetic_intensity_flop_per_byte", "FLOP/B"},
-                                             {"communication_time_s", "links"},
-                                             {"memory_per_device_bytes", "memory/device"},
-                                             {"memory_budget_bytes", "budget"},
-                                             {"fits", "fits", false}});
+    append(columns, std::vector<cli::Column>{{"batch", "batch"}, {"context_tokens", "context"}});
+    for (const DecodeField& f : decode_fields())
+        columns.push_back({f.key, f.header, f.show != DecodeShow::word && f.show != DecodeShow::yes_no});
     cli::Table t(columns);
     std::optional<DecodeStep> last;
     for (const Setting& s : settings)
@@ -443,17 +449,8 @@ void run_decode(Setting& all) {
             const DecodeStep d = decode_step(s.dep, s.m, w);
             last = d;
             auto row = input_cells(s);
-            append(row, std::vector<cli::Cell>{
-                            cli::integer(b), cli::integer(n),
-                            cli::number(d.weight_bytes.in(bytes), si(d.weight_bytes.in(bytes), "B")),
-                            cli::number(d.kv_bytes.in(bytes), si(d.kv_bytes.in(bytes), "B")),
-                            cli::number(d.total_bytes.in(bytes), si(d.total_bytes.in(bytes), "B")),
-                            cli::converted(d.step_time.in(seconds), d.step_time.in(ms), 3, "{} ms"),
-                            cli::number(d.tokens_per_s.in(per_s), 1), cli::number(d.total_tokens_per_s.in(per_s), 1),
-                            cli::text(name_of(d.bound)), cli::number(d.arithmetic_intensity.in(flop_per_byte), 1),
-                            cli::converted(d.communication_time.in(seconds), d.communication_time.in(ms), 3, "{} ms"),
-                            cli::number(d.memory.used().in(bytes), si(d.memory.used().in(bytes), "B")),
-                            cli::number(d.memory.budget.in(bytes), si(d.memory.budget.in(bytes), "B")), fits_cell(d.memory)});
+            append(row, std::vector<cli::Cell>{cli::integer(b), cli::integer(n)});
+            for (const DecodeField& f : decode_fields()) row.push_back(decode_cell(f, f.get(d)));
             t.add(row);
         }
     t.print(all.format);
@@ -727,8 +724,9 @@ void run_calibrate(const CalibrateArgs& a) {
     };
     std::vector<double> sorted = loo;
     std::sort(sorted.begin(), sorted.end());
-    const std::optional<double> median = sorted.empty() ? std::nullopt : std::optional<double>(sorted[sorted.size() / 2]);
-    const std::optional<double> worst = sorted.empty() ? std::nullopt : std::optional<double>(sorted.back());
+    // Plain doubles and a flag: g++ 12 -O2 warns (maybe-uninitialized, a false positive) on optionals here.
+    const bool have_loo = !sorted.empty();
+    const double median = have_loo ? sorted[sorted.size() / 2] : 0.0, worst = have_loo ? sorted.back() : 0.0;
     if (a.format == "table") {
         fmt::print("fit on {} of {} rows for {}: bandwidth {}, compute {}, {} a step{}; rms error {}%\n", c.used.size(), obs.size(),
                    cli::printable(hw_name), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%"),
@@ -737,7 +735,7 @@ void run_calibrate(const CalibrateArgs& a) {
                    a.per_layer ? ", " + pm(c.per_layer.in(us), c.per_layer_error ? std::optional<double>(c.per_layer_error->in(us)) : std::nullopt, 1, 1, " us a layer") : "",
                    cli::shown(100 * c.rms_relative_error, 1));
         fmt::print("the gap: {}\n", c.explanation);
-        if (median) fmt::print("leave-one-out error: median {}%, worst {}%\n", cli::shown(100 * *median, 1), cli::shown(100 * *worst, 1));
+        if (have_loo) fmt::print("leave-one-out error: median {}%, worst {}%\n", cli::shown(100 * median, 1), cli::shown(100 * worst, 1));
         for (const auto& x : c.set_aside) {  // "observations[i]: ..." names the library's row; say the file's
             const std::size_t close = x.find("]: ");
             const std::size_t i = std::stoul(x.substr(13, close - 13));
@@ -765,7 +763,8 @@ void run_calibrate(const CalibrateArgs& a) {
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const std::size_t i : c.used) rows.push_back(static_cast<std::int64_t>(row_of(i)));
         j["rows"] = rows;
-        j["leave_one_out"] = {{"median", opt(median)}, {"worst", opt(worst)}};
+        j["leave_one_out"] = {{"median", have_loo ? nlohmann::ordered_json(median) : nlohmann::ordered_json(nullptr)},
+                              {"worst", have_loo ? nlohmann::ordered_json(worst) : nlohmann::ordered_json(nullptr)}};
         std::ofstream out(*a.save, std::ios::binary);
         if (!out || !(out << cli::dump_json(j) << "\n")) throw error(*a.save, "", "a file that cannot be written", "a writable path");
         fmt::print(stderr, "wrote {}\n", cli::printable(*a.save));

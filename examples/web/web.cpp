@@ -9,8 +9,10 @@
 #include <optional>
 #include <tuple>
 #include <utility>
+#include <variant>
 #include <string>
 
+#include <ridgeline/decode_schema.hpp>
 #include <ridgeline/json.hpp>
 #include <ridgeline/ridgeline.hpp>
 #include <ridgeline/plan_json.hpp>
@@ -192,23 +194,11 @@ json evaluate(const json& request) {
                  {"total_params", derived_parameters(m).total()},
                  {"active_params", active_parameters(m).total()},
                  {"kv_bytes_per_token", kv_bytes_per_token(m, w.precision.kv).in(bytes)},
-                 {"weight_bytes", d.weight_bytes.in(bytes)},
-                 {"kv_bytes", d.kv_bytes.in(bytes)},
-                 {"bytes_per_step", d.total_bytes.in(bytes)},
-                 {"step_time_s", d.step_time.in(s)},
-                 {"tokens_per_s", d.tokens_per_s.in(per_s)},
-                 {"total_tokens_per_s", d.total_tokens_per_s.in(per_s)},
-                 {"bound", name_of(d.bound)},
-                 {"arithmetic_intensity_flop_per_byte", d.arithmetic_intensity.in(flop_per_byte)},
-                 {"communication_time_s", d.communication_time.in(s)},
                  {"link", link},
-                 {"memory_per_device_bytes", d.memory.used().in(bytes)},
-                 {"memory_budget_bytes", d.memory.budget.in(bytes)},
                  {"memory_capacity_bytes", d.memory.capacity.in(bytes)},
                  {"weights_per_device_bytes", d.memory.weights.in(bytes)},
                  {"kv_per_device_bytes", d.memory.kv.in(bytes)},
                  {"activations_per_device_bytes", d.memory.activations.in(bytes)},
-                 {"fits", d.fits()},
                  {"weights_fit", d.memory.weights <= d.memory.budget},
                  {"ridge_batch", r.is_never() ? json(nullptr) : json(r.value())},
                  {"n_star_tokens", nstar ? json(*nstar) : json(nullptr)},
@@ -218,6 +208,9 @@ json evaluate(const json& request) {
                                             : longest.fits()       ? json(longest.tokens())
                                                                    : json(nullptr)},
                  {"svg", roofline_svg(dep, m, w, batches, contexts, w.batch)}};
+        // The step's own fields, from the schema the CLI's decode columns use (decode_schema.hpp).
+        for (const DecodeField& f : decode_fields())
+            std::visit([&](const auto& v) { out[f.key] = v; }, f.get(d));
         return out;
     } catch (const error& e) {
         throw field_error(field_of(e), e.what());
