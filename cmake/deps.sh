@@ -2,12 +2,13 @@
 # Installs the Debian packages ridgeline needs, if any is missing. Run as root on Debian 12 or
 # later. Plain: what configuring and building the library, its tests, the examples and the CLI
 # needs. With --tests: also what the whole test suite runs (clang and its runtime for the
-# sanitizer and fuzzing build, Google Benchmark, and Emscripten, Chromium and npm for the
-# browser page's test: about 1.2 GB more).
+# sanitizer and fuzzing build, Google Benchmark, Emscripten, Chromium and npm for the
+# browser page's test, and Python with pybind11, numpy and pytest for the Python module's
+# tests: about 1.2 GB more).
 set -eu
 packages="cmake g++ make libfmt-dev nlohmann-json3-dev libcli11-dev catch2"
 if [ "${1:-}" = "--tests" ]; then
-    packages="$packages clang libclang-rt-14-dev libbenchmark-dev emscripten chromium"
+    packages="$packages clang libclang-rt-14-dev libbenchmark-dev emscripten chromium python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest"
 fi
 missing=""
 for p in $packages; do

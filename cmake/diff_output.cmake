@@ -1,5 +1,5 @@
-# Runs PROGRAM, writes its output to ACTUAL and fails, showing a diff, unless it equals EXPECTED.
-execute_process(COMMAND "${PROGRAM}" OUTPUT_FILE "${ACTUAL}" ERROR_VARIABLE err RESULT_VARIABLE rc)
+# Runs PROGRAM (with ARGS, a list, if given), writes its output to ACTUAL and fails, showing a diff, unless it equals EXPECTED.
+execute_process(COMMAND "${PROGRAM}" ${ARGS} OUTPUT_FILE "${ACTUAL}" ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${PROGRAM} exited with ${rc}: ${err}")
 endif()
