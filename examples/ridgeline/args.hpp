@@ -100,6 +100,19 @@ inline std::vector<std::int64_t> parse_list(const std::string& option, const std
     return out;
 }
 
+// "a,b,c" as its pieces, empty ones kept (so that "h100-sxm," is refused by name, not ignored).
+inline std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t comma = s.find(',', start);
+        out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
 inline ridgeline::Format parse_format_option(const std::string& option, const std::string& s) {
     const auto f = ridgeline::parse_format(s);
     if (!f) bad_value(option, s, "a format: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or a grouped one such as int4/g128");

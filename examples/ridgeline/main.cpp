@@ -173,24 +173,13 @@ void require_rows(const Setting& s, bool batches, bool contexts, std::size_t com
                                        "(shorten the lists)", b, c, combinations, b * c * combinations));
 }
 
-// The settings a command's lists ask for: one per combination of -H, --weights, --tp, --pp and
-// --ep (each a comma list; --tp, --pp and --ep also take ranges such as 1..8x2), in that order.
-// Each is checked as a whole before any file is read.
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t comma = s.find(',', start);
-        out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
 // The device of the setting being computed, for errors in the user's terms (a copy: the
 // settings are gone by the time an error reaches main).
 std::optional<Hardware> current_device;
 
+// The settings a command's lists ask for: one per combination of -H, --weights, --tp, --pp and
+// --ep (each a comma list; --tp, --pp and --ep also take ranges such as 1..8x2), in that order.
+// Each is checked as a whole before any file is read.
 std::vector<Setting> combinations(const Setting& s) {
     const auto degrees = [](const char* flag, const std::string& arg) {
         std::vector<std::string> out;
@@ -200,11 +189,11 @@ std::vector<Setting> combinations(const Setting& s) {
         }
         return out;
     };
-    const std::vector<std::string> hardware = split_commas(s.hardware);
+    const std::vector<std::string> hardware = cli::split_commas(s.hardware);
     std::vector<std::optional<std::string>> weights{s.weights};
     if (s.weights) {
         weights.clear();
-        for (const auto& w : split_commas(*s.weights)) weights.emplace_back(w);
+        for (const auto& w : cli::split_commas(*s.weights)) weights.emplace_back(w);
     }
     const auto tps = degrees("--tp", s.tp_arg), pps = degrees("--pp", s.pp_arg), eps = degrees("--ep", s.ep_arg);
     const std::size_t count = hardware.size() * weights.size() * tps.size() * pps.size() * eps.size();
@@ -835,17 +824,6 @@ struct PlanArgs {
     std::string format = "table";
 };
 
-std::vector<std::string> split_list(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t comma = s.find(',', start);
-        out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
 
 // A cell from a schema field: the raw SI value for JSON and CSV, readable text for the table.
 cli::Cell plan_cell(const PlanField& f, const PlanValue& v) {
@@ -881,7 +859,7 @@ void run_plan(const PlanArgs& a) {
     r.max_devices = cli::parse_integer_option("--max-devices", a.max_devices, 1, 65536);
     const std::int64_t top = cli::parse_integer_option("--top", a.top, 1, 1'000'000);
     r.weights.clear();
-    for (const auto& f : split_list(a.weights)) r.weights.push_back(cli::parse_format_option("--weights", f));
+    for (const auto& f : cli::split_commas(a.weights)) r.weights.push_back(cli::parse_format_option("--weights", f));
     if (a.mode == "agg") r.modes = {ServingMode::aggregated};
     else if (a.mode == "disagg") r.modes = {ServingMode::disaggregated};
     Workload& w = r.base;
@@ -898,13 +876,13 @@ void run_plan(const PlanArgs& a) {
     // Prices: "h100-sxm=2.50,h200=3.50", each naming a device of -H.
     std::vector<std::pair<std::string, double>> prices;
     if (a.price)
-        for (const auto& item : split_list(*a.price)) {
+        for (const auto& item : cli::split_commas(*a.price)) {
             const std::size_t eq = item.find('=');
             if (eq == std::string::npos || eq == 0)
                 cli::bad_value("--price", *a.price, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
             prices.emplace_back(item.substr(0, eq), cli::parse_number("--price", item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
         }
-    const std::vector<std::string> names = a.hardware.empty() ? list_presets(PresetKind::hardware) : split_list(a.hardware);
+    const std::vector<std::string> names = a.hardware.empty() ? list_presets(PresetKind::hardware) : cli::split_commas(a.hardware);
     for (const auto& [name, price] : prices)
         if (std::find(names.begin(), names.end(), name) == names.end())
             cli::bad_value("--price", *a.price, "prices only for devices of -H (" + a.hardware + "); " + name + " is not one");

@@ -242,17 +242,6 @@ std::string or_default(const json& request, const char* key, const char* fallbac
     return v.empty() ? fallback : v;
 }
 
-std::vector<std::string> split_list(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t comma = s.find(',', start);
-        out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
 
 // The page field a plan error is about: the flag a usage error names, or the library's path.
 std::string plan_field_of(const std::string& message, const std::string& path) {
@@ -306,7 +295,7 @@ PlanAnswer plan_answer(const json& q) {
     const std::int64_t top = cli::parse_integer_option("--top", or_default(q, "top", "20"), 1, 1'000'000);
     const std::string weights = or_default(q, "weights", "bf16,fp8");
     r.weights.clear();
-    for (const auto& f : split_list(weights)) r.weights.push_back(cli::parse_format_option("--weights", f));
+    for (const auto& f : cli::split_commas(weights)) r.weights.push_back(cli::parse_format_option("--weights", f));
     const std::string mode = or_default(q, "mode", "both");
     if (mode == "agg") r.modes = {ServingMode::aggregated};
     else if (mode == "disagg") r.modes = {ServingMode::disaggregated};
@@ -328,13 +317,13 @@ PlanAnswer plan_answer(const json& q) {
     const auto price = given(q, "price");
     std::vector<std::pair<std::string, double>> prices;
     if (price)
-        for (const auto& item : split_list(*price)) {
+        for (const auto& item : cli::split_commas(*price)) {
             const std::size_t eq = item.find('=');
             if (eq == std::string::npos || eq == 0)
                 cli::bad_value("--price", *price, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
             prices.emplace_back(item.substr(0, eq), cli::parse_number("--price", item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
         }
-    const std::vector<std::string> names = hardware.empty() ? list_presets(PresetKind::hardware) : split_list(hardware);
+    const std::vector<std::string> names = hardware.empty() ? list_presets(PresetKind::hardware) : cli::split_commas(hardware);
     for (const auto& [name, p] : prices)
         if (std::find(names.begin(), names.end(), name) == names.end())
             cli::bad_value("--price", *price, "prices only for devices of -H (" + hardware + "); " + name + " is not one");
