@@ -611,7 +611,13 @@ void run_diagnose(Setting& s, const DiagnoseArgs& args) {
     if (d.verdict == Verdict::near_ceiling) {
         reading = "at the byte budget: more speed needs fewer bytes per token or more bandwidth";
     } else if (d.verdict == Verdict::gap) {
-        reading = cli::shown(100 * d.gap, 0, "{}% below the ceiling: kernel efficiency, launch overhead or configuration");
+        // In calibrate's words: one measurement cannot tell the terms apart, so it says what a
+        // fixed time alone would be, and what bandwidth efficiency alone would be.
+        const Seconds above = d.measured_step - d.ceiling.step_time;
+        reading = cli::shown(100 * d.gap, 0, "{}% below the ceiling, ") + cli::shown(above.in(ms), 2, "{} ms a step above its ") +
+                  cli::shown(d.ceiling.step_time.in(ms), 2, "{} ms: ") + cli::shown(above.in(ms), 2, "a fixed time per step of {} ms alone, ") +
+                  cli::shown(100 * d.ceiling.memory_time.in(seconds) / (d.ceiling.memory_time + above).in(seconds), 0,
+                             "or bandwidth efficiency below peak at {}% alone, would explain it (calibrate tells them apart)");
         add("gap", cli::converted(d.gap, 100 * d.gap, 1, "{}%"));
     } else {
         reading = "faster than this setting allows; any one of these would explain it";
