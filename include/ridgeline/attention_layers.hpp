@@ -145,7 +145,8 @@ struct Mla {
         f(ContextRead{layer_detail::d(kv_lora_rank + qk_rope_head_dim), decode_flops_per_cached_token() / T,
                       prefill_flops_per_cached_token() / T, prefill_flops_per_prefix_token() / T, sparse() ? index_topk : 0});
         if (sparse()) {
-            const double score = 2 * layer_detail::d(index_heads) * layer_detail::d(index_head_dim) / T;
+            // The indexer is replicated (every device scores every cached token), so not split by t.
+            const double score = 2 * layer_detail::d(index_heads) * layer_detail::d(index_head_dim);
             f(ContextRead{layer_detail::d(index_head_dim), score, score, 0, 0, "indexer over its key cache"});
         }
     }

@@ -148,7 +148,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     validate(Workload{.efficiency = terms.held});
     Calibration c;
     struct Row {
-        double memory = 0, compute = 0, fixed = 0, layers = 0, measured = 0;  // seconds; layers per stage x stages
+        double memory = 0, compute = 0, fixed = 0, layers = 0, measured = 0, stages = 1;  // seconds; all layers; pipeline stages
     };
     std::vector<Row> rows(observations.size());
     for (std::size_t i = 0; i < observations.size(); ++i) {
@@ -163,7 +163,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
         const auto stages = static_cast<double>(o.parallel.pipeline);
         rows[i] = Row{(stages * step.memory_time).in(s), (stages * step.compute_time).in(s),
                       (step.step_time - stages * (step.bound == Bound::compute ? step.compute_time : step.memory_time)).in(s),
-                      static_cast<double>(layer_count(o.model)), o.measured_step.in(s)};
+                      static_cast<double>(layer_count(o.model)), o.measured_step.in(s), stages};
         // A row faster than its own ideal ceiling is not a measurement of the stated setting.
         if (o.measured_step < step.step_time)
             c.set_aside.push_back("observations[" + std::to_string(i) + "]: " + number_text(o.measured_step.in(ms)) +
@@ -198,12 +198,13 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
             const Row& r = rows[i];
             const double w = 1 / r.measured;
             const double roof = compute_bound[i] ? r.compute : r.memory;
-            std::array<double, 4> x{compute_bound[i] ? 0 : r.memory * w, compute_bound[i] ? r.compute * w : 0, w, r.layers * w};
+            // The fixed time is paid on every pipeline stage (decode.hpp); the per-layer time on every layer.
+            std::array<double, 4> x{compute_bound[i] ? 0 : r.memory * w, compute_bound[i] ? r.compute * w : 0, r.stages * w, r.layers * w};
             double target = r.measured - r.fixed - roof;
             // Terms held, not fitted, are moved to the target.
             if (!(allowed & 1u) && !compute_bound[i]) target -= (held_a - 1) * r.memory;
             if (!(allowed & 2u) && compute_bound[i]) target -= (held_c - 1) * r.compute;
-            if (!(allowed & 4u)) target -= held_o;
+            if (!(allowed & 4u)) target -= held_o * r.stages;
             if (!(allowed & 8u)) target -= held_l * r.layers;
             for (unsigned k = 0; k < 4; ++k)
                 if (!(allowed & (1u << k))) x[k] = 0;
@@ -279,7 +280,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
         const bool cb = cc * r.compute > a * r.memory;
         parts.bandwidth += s(cb ? 0 : (a - 1) * r.memory) / n;
         parts.compute += s(cb ? (cc - 1) * r.compute : 0) / n;
-        parts.overhead += c.overhead / n;
+        parts.overhead += r.stages * c.overhead / n;
         parts.per_layer += s(c.per_layer.in(s) * r.layers) / n;
         ceiling += s(r.fixed + std::max(r.memory, r.compute)) / n;
     }

@@ -42,10 +42,13 @@ inline void read_llama4(const ConfigReader& c, Model& m) {
     if (c.present("layer_types")) {
         const auto types = layer_types(c, layers, {"chunked_attention", "full_attention"});
         for (std::size_t i = 0; i < n; ++i) chunked[i] = types[i] == "chunked_attention";
-    } else if (c.present("no_rope_layers")) {
+    } else if (c.present("no_rope_layers") && !(c.root().at("no_rope_layers").value().is_array() &&
+                                                 c.root().at("no_rope_layers").value().empty())) {
+        // An empty list means the default, as Llama4TextConfig reads it; a longer one is read up
+        // to the layer count.
         const Node list = c.root().at("no_rope_layers");
-        if (!list.value().is_array() || list.value().size() != n)
-            list.fail("an array of " + std::to_string(layers) + " flags (1: a RoPE layer, 0: NoPE), one per layer");
+        if (!list.value().is_array() || list.value().size() < n)
+            list.fail("an array of at least " + std::to_string(layers) + " flags (1: a RoPE layer, 0: NoPE), one per layer");
         for (std::size_t i = 0; i < n; ++i) {
             const auto& v = list.value()[i];
             if (!(v == 0 || v == 1)) list.at(i).fail("0 or 1");

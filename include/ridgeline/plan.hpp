@@ -183,17 +183,23 @@ inline PlanResult plan(const PlanRequest& r) {
                             if (batch > *most) return std::nullopt;
                             s = evaluate(batch);
                         } else {
-                            // Little's law, iterated from one sequence until the users stop growing.
+                            // Little's law, iterated from one sequence until the users stop growing; a
+                            // search that has not settled in 64 rounds is not a plan (the replicas are
+                            // overloaded, or nearly so).
                             std::int64_t batch = 1;
-                            for (int i = 0; i < 32; ++i) {
+                            bool settled = false;
+                            for (int i = 0; i < 64 && !settled; ++i) {
                                 s = evaluate(batch);
                                 if (!s) return std::nullopt;
                                 const double users = *r.requests_per_s * (s->ttft + static_cast<double>(r.traffic.output) * s->tpot).in(ridgeline::s);
                                 const auto next = static_cast<std::int64_t>(ceil_div(users, static_cast<double>(replicas) * stages));
-                                if (next <= batch) break;
-                                if (next > *most) return std::nullopt;
-                                batch = next;
+                                if (next <= batch) settled = true;
+                                else if (next > *most) return std::nullopt;
+                                else batch = next;
                             }
+                            if (!settled) return std::nullopt;
+                            // The replicas together keep up with the rate.
+                            if (static_cast<double>(replicas) * s->requests_per_s.in(per_s) < *r.requests_per_s * (1 - 1e-9)) return std::nullopt;
                         }
                         if (!s || !meets(*s, r)) return std::nullopt;
                         PlanRow row{dev.name, par, weights, mode, replicas, *s, 0, {}, {}};

@@ -34,13 +34,18 @@ constexpr double span_sum(double x, std::int64_t window) {
 }  // namespace prefill_detail
 
 // Prefill of `prompt` tokens for each of the workload's batch, in chunks of `chunk` tokens
-// (0: the whole prompt at once). The workload's context is ignored: the prompt starts empty.
-// Attention FLOPs are always counted here; they are the quadratic term.
-constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt, std::int64_t chunk = 0) {
+// (0: the whole prompt at once). The workload's context is ignored: the prompt starts empty, or
+// with its first `cached` tokens already in the cache (an earlier turn's), which the chunks of
+// the rest attend to and do not compute again. Attention FLOPs are always counted here; they are
+// the quadratic term.
+constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt, std::int64_t chunk = 0,
+                          std::int64_t cached = 0) {
     if (prompt < 1 || prompt > max_context) throw error("", "prompt", std::to_string(prompt), "an integer from 1 to 2^40 tokens");
+    if (cached < 0 || cached >= prompt)
+        throw error("", "cached prompt", std::to_string(cached), "an integer from 0 to the prompt less one (" + std::to_string(prompt - 1) + ")");
     if (chunk < 0) throw error("", "chunk", std::to_string(chunk), "an integer >= 0 tokens (0: no chunking)");
     require_context_within(m, prompt, "prompt");
-    if (chunk > 0 && prompt / chunk > 1'000'000)
+    if (chunk > 0 && (prompt - cached) / chunk > 1'000'000)
         throw error("", "chunk", std::to_string(chunk), "a chunk giving at most 1,000,000 chunks for a " + std::to_string(prompt) + "-token prompt");
     validate(dep, m);
     Workload wa = w;
@@ -53,14 +58,15 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
 
     Prefill p;
     p.prompt_tokens = prompt;
-    p.chunk_tokens = chunk == 0 || chunk > prompt ? prompt : chunk;
-    p.chunks = (prompt + p.chunk_tokens - 1) / p.chunk_tokens;
+    const std::int64_t fresh = prompt - cached;
+    p.chunk_tokens = chunk == 0 || chunk > fresh ? fresh : chunk;
+    p.chunks = (fresh + p.chunk_tokens - 1) / p.chunk_tokens;
 
     Bytes kv_written_per_token{};
     for (std::size_t i = 0; i < c.context_count; ++i) kv_written_per_token += c.context_terms[i].kv_per_token;
 
     Pipeline chunks;  // chunks overlap across pipeline stages (decode.hpp)
-    for (std::int64_t start = 0; start < prompt; start += p.chunk_tokens) {
+    for (std::int64_t start = cached; start < prompt; start += p.chunk_tokens) {
         const std::int64_t end = start + p.chunk_tokens < prompt ? start + p.chunk_tokens : prompt;
         const auto len = static_cast<double>(end - start);
         // Tokens in the chunk, for the experts they touch; past 2^62 every expert is touched anyway.

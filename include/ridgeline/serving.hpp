@@ -10,14 +10,16 @@
 //
 //  - Aggregated (prefill chunks interleaved with decode on the same devices): every step also
 //    carries batch x new_prompt / output prefill tokens on average; those tokens' work adds to the
-//    step at the step's own roofline (bytes and FLOPs added, weights read once). TPOT is the mean
+//    step at the step's own roofline (bytes and FLOPs added, weights read once, the routed experts
+//    the extra tokens touch, their share of the all-reduces). TPOT is the mean
 //    of such steps over the generation. A new prompt rides one chunk of `prefill_chunk` tokens
 //    per step, so TTFT is the number of its chunks times a step carrying a full chunk. A replica
 //    whose average prefill load exceeds a chunk per step cannot keep up: it is not a plan.
 //  - Disaggregated (separate pools): decode replicas run pure decode steps; prefill runs on
 //    replicas of the same device, parallelism and formats, one prompt at a time, and the pool
-//    is sized to the arrival rate (its devices per decode replica may be fractional; no queueing
-//    is modelled). TTFT is one prefill plus the prompt's KV sent to the decode replica over the
+//    is sized to the arrival rate (its devices per decode replica may be fractional; a pipelined
+//    replica takes a prompt every stage; no queueing is modelled). TTFT is one prefill plus the
+//    prompt's KV (as kept: windows and recurrent states included) sent to the decode replica over the
 //    scale-out network (the scale-up link where the device has no scale-out figure).
 //
 // Every sequence may reach prompt + output tokens: memory is checked there, on the decode side.
@@ -76,17 +78,39 @@ struct Serving {
 };
 
 namespace serving_detail {
-// The stage time of a step at `context` with `extra` prefill tokens riding along, less the same
-// step without them: the bytes and FLOPs of those tokens added at the roofline.
+// What `tokens` prefill tokens riding a decode step add to it, on one stage: their bytes (KV
+// read and written) and FLOPs at the step's roofline, the routed experts they touch beyond the
+// decode batch's, and their share of the all-reduces.
 struct PrefillLoad {
     Seconds memory_per_token{};   // one stage: KV read and written per prefill token
     Seconds compute_per_token{};  // one stage
 };
-constexpr Seconds added_by_prefill(const DecodeStep& d, const PrefillLoad& p, double tokens) {
-    const Seconds before = d.memory_time < d.compute_time ? d.compute_time : d.memory_time;
-    const Seconds memory = d.memory_time + tokens * p.memory_per_token, compute = d.compute_time + tokens * p.compute_per_token;
-    return (memory < compute ? compute : memory) - before;
-}
+struct MixedStep {
+    const DecodeStep& step;  // the pure decode step
+    const StepCost& cost;    // its cost model (for the experts a larger batch of tokens touches)
+    const Deployment& deployment;
+    const Model& model;
+    const Workload& workload;  // the decode step's
+    Rates rates;
+    PrefillLoad load;
+    // The stage time added, and the pipeline hops added, by `tokens` prefill tokens.
+    [[nodiscard]] constexpr Seconds added(double tokens) const {
+        const auto whole = static_cast<std::int64_t>(tokens + 0.5);
+        const std::int64_t decoding = workload.batch * workload.tokens_per_sequence;
+        const Seconds experts = (cost.routed_bytes(decoding + whole) - cost.routed_bytes(decoding)) / rates.bandwidth;
+        const Seconds before = step.memory_time < step.compute_time ? step.compute_time : step.memory_time;
+        const Seconds memory = step.memory_time + tokens * load.memory_per_token + experts;
+        const Seconds compute = step.compute_time + tokens * load.compute_per_token;
+        // The all-reduces carry the prefill tokens' activations too.
+        Workload mixed = workload;
+        mixed.batch = 1;
+        mixed.tokens_per_sequence = decoding + whole;
+        const Communication links = communication(deployment, model, mixed, cost);
+        const auto stages = static_cast<double>(deployment.parallel.pipeline);
+        return stages * ((memory < compute ? compute : memory) - before + links.per_stage - step.links.per_stage) +
+               (links.pipeline_hops - step.links.pipeline_hops);
+    }
+};
 }  // namespace serving_detail
 
 // One replica of `d` serving `traffic` with `w.batch` sequences per micro-batch (w's context is
@@ -118,32 +142,29 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     const auto steps_per_request = static_cast<double>(traffic.output);
     const auto B = static_cast<double>(w.batch);
     if (fresh > 0) {
-        // Prefill is costed from the cached prefix on: the chunks of the new tokens attend to it.
+        // Prefill of the new tokens only: their chunks attend to the cached prefix.
         const std::int64_t chunk = mode == ServingMode::aggregated ? traffic.prefill_chunk : 0;
-        const Prefill whole = prefill(d, m, one, traffic.prompt, chunk == 0 ? 0 : chunk);
-        const Prefill cached = traffic.cached_prompt > 0 ? prefill(d, m, one, traffic.cached_prompt, chunk == 0 ? 0 : chunk) : Prefill{};
-        s.prefill_time = whole.time - cached.time;
+        const Prefill pre = prefill(d, m, one, traffic.prompt, chunk, traffic.cached_prompt);
+        s.prefill_time = pre.time;
         if (mode == ServingMode::aggregated) {
             // Per new token, per stage: the prefill's bytes beyond one weight read per chunk, and its FLOPs.
-            const StepCost c = step_cost(m, one, d.parallel);
+            const StepCost c1 = step_cost(m, one, d.parallel);
             const Rates r = effective_rates(d.device, w);
-            const auto chunk_tokens = static_cast<double>(whole.chunk_tokens);
-            const double chunks = static_cast<double>(whole.chunks - cached.chunks);
-            const Bytes weight_reads = chunks * (c.fixed_bytes + c.routed_bytes(static_cast<std::int64_t>(chunk_tokens)));
-            const Seconds memory = (whole.memory_time - cached.memory_time) - weight_reads / r.bandwidth;
-            const Seconds compute = whole.compute_time - cached.compute_time;
+            const Bytes weight_reads = static_cast<double>(pre.chunks) * (c1.fixed_bytes + c1.routed_bytes(pre.chunk_tokens));
+            const Seconds memory = pre.memory_time - weight_reads / r.bandwidth;
             const serving_detail::PrefillLoad load{(memory > Seconds{} ? memory : Seconds{}) / static_cast<double>(fresh),
-                                                   compute / static_cast<double>(fresh)};
+                                                   pre.compute_time / static_cast<double>(fresh)};
             Workload mid = w;
             mid.context = traffic.prompt + traffic.output / 2;
             const DecodeStep step = decode_step(d, m, mid);
-            const auto stages = static_cast<double>(d.parallel.pipeline);
+            const StepCost c = step_cost(m, mid, d.parallel);
+            const serving_detail::MixedStep mixed{step, c, d, m, mid, r, load};
             s.prefill_tokens_per_step = B * static_cast<double>(fresh) / steps_per_request;
             const double per_chunk = static_cast<double>(traffic.prefill_chunk < fresh ? traffic.prefill_chunk : fresh);
             s.keeps_up = s.prefill_tokens_per_step <= static_cast<double>(traffic.prefill_chunk);
-            s.tpot = s.decode_tpot + stages * serving_detail::added_by_prefill(step, load, s.prefill_tokens_per_step);
+            s.tpot = s.decode_tpot + mixed.added(s.prefill_tokens_per_step);
             const double chunks_of_prompt = static_cast<double>((fresh + traffic.prefill_chunk - 1) / traffic.prefill_chunk);
-            s.ttft = chunks_of_prompt * (s.decode_tpot + stages * serving_detail::added_by_prefill(step, load, per_chunk));
+            s.ttft = chunks_of_prompt * (s.decode_tpot + mixed.added(per_chunk));
         }
     }
     if (mode == ServingMode::aggregated) {
@@ -153,9 +174,9 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         }
     } else {
         s.tpot = s.decode_tpot;
-        // The prompt's KV (and any recurrent state), every layer, to the decode replica.
-        const Bytes kv = static_cast<double>(traffic.prompt) * kv_bytes_per_token(m, w.precision.kv) +
-                         state_bytes_per_sequence(m, w.precision.kv);
+        // The prompt's KV as kept (windowed layers their window, recurrent layers their state),
+        // every layer, to the decode replica.
+        const Bytes kv = kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(traffic.prompt));
         const Hardware& hw = d.device;
         if (!hw.scale_out_bandwidth && !hw.interconnect_bandwidth)
             throw error("", "hardware '" + std::string(hw.name.view()) + "' scale-out and interconnect bandwidth", "none",
@@ -169,8 +190,10 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     s.tokens_per_s_per_user = 1.0 / s.tpot;
     s.tokens_per_s = static_cast<double>(s.concurrency) / s.tpot;
     s.requests_per_s = s.tokens_per_s / steps_per_request;
+    // Busy prefill replicas x their devices; a pipelined replica takes a new prompt every stage.
     if (mode == ServingMode::disaggregated && fresh > 0)
-        s.prefill_devices = static_cast<double>(s.requests_per_s * s.prefill_time) * s.replica_devices;  // busy prefill replicas x devices
+        s.prefill_devices = static_cast<double>(s.requests_per_s * s.prefill_time) / static_cast<double>(d.parallel.pipeline) *
+                            s.replica_devices;
     s.tokens_per_s_per_device = s.tokens_per_s / s.devices();
     return s;
 }
