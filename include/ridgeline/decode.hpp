@@ -87,7 +87,8 @@ constexpr Seconds ring_all_reduce(const Link& l, Bytes message, std::int64_t gro
 }
 }  // namespace decode_detail
 
-// Per layer: one all-reduce after attention and one after the FFN over the t devices of a
+// Per layer: one all-reduce after attention and one after the FFN (each that has weights: a
+// skipped block has none) over the t devices of a
 // stage; an MoE layer with expert parallelism e > 1 instead sends each of its device's tokens
 // (1/t of them) to the k chosen experts' devices and back (dispatch and combine, one message
 // each way, (e - 1)/e of the copies leaving the device), plus an all-reduce among the t/e
@@ -103,10 +104,10 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
     if (c.tensor > 1) {
         out.tensor_link = link_for_group(d, a, c.tensor);
         const Link& l = out.tensor_link;
-        const double dense_layers = c.layers_per_stage - c.moe_layers_per_stage;
-        Seconds stage = c.layers_per_stage * ring(l, message, c.tensor) + dense_layers * ring(l, message, c.tensor);
-        double messages = c.layers_per_stage * 2.0 * static_cast<double>(c.tensor - 1) +
-                          dense_layers * 2.0 * static_cast<double>(c.tensor - 1);
+        // One all-reduce after each attention and each dense FFN that has weights to split.
+        const double reduces = c.attention_reduces_per_stage + c.dense_ffn_reduces_per_stage;
+        Seconds stage = reduces * ring(l, message, c.tensor);
+        double messages = reduces * 2.0 * static_cast<double>(c.tensor - 1);
         if (c.moe_layers_per_stage > 0) {
             if (c.expert == 1) {
                 stage += c.moe_layers_per_stage * ring(l, message, c.tensor);

@@ -119,8 +119,12 @@ struct StepCost {
     std::int64_t tensor = 1;      // devices per stage
     std::int64_t pipeline = 1;    // stages
     std::int64_t expert = 1;      // expert-parallel groups
-    double layers_per_stage = 0;  // for the all-reduces a stage does
+    double layers_per_stage = 0;  // for the per-layer overhead
     double moe_layers_per_stage = 0;
+    // Layers of a stage whose attention, and whose dense FFN, has weights to split, so ends in an
+    // all-reduce under tensor parallelism (a skipped block, nemotron-nas's no_op, has none).
+    double attention_reduces_per_stage = 0;
+    double dense_ffn_reduces_per_stage = 0;
     double experts_per_token = 0;  // of the MoE layers (for the all-to-all), 0 if none
     std::int64_t tokens_per_sequence = 1;
     Bytes fixed_bytes{};         // read once per step, whatever the batch
@@ -277,6 +281,9 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
             });
         }, spec.attention);
         const RoutedExperts e = routed_experts(spec, h);
+        if (std::visit([&](const auto& k) { return kind_parameters(k, h) > 0; }, spec.attention)) c.attention_reduces_per_stage += L;
+        if (e.experts == 0 && std::visit([&](const auto& k) { return kind_parameters(k, h) > 0; }, spec.ffn))
+            c.dense_ffn_reduces_per_stage += L;
         if (e.experts > 0) {
             const auto E = static_cast<double>(par.expert);
             c.moe_layers_per_stage += L;

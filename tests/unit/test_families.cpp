@@ -218,6 +218,12 @@ TEST_CASE("nemotron-nas: a block per layer, skipped attention, widths from ffn_m
     // NVIDIA's card: "Llama-3.3-Nemotron-Super-49B-v1 ... 49B"; the count is 49.87 B.
     CHECK(derived_parameters(m).total() / 1e9 == Approx(49.9).margin(0.05));
     CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 49 * 2 * 8 * 128 * 2.0);
+    // At TP 2 only the 49 attention blocks and the 80 MLPs end in an all-reduce, 2 ring steps each:
+    // 258 messages, not 2 x 80 x 2 = 320 (the 31 skipped attention blocks have nothing to reduce).
+    Workload w;
+    w.batch = 1;
+    w.context = 1000;
+    CHECK(decode_step(Deployment{load_hardware("h100-sxm"), Parallelism{.tensor = 2}}, m, w).links.messages == (49 + 80) * 2);
     CHECK(json_detail::nemotron_nas::intermediate_from_mult(1.0, 8192) == 5632);  // 5461 rounded up
     CHECK(json_detail::nemotron_nas::intermediate_from_mult(0.5, 8192) == 2816);  // 2730 rounded up
     decodes(m, "h100-sxm", 4);
