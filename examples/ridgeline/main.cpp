@@ -25,6 +25,7 @@
 #include <ridgeline/speculative.hpp>
 
 #include "args.hpp"
+#include "plan_args.hpp"
 #include "table.hpp"
 
 using namespace ridgeline;
@@ -179,7 +180,7 @@ std::optional<Hardware> current_device;
 
 // The settings a command's lists ask for: one per combination of -H, --weights, --tp, --pp and
 // --ep (each a comma list; --tp, --pp and --ep also take ranges such as 1..8x2), in that order.
-// Each is checked as a whole before any file is read.
+// Each is checked as a whole before any file is read; then each setting is resolved.
 std::vector<Setting> combinations(const Setting& s) {
     const auto degrees = [](const char* flag, const std::string& arg) {
         std::vector<std::string> out;
@@ -213,6 +214,11 @@ std::vector<Setting> combinations(const Setting& s) {
                         one.ep_arg = e;
                         out.push_back(std::move(one));
                     }
+    // Resolved only once every list has been read, so a typo in any list is a usage error first.
+    for (Setting& one : out) {
+        resolve(one);
+        current_device = one.hw;
+    }
     return out;
 }
 
@@ -417,10 +423,6 @@ cli::Cell decode_cell(const DecodeField& f, const DecodeValue& v) {
 
 void run_decode(Setting& all) {
     std::vector<Setting> settings = combinations(all);
-    for (Setting& one : settings) {
-        resolve(one);
-        current_device = one.hw;
-    }
     require_rows(settings.front(), true, true, settings.size());
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"batch", "batch"}, {"context_tokens", "context"}});
@@ -467,10 +469,6 @@ void run_ridge(Setting& s) {
 
 void run_capacity(Setting& all) {
     std::vector<Setting> settings = combinations(all);
-    for (Setting& one : settings) {
-        resolve(one);
-        current_device = one.hw;
-    }
     require_rows(settings.front(), true, true, settings.size());
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"memory_reported_bytes", "memory/device"},
@@ -529,10 +527,6 @@ void run_generate(Setting& all, const GenerateArgs& args) {
     const std::int64_t new_tokens = cli::parse_integer_option("--new", args.new_tokens, 1, 100'000'000);
     const std::int64_t chunk = cli::parse_integer_option("--chunk", args.chunk, 0, 100'000'000);
     std::vector<Setting> settings = combinations(all);
-    for (Setting& one : settings) {
-        resolve(one);
-        current_device = one.hw;
-    }
     const Setting& first = settings.front();
     require_rows(first, true, false, settings.size());
     const std::int64_t chunks = chunk > 0 ? (prompt + chunk - 1) / chunk : 1;
@@ -819,18 +813,6 @@ void run_plot(Setting& s, const std::string& out) {
 // plan
 // ---------------------------------------------------------------------------------------------
 
-struct PlanArgs {
-    std::string hardware;  // empty: every hardware preset
-    std::string model;
-    std::string prompt = "1024", output = "256", cached = "0", chunk = "2048";
-    std::optional<std::string> users, rate, tpot_ms, ttft_ms, price, svg;
-    std::string max_devices = "64", weights = "bf16,fp8", mode = "both", show = "plans", top = "20";
-    std::string kv = "bf16", compute = "bf16", efficiency = "1", overhead_us = "0";
-    std::optional<std::string> memory_fraction, reserve_gib, link_latency_us;
-    std::string format = "table";
-};
-
-
 // A cell from a schema field: the raw SI value for JSON and CSV, readable text for the table.
 cli::Cell plan_cell(const PlanField& f, const PlanValue& v) {
     if (std::holds_alternative<std::monostate>(v)) return cli::null("-");
@@ -848,59 +830,11 @@ cli::Cell plan_cell(const PlanField& f, const PlanValue& v) {
     return cli::number(x, 3);
 }
 
-void run_plan(const PlanArgs& a) {
-    // Every flag is checked before any file is read, so a typo is a usage error (exit 2).
-    PlanRequest r;
-    r.traffic.prompt = cli::parse_integer_option("--prompt", a.prompt, 0, 100'000'000);
-    r.traffic.output = cli::parse_integer_option("--output", a.output, 1, 100'000'000);
-    r.traffic.cached_prompt = cli::parse_integer_option("--cached-prompt", a.cached, 0, 100'000'000);
-    if (r.traffic.cached_prompt > r.traffic.prompt)
-        cli::bad_value("--cached-prompt", a.cached, "at most --prompt (" + a.prompt + ")");
-    r.traffic.prefill_chunk = cli::parse_integer_option("--chunk", a.chunk, 1, 100'000'000);
-    if (a.users.has_value() == a.rate.has_value()) throw cli::usage_error("plan: give exactly one of --users and --rate");
-    if (a.users) r.users = static_cast<double>(cli::parse_integer_option("--users", *a.users, 1, 1'000'000'000));
-    if (a.rate) r.requests_per_s = cli::parse_number("--rate", *a.rate, 1e-6, 1e9, "requests per second from 1e-6 to 1e9");
-    if (a.tpot_ms) r.tpot_target = ms(cli::parse_number("--tpot-ms", *a.tpot_ms, 1e-3, 1e9, "a time in ms from 0.001 to 1e9"));
-    if (a.ttft_ms) r.ttft_target = ms(cli::parse_number("--ttft-ms", *a.ttft_ms, 1e-3, 1e9, "a time in ms from 0.001 to 1e9"));
-    r.max_devices = cli::parse_integer_option("--max-devices", a.max_devices, 1, 65536);
-    const std::int64_t top = cli::parse_integer_option("--top", a.top, 1, 1'000'000);
-    r.weights.clear();
-    for (const auto& f : cli::split_commas(a.weights)) r.weights.push_back(cli::parse_format_option("--weights", f));
-    if (a.mode == "agg") r.modes = {ServingMode::aggregated};
-    else if (a.mode == "disagg") r.modes = {ServingMode::disaggregated};
-    Workload& w = r.base;
-    w.precision.kv = cli::parse_format_option("--kv", a.kv);
-    w.precision.compute = cli::parse_numeric_option("--compute", a.compute);
-    w.efficiency.bandwidth = cli::parse_number("--efficiency", a.efficiency, 1e-6, 1.0, "a fraction in [1e-6, 1]");
-    w.efficiency.overhead = us(cli::parse_number("--overhead-us", a.overhead_us, 1e-6, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9", true));
-    if (a.memory_fraction)
-        w.assumptions.memory_fraction = cli::parse_number("--memory-fraction", *a.memory_fraction, 1e-6, 1.0, "a fraction in [1e-6, 1]");
-    if (a.reserve_gib)
-        w.assumptions.runtime_reserve = GiB(cli::parse_number("--reserve-gib", *a.reserve_gib, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true));
-    if (a.link_latency_us)
-        r.links.link_latency = us(cli::parse_number("--link-latency-us", *a.link_latency_us, 1e-6, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6", true));
-    // Prices: "h100-sxm=2.50,h200=3.50", each naming a device of -H.
-    std::vector<std::pair<std::string, double>> prices;
-    if (a.price)
-        for (const auto& item : cli::split_commas(*a.price)) {
-            const std::size_t eq = item.find('=');
-            if (eq == std::string::npos || eq == 0)
-                cli::bad_value("--price", *a.price, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
-            prices.emplace_back(item.substr(0, eq), cli::parse_number("--price", item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
-        }
-    const std::vector<std::string> names = a.hardware.empty() ? list_presets(PresetKind::hardware) : cli::split_commas(a.hardware);
-    for (const auto& [name, price] : prices)
-        if (std::find(names.begin(), names.end(), name) == names.end())
-            cli::bad_value("--price", *a.price, "prices only for devices of -H (" + a.hardware + "); " + name + " is not one");
-    for (const auto& name : names) {
-        std::optional<double> price;
-        for (const auto& [n, p] : prices)
-            if (n == name) price = p;
-        r.devices.push_back({name, load_hardware(name), price});
-    }
-    const LoadedModel loaded = load_model_with_formats(a.model);
-    r.model = loaded.model;
-
+void run_plan(const cli::PlanArgs& a) {
+    const cli::PlanSetting setting = cli::plan_setting(a);
+    const PlanRequest& r = setting.request;
+    const Workload& w = r.base;
+    const std::int64_t top = setting.top;
     const PlanResult result = plan(r);
     const std::vector<PlanRow>& rows = a.show == "pareto" ? result.pareto : result.plans;
     std::vector<cli::Column> columns{{"rank", "#"}};
@@ -930,11 +864,11 @@ void run_plan(const PlanArgs& a) {
                    r.traffic.cached_prompt, r.traffic.output, r.traffic.prefill_chunk);
         fmt::print("searched: {} serving evaluations; weights {}; KV {}; memory: {} of the reported memory less {} GiB{}\n",
                    result.evaluated, a.weights, a.kv, cli::shown(w.assumptions.memory_fraction, 2),
-                   cli::shown(w.assumptions.runtime_reserve.in(GiB), 2), prices.empty() ? "; no prices: ranked by devices" : "");
-        if (!loaded.notes.empty()) fmt::print("model: {}\n", cli::printable(loaded.notes));
+                   cli::shown(w.assumptions.runtime_reserve.in(GiB), 2), setting.priced ? "" : "; no prices: ranked by devices");
+        if (!setting.model_notes.empty()) fmt::print("model: {}\n", cli::printable(setting.model_notes));
     }
     if (a.svg) {
-        const std::string svg = pareto_svg(result, std::string(r.model.name.view()) + ": tokens/s per device against per user");
+        const std::string svg = pareto_svg(result, cli::pareto_title(r.model));
         std::ofstream file(*a.svg, std::ios::binary);
         if (!file || !(file << svg)) throw error(*a.svg, "", "a file that cannot be written", "a writable path for the SVG");
         fmt::print(stderr, "wrote {}\n", cli::printable(*a.svg));
@@ -1084,7 +1018,7 @@ int main(int argc, char** argv) {
     plot->add_option("--out,-o", out, "Output file, or - for stdout (default roofline.svg)");
     plot->footer("Example: ridgeline plot -m llama-3.1-8b -c 0,4096,32768 -o roofline.svg");
 
-    PlanArgs plan_args;
+    cli::PlanArgs plan_args;
     auto* planner = app.add_subcommand("plan", "The cheapest deployment that meets TTFT and TPOT targets, and the Pareto front");
     planner->add_option("--model,-m", plan_args.model, "Model preset name, or a path to a config.json or checkpoint directory")->required();
     planner->add_option("--hardware,-H", plan_args.hardware, "Candidate devices: h100-sxm,h200 (default: every hardware preset)");

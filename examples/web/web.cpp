@@ -20,6 +20,7 @@
 #include <ridgeline/roofline_svg.hpp>
 
 #include "../ridgeline/args.hpp"
+#include "../ridgeline/plan_args.hpp"
 
 using namespace ridgeline;
 using nlohmann::json;
@@ -236,11 +237,6 @@ std::optional<std::string> given(const json& request, const char* key) {
     return v;
 }
 
-// A field with a default: empty is the CLI's default.
-std::string or_default(const json& request, const char* key, const char* fallback) {
-    std::string v = text(request, key);
-    return v.empty() ? fallback : v;
-}
 
 
 // The page field a plan error is about: the flag a usage error names, or the library's path.
@@ -275,70 +271,39 @@ struct PlanAnswer {
 // The request's fields are the CLI's flags, as text: hardware (-H; empty: every hardware preset),
 // model, prompt, output, cached (--cached-prompt), chunk, users, rate, tpot_ms, ttft_ms, price,
 // max_devices, weights, mode, top, kv, compute, efficiency, overhead_us, memory_fraction,
-// reserve_gib, link_latency_us. An empty field is a flag left out. Built as run_plan builds it,
-// in the same order, so the first error is the CLI's first error.
+// reserve_gib, link_latency_us. An empty field is a flag left out. Read by the CLI's own reading
+// of its flags (examples/ridgeline/plan_args.hpp), so the first error is the CLI's first error.
 PlanAnswer plan_answer(const json& q) {
-    PlanRequest r;
-    const std::string prompt = or_default(q, "prompt", "1024"), cached = or_default(q, "cached", "0");
-    r.traffic.prompt = cli::parse_integer_option("--prompt", prompt, 0, 100'000'000);
-    r.traffic.output = cli::parse_integer_option("--output", or_default(q, "output", "256"), 1, 100'000'000);
-    r.traffic.cached_prompt = cli::parse_integer_option("--cached-prompt", cached, 0, 100'000'000);
-    if (r.traffic.cached_prompt > r.traffic.prompt) cli::bad_value("--cached-prompt", cached, "at most --prompt (" + prompt + ")");
-    r.traffic.prefill_chunk = cli::parse_integer_option("--chunk", or_default(q, "chunk", "2048"), 1, 100'000'000);
-    const auto users = given(q, "users"), rate = given(q, "rate");
-    if (users.has_value() == rate.has_value()) throw cli::usage_error("plan: give exactly one of --users and --rate");
-    if (users) r.users = static_cast<double>(cli::parse_integer_option("--users", *users, 1, 1'000'000'000));
-    if (rate) r.requests_per_s = cli::parse_number("--rate", *rate, 1e-6, 1e9, "requests per second from 1e-6 to 1e9");
-    if (const auto t = given(q, "tpot_ms")) r.tpot_target = ms(cli::parse_number("--tpot-ms", *t, 1e-3, 1e9, "a time in ms from 0.001 to 1e9"));
-    if (const auto t = given(q, "ttft_ms")) r.ttft_target = ms(cli::parse_number("--ttft-ms", *t, 1e-3, 1e9, "a time in ms from 0.001 to 1e9"));
-    r.max_devices = cli::parse_integer_option("--max-devices", or_default(q, "max_devices", "64"), 1, 65536);
-    const std::int64_t top = cli::parse_integer_option("--top", or_default(q, "top", "20"), 1, 1'000'000);
-    const std::string weights = or_default(q, "weights", "bf16,fp8");
-    r.weights.clear();
-    for (const auto& f : cli::split_commas(weights)) r.weights.push_back(cli::parse_format_option("--weights", f));
-    const std::string mode = or_default(q, "mode", "both");
-    if (mode == "agg") r.modes = {ServingMode::aggregated};
-    else if (mode == "disagg") r.modes = {ServingMode::disaggregated};
-    else if (mode != "both") cli::bad_value("--mode", mode, "agg, disagg or both");
-    Workload& w = r.base;
-    w.precision.kv = cli::parse_format_option("--kv", or_default(q, "kv", "bf16"));
-    w.precision.compute = cli::parse_numeric_option("--compute", or_default(q, "compute", "bf16"));
-    w.efficiency.bandwidth = cli::parse_number("--efficiency", or_default(q, "efficiency", "1"), 1e-6, 1.0, "a fraction in [1e-6, 1]");
-    w.efficiency.overhead =
-        us(cli::parse_number("--overhead-us", or_default(q, "overhead_us", "0"), 1e-6, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9", true));
-    if (const auto f = given(q, "memory_fraction"))
-        w.assumptions.memory_fraction = cli::parse_number("--memory-fraction", *f, 1e-6, 1.0, "a fraction in [1e-6, 1]");
-    if (const auto g = given(q, "reserve_gib"))
-        w.assumptions.runtime_reserve = GiB(cli::parse_number("--reserve-gib", *g, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true));
-    if (const auto l = given(q, "link_latency_us"))
-        r.links.link_latency = us(cli::parse_number("--link-latency-us", *l, 1e-6, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6", true));
-    // Prices: "h100-sxm=2.50,h200=3.50", each naming a device of the hardware list.
-    const std::string hardware = text(q, "hardware");
-    const auto price = given(q, "price");
-    std::vector<std::pair<std::string, double>> prices;
-    if (price)
-        for (const auto& item : cli::split_commas(*price)) {
-            const std::size_t eq = item.find('=');
-            if (eq == std::string::npos || eq == 0)
-                cli::bad_value("--price", *price, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
-            prices.emplace_back(item.substr(0, eq), cli::parse_number("--price", item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
-        }
-    const std::vector<std::string> names = hardware.empty() ? list_presets(PresetKind::hardware) : cli::split_commas(hardware);
-    for (const auto& [name, p] : prices)
-        if (std::find(names.begin(), names.end(), name) == names.end())
-            cli::bad_value("--price", *price, "prices only for devices of -H (" + hardware + "); " + name + " is not one");
-    for (const auto& name : names) {
-        std::optional<double> p;
-        for (const auto& [n, v] : prices)
-            if (n == name) p = v;
-        r.devices.push_back({name, load_hardware(name), p});
-    }
-    r.model = load_model_with_formats(text(q, "model")).model;
-
+    cli::PlanArgs a;
+    a.hardware = text(q, "hardware");
+    a.model = text(q, "model");
+    const auto set = [&](const char* key, std::string& field) {
+        if (const auto v = given(q, key)) field = *v;
+    };
+    set("prompt", a.prompt);
+    set("output", a.output);
+    set("cached", a.cached);
+    set("chunk", a.chunk);
+    set("max_devices", a.max_devices);
+    set("weights", a.weights);
+    set("mode", a.mode);
+    set("top", a.top);
+    set("kv", a.kv);
+    set("compute", a.compute);
+    set("efficiency", a.efficiency);
+    set("overhead_us", a.overhead_us);
+    for (const auto& [key, field] : {std::pair{"users", &a.users}, std::pair{"rate", &a.rate}, std::pair{"tpot_ms", &a.tpot_ms},
+                                     std::pair{"ttft_ms", &a.ttft_ms}, std::pair{"price", &a.price},
+                                     std::pair{"memory_fraction", &a.memory_fraction}, std::pair{"reserve_gib", &a.reserve_gib},
+                                     std::pair{"link_latency_us", &a.link_latency_us}})
+        *field = given(q, key);
+    const cli::PlanSetting setting = cli::plan_setting(a);  // as `ridgeline plan` reads its flags
+    const PlanRequest& r = setting.request;
+    const std::int64_t top = setting.top;
     const PlanResult result = plan(r);
     // cli::dump_json's settings (examples/ridgeline/table.hpp), so the text is the CLI's byte for byte.
     return {plan_json(result, r.model, top).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace),
-            pareto_svg(result, std::string(r.model.name.view()) + ": tokens/s per device against per user")};
+            pareto_svg(result, cli::pareto_title(r.model))};
 }
 
 }  // namespace

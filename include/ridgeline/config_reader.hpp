@@ -84,10 +84,6 @@ public:
         if (!present(key)) return null;
         return root_.at(key).positive_integer();
     }
-    // A string-valued key, or `fallback` when absent or null.
-    [[nodiscard]] std::string text_or(const std::string& key, const std::string& fallback) const {
-        return present(key) ? root_.at(key).string() : fallback;
-    }
     [[nodiscard]] const Node& root() const { return root_; }
     [[nodiscard]] const std::string& family() const { return family_; }
 
