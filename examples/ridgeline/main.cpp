@@ -26,28 +26,32 @@
 
 #include "args.hpp"
 #include "plan_args.hpp"
+#include "rows.hpp"
 #include "table.hpp"
 
 using namespace ridgeline;
 
 namespace {
 
-// The unit ridgeline::s, under a name no local `s` hides.
-constexpr auto seconds = ridgeline::s;
+using cli::append;
+using cli::seconds;
+using cli::si;
 
 // ---------------------------------------------------------------------------------------------
 // Options most subcommands share
 // ---------------------------------------------------------------------------------------------
 
-struct Setting {
-    std::string hardware = "h100-sxm";
+// The flags as typed, and (cli::Resolved) the setting they resolve to.
+struct Setting : cli::Resolved {
+    Setting() {
+        hardware = "h100-sxm";
+        formats_source = "flags";
+    }
     std::string model;
     std::string kv = "bf16", compute = "bf16";
     // Unset unless given: "--max-context ''" is given, and refused, not taken for absent. Unset
     // storage formats come from the checkpoint (its torch_dtype and quantization_config).
     std::optional<std::string> weights, embeddings, experts;
-    std::string formats_source = "flags";
-    std::string model_notes;  // how the model's file was read, when that needs saying
     std::string batch = "1", context = "0";
     std::string tp_arg = "1", pp_arg = "1", ep_arg = "1", dp_arg = "1";  // as typed
     std::string efficiency = "1", overhead_us = "0";
@@ -55,11 +59,7 @@ struct Setting {
     std::optional<std::string> memory_fraction, reserve_gib, link_latency_us, max_context_arg;
     std::string format = "table";
 
-    // Resolved
-    Hardware hw{};
-    Deployment dep{};
-    Model m{};
-    Workload base{};
+    // Resolved (with cli::Resolved's hardware, model, deployment and workload)
     std::int64_t tp = 1, pp = 1, ep = 1, dp = 1;
     std::vector<std::int64_t> batches, contexts;
 };
@@ -222,43 +222,6 @@ std::vector<Setting> combinations(const Setting& s) {
     return out;
 }
 
-std::string si(double v, const char* unit, int decimals = 2) {
-    const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-    int i = 0;
-    while (std::abs(v) >= 1000 && i < 5) v /= 1000, ++i;
-    return cli::shown(v, decimals, std::string("{} ") + prefixes[i] + unit);
-}
-
-std::string params_text(double p) { return cli::shown(p / 1e9, 2, "{}B"); }
-
-// The inputs every row echoes.
-std::vector<cli::Column> input_columns() {
-    return {{"hardware", "hardware", false}, {"model", "model", false}, {"weights", "weights", false},
-            {"kv", "kv", false},             {"compute", "compute", false}, {"tp", "tp"},
-            {"pp", "pp"},                    {"ep", "ep"},
-            {"dp", "dp"},                    {"assumptions", "assumptions", false, false},
-            {"accounting", "accounting", false, false}, {"attention_flops", "attention FLOPs", false, false},
-            {"embedding_lookup_flops", "lookup FLOPs", false, false}, {"memory_fraction", "memory fraction", true, false},
-            {"runtime_reserve_bytes", "reserve", true, false}, {"experts", "experts", false, false},
-            {"embeddings", "embeddings", false, false}, {"formats_source", "formats from", false, false}};
-}
-std::vector<cli::Cell> input_cells(const Setting& s) {
-    const Precision& p = s.base.precision;
-    const Assumptions& a = s.base.assumptions;
-    // The table shows the experts' or the table's format beside the weights' when they differ.
-    std::string weights = format_name(p.weights);
-    if (p.expert_format() != p.weights) weights += ", experts " + format_name(p.expert_format());
-    if (p.embedding_format() != p.weights) weights += ", embeddings " + format_name(p.embedding_format());
-    return {cli::text(s.hardware), cli::text(std::string(s.m.name.view())), cli::Cell{format_name(p.weights), weights},
-            cli::text(format_name(p.kv)), cli::text(std::string(name_of(p.compute))), cli::integer(s.tp),
-            cli::integer(s.pp), cli::integer(s.ep), cli::integer(s.dp), cli::text(assumptions_name(a)),
-            cli::text(a.accounting == WeightAccounting::bytes_read ? "bytes_read" : "every_parameter"),
-            cli::Cell{a.attention_flops, a.attention_flops ? "on" : "off"},
-            cli::Cell{a.embedding_lookup_flops, a.embedding_lookup_flops ? "on" : "off"},
-            cli::number(a.memory_fraction, 2), cli::number(a.runtime_reserve.in(bytes), 0),
-            cli::text(format_name(p.expert_format())), cli::text(format_name(p.embedding_format())), cli::text(s.formats_source)};
-}
-
 // One line under a table: what the numbers count (JSON and CSV carry it in every row).
 void print_assumptions(const Setting& s, const std::optional<DecodeStep>& step = std::nullopt) {
     if (s.format != "table") return;
@@ -278,157 +241,23 @@ void print_assumptions(const Setting& s, const std::optional<DecodeStep>& step =
     fmt::print("formats: {}\n", cli::printable(s.formats_source));
     if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
 }
-cli::Cell fits_cell(const MemoryUse& u) { return cli::Cell{u.fits(), u.fits() ? "yes" : "NO"}; }
-
-template <class T>
-void append(std::vector<T>& a, std::vector<T> b) {
-    a.insert(a.end(), std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Subcommands
 // ---------------------------------------------------------------------------------------------
 
-void run_list(const std::string& what, const std::string& format) {
-    if (what == "hardware") {
-        cli::Table t({{"name", "name", false}, {"device", "device", false}, {"memory_bytes", "memory"},
-                      {"memory_bandwidth_bytes_per_s", "bandwidth"}, {"bf16_flop_per_s", "dense bf16/fp16"}});
-        for (const auto& name : list_presets(PresetKind::hardware)) {
-            const Hardware h = load_hardware(name);
-            const auto peak = h.peak_for(Numeric::bf16) ? h.peak_for(Numeric::bf16) : h.peak_for(Numeric::fp16);
-            t.add({cli::text(name), cli::text(std::string(h.name.view())),
-                   cli::number(h.memory_capacity.in(bytes), si(h.memory_capacity.in(bytes), "B", 0)),
-                   cli::number(h.memory_bandwidth.in(bytes_per_s), si(h.memory_bandwidth.in(bytes_per_s), "B/s")),
-                   peak ? cli::number(peak->in(flop_per_s), si(peak->in(flop_per_s), "FLOP/s", 1)) : cli::null("-")});
-        }
-        t.print(format);
-        return;
-    }
-    cli::Table t({{"name", "name", false}, {"layers", "layers"}, {"total_params", "total"}, {"active_params", "active"},
-                  {"kv_bytes_per_token", "KV/token (bf16)"}});
-    for (const auto& name : list_presets(PresetKind::model)) {
-        const Model m = load_model(name);
-        const double total = derived_parameters(m).total(), active = active_parameters(m).total();
-        const double kv = kv_bytes_per_token(m, formats::bf16).in(bytes);
-        t.add({cli::text(name), cli::integer(layer_count(m)), cli::number(total, params_text(total)),
-               cli::number(active, params_text(active)), cli::converted(kv, kv / 1024, 1, "{} KiB")});
-    }
-    t.print(format);
-}
+void run_list(const std::string& what, const std::string& format) { cli::list_table(what).print(format); }
 
-void show_hardware(const Hardware& h, const std::string& format) {
-    cli::Table t({{"field", "field", false}, {"value", "value", false}});
-    t.add({cli::text("name"), cli::text(std::string(h.name.view()))});
-    t.add({cli::text("memory_bytes"), cli::number(h.memory_capacity.in(bytes), si(h.memory_capacity.in(bytes), "B", 1))});
-    t.add({cli::text("memory_bandwidth_bytes_per_s"),
-           cli::number(h.memory_bandwidth.in(bytes_per_s), si(h.memory_bandwidth.in(bytes_per_s), "B/s"))});
-    for (Numeric n : all_numerics)
-        if (const auto p = h.peak_for(n)) {
-            t.add({cli::text(fmt::format("{}_dense_flop_per_s", n)), cli::number(p->in(flop_per_s), si(p->in(flop_per_s), "FLOP/s", 1))});
-            t.add({cli::text(fmt::format("{}_ops_per_byte", n)), cli::number(ops_per_byte(h, n).in(flop_per_byte), 1)});
-        }
-    if (h.interconnect_bandwidth)
-        t.add({cli::text("interconnect_bytes_per_s"),
-               cli::number(h.interconnect_bandwidth->in(bytes_per_s), si(h.interconnect_bandwidth->in(bytes_per_s), "B/s"))});
-    t.print(format);
-}
-
-void show_model(const Model& m, const std::string& format, const std::string& notes = "") {
-    cli::Table t({{"field", "field", false}, {"value", "value", false}});
-    const ParameterBreakdown p = derived_parameters(m), a = active_parameters(m);
-    t.add({cli::text("name"), cli::text(std::string(m.name.view()))});
-    t.add({cli::text("hidden_size"), cli::integer(m.hidden_size)});
-    t.add({cli::text("vocab_size"), cli::integer(m.vocab_size)});
-    t.add({cli::text("tie_word_embeddings"), cli::Cell{m.tied_embeddings, m.tied_embeddings ? "true" : "false"}});
-    for (std::size_t i = 0; i < m.group_count; ++i) {
-        const LayerGroup& g = m.groups[i];
-        std::string d = fmt::format("{} layers, ", g.count);
-        d += std::visit([](const auto& k) { return k.describe(); }, g.spec.attention);
-        if (g.spec.window > 0) d += fmt::format(", {} {}", g.spec.chunked ? "chunk" : "window", g.spec.window);
-        d += ", " + std::visit([](const auto& k) { return k.describe(); }, g.spec.ffn);
-        if (g.spec.norms != 2) d += fmt::format(", {} norms", g.spec.norms);
-        t.add({cli::text(fmt::format("layer_group_{}", i)), cli::text(d)});
-    }
-    const auto row = [&](const char* key, double v) { t.add({cli::text(key), cli::converted(v, v, 0, "{}")}); };
-    row("embeddings_params", p.embeddings);
-    row("attention_params", p.attention);
-    row("dense_mlp_params", p.dense_mlp);
-    row("expert_params", p.experts);
-    row("shared_expert_params", p.shared_experts);
-    row("router_params", p.router);
-    row("norm_params", p.norms);
-    row("lm_head_params", p.lm_head);
-    row("total_params", p.total());
-    row("active_params", a.total());
-    if (m.mtp_layers > 0) row("mtp_params", mtp_parameters(m));
-    const double kv = kv_bytes_per_token(m, formats::bf16).in(bytes);
-    t.add({cli::text("kv_bytes_per_token_bf16"), cli::number(kv, cli::shown(kv, 0, "{} B") + cli::shown(kv / 1024, 1, " ({} KiB)"))});
-    const double state = state_bytes_per_sequence(m, formats::bf16).in(bytes);
-    if (state > 0) t.add({cli::text("state_bytes_per_sequence_bf16"), cli::number(state, cli::shown(state / 1048576, 1, "{} MiB"))});
-    if (!notes.empty()) t.add({cli::text("read_as"), cli::text(notes)});
-    t.print(format);
-}
-
-void run_show(const std::string& target, const std::string& format) {
-    const auto hw = list_presets(PresetKind::hardware);
-    std::error_code ec;
-    if (looks_like_path(target) || std::filesystem::exists(target, ec)) {
-        const ResolvedPreset r = resolve(PresetKind::model, target);  // a directory means its config.json
-        const auto j = read_json_file(r.file);
-        if (j.is_object() && j.contains("model_type")) {
-            const ConfigReading reading = read_config(j, r.file.string(), r.name);
-            show_model(reading.model, format, reading.notes);
-        } else {
-            show_hardware(hardware_from_json(j, r.file.string()), format);
-        }
-    } else if (std::find(hw.begin(), hw.end(), target) != hw.end()) {
-        show_hardware(load_hardware(target), format);
-    } else {
-        const LoadedModel loaded = load_model_with_formats(target);  // an unknown name errs with the model presets, closest first
-        show_model(loaded.model, format, loaded.notes);
-    }
-}
+void run_show(const std::string& target, const std::string& format) { cli::show_table(target).print(format); }
 
 void run_model(Setting& s) {
     s.m = load_model(s.model);
-    const ParameterBreakdown p = derived_parameters(s.m), a = active_parameters(s.m);
-    cli::Table t({{"model", "model", false}, {"format", "format", false}, {"total_params", "total"},
-                  {"active_params", "active"}, {"weight_bytes", "weights"}, {"kv_bytes_per_token", "KV/token"}});
-    for (const char* f : {"fp32", "bf16", "fp8", "int8", "int4/g128", "mxfp4", "int4"}) {
-        const Format fmt_ = *parse_format(f);
-        const double w = weights_per_device(s.m, Precision{fmt_, fmt_}).in(bytes);
-        const double kv = kv_bytes_per_token(s.m, fmt_).in(bytes);
-        t.add({cli::text(std::string(s.m.name.view())), cli::text(f), cli::number(p.total(), params_text(p.total())),
-               cli::number(a.total(), params_text(a.total())), cli::number(w, si(w, "B")),
-               cli::converted(kv, kv / 1024, 1, "{} KiB")});
-    }
-    t.print(s.format);
-}
-
-// A cell from a decode schema field (decode_schema.hpp): the raw value for JSON and CSV, the
-// shown text for the table.
-cli::Cell decode_cell(const DecodeField& f, const DecodeValue& v) {
-    if (const auto* b = std::get_if<bool>(&v)) return cli::Cell{*b, *b ? "yes" : "NO"};
-    if (const auto* t = std::get_if<std::string>(&v)) return cli::text(*t);
-    const double x = std::get<double>(v);
-    switch (f.show) {
-        case DecodeShow::bytes: return cli::number(x, si(x, "B"));
-        case DecodeShow::milliseconds: return cli::converted(x, x * 1e3, 3, "{} ms");
-        case DecodeShow::one_decimal: return cli::number(x, 1);
-        case DecodeShow::word:
-        case DecodeShow::yes_no: break;
-    }
-    return cli::number(x, 3);
+    cli::model_formats_table(s.m).print(s.format);
 }
 
 void run_decode(Setting& all) {
     std::vector<Setting> settings = combinations(all);
     require_rows(settings.front(), true, true, settings.size());
-    auto columns = input_columns();
-    append(columns, std::vector<cli::Column>{{"batch", "batch"}, {"context_tokens", "context"}});
-    for (const DecodeField& f : decode_fields())
-        columns.push_back({f.key, f.header, f.show != DecodeShow::word && f.show != DecodeShow::yes_no});
-    cli::Table t(columns);
+    cli::Table t(cli::decode_columns());
     std::optional<DecodeStep> last;
     for (const Setting& s : settings)
     for (std::int64_t b : s.batches)
@@ -439,10 +268,7 @@ void run_decode(Setting& all) {
             w.context = n;
             const DecodeStep d = decode_step(s.dep, s.m, w);
             last = d;
-            auto row = input_cells(s);
-            append(row, std::vector<cli::Cell>{cli::integer(b), cli::integer(n)});
-            for (const DecodeField& f : decode_fields()) row.push_back(decode_cell(f, f.get(d)));
-            t.add(row);
+            t.add(cli::decode_cells(s, d));
         }
     t.print(all.format);
     print_assumptions(settings.back(), last);
@@ -451,17 +277,11 @@ void run_decode(Setting& all) {
 void run_ridge(Setting& s) {
     resolve(s);
     const auto nstar = n_star(s.dep, s.m, s.base);
-    auto columns = input_columns();
-    append(columns, std::vector<cli::Column>{{"context_tokens", "context"}, {"ridge_batch", "ridge batch"}, {"n_star_tokens", "n*"}});
-    cli::Table t(columns);
-    const cli::Cell nstar_cell = nstar ? cli::number(*nstar, 1) : cli::null("none");
+    cli::Table t(cli::ridge_columns());
     for (std::int64_t n : s.contexts) {
         Workload w = s.base;
         w.context = n;
-        const RidgeBatch r = ridge_batch(s.dep, s.m, w);
-        auto row = input_cells(s);
-        append(row, std::vector<cli::Cell>{cli::integer(n), r.is_never() ? cli::null("never") : cli::number(r.value(), 1), nstar_cell});
-        t.add(row);
+        t.add(cli::ridge_cells(s, n, ridge_batch(s.dep, s.m, w), nstar));
     }
     t.print(s.format);
     print_assumptions(s);
@@ -470,44 +290,11 @@ void run_ridge(Setting& s) {
 void run_capacity(Setting& all) {
     std::vector<Setting> settings = combinations(all);
     require_rows(settings.front(), true, true, settings.size());
-    auto columns = input_columns();
-    append(columns, std::vector<cli::Column>{{"memory_reported_bytes", "memory/device"},
-                                             {"memory_budget_bytes", "budget"},
-                                             {"weights_per_device_bytes", "weights/device"},
-                                             {"weights_fit", "weights fit", false},
-                                             {"context_tokens", "context"},
-                                             {"largest_batch", "largest batch"},
-                                             {"sequences", "sequences (all replicas)"},
-                                             {"kv_tokens_held", "KV tokens held"},
-                                             {"batch", "batch"},
-                                             {"longest_context_tokens", "longest context"}});
-    cli::Table t(columns);
+    cli::Table t(cli::capacity_columns());
     for (const Setting& s : settings) {
-    current_device = s.hw;
-    const MemoryUse budget = memory_budget(s.hw, s.base.assumptions);
-    const Bytes weights = weights_per_device(s.m, s.base.precision, s.dep.parallel);
-    const bool weights_fit = weights <= budget.budget;
-    for (std::int64_t n : s.contexts)
-        for (std::int64_t b : s.batches) {
-            const auto largest = n > 0 ? largest_batch(s.dep, s.m, s.base, n) : std::nullopt;
-            const ContextFit longest = longest_context(s.dep, s.m, s.base, b);
-            auto row = input_cells(s);
-            // value_or, not *largest: g++ -O2 warns (maybe-uninitialized, a false positive) on the latter.
-            const std::int64_t fit = largest.value_or(0);
-            const double held = static_cast<double>(fit) * static_cast<double>(n);
-            append(row, std::vector<cli::Cell>{
-                            cli::number(budget.capacity.in(bytes), si(budget.capacity.in(bytes), "B")),
-                            cli::number(budget.budget.in(bytes), si(budget.budget.in(bytes), "B")),
-                            cli::number(weights.in(bytes), si(weights.in(bytes), "B")),
-                            cli::Cell{weights_fit, weights_fit ? "yes" : "NO"}, cli::integer(n),
-                            largest ? cli::integer(fit) : cli::null(n > 0 ? "does not fit" : "-"),
-                            largest ? cli::number(static_cast<double>(fit) * static_cast<double>(s.dp), 0) : cli::null("-"),
-                            largest ? cli::number(held, 0) : cli::null("-"), cli::integer(b),
-                            longest.is_unbounded() ? cli::Cell{"unbounded", "unbounded"}
-                            : longest.fits()       ? cli::integer(longest.tokens())
-                                                   : cli::null("does not fit")});
-            t.add(row);
-        }
+        current_device = s.hw;
+        for (std::int64_t n : s.contexts)
+            for (std::int64_t b : s.batches) t.add(cli::capacity_cells(s, n, b));
     }
     t.print(all.format);
     print_assumptions(settings.back());
@@ -536,34 +323,13 @@ void run_generate(Setting& all, const GenerateArgs& args) {
             "--chunk: got {}, expected a chunk giving at most 10,000,000 prefill steps in all ({} chunks of a {}-token "
             "--prompt x {} --batch values = {}; use a larger --chunk or fewer batches)",
             chunk, chunks, prompt, first.batches.size() * settings.size(), steps));
-    auto columns = input_columns();
-    append(columns, std::vector<cli::Column>{{"batch", "batch"},
-                                             {"prompt_tokens", "prompt"},
-                                             {"new_tokens", "new"},
-                                             {"time_to_first_token_s", "TTFT"},
-                                             {"decode_time_s", "decode"},
-                                             {"total_time_s", "total"},
-                                             {"decode_tokens_per_s", "tok/s/seq"},
-                                             {"compute_bound_steps", "compute-bound steps"},
-                                             {"memory_per_device_bytes", "memory/device"},
-                                             {"memory_budget_bytes", "budget"},
-                                             {"fits", "fits", false}});
-    cli::Table t(columns);
+    cli::Table t(cli::generate_columns());
     for (const Setting& s : settings)
     for (std::int64_t b : s.batches) {
         current_device = s.hw;
         Workload w = s.base;
         w.batch = b;
-        const Generation g = generate(s.dep, s.m, w, prompt, new_tokens, chunk);
-        auto row = input_cells(s);
-        append(row, std::vector<cli::Cell>{cli::integer(b), cli::integer(prompt), cli::integer(new_tokens),
-                                           cli::converted(g.time_to_first_token.in(seconds), g.time_to_first_token.in(ms), 1, "{} ms"),
-                                           cli::converted(g.decode_time.in(seconds), g.decode_time.in(seconds), 3, "{} s"),
-                                           cli::converted(g.total_time.in(seconds), g.total_time.in(seconds), 3, "{} s"),
-                                           cli::number(g.decode_tokens_per_s.in(per_s), 1), cli::integer(g.compute_bound_steps),
-                                           cli::number(g.memory.used().in(bytes), si(g.memory.used().in(bytes), "B")),
-                                           cli::number(g.memory.budget.in(bytes), si(g.memory.budget.in(bytes), "B")), fits_cell(g.memory)});
-        t.add(row);
+        t.add(cli::generate_cells(s, b, prompt, new_tokens, generate(s.dep, s.m, w, prompt, new_tokens, chunk)));
     }
     t.print(all.format);
     print_assumptions(settings.back());
@@ -588,175 +354,55 @@ void run_diagnose(Setting& s, const DiagnoseArgs& args) {
     Workload w = s.base;
     w.batch = s.batches.front();
     w.context = s.contexts.front();
-    const Diagnosis d = diagnose(s.dep, s.m, w, measured, 0.9, draft_tokens);
-    cli::Table t({{"field", "field", false}, {"value", "value", false}});
-    const auto add = [&](const char* k, cli::Cell c) { t.add({cli::text(k), std::move(c)}); };
-    add("hardware", cli::text(s.hardware));
-    add("model", cli::text(std::string(s.m.name.view())));
-    add("batch", cli::integer(w.batch));
-    add("context_tokens", cli::integer(w.context));
-    add("measured_tokens_per_s", cli::number(1.0 / measured.in(seconds), 2));
-    add("ceiling_tokens_per_s", cli::number(d.ceiling.tokens_per_s.in(per_s), 2));
-    add("fraction_of_ceiling", cli::converted(d.fraction_of_ceiling, 100 * d.fraction_of_ceiling, 1, "{}%"));
-    add("implied_bandwidth_bytes_per_s", cli::number(d.implied_bandwidth.in(bytes_per_s), si(d.implied_bandwidth.in(bytes_per_s), "B/s")));
-    add("bandwidth_utilisation", cli::converted(d.bandwidth_utilisation, 100 * d.bandwidth_utilisation, 1, "{}%"));
-    add("verdict", cli::text(name_of(d.verdict)));
-    std::string reading;
-    if (d.verdict == Verdict::near_ceiling) {
-        reading = "at the byte budget: more speed needs fewer bytes per token or more bandwidth";
-    } else if (d.verdict == Verdict::gap) {
-        // In calibrate's words: one measurement cannot tell the terms apart, so it says what a
-        // fixed time alone would be, and what bandwidth efficiency alone would be.
-        const Seconds above = d.measured_step - d.ceiling.step_time;
-        reading = cli::shown(100 * d.gap, 0, "{}% below the ceiling, ") + cli::shown(above.in(ms), 2, "{} ms a step above its ") +
-                  cli::shown(d.ceiling.step_time.in(ms), 2, "{} ms: ") + cli::shown(above.in(ms), 2, "a fixed time per step of {} ms alone, ") +
-                  cli::shown(100 * d.ceiling.memory_time.in(seconds) / (d.ceiling.memory_time + above).in(seconds), 0,
-                             "or bandwidth efficiency below peak at {}% alone, would explain it (calibrate tells them apart)");
-        add("gap", cli::converted(d.gap, 100 * d.gap, 1, "{}%"));
-    } else {
-        reading = "faster than this setting allows; any one of these would explain it";
-        add("max_bits_per_weight", d.max_bits_per_weight ? cli::number(*d.max_bits_per_weight, 2) : cli::null("none (the KV alone is slower)"));
-        add("min_devices", cli::integer(d.min_devices));
-        add("draft_tokens", cli::integer(d.draft_tokens));
-        add("min_acceptance", d.min_acceptance ? cli::number(*d.min_acceptance, 3) : cli::null("none (more than g + 1 tokens a step)"));
-    }
-    add("reading", cli::text(reading));
-    t.print(s.format);
+    cli::diagnose_table(s, w, measured, draft_tokens).print(s.format);
 }
 
 struct CalibrateArgs {
-    std::string measurements;
-    std::string hardware;  // empty: the first remaining row's
-    std::optional<std::string> engine, model, save;
-    std::vector<std::string> where;  // key=value on a row's engine, engine_version, weights, date, model
-    bool per_layer = false;
+    cli::CalibrateRequest request;
+    std::optional<std::string> save;
     std::string format = "table";
 };
 
-// A row's value for --where.
-std::string row_field(const MeasuredRow& r, const std::string& key) {
-    if (key == "engine") return r.engine;
-    if (key == "engine_version") return r.engine_version;
-    if (key == "date") return r.date;
-    if (key == "model") return r.model;
-    if (key == "hardware") return r.hardware;
-    if (key == "weights") return format_name(r.workload.precision.weights);
-    if (key == "tp") return std::to_string(r.parallel.tensor);
-    if (key == "batch") return std::to_string(r.workload.batch);
-    throw cli::usage_error("--where: got \"" + key + "\", expected one of engine, engine_version, date, model, hardware, weights, tp, batch");
-}
-
-void run_calibrate(const CalibrateArgs& a) {
-    std::vector<std::pair<std::string, std::string>> where;
+void run_calibrate(const CalibrateArgs& args) {
+    const cli::CalibrateRequest& a = args.request;
     for (const auto& w : a.where) {
         const std::size_t eq = w.find('=');
         if (eq == std::string::npos || eq == 0) cli::bad_value("--where", w, "KEY=VALUE, e.g. weights=bf16");
-        (void)row_field(MeasuredRow{}, w.substr(0, eq));  // an unknown key is a usage error before any file is read
-        where.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+        // An unknown key is a usage error before any file is read.
+        if (!cli::row_field(MeasuredRow{}, w.substr(0, eq)))
+            throw cli::usage_error("--where: got \"" + w.substr(0, eq) + "\", expected " + cli::where_keys);
     }
-    const MeasurementSet set = load_measurements(a.measurements);
-    // The rows the filters keep; flagged rows are listed, not fitted.
-    std::vector<const MeasuredRow*> kept;
-    std::vector<std::string> flagged;
-    std::string hw_name = a.hardware;
-    for (const MeasuredRow& r : set.rows) {
-        if (a.engine && r.engine != *a.engine) continue;
-        if (a.model && r.model != *a.model) continue;
-        bool match = true;
-        for (const auto& [k, v] : where) match = match && row_field(r, k) == v;
-        if (!match) continue;
-        if (hw_name.empty()) hw_name = r.hardware;
-        if (r.hardware != hw_name) continue;
-        if (r.flagged) {
-            flagged.push_back("/measurements/" + std::to_string(&r - set.rows.data()) + ": " + *r.flagged);
-            continue;
-        }
-        kept.push_back(&r);
-    }
-    if (kept.empty())
+    const cli::CalibrateRun run = cli::run_calibration(a);
+    if (run.kept.empty())
         throw cli::usage_error("calibrate: no row of " + a.measurements + " is left by the filters" +
-                               (flagged.empty() ? "" : " (" + std::to_string(flagged.size()) + " flagged rows are never fitted)"));
-    const Hardware hw = load_hardware(hw_name);
-    std::vector<Observation> obs;
-    for (const MeasuredRow* r : kept) obs.push_back({load_model(r->model), r->workload, r->parallel, r->measured_step});
-    CalibrationTerms terms;
-    terms.per_layer = a.per_layer;
-    // The library numbers the observations it was given; say which row of which file that is.
-    const auto row_of = [&](std::size_t i) { return static_cast<std::size_t>(kept.at(i) - set.rows.data()); };
-    const Calibration c = [&] {
-        try {
-            return calibrate(hw, obs, terms);
-        } catch (const ridgeline::error& e) {
-            const std::string& path = e.path();
-            if (!path.starts_with("observations[")) throw;
-            throw ridgeline::error(a.measurements, "/measurements/" + std::to_string(row_of(std::stoul(path.substr(13)))), e.value(), e.expected());
-        }
-    }();
-    const std::vector<double> loo = leave_one_out(hw, obs, terms);
-    cli::Table t({{"row", "row"}, {"engine", "engine", false}, {"model", "model", false}, {"weights", "weights", false}, {"tp", "tp"},
-                  {"batch", "batch"}, {"context_tokens", "context"}, {"measured_step_s", "measured"}, {"predicted_step_s", "predicted"},
-                  {"residual_s", "residual"}, {"residual_fraction", "residual %"}, {"fitted", "fitted", false}});
-    for (std::size_t i = 0; i < obs.size(); ++i) {
-        const MeasuredRow& r = *kept[i];
-        const bool used = std::find(c.used.begin(), c.used.end(), i) != c.used.end();
-        const double rel = c.residuals[i].in(seconds) / r.measured_step.in(seconds);
-        t.add({cli::integer(static_cast<std::int64_t>(row_of(i))), cli::text(r.engine.empty() ? "-" : r.engine), cli::text(r.model),
-               cli::text(format_name(r.workload.precision.weights)), cli::integer(r.parallel.tensor), cli::integer(r.workload.batch),
-               cli::integer(r.workload.context), cli::converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
-               cli::converted(c.predicted[i].in(seconds), c.predicted[i].in(ms), 2, "{} ms"),
-               cli::converted(c.residuals[i].in(seconds), c.residuals[i].in(ms), 2, "{} ms", true),
-               cli::converted(rel, 100 * rel, 1, "{}%", true), cli::Cell{used, used ? "yes" : "set aside"}});
-    }
-    t.print(a.format);
+                               (run.flagged.empty() ? "" : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"));
+    const Calibration& c = run.fit;
+    cli::calibrate_table(run).print(args.format);
     const auto pm = [](double v, const std::optional<double>& e, double scale, int decimals, const char* unit) {
         return cli::shown(v * scale, decimals) + (e ? " +/- " + cli::shown(*e * scale, decimals) : "") + unit;
     };
-    std::vector<double> sorted = loo;
-    std::sort(sorted.begin(), sorted.end());
-    // Plain doubles and a flag: g++ 12 -O2 warns (maybe-uninitialized, a false positive) on optionals here.
-    const bool have_loo = !sorted.empty();
-    const double median = have_loo ? sorted[sorted.size() / 2] : 0.0, worst = have_loo ? sorted.back() : 0.0;
-    if (a.format == "table") {
-        fmt::print("fit on {} of {} rows for {}: bandwidth {}, compute {}, {} a step{}; rms error {}%\n", c.used.size(), obs.size(),
-                   cli::printable(hw_name), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%"),
+    if (args.format == "table") {
+        fmt::print("fit on {} of {} rows for {}: bandwidth {}, compute {}, {} a step{}; rms error {}%\n", c.used.size(), run.kept.size(),
+                   cli::printable(run.hardware), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%"),
                    pm(c.compute_efficiency, c.compute_efficiency_error, 100, 1, "%"),
                    pm(c.overhead.in(ms), c.overhead_error ? std::optional<double>(c.overhead_error->in(ms)) : std::nullopt, 1, 3, " ms"),
                    a.per_layer ? ", " + pm(c.per_layer.in(us), c.per_layer_error ? std::optional<double>(c.per_layer_error->in(us)) : std::nullopt, 1, 1, " us a layer") : "",
                    cli::shown(100 * c.rms_relative_error, 1));
         fmt::print("the gap: {}\n", c.explanation);
-        if (have_loo) fmt::print("leave-one-out error: median {}%, worst {}%\n", cli::shown(100 * median, 1), cli::shown(100 * worst, 1));
+        if (run.have_loo)
+            fmt::print("leave-one-out error: median {}%, worst {}%\n", cli::shown(100 * run.loo_median, 1), cli::shown(100 * run.loo_worst, 1));
         for (const auto& x : c.set_aside) {  // "observations[i]: ..." names the library's row; say the file's
             const std::size_t close = x.find("]: ");
             const std::size_t i = std::stoul(x.substr(13, close - 13));
-            fmt::print("set aside: {}: /measurements/{}: {}\n", cli::printable(a.measurements), row_of(i), cli::printable(x.substr(close + 3)));
+            fmt::print("set aside: {}: /measurements/{}: {}\n", cli::printable(a.measurements), run.kept.at(i), cli::printable(x.substr(close + 3)));
         }
-        for (const auto& x : flagged) fmt::print("flagged in the file, not fitted: {}\n", cli::printable(x));
+        for (const auto& x : run.flagged) fmt::print("flagged in the file, not fitted: {}\n", cli::printable(x));
     }
-    if (a.save) {
-        nlohmann::ordered_json j = nlohmann::ordered_json::object();
-        j["engine"] = a.engine.value_or(kept.front()->engine);
-        j["hardware"] = hw_name;
-        j["measurements"] = a.measurements;
-        j["filters"] = a.where;
-        j["bandwidth_efficiency"] = c.bandwidth_efficiency;
-        j["compute_efficiency"] = c.compute_efficiency;
-        j["overhead_s"] = c.overhead.in(seconds);
-        j["per_layer_s"] = c.per_layer.in(seconds);
-        const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
-        j["bandwidth_efficiency_error"] = opt(c.bandwidth_efficiency_error);
-        j["compute_efficiency_error"] = opt(c.compute_efficiency_error);
-        j["overhead_error_s"] = opt(c.overhead_error ? std::optional<double>(c.overhead_error->in(seconds)) : std::nullopt);
-        j["per_layer_error_s"] = opt(c.per_layer_error ? std::optional<double>(c.per_layer_error->in(seconds)) : std::nullopt);
-        j["rms_relative_error"] = c.rms_relative_error;
-        j["explanation"] = c.explanation;
-        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-        for (const std::size_t i : c.used) rows.push_back(static_cast<std::int64_t>(row_of(i)));
-        j["rows"] = rows;
-        j["leave_one_out"] = {{"median", have_loo ? nlohmann::ordered_json(median) : nlohmann::ordered_json(nullptr)},
-                              {"worst", have_loo ? nlohmann::ordered_json(worst) : nlohmann::ordered_json(nullptr)}};
-        std::ofstream out(*a.save, std::ios::binary);
-        if (!out || !(out << cli::dump_json(j) << "\n")) throw error(*a.save, "", "a file that cannot be written", "a writable path");
-        fmt::print(stderr, "wrote {}\n", cli::printable(*a.save));
+    if (args.save) {
+        std::ofstream out(*args.save, std::ios::binary);
+        if (!out || !(out << cli::dump_json(cli::calibration_preset(a, run)) << "\n"))
+            throw error(*args.save, "", "a file that cannot be written", "a writable path");
+        fmt::print(stderr, "wrote {}\n", cli::printable(*args.save));
     }
 }
 
@@ -769,24 +415,7 @@ void run_predict(Setting& s, const std::string& calibration) {
     Workload w = s.base;
     w.batch = s.batches.front();
     w.context = s.contexts.front();
-    const PredictionRange r = predict_range(s.dep, s.m, w, preset.fit);
-    cli::Table t({{"field", "field", false}, {"value", "value", false}});
-    const auto add = [&](const char* k, cli::Cell c) { t.add({cli::text(k), std::move(c)}); };
-    const auto time = [](Seconds v) { return cli::converted(v.in(seconds), v.in(ms), 3, "{} ms"); };
-    add("hardware", cli::text(s.hardware));
-    add("model", cli::text(std::string(s.m.name.view())));
-    add("calibration", cli::text(preset.engine + " on " + preset.hardware));
-    add("batch", cli::integer(w.batch));
-    add("context_tokens", cli::integer(w.context));
-    add("ceiling_step_s", time(r.ceiling.step_time));
-    add("predicted_step_s", time(r.estimate.step_time));
-    add("fastest_step_s", time(r.fastest));
-    add("slowest_step_s", time(r.slowest));
-    add("predicted_tokens_per_s", cli::number(r.estimate.tokens_per_s.in(per_s), 1));
-    add("ceiling_tokens_per_s", cli::number(r.ceiling.tokens_per_s.in(per_s), 1));
-    add("leave_one_out_median", preset.leave_one_out_median ? cli::converted(*preset.leave_one_out_median, 100 * *preset.leave_one_out_median, 1, "{}%") : cli::null("-"));
-    add("leave_one_out_worst", preset.leave_one_out_worst ? cli::converted(*preset.leave_one_out_worst, 100 * *preset.leave_one_out_worst, 1, "{}%") : cli::null("-"));
-    t.print(s.format);
+    cli::predict_table(s, w, preset).print(s.format);
     if (s.format == "table" && preset.hardware != s.hardware)
         fmt::print("note: the calibration was fitted on {}, not {}\n", cli::printable(preset.hardware), cli::printable(s.hardware));
 }
@@ -994,12 +623,12 @@ int main(int argc, char** argv) {
 
     CalibrateArgs cal_args;
     auto* cal = app.add_subcommand("calibrate", "Fit the overhead model (efficiencies, time per step and per layer) to measurements");
-    cal->add_option("--measurements", cal_args.measurements, "A measurements JSON file or a name in data/measurements")->required();
-    cal->add_option("--hardware,-H", cal_args.hardware, "Use the rows of this hardware (default: the first remaining row's)");
-    cal->add_option("--engine", cal_args.engine, "Use the rows of this engine only");
-    cal->add_option("--model,-m", cal_args.model, "Use the rows of this model only");
-    cal->add_option("--where", cal_args.where, "KEY=VALUE on engine, engine_version, date, model, hardware, weights, tp, batch (repeatable)");
-    cal->add_flag("--per-layer", cal_args.per_layer, "Also fit a time per layer (kernel launches)");
+    cal->add_option("--measurements", cal_args.request.measurements, "A measurements JSON file or a name in data/measurements")->required();
+    cal->add_option("--hardware,-H", cal_args.request.hardware, "Use the rows of this hardware (default: the first remaining row's)");
+    cal->add_option("--engine", cal_args.request.engine, "Use the rows of this engine only");
+    cal->add_option("--model,-m", cal_args.request.model, "Use the rows of this model only");
+    cal->add_option("--where", cal_args.request.where, "KEY=VALUE on engine, engine_version, date, model, hardware, weights, tp, batch (repeatable)");
+    cal->add_flag("--per-layer", cal_args.request.per_layer, "Also fit a time per layer (kernel launches)");
     cal->add_option("--save", cal_args.save, "Write the fit as an efficiency preset (data/efficiency/) to this file");
     cal->add_option("--format", cal_args.format, "Output: table (default), csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
     cal->footer("Example: ridgeline calibrate --measurements published --engine TensorRT-LLM -H h100-sxm");

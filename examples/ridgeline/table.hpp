@@ -51,9 +51,26 @@ public:
     [[nodiscard]] bool empty() const { return rows_.empty(); }
 
     void print(const std::string& format, std::FILE* out = stdout) const {
-        if (format == "json") print_json(out);
+        if (format == "json") fmt::print(out, "{}\n", dump_json(json()));
         else if (format == "csv") print_csv(out);
         else print_table(out);
+    }
+
+    // What --format json prints: a record (field -> value) as one object, other tables as an
+    // array of objects, one per row.
+    [[nodiscard]] nlohmann::ordered_json json() const {
+        if (columns_.size() == 2 && columns_[0].key == "field") {
+            nlohmann::ordered_json o = nlohmann::ordered_json::object();
+            for (const auto& r : rows_) o[r[0].raw.get<std::string>()] = r[1].raw;
+            return o;
+        }
+        nlohmann::ordered_json all = nlohmann::ordered_json::array();
+        for (const auto& r : rows_) {
+            nlohmann::ordered_json o = nlohmann::ordered_json::object();
+            for (std::size_t c = 0; c < columns_.size(); ++c) o[columns_[c].key] = r[c].raw;
+            all.push_back(o);
+        }
+        return all;
     }
 
 private:
@@ -93,21 +110,6 @@ private:
             }
             fmt::print(out, "{}\n", line);
         }
-    }
-    void print_json(std::FILE* out) const {
-        if (columns_.size() == 2 && columns_[0].key == "field") {  // a record: one object, field -> value
-            nlohmann::ordered_json o = nlohmann::ordered_json::object();
-            for (const auto& r : rows_) o[r[0].raw.get<std::string>()] = r[1].raw;
-            fmt::print(out, "{}\n", dump_json(o));
-            return;
-        }
-        nlohmann::ordered_json all = nlohmann::ordered_json::array();
-        for (const auto& r : rows_) {
-            nlohmann::ordered_json o = nlohmann::ordered_json::object();
-            for (std::size_t c = 0; c < columns_.size(); ++c) o[columns_[c].key] = r[c].raw;
-            all.push_back(o);
-        }
-        fmt::print(out, "{}\n", dump_json(all));
     }
     static std::string pad(const std::string& s, std::size_t w, bool right) {
         const std::string fill(w > s.size() ? w - s.size() : 0, ' ');

@@ -1,0 +1,553 @@
+// The rows ridgeline's answers print, built once: each answer's columns (JSON keys naming their
+// SI unit, table headers) and its cells (the raw value for JSON and CSV, the text for the table)
+// from the library's results. The CLI prints them (main.cpp); the Python module returns their
+// JSON as dicts (examples/python/module.cpp), so the two cannot disagree on a key or a value.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include <ridgeline/calibrate.hpp>
+#include <ridgeline/decode_schema.hpp>
+#include <ridgeline/diagnose.hpp>
+#include <ridgeline/fmt.hpp>
+#include <ridgeline/generation.hpp>
+#include <ridgeline/json.hpp>
+#include <ridgeline/ridgeline.hpp>
+
+#include "table.hpp"
+
+namespace cli {
+
+// One setting, resolved: what every row echoes and computes from.
+struct Resolved {
+    std::string hardware;        // the name or file it was asked for, as rows echo it
+    ridgeline::Hardware hw{};
+    ridgeline::Model m{};
+    ridgeline::Deployment dep{};
+    ridgeline::Workload base{};  // batch and context aside
+    std::string formats_source;  // where the storage formats came from
+    std::string model_notes;     // how the model's file was read, when that needs saying
+};
+
+// The unit ridgeline::s, under a name no local `s` hides.
+inline constexpr auto seconds = ridgeline::s;
+
+inline std::string si(double v, const char* unit, int decimals = 2) {
+    const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+    int i = 0;
+    while (std::abs(v) >= 1000 && i < 5) v /= 1000, ++i;
+    return shown(v, decimals, std::string("{} ") + prefixes[i] + unit);
+}
+
+inline std::string params_text(double p) { return shown(p / 1e9, 2, "{}B"); }
+
+template <class T>
+void append(std::vector<T>& a, std::vector<T> b) {
+    a.insert(a.end(), std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()));
+}
+
+// A row as JSON: the raw values under the columns' keys.
+inline nlohmann::ordered_json row_json(const std::vector<Column>& columns, const std::vector<Cell>& cells) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
+    for (std::size_t c = 0; c < columns.size(); ++c) o[columns[c].key] = cells[c].raw;
+    return o;
+}
+
+inline Cell fits_cell(const ridgeline::MemoryUse& u) { return Cell{u.fits(), u.fits() ? "yes" : "NO"}; }
+
+// ---------------------------------------------------------------------------------------------
+// The inputs every row of decode, ridge, capacity and generate echoes
+// ---------------------------------------------------------------------------------------------
+
+inline std::vector<Column> input_columns() {
+    return {{"hardware", "hardware", false}, {"model", "model", false}, {"weights", "weights", false},
+            {"kv", "kv", false},             {"compute", "compute", false}, {"tp", "tp"},
+            {"pp", "pp"},                    {"ep", "ep"},
+            {"dp", "dp"},                    {"assumptions", "assumptions", false, false},
+            {"accounting", "accounting", false, false}, {"attention_flops", "attention FLOPs", false, false},
+            {"embedding_lookup_flops", "lookup FLOPs", false, false}, {"memory_fraction", "memory fraction", true, false},
+            {"runtime_reserve_bytes", "reserve", true, false}, {"experts", "experts", false, false},
+            {"embeddings", "embeddings", false, false}, {"formats_source", "formats from", false, false}};
+}
+
+inline std::vector<Cell> input_cells(const Resolved& s) {
+    using namespace ridgeline;
+    const Precision& p = s.base.precision;
+    const Assumptions& a = s.base.assumptions;
+    const Parallelism& par = s.dep.parallel;
+    // The table shows the experts' or the table's format beside the weights' when they differ.
+    std::string weights = format_name(p.weights);
+    if (p.expert_format() != p.weights) weights += ", experts " + format_name(p.expert_format());
+    if (p.embedding_format() != p.weights) weights += ", embeddings " + format_name(p.embedding_format());
+    return {text(s.hardware), text(std::string(s.m.name.view())), Cell{format_name(p.weights), weights},
+            text(format_name(p.kv)), text(std::string(name_of(p.compute))), integer(par.tensor),
+            integer(par.pipeline), integer(par.expert), integer(par.data), text(assumptions_name(a)),
+            text(a.accounting == WeightAccounting::bytes_read ? "bytes_read" : "every_parameter"),
+            Cell{a.attention_flops, a.attention_flops ? "on" : "off"},
+            Cell{a.embedding_lookup_flops, a.embedding_lookup_flops ? "on" : "off"},
+            number(a.memory_fraction, 2), number(a.runtime_reserve.in(bytes), 0),
+            text(format_name(p.expert_format())), text(format_name(p.embedding_format())), text(s.formats_source)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// decode, ridge, capacity, generate: one row per setting, batch and context
+// ---------------------------------------------------------------------------------------------
+
+// A cell from a decode schema field (decode_schema.hpp).
+inline Cell decode_cell(const ridgeline::DecodeField& f, const ridgeline::DecodeValue& v) {
+    using ridgeline::DecodeShow;
+    if (const auto* b = std::get_if<bool>(&v)) return Cell{*b, *b ? "yes" : "NO"};
+    if (const auto* t = std::get_if<std::string>(&v)) return text(*t);
+    const double x = std::get<double>(v);
+    switch (f.show) {
+        case DecodeShow::bytes: return number(x, si(x, "B"));
+        case DecodeShow::milliseconds: return converted(x, x * 1e3, 3, "{} ms");
+        case DecodeShow::one_decimal: return number(x, 1);
+        case DecodeShow::word:
+        case DecodeShow::yes_no: break;
+    }
+    return number(x, 3);
+}
+
+inline std::vector<Column> decode_columns() {
+    using ridgeline::DecodeShow;
+    auto columns = input_columns();
+    append(columns, std::vector<Column>{{"batch", "batch"}, {"context_tokens", "context"}});
+    for (const ridgeline::DecodeField& f : ridgeline::decode_fields())
+        columns.push_back({f.key, f.header, f.show != DecodeShow::word && f.show != DecodeShow::yes_no});
+    return columns;
+}
+
+inline std::vector<Cell> decode_cells(const Resolved& s, const ridgeline::DecodeStep& d) {
+    auto row = input_cells(s);
+    append(row, std::vector<Cell>{integer(d.batch), integer(d.context)});
+    for (const ridgeline::DecodeField& f : ridgeline::decode_fields()) row.push_back(decode_cell(f, f.get(d)));
+    return row;
+}
+
+inline std::vector<Column> ridge_columns() {
+    auto columns = input_columns();
+    append(columns, std::vector<Column>{{"context_tokens", "context"}, {"ridge_batch", "ridge batch"}, {"n_star_tokens", "n*"}});
+    return columns;
+}
+
+inline std::vector<Cell> ridge_cells(const Resolved& s, std::int64_t context, const ridgeline::RidgeBatch& r,
+                                     const std::optional<double>& n_star) {
+    auto row = input_cells(s);
+    append(row, std::vector<Cell>{integer(context), r.is_never() ? null("never") : number(r.value(), 1),
+                                  n_star ? number(*n_star, 1) : null("none")});
+    return row;
+}
+
+inline std::vector<Column> capacity_columns() {
+    auto columns = input_columns();
+    append(columns, std::vector<Column>{{"memory_reported_bytes", "memory/device"},
+                                        {"memory_budget_bytes", "budget"},
+                                        {"weights_per_device_bytes", "weights/device"},
+                                        {"weights_fit", "weights fit", false},
+                                        {"context_tokens", "context"},
+                                        {"largest_batch", "largest batch"},
+                                        {"sequences", "sequences (all replicas)"},
+                                        {"kv_tokens_held", "KV tokens held"},
+                                        {"batch", "batch"},
+                                        {"longest_context_tokens", "longest context"}});
+    return columns;
+}
+
+// The largest batch at context n (n > 0) and the longest context at batch b.
+inline std::vector<Cell> capacity_cells(const Resolved& s, std::int64_t n, std::int64_t b) {
+    using namespace ridgeline;
+    const MemoryUse budget = memory_budget(s.hw, s.base.assumptions);
+    const Bytes weights = weights_per_device(s.m, s.base.precision, s.dep.parallel);
+    const bool weights_fit = weights <= budget.budget;
+    const auto largest = n > 0 ? largest_batch(s.dep, s.m, s.base, n) : std::nullopt;
+    const ContextFit longest = longest_context(s.dep, s.m, s.base, b);
+    auto row = input_cells(s);
+    // value_or, not *largest: g++ -O2 warns (maybe-uninitialized, a false positive) on the latter.
+    const std::int64_t fit = largest.value_or(0);
+    const double held = static_cast<double>(fit) * static_cast<double>(n);
+    append(row, std::vector<Cell>{
+                    number(budget.capacity.in(bytes), si(budget.capacity.in(bytes), "B")),
+                    number(budget.budget.in(bytes), si(budget.budget.in(bytes), "B")),
+                    number(weights.in(bytes), si(weights.in(bytes), "B")),
+                    Cell{weights_fit, weights_fit ? "yes" : "NO"}, integer(n),
+                    largest ? integer(fit) : null(n > 0 ? "does not fit" : "-"),
+                    largest ? number(static_cast<double>(fit) * static_cast<double>(s.dep.parallel.data), 0) : null("-"),
+                    largest ? number(held, 0) : null("-"), integer(b),
+                    longest.is_unbounded() ? Cell{"unbounded", "unbounded"}
+                    : longest.fits()       ? integer(longest.tokens())
+                                           : null("does not fit")});
+    return row;
+}
+
+inline std::vector<Column> generate_columns() {
+    auto columns = input_columns();
+    append(columns, std::vector<Column>{{"batch", "batch"},
+                                        {"prompt_tokens", "prompt"},
+                                        {"new_tokens", "new"},
+                                        {"time_to_first_token_s", "TTFT"},
+                                        {"decode_time_s", "decode"},
+                                        {"total_time_s", "total"},
+                                        {"decode_tokens_per_s", "tok/s/seq"},
+                                        {"compute_bound_steps", "compute-bound steps"},
+                                        {"memory_per_device_bytes", "memory/device"},
+                                        {"memory_budget_bytes", "budget"},
+                                        {"fits", "fits", false}});
+    return columns;
+}
+
+inline std::vector<Cell> generate_cells(const Resolved& s, std::int64_t b, std::int64_t prompt, std::int64_t new_tokens,
+                                        const ridgeline::Generation& g) {
+    using namespace ridgeline;
+    auto row = input_cells(s);
+    append(row, std::vector<Cell>{integer(b), integer(prompt), integer(new_tokens),
+                                  converted(g.time_to_first_token.in(seconds), g.time_to_first_token.in(ms), 1, "{} ms"),
+                                  converted(g.decode_time.in(seconds), g.decode_time.in(seconds), 3, "{} s"),
+                                  converted(g.total_time.in(seconds), g.total_time.in(seconds), 3, "{} s"),
+                                  number(g.decode_tokens_per_s.in(per_s), 1), integer(g.compute_bound_steps),
+                                  number(g.memory.used().in(bytes), si(g.memory.used().in(bytes), "B")),
+                                  number(g.memory.budget.in(bytes), si(g.memory.budget.in(bytes), "B")), fits_cell(g.memory)});
+    return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// list, show, model: the presets
+// ---------------------------------------------------------------------------------------------
+
+// `what`: "hardware" or "models".
+inline Table list_table(const std::string& what) {
+    using namespace ridgeline;
+    if (what == "hardware") {
+        Table t({{"name", "name", false}, {"device", "device", false}, {"memory_bytes", "memory"},
+                 {"memory_bandwidth_bytes_per_s", "bandwidth"}, {"bf16_flop_per_s", "dense bf16/fp16"}});
+        for (const auto& name : list_presets(PresetKind::hardware)) {
+            const Hardware h = load_hardware(name);
+            const auto peak = h.peak_for(Numeric::bf16) ? h.peak_for(Numeric::bf16) : h.peak_for(Numeric::fp16);
+            t.add({text(name), text(std::string(h.name.view())),
+                   number(h.memory_capacity.in(bytes), si(h.memory_capacity.in(bytes), "B", 0)),
+                   number(h.memory_bandwidth.in(bytes_per_s), si(h.memory_bandwidth.in(bytes_per_s), "B/s")),
+                   peak ? number(peak->in(flop_per_s), si(peak->in(flop_per_s), "FLOP/s", 1)) : null("-")});
+        }
+        return t;
+    }
+    Table t({{"name", "name", false}, {"layers", "layers"}, {"total_params", "total"}, {"active_params", "active"},
+             {"kv_bytes_per_token", "KV/token (bf16)"}});
+    for (const auto& name : list_presets(PresetKind::model)) {
+        const Model m = load_model(name);
+        const double total = derived_parameters(m).total(), active = active_parameters(m).total();
+        const double kv = kv_bytes_per_token(m, formats::bf16).in(bytes);
+        t.add({text(name), integer(layer_count(m)), number(total, params_text(total)), number(active, params_text(active)),
+               converted(kv, kv / 1024, 1, "{} KiB")});
+    }
+    return t;
+}
+
+inline Table hardware_table(const ridgeline::Hardware& h) {
+    using namespace ridgeline;
+    Table t({{"field", "field", false}, {"value", "value", false}});
+    t.add({text("name"), text(std::string(h.name.view()))});
+    t.add({text("memory_bytes"), number(h.memory_capacity.in(bytes), si(h.memory_capacity.in(bytes), "B", 1))});
+    t.add({text("memory_bandwidth_bytes_per_s"), number(h.memory_bandwidth.in(bytes_per_s), si(h.memory_bandwidth.in(bytes_per_s), "B/s"))});
+    for (Numeric n : all_numerics)
+        if (const auto p = h.peak_for(n)) {
+            t.add({text(fmt::format("{}_dense_flop_per_s", n)), number(p->in(flop_per_s), si(p->in(flop_per_s), "FLOP/s", 1))});
+            t.add({text(fmt::format("{}_ops_per_byte", n)), number(ops_per_byte(h, n).in(flop_per_byte), 1)});
+        }
+    if (h.interconnect_bandwidth)
+        t.add({text("interconnect_bytes_per_s"),
+               number(h.interconnect_bandwidth->in(bytes_per_s), si(h.interconnect_bandwidth->in(bytes_per_s), "B/s"))});
+    return t;
+}
+
+inline Table model_table(const ridgeline::Model& m, const std::string& notes = "") {
+    using namespace ridgeline;
+    Table t({{"field", "field", false}, {"value", "value", false}});
+    const ParameterBreakdown p = derived_parameters(m), a = active_parameters(m);
+    t.add({text("name"), text(std::string(m.name.view()))});
+    t.add({text("hidden_size"), integer(m.hidden_size)});
+    t.add({text("vocab_size"), integer(m.vocab_size)});
+    t.add({text("tie_word_embeddings"), Cell{m.tied_embeddings, m.tied_embeddings ? "true" : "false"}});
+    for (std::size_t i = 0; i < m.group_count; ++i) {
+        const LayerGroup& g = m.groups[i];
+        std::string d = fmt::format("{} layers, ", g.count);
+        d += std::visit([](const auto& k) { return k.describe(); }, g.spec.attention);
+        if (g.spec.window > 0) d += fmt::format(", {} {}", g.spec.chunked ? "chunk" : "window", g.spec.window);
+        d += ", " + std::visit([](const auto& k) { return k.describe(); }, g.spec.ffn);
+        if (g.spec.norms != 2) d += fmt::format(", {} norms", g.spec.norms);
+        t.add({text(fmt::format("layer_group_{}", i)), text(d)});
+    }
+    const auto row = [&](const char* key, double v) { t.add({text(key), converted(v, v, 0, "{}")}); };
+    row("embeddings_params", p.embeddings);
+    row("attention_params", p.attention);
+    row("dense_mlp_params", p.dense_mlp);
+    row("expert_params", p.experts);
+    row("shared_expert_params", p.shared_experts);
+    row("router_params", p.router);
+    row("norm_params", p.norms);
+    row("lm_head_params", p.lm_head);
+    row("total_params", p.total());
+    row("active_params", a.total());
+    if (m.mtp_layers > 0) row("mtp_params", mtp_parameters(m));
+    const double kv = kv_bytes_per_token(m, formats::bf16).in(bytes);
+    t.add({text("kv_bytes_per_token_bf16"), number(kv, shown(kv, 0, "{} B") + shown(kv / 1024, 1, " ({} KiB)"))});
+    const double state = state_bytes_per_sequence(m, formats::bf16).in(bytes);
+    if (state > 0) t.add({text("state_bytes_per_sequence_bf16"), number(state, shown(state / 1048576, 1, "{} MiB"))});
+    if (!notes.empty()) t.add({text("read_as"), text(notes)});
+    return t;
+}
+
+// `ridgeline show TARGET`: a hardware or model preset, or a file of either.
+inline Table show_table(const std::string& target) {
+    using namespace ridgeline;
+    const auto hw = list_presets(PresetKind::hardware);
+    std::error_code ec;
+    if (looks_like_path(target) || std::filesystem::exists(target, ec)) {
+        const ResolvedPreset r = ridgeline::resolve(PresetKind::model, target);  // a directory means its config.json
+        const auto j = read_json_file(r.file);
+        if (j.is_object() && j.contains("model_type")) {
+            const ConfigReading reading = read_config(j, r.file.string(), r.name);
+            return model_table(reading.model, reading.notes);
+        }
+        return hardware_table(hardware_from_json(j, r.file.string()));
+    }
+    if (std::find(hw.begin(), hw.end(), target) != hw.end()) return hardware_table(load_hardware(target));
+    const LoadedModel loaded = load_model_with_formats(target);  // an unknown name errs with the model presets, closest first
+    return model_table(loaded.model, loaded.notes);
+}
+
+// `ridgeline model`: parameters, weight bytes per format and KV per token.
+inline Table model_formats_table(const ridgeline::Model& m) {
+    using namespace ridgeline;
+    const ParameterBreakdown p = derived_parameters(m), a = active_parameters(m);
+    Table t({{"model", "model", false}, {"format", "format", false}, {"total_params", "total"},
+             {"active_params", "active"}, {"weight_bytes", "weights"}, {"kv_bytes_per_token", "KV/token"}});
+    for (const char* f : {"fp32", "bf16", "fp8", "int8", "int4/g128", "mxfp4", "int4"}) {
+        const Format fmt_ = *parse_format(f);
+        const double w = weights_per_device(m, Precision{fmt_, fmt_}).in(bytes);
+        const double kv = kv_bytes_per_token(m, fmt_).in(bytes);
+        t.add({text(std::string(m.name.view())), text(f), number(p.total(), params_text(p.total())),
+               number(a.total(), params_text(a.total())), number(w, si(w, "B")), converted(kv, kv / 1024, 1, "{} KiB")});
+    }
+    return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// diagnose and predict: one setting, one record
+// ---------------------------------------------------------------------------------------------
+
+// `w` carries the batch and context; `measured`, the time per output token.
+inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, ridgeline::Seconds measured, std::int64_t draft_tokens) {
+    using namespace ridgeline;
+    const Diagnosis d = diagnose(s.dep, s.m, w, measured, 0.9, draft_tokens);
+    Table t({{"field", "field", false}, {"value", "value", false}});
+    const auto add = [&](const char* k, Cell c) { t.add({text(k), std::move(c)}); };
+    add("hardware", text(s.hardware));
+    add("model", text(std::string(s.m.name.view())));
+    add("batch", integer(w.batch));
+    add("context_tokens", integer(w.context));
+    add("measured_tokens_per_s", number(1.0 / measured.in(seconds), 2));
+    add("ceiling_tokens_per_s", number(d.ceiling.tokens_per_s.in(per_s), 2));
+    add("fraction_of_ceiling", converted(d.fraction_of_ceiling, 100 * d.fraction_of_ceiling, 1, "{}%"));
+    add("implied_bandwidth_bytes_per_s", number(d.implied_bandwidth.in(bytes_per_s), si(d.implied_bandwidth.in(bytes_per_s), "B/s")));
+    add("bandwidth_utilisation", converted(d.bandwidth_utilisation, 100 * d.bandwidth_utilisation, 1, "{}%"));
+    add("verdict", text(name_of(d.verdict)));
+    std::string reading;
+    if (d.verdict == Verdict::near_ceiling) {
+        reading = "at the byte budget: more speed needs fewer bytes per token or more bandwidth";
+    } else if (d.verdict == Verdict::gap) {
+        // In calibrate's words: one measurement cannot tell the terms apart, so it says what a
+        // fixed time alone would be, and what bandwidth efficiency alone would be.
+        const Seconds above = d.measured_step - d.ceiling.step_time;
+        reading = shown(100 * d.gap, 0, "{}% below the ceiling, ") + shown(above.in(ms), 2, "{} ms a step above its ") +
+                  shown(d.ceiling.step_time.in(ms), 2, "{} ms: ") + shown(above.in(ms), 2, "a fixed time per step of {} ms alone, ") +
+                  shown(100 * d.ceiling.memory_time.in(seconds) / (d.ceiling.memory_time + above).in(seconds), 0,
+                        "or bandwidth efficiency below peak at {}% alone, would explain it (calibrate tells them apart)");
+        add("gap", converted(d.gap, 100 * d.gap, 1, "{}%"));
+    } else {
+        reading = "faster than this setting allows; any one of these would explain it";
+        add("max_bits_per_weight", d.max_bits_per_weight ? number(*d.max_bits_per_weight, 2) : null("none (the KV alone is slower)"));
+        add("min_devices", integer(d.min_devices));
+        add("draft_tokens", integer(d.draft_tokens));
+        add("min_acceptance", d.min_acceptance ? number(*d.min_acceptance, 3) : null("none (more than g + 1 tokens a step)"));
+    }
+    add("reading", text(reading));
+    return t;
+}
+
+// `w` carries the batch and context.
+inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, const ridgeline::EfficiencyPreset& preset) {
+    using namespace ridgeline;
+    const PredictionRange r = predict_range(s.dep, s.m, w, preset.fit);
+    Table t({{"field", "field", false}, {"value", "value", false}});
+    const auto add = [&](const char* k, Cell c) { t.add({text(k), std::move(c)}); };
+    const auto time = [](Seconds v) { return converted(v.in(seconds), v.in(ms), 3, "{} ms"); };
+    add("hardware", text(s.hardware));
+    add("model", text(std::string(s.m.name.view())));
+    add("calibration", text(preset.engine + " on " + preset.hardware));
+    add("batch", integer(w.batch));
+    add("context_tokens", integer(w.context));
+    add("ceiling_step_s", time(r.ceiling.step_time));
+    add("predicted_step_s", time(r.estimate.step_time));
+    add("fastest_step_s", time(r.fastest));
+    add("slowest_step_s", time(r.slowest));
+    add("predicted_tokens_per_s", number(r.estimate.tokens_per_s.in(per_s), 1));
+    add("ceiling_tokens_per_s", number(r.ceiling.tokens_per_s.in(per_s), 1));
+    add("leave_one_out_median", preset.leave_one_out_median ? converted(*preset.leave_one_out_median, 100 * *preset.leave_one_out_median, 1, "{}%") : null("-"));
+    add("leave_one_out_worst", preset.leave_one_out_worst ? converted(*preset.leave_one_out_worst, 100 * *preset.leave_one_out_worst, 1, "{}%") : null("-"));
+    return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// calibrate: the fit's rows and the efficiency preset it makes
+// ---------------------------------------------------------------------------------------------
+
+inline constexpr const char* where_keys = "one of engine, engine_version, date, model, hardware, weights, tp, batch";
+
+// A row's value for a --where key; nothing for a key that is not one of where_keys.
+inline std::optional<std::string> row_field(const ridgeline::MeasuredRow& r, const std::string& key) {
+    if (key == "engine") return r.engine;
+    if (key == "engine_version") return r.engine_version;
+    if (key == "date") return r.date;
+    if (key == "model") return r.model;
+    if (key == "hardware") return r.hardware;
+    if (key == "weights") return ridgeline::format_name(r.workload.precision.weights);
+    if (key == "tp") return std::to_string(r.parallel.tensor);
+    if (key == "batch") return std::to_string(r.workload.batch);
+    return std::nullopt;
+}
+
+struct CalibrateRequest {
+    std::string measurements;  // a file, or a name in data/measurements
+    std::string hardware;      // empty: the first remaining row's
+    std::optional<std::string> engine, model;
+    std::vector<std::string> where;  // KEY=VALUE, as given (each checked by the caller: a '=' after a key of where_keys)
+    bool per_layer = false;
+};
+
+struct CalibrateRun {
+    ridgeline::MeasurementSet set;
+    std::string hardware;              // the rows' device
+    std::vector<std::size_t> kept;     // the rows of set fitted or set aside, by index
+    std::vector<std::string> flagged;  // "/measurements/<i>: why" for rows the file flags (never fitted)
+    ridgeline::Calibration fit;
+    std::vector<double> leave_one_out;
+    bool have_loo = false;
+    double loo_median = 0, loo_worst = 0;
+};
+
+// The fit. When the filters leave no row, `kept` is empty and nothing is fitted: each face says
+// so in its own terms.
+inline CalibrateRun run_calibration(const CalibrateRequest& a) {
+    using namespace ridgeline;
+    std::vector<std::pair<std::string, std::string>> where;
+    for (const auto& w : a.where) {
+        const std::size_t eq = w.find('=');
+        where.emplace_back(w.substr(0, eq), eq == std::string::npos ? "" : w.substr(eq + 1));
+    }
+    CalibrateRun run;
+    run.set = load_measurements(a.measurements);
+    const MeasurementSet& set = run.set;
+    run.hardware = a.hardware;
+    for (const MeasuredRow& r : set.rows) {
+        if (a.engine && r.engine != *a.engine) continue;
+        if (a.model && r.model != *a.model) continue;
+        bool match = true;
+        for (const auto& [k, v] : where) match = match && row_field(r, k) == v;
+        if (!match) continue;
+        if (run.hardware.empty()) run.hardware = r.hardware;
+        if (r.hardware != run.hardware) continue;
+        const auto i = static_cast<std::size_t>(&r - set.rows.data());
+        if (r.flagged) {
+            run.flagged.push_back("/measurements/" + std::to_string(i) + ": " + *r.flagged);
+            continue;
+        }
+        run.kept.push_back(i);
+    }
+    if (run.kept.empty()) return run;
+    const Hardware hw = load_hardware(run.hardware);
+    std::vector<Observation> obs;
+    for (const std::size_t i : run.kept) {
+        const MeasuredRow& r = set.rows[i];
+        obs.push_back({load_model(r.model), r.workload, r.parallel, r.measured_step});
+    }
+    CalibrationTerms terms;
+    terms.per_layer = a.per_layer;
+    // The library numbers the observations it was given; say which row of which file that is.
+    try {
+        run.fit = calibrate(hw, obs, terms);
+    } catch (const ridgeline::error& e) {
+        const std::string& path = e.path();
+        if (!path.starts_with("observations[")) throw;
+        throw ridgeline::error(a.measurements, "/measurements/" + std::to_string(run.kept.at(std::stoul(path.substr(13)))), e.value(),
+                               e.expected());
+    }
+    run.leave_one_out = ridgeline::leave_one_out(hw, obs, terms);
+    std::vector<double> sorted = run.leave_one_out;
+    std::sort(sorted.begin(), sorted.end());
+    // Plain doubles and a flag: g++ 12 -O2 warns (maybe-uninitialized, a false positive) on optionals here.
+    run.have_loo = !sorted.empty();
+    run.loo_median = run.have_loo ? sorted[sorted.size() / 2] : 0.0;
+    run.loo_worst = run.have_loo ? sorted.back() : 0.0;
+    return run;
+}
+
+// One row per measurement kept: measured, predicted, residual, and whether it was fitted.
+inline Table calibrate_table(const CalibrateRun& run) {
+    using namespace ridgeline;
+    Table t({{"row", "row"}, {"engine", "engine", false}, {"model", "model", false}, {"weights", "weights", false}, {"tp", "tp"},
+             {"batch", "batch"}, {"context_tokens", "context"}, {"measured_step_s", "measured"}, {"predicted_step_s", "predicted"},
+             {"residual_s", "residual"}, {"residual_fraction", "residual %"}, {"fitted", "fitted", false}});
+    const Calibration& c = run.fit;
+    for (std::size_t i = 0; i < run.kept.size(); ++i) {
+        const MeasuredRow& r = run.set.rows[run.kept[i]];
+        const bool used = std::find(c.used.begin(), c.used.end(), i) != c.used.end();
+        const double rel = c.residuals[i].in(seconds) / r.measured_step.in(seconds);
+        t.add({integer(static_cast<std::int64_t>(run.kept[i])), text(r.engine.empty() ? "-" : r.engine), text(r.model),
+               text(format_name(r.workload.precision.weights)), integer(r.parallel.tensor), integer(r.workload.batch),
+               integer(r.workload.context), converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
+               converted(c.predicted[i].in(seconds), c.predicted[i].in(ms), 2, "{} ms"),
+               converted(c.residuals[i].in(seconds), c.residuals[i].in(ms), 2, "{} ms", true),
+               converted(rel, 100 * rel, 1, "{}%", true), Cell{used, used ? "yes" : "set aside"}});
+    }
+    return t;
+}
+
+// The efficiency preset `calibrate --save` writes (data/efficiency/; efficiency_json.hpp reads it).
+inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, const CalibrateRun& run) {
+    using namespace ridgeline;
+    const Calibration& c = run.fit;
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    j["engine"] = a.engine.value_or(run.set.rows[run.kept.front()].engine);
+    j["hardware"] = run.hardware;
+    j["measurements"] = a.measurements;
+    j["filters"] = a.where;
+    j["bandwidth_efficiency"] = c.bandwidth_efficiency;
+    j["compute_efficiency"] = c.compute_efficiency;
+    j["overhead_s"] = c.overhead.in(seconds);
+    j["per_layer_s"] = c.per_layer.in(seconds);
+    const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
+    j["bandwidth_efficiency_error"] = opt(c.bandwidth_efficiency_error);
+    j["compute_efficiency_error"] = opt(c.compute_efficiency_error);
+    j["overhead_error_s"] = opt(c.overhead_error ? std::optional<double>(c.overhead_error->in(seconds)) : std::nullopt);
+    j["per_layer_error_s"] = opt(c.per_layer_error ? std::optional<double>(c.per_layer_error->in(seconds)) : std::nullopt);
+    j["rms_relative_error"] = c.rms_relative_error;
+    j["explanation"] = c.explanation;
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const std::size_t i : c.used) rows.push_back(static_cast<std::int64_t>(run.kept[i]));
+    j["rows"] = rows;
+    j["leave_one_out"] = {{"median", run.have_loo ? nlohmann::ordered_json(run.loo_median) : nlohmann::ordered_json(nullptr)},
+                          {"worst", run.have_loo ? nlohmann::ordered_json(run.loo_worst) : nlohmann::ordered_json(nullptr)}};
+    return j;
+}
+
+}  // namespace cli
