@@ -1,11 +1,12 @@
 // ridgeline: decode-speed arithmetic for LLMs. Standard library only; every answer but the
-// planner (plan.hpp, which returns vectors) and the operator table is constexpr. JSON and the
-// presets are json.hpp; pictures roofline_svg.hpp and plan_svg.hpp.
+// planner (plan.hpp, which returns vectors), the operator table and the columnar decode_sweep is
+// constexpr. JSON and the presets are json.hpp; pictures roofline_svg.hpp and plan_svg.hpp.
 #pragma once
 
 #include "calibrate.hpp"  // IWYU pragma: export
 #include "capacity.hpp"   // IWYU pragma: export
 #include "decode.hpp"     // IWYU pragma: export
+#include "decode_sweep.hpp"  // IWYU pragma: export
 #include "deployment.hpp"  // IWYU pragma: export
 #include "diagnose.hpp"   // IWYU pragma: export
 #include "error.hpp"      // IWYU pragma: export

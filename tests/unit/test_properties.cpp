@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <random>
 
+#include <ridgeline/decode_sweep.hpp>
 #include <ridgeline/json.hpp>
 #include <ridgeline/ridgeline.hpp>
 
@@ -73,6 +75,69 @@ TEST_CASE("properties: results are finite and positive across the catalogue", "[
         const auto n = n_star(*s.hw, *s.m, s.w);
         if (n) CHECK((std::isfinite(*n) && *n >= 0));
     }
+}
+
+// decode_sweep is decode_step's arithmetic, rearranged: every point must equal decode_step's
+// result for it exactly, across the catalogue, deployments, efficiencies and overheads.
+TEST_CASE("properties: decode_sweep equals decode_step at every point", "[properties][sweep]") {
+    std::mt19937_64 rng(16);
+    int swept = 0;
+    for (int i = 0; i < 400; ++i) {
+        Setting s = random_setting(rng);
+        const std::int64_t degrees[] = {1, 2, 4, 8};
+        Parallelism par{.tensor = degrees[rng() % 4], .pipeline = degrees[rng() % 3], .data = 1 + static_cast<std::int64_t>(rng() % 3)};
+        par.expert = rng() % 2 ? par.tensor : 1;
+        const Deployment dep{*s.hw, par};
+        try {
+            (void)decode_step(dep, *s.m, s.w);
+        } catch (const error&) {
+            continue;  // a degree this model cannot split by, or a device without a link figure
+        }
+        s.w.efficiency = Efficiency{.bandwidth = 0.5 + 0.5 * static_cast<double>(rng() % 100) / 100, .compute = 1.0,
+                                    .overhead = us(static_cast<double>(rng() % 50)),
+                                    .per_layer = us(static_cast<double>(rng() % 3))};
+        const std::int64_t limit = s.m->max_context > 0 ? s.m->max_context : 131072;
+        const std::vector<std::int64_t> batches{1, 1 + static_cast<std::int64_t>(rng() % 64), 1 + static_cast<std::int64_t>(rng() % 4096)};
+        const std::vector<std::int64_t> contexts{0, static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(limit - 64)), limit - 64};
+        const std::size_t n = batches.size() * contexts.size();
+        std::vector<double> weight(n), kv(n), total(n), step(n), tps(n), all_tps(n), ai(n), comm(n), used(n), budget(n);
+        std::unique_ptr<bool[]> compute(new bool[n]), fits(new bool[n]);
+        decode_sweep(dep, *s.m, s.w, batches, contexts,
+                     DecodeColumns{weight.data(), kv.data(), total.data(), step.data(), tps.data(), all_tps.data(), compute.get(), ai.data(),
+                                   comm.data(), used.data(), budget.data(), fits.get()});
+        for (std::size_t b = 0; b < batches.size(); ++b)
+            for (std::size_t c = 0; c < contexts.size(); ++c) {
+                Workload w = s.w;
+                w.batch = batches[b];
+                w.context = contexts[c];
+                const DecodeStep d = decode_step(dep, *s.m, w);
+                const std::size_t at = b * contexts.size() + c;
+                INFO(s.m->name.view() << " on " << s.hw->name.view() << " tp " << par.tensor << " pp " << par.pipeline << " ep "
+                                      << par.expert << " batch " << w.batch << " context " << w.context);
+                CHECK(weight[at] == d.weight_bytes.in(bytes));
+                CHECK(kv[at] == d.kv_bytes.in(bytes));
+                CHECK(total[at] == d.total_bytes.in(bytes));
+                CHECK(step[at] == d.step_time.in(ridgeline::s));
+                CHECK(tps[at] == d.tokens_per_s.in(per_s));
+                CHECK(all_tps[at] == d.total_tokens_per_s.in(per_s));
+                CHECK(compute[at] == (d.bound == Bound::compute));
+                CHECK(ai[at] == d.arithmetic_intensity.in(flop_per_byte));
+                CHECK(comm[at] == d.communication_time.in(ridgeline::s));
+                CHECK(used[at] == d.memory.used().in(bytes));
+                CHECK(budget[at] == d.memory.budget.in(bytes));
+                CHECK(fits[at] == d.fits());
+            }
+        ++swept;
+    }
+    CHECK(swept > 100);
+    // A bad point is refused before anything is written, with decode_step's error.
+    const auto& c = catalogue();
+    const std::vector<std::int64_t> bad{1, 0};
+    const std::vector<std::int64_t> zero{0};
+    std::vector<double> out(2, -1.0);
+    CHECK_THROWS_WITH(decode_sweep(Deployment{c.hardware.front()}, c.models.front(), Workload{}, bad, zero, DecodeColumns{.step_time = out.data()}),
+                      "batch: got 0, expected an integer from 1 to 2^40");
+    CHECK(out[0] == -1.0);
 }
 
 TEST_CASE("properties: monotone in context, batch and bandwidth", "[properties]") {
