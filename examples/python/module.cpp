@@ -1,7 +1,8 @@
 // ridgeline as a Python module, built from the same headers as the CLI: every number comes from
-// the library, and each answer is a dict under the CLI's JSON keys (SI units, the unit in the
-// key), so Python, the CLI and the page share one output schema. Settings are keyword
-// arguments named as the CLI's flags, in SI units (overhead_s, not --overhead-us).
+// the library, and each answer is the row the CLI prints with --format json (examples/ridgeline/
+// rows.hpp builds both), as a dict under the same keys, in SI units with the unit in the key.
+// Settings are keyword arguments named as the CLI's flags, in SI units (overhead_s, not
+// --overhead-us), or the value types Workload, Deployment and Assumptions.
 //
 //     import ridgeline
 //     ridgeline.decode("llama-3.1-8b", "h100-sxm", batch=64, context=4096)["step_time_s"]
@@ -9,21 +10,29 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <ridgeline/decode_sweep.hpp>
 #include <ridgeline/generation.hpp>
 #include <ridgeline/json.hpp>
+#include <ridgeline/operators.hpp>
 #include <ridgeline/plan_json.hpp>
+#include <ridgeline/prefill.hpp>
 #include <ridgeline/ridgeline.hpp>
+#include <ridgeline/speculative.hpp>
+
+#include "../ridgeline/rows.hpp"
 
 namespace py = pybind11;
 using namespace ridgeline;
+using cli::seconds;
 
 namespace {
 
@@ -45,21 +54,35 @@ struct PyModel {
     std::string notes;
 };
 
-PyHardware hardware_of(const py::handle& h) {
-    if (py::isinstance<PyHardware>(h)) return h.cast<PyHardware>();
-    if (py::isinstance<py::str>(h)) {
-        const auto name = h.cast<std::string>();
-        return PyHardware{name, load_hardware(name)};
-    }
-    throw py::type_error("hardware: expected a ridgeline.Hardware or a preset name or path (str)");
+struct PyAssumptions {
+    Assumptions a{};
+};
+
+// A workload: batch, context, formats, efficiency and assumptions. The weights' format may be
+// left to the checkpoint (then the experts' and the embeddings' are the checkpoint's too).
+struct WorkloadSpec {
+    Workload w{};
+    bool weights_given = false, embeddings_given = false, experts_given = false;
+};
+struct PyWorkload {
+    WorkloadSpec spec;
+};
+
+// A device and how the model is split over several.
+struct PyDeployment {
+    PyHardware device;
+    Parallelism par{};
+};
+
+PyHardware load_hardware_py(const std::string& name) { return PyHardware{name, load_hardware(name)}; }
+PyModel load_model_py(const std::string& name) {
+    LoadedModel l = load_model_with_formats(name);
+    return PyModel{l.model, l.precision, l.precision_source, l.notes};
 }
 
 PyModel model_of(const py::handle& m) {
     if (py::isinstance<PyModel>(m)) return m.cast<PyModel>();
-    if (py::isinstance<py::str>(m)) {
-        LoadedModel l = load_model_with_formats(m.cast<std::string>());
-        return PyModel{l.model, l.precision, l.precision_source, l.notes};
-    }
+    if (py::isinstance<py::str>(m)) return load_model_py(m.cast<std::string>());
     throw py::type_error("model: expected a ridgeline.Model or a preset name or path (str)");
 }
 
@@ -69,39 +92,68 @@ double finite(double v) {
     return v;
 }
 
+// nlohmann's JSON as Python objects: dicts keep their order, integers stay int, and text that
+// is not UTF-8 gets U+FFFD, as the CLI's JSON does.
+py::object to_python(const nlohmann::ordered_json& j) {
+    switch (j.type()) {
+        case nlohmann::ordered_json::value_t::null: return py::none();
+        case nlohmann::ordered_json::value_t::boolean: return py::bool_(j.get<bool>());
+        case nlohmann::ordered_json::value_t::number_integer: return py::int_(j.get<std::int64_t>());
+        case nlohmann::ordered_json::value_t::number_unsigned: return py::int_(j.get<std::uint64_t>());
+        case nlohmann::ordered_json::value_t::number_float: return py::float_(finite(j.get<double>()));
+        case nlohmann::ordered_json::value_t::string: {
+            const auto& s = j.get_ref<const std::string&>();
+            PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace");
+            if (!o) throw py::error_already_set();
+            return py::reinterpret_steal<py::object>(o);
+        }
+        case nlohmann::ordered_json::value_t::array: {
+            py::list l;
+            for (const auto& e : j) l.append(to_python(e));
+            return l;
+        }
+        case nlohmann::ordered_json::value_t::object: {
+            py::dict d;
+            for (const auto& [key, value] : j.items()) d[to_python(key)] = to_python(value);
+            return d;
+        }
+        default: break;
+    }
+    throw std::logic_error("ridgeline: a JSON value of an unexpected type");
+}
+
+py::object row_py(const std::vector<cli::Column>& columns, const std::vector<cli::Cell>& cells) {
+    return to_python(cli::row_json(columns, cells));
+}
+
 // ---------------------------------------------------------------------------------------------
-// Settings: the CLI's workload flags as keyword arguments
+// Settings: the CLI's flags as keyword arguments
 // ---------------------------------------------------------------------------------------------
 
 // Keyword arguments read one by one; whatever is left over is refused by name.
 class Kwargs {
 public:
-    Kwargs(const char* function, const py::kwargs& kw) : function_(function) {
+    Kwargs(const char* function, const py::kwargs& kw) : function_(function), kw_(kw) {
         for (const auto& item : kw) left_.push_back(item.first.cast<std::string>());
-        kw_ = kw;
     }
+    [[nodiscard]] const char* function() const { return function_; }
+    [[nodiscard]] bool has(const char* key) const { return kw_.contains(key) && !kw_[key].is_none(); }
     [[nodiscard]] py::object take(const char* key) {
         std::erase(left_, std::string(key));
         if (!kw_.contains(key)) return py::none();
         return kw_[key];
     }
-    std::int64_t integer(const char* key, std::int64_t fallback) {
-        const py::object v = take(key);
-        return v.is_none() ? fallback : as_integer(key, v);
-    }
+    std::int64_t integer(const char* key, std::int64_t fallback) { return optional_integer(key).value_or(fallback); }
     std::optional<std::int64_t> optional_integer(const char* key) {
         const py::object v = take(key);
         if (v.is_none()) return std::nullopt;
-        return as_integer(key, v);
+        return as_integer(function_, key, v);
     }
-    double number(const char* key, double fallback) {
-        const py::object v = take(key);
-        return v.is_none() ? fallback : as_number(key, v);
-    }
+    double number(const char* key, double fallback) { return optional_number(key).value_or(fallback); }
     std::optional<double> optional_number(const char* key) {
         const py::object v = take(key);
         if (v.is_none()) return std::nullopt;
-        return as_number(key, v);
+        return as_number(function_, key, v);
     }
     std::optional<std::string> optional_text(const char* key) {
         const py::object v = take(key);
@@ -122,21 +174,26 @@ public:
             throw py::type_error(std::string(function_) + "() got an unexpected keyword argument '" + left_.front() + "'");
     }
 
-private:
-    std::int64_t as_integer(const char* key, const py::object& v) const {
+    static std::int64_t as_integer(const char* function, const char* key, const py::handle& v) {
         if (py::isinstance<py::bool_>(v) || !py::hasattr(v, "__index__"))
-            throw py::type_error(std::string(function_) + "(): " + key + " must be an integer");
-        return py::int_(v).cast<std::int64_t>();
+            throw py::type_error(std::string(function) + "(): " + key + " must be an integer");
+        return py::int_(py::reinterpret_borrow<py::object>(v)).cast<std::int64_t>();
     }
-    double as_number(const char* key, const py::object& v) const {
+    static double as_number(const char* function, const char* key, const py::handle& v) {
         if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::float_>(v) || py::hasattr(v, "__index__") || py::hasattr(v, "__float__")))
-            throw py::type_error(std::string(function_) + "(): " + key + " must be a number");
-        return py::float_(v).cast<double>();
+            throw py::type_error(std::string(function) + "(): " + key + " must be a number");
+        return py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>();
     }
+
+private:
     const char* function_;
     py::kwargs kw_;
     std::vector<std::string> left_;
 };
+
+std::int64_t integer_arg(const char* function, const char* key, const py::object& v, std::int64_t fallback) {
+    return v.is_none() ? fallback : Kwargs::as_integer(function, key, v);
+}
 
 Format format_arg(const char* what, const std::string& s) {
     const auto f = parse_format(s);
@@ -151,34 +208,26 @@ Numeric numeric_arg(const char* what, const std::string& s) {
     return *n;
 }
 
-// One setting resolved as the CLI's resolve() does it: what every row echoes and computes from.
-struct Setting {
-    std::string hardware_name;
-    Hardware hw{};
-    Model m{};
-    Deployment dep{};
-    Workload base{};
-    std::string formats_source;
-};
+// The keywords a workload takes, besides batch and context.
+const std::vector<const char*> workload_keys{"weights",    "kv",          "compute",    "embeddings",      "experts",
+                                             "efficiency", "overhead_s",  "assumptions", "accounting",     "attention_flops",
+                                             "memory_fraction", "runtime_reserve_bytes"};
+const std::vector<const char*> parallel_keys{"tp", "pp", "ep", "dp", "link_latency_s"};
 
-// The workload keywords every question takes (decode, ridge, capacity, generate, decode_sweep).
-Setting resolve(const py::handle& model, const py::handle& hardware, Kwargs& k) {
-    Setting s;
-    const auto weights = k.optional_text("weights"), embeddings = k.optional_text("embeddings"), experts = k.optional_text("experts");
-    Parallelism par{.tensor = k.integer("tp", 1), .pipeline = k.integer("pp", 1), .expert = k.integer("ep", 1), .data = k.integer("dp", 1)};
-    if (const auto l = k.optional_number("link_latency_s")) par.link_latency = ridgeline::s(*l);
-    Workload& w = s.base;
-    if (weights) w.precision.weights = format_arg("weights", *weights);
-    w.precision.kv = format_arg("kv", k.text("kv", "bf16"));
-    w.precision.compute = numeric_arg("compute", k.text("compute", "bf16"));
-    if (embeddings) w.precision.embeddings = format_arg("embeddings", *embeddings);
-    if (experts) w.precision.experts = format_arg("experts", *experts);
-    w.efficiency.bandwidth = k.number("efficiency", 1.0);
-    w.efficiency.overhead = ridgeline::s(k.number("overhead_s", 0.0));
-    const std::string a_name = k.text("assumptions", "physical");
-    if (a_name != "physical" && a_name != "seed_003") throw ridgeline::error("", "assumptions", a_name, "physical or seed_003");
-    Assumptions& a = w.assumptions;
-    a = a_name == "seed_003" ? assumptions::seed_003 : assumptions::physical;
+// assumptions ('physical', 'seed_003' or an Assumptions), then the single terms that override it.
+Assumptions read_assumptions(Kwargs& k) {
+    Assumptions a = assumptions::physical;
+    if (const py::object v = k.take("assumptions"); !v.is_none()) {
+        if (py::isinstance<PyAssumptions>(v)) {
+            a = v.cast<PyAssumptions>().a;
+        } else if (py::isinstance<py::str>(v)) {
+            const auto name = v.cast<std::string>();
+            if (name != "physical" && name != "seed_003") throw ridgeline::error("", "assumptions", name, "physical or seed_003");
+            a = name == "seed_003" ? assumptions::seed_003 : assumptions::physical;
+        } else {
+            throw py::type_error(std::string(k.function()) + "(): assumptions must be 'physical', 'seed_003' or a ridgeline.Assumptions");
+        }
+    }
     if (const auto acc = k.optional_text("accounting")) {
         if (*acc != "read" && *acc != "every") throw ridgeline::error("", "accounting", *acc, "read or every");
         a.accounting = *acc == "read" ? WeightAccounting::bytes_read : WeightAccounting::every_parameter;
@@ -186,200 +235,305 @@ Setting resolve(const py::handle& model, const py::handle& hardware, Kwargs& k) 
     if (const auto f = k.optional_flag("attention_flops")) a.attention_flops = *f;
     if (const auto f = k.optional_number("memory_fraction")) a.memory_fraction = *f;
     if (const auto r = k.optional_number("runtime_reserve_bytes")) a.runtime_reserve = bytes(*r);
-    const auto max_ctx = k.optional_integer("max_context");
-    validate(w);  // every setting is checked before any file is read
-    validate(par);
+    validate(a);
+    return a;
+}
 
-    const PyHardware h = hardware_of(hardware);
-    s.hardware_name = h.name;
-    s.hw = h.hw;
-    const PyModel pm = model_of(model);
+// The workload keywords (weights, kv, compute, ...); `weights` is read by the caller when it may
+// be a list.
+WorkloadSpec read_workload(Kwargs& k, bool read_weights = true) {
+    WorkloadSpec spec;
+    Workload& w = spec.w;
+    if (read_weights)
+        if (const auto weights = k.optional_text("weights")) {
+            w.precision.weights = format_arg("weights", *weights);
+            spec.weights_given = true;
+        }
+    w.precision.kv = format_arg("kv", k.text("kv", "bf16"));
+    w.precision.compute = numeric_arg("compute", k.text("compute", "bf16"));
+    if (const auto e = k.optional_text("embeddings")) {
+        w.precision.embeddings = format_arg("embeddings", *e);
+        spec.embeddings_given = true;
+    }
+    if (const auto e = k.optional_text("experts")) {
+        w.precision.experts = format_arg("experts", *e);
+        spec.experts_given = true;
+    }
+    w.efficiency.bandwidth = k.number("efficiency", 1.0);
+    w.efficiency.overhead = seconds(k.number("overhead_s", 0.0));
+    w.assumptions = read_assumptions(k);
+    validate(w);
+    return spec;
+}
+
+// A workload= object, or the workload keywords; not both.
+WorkloadSpec workload_of(Kwargs& k, bool read_weights = true) {
+    const py::object obj = k.take("workload");
+    if (obj.is_none()) return read_workload(k, read_weights);
+    if (!py::isinstance<PyWorkload>(obj)) throw py::type_error(std::string(k.function()) + "(): workload must be a ridgeline.Workload");
+    for (const char* key : workload_keys)
+        if (k.has(key))
+            throw py::type_error(std::string(k.function()) + "(): give " + key + " in the Workload or as a keyword, not both");
+    return obj.cast<PyWorkload>().spec;
+}
+
+Parallelism read_parallel(Kwargs& k) {
+    Parallelism par{.tensor = k.integer("tp", 1), .pipeline = k.integer("pp", 1), .expert = k.integer("ep", 1), .data = k.integer("dp", 1)};
+    if (const auto l = k.optional_number("link_latency_s")) par.link_latency = seconds(*l);
+    validate(par);
+    return par;
+}
+
+// A device to resolve: the name rows echo, the preset or file (loaded later), and the split.
+struct DeviceArg {
+    std::string name;
+    std::optional<Hardware> hw;  // given as a Hardware or Deployment; else loaded by name
+    std::optional<Parallelism> par;  // given as a Deployment
+};
+DeviceArg device_arg(const py::handle& h, const char* function) {
+    if (py::isinstance<PyDeployment>(h)) {
+        const auto& d = h.cast<const PyDeployment&>();
+        return DeviceArg{d.device.name, d.device.hw, d.par};
+    }
+    if (py::isinstance<PyHardware>(h)) {
+        const auto& x = h.cast<const PyHardware&>();
+        return DeviceArg{x.name, x.hw, std::nullopt};
+    }
+    if (py::isinstance<py::str>(h)) return DeviceArg{h.cast<std::string>(), std::nullopt, std::nullopt};
+    throw py::type_error(std::string(function) + "(): hardware must be a ridgeline.Hardware, a ridgeline.Deployment or a preset name or path (str)");
+}
+
+void refuse_parallel_keys(Kwargs& k) {
+    for (const char* key : parallel_keys)
+        if (k.has(key))
+            throw py::type_error(std::string(k.function()) + "(): give " + key + " in the Deployment or as a keyword, not both");
+    for (const char* key : parallel_keys) (void)k.take(key);
+}
+
+std::optional<std::int64_t> read_max_context(Kwargs& k) {
+    const auto max_ctx = k.optional_integer("max_context");
+    if (max_ctx && (*max_ctx < 1 || *max_ctx > (std::int64_t{1} << 40)))
+        throw ridgeline::error("", "max_context", std::to_string(*max_ctx), "an integer from 1 to 2^40");
+    return max_ctx;
+}
+
+// One setting resolved as the CLI's resolve() does it: the formats from the checkpoint unless
+// weights are given (then every tensor's, unless experts or embeddings are given too).
+cli::Resolved make_setting(const PyModel& pm, const std::string& hardware_name, const Hardware& hw, const Parallelism& par,
+                           const WorkloadSpec& spec, const std::optional<std::int64_t>& max_ctx) {
+    cli::Resolved s;
+    s.hardware = hardware_name;
+    s.hw = hw;
     s.m = pm.model;
-    if (!weights) {
-        w.precision.weights = pm.precision.weights;
-        if (!experts) w.precision.experts = pm.precision.experts;
-        if (!embeddings) w.precision.embeddings = pm.precision.embeddings;
+    s.model_notes = pm.notes;
+    s.base = spec.w;
+    Precision& p = s.base.precision;
+    if (!spec.weights_given) {
+        p.weights = pm.precision.weights;
+        if (!spec.experts_given) p.experts = pm.precision.experts;
+        if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
         s.formats_source = "the checkpoint: " + pm.precision_source;
     } else {
         s.formats_source = "--weights";  // as the CLI records it: rows are the same in both
     }
-    if (max_ctx) {
-        if (*max_ctx < 1 || *max_ctx > (std::int64_t{1} << 40))
-            throw ridgeline::error("", "max_context", std::to_string(*max_ctx), "an integer from 1 to 2^40");
-        s.m.max_context = *max_ctx;
-    }
+    if (max_ctx) s.m.max_context = *max_ctx;
     s.dep = Deployment{s.hw, par};
     if (s.m.group_count > 0) validate(s.dep, s.m);
     return s;
 }
 
-// The inputs every row echoes, under the CLI's keys (examples/ridgeline/main.cpp input_columns).
-py::dict input_row(const Setting& s) {
-    const Precision& p = s.base.precision;
-    const Assumptions& a = s.base.assumptions;
-    const Parallelism& par = s.dep.parallel;
-    py::dict d;
-    d["hardware"] = s.hardware_name;
-    d["model"] = std::string(s.m.name.view());
-    d["weights"] = format_name(p.weights);
-    d["kv"] = format_name(p.kv);
-    d["compute"] = std::string(name_of(p.compute));
-    d["tp"] = par.tensor;
-    d["pp"] = par.pipeline;
-    d["ep"] = par.expert;
-    d["dp"] = par.data;
-    d["assumptions"] = assumptions_name(a);
-    d["accounting"] = a.accounting == WeightAccounting::bytes_read ? "bytes_read" : "every_parameter";
-    d["attention_flops"] = a.attention_flops;
-    d["embedding_lookup_flops"] = a.embedding_lookup_flops;
-    d["memory_fraction"] = finite(a.memory_fraction);
-    d["runtime_reserve_bytes"] = finite(a.runtime_reserve.in(ridgeline::bytes));
-    d["experts"] = format_name(p.expert_format());
-    d["embeddings"] = format_name(p.embedding_format());
-    d["formats_source"] = s.formats_source;
-    return d;
-}
-
-constexpr auto seconds = ridgeline::s;
-
-// ---------------------------------------------------------------------------------------------
-// Answers
-// ---------------------------------------------------------------------------------------------
-
-py::dict decode_py(const py::object& model, const py::object& hardware, std::int64_t batch, std::int64_t context, const py::kwargs& kw) {
-    Kwargs k("decode", kw);
-    const Setting s = resolve(model, hardware, k);
-    k.done();
-    Workload w = s.base;
-    w.batch = batch;
-    w.context = context;
-    const DecodeStep d = decode_step(s.dep, s.m, w);
-    py::dict r = input_row(s);
-    r["batch"] = batch;
-    r["context_tokens"] = context;
-    r["weight_bytes"] = finite(d.weight_bytes.in(bytes));
-    r["kv_bytes"] = finite(d.kv_bytes.in(bytes));
-    r["bytes_per_step"] = finite(d.total_bytes.in(bytes));
-    r["step_time_s"] = finite(d.step_time.in(seconds));
-    r["tokens_per_s"] = finite(d.tokens_per_s.in(per_s));
-    r["total_tokens_per_s"] = finite(d.total_tokens_per_s.in(per_s));
-    r["bound"] = name_of(d.bound);
-    r["arithmetic_intensity_flop_per_byte"] = finite(d.arithmetic_intensity.in(flop_per_byte));
-    r["communication_time_s"] = finite(d.communication_time.in(seconds));
-    r["memory_per_device_bytes"] = finite(d.memory.used().in(bytes));
-    r["memory_budget_bytes"] = finite(d.memory.budget.in(bytes));
-    r["fits"] = d.memory.fits();
-    return r;
-}
-
-py::dict ridge_py(const py::object& model, const py::object& hardware, std::int64_t context, const py::kwargs& kw) {
-    Kwargs k("ridge", kw);
-    const Setting s = resolve(model, hardware, k);
-    k.done();
-    const auto nstar = n_star(s.dep, s.m, s.base);
-    Workload w = s.base;
-    w.context = context;
-    const RidgeBatch rb = ridge_batch(s.dep, s.m, w);
-    py::dict r = input_row(s);
-    r["context_tokens"] = context;
-    r["ridge_batch"] = rb.is_never() ? py::object(py::none()) : py::object(py::float_(finite(rb.value())));
-    r["n_star_tokens"] = nstar ? py::object(py::float_(finite(*nstar))) : py::object(py::none());
-    return r;
-}
-
-py::dict capacity_py(const py::object& model, const py::object& hardware, std::int64_t batch, std::int64_t context, const py::kwargs& kw) {
-    Kwargs k("capacity", kw);
-    const Setting s = resolve(model, hardware, k);
-    k.done();
-    const MemoryUse budget = memory_budget(s.hw, s.base.assumptions);
-    const Bytes weights = weights_per_device(s.m, s.base.precision, s.dep.parallel);
-    const bool weights_fit = weights <= budget.budget;
-    const auto largest = context > 0 ? largest_batch(s.dep, s.m, s.base, context) : std::nullopt;
-    const ContextFit longest = longest_context(s.dep, s.m, s.base, batch);
-    py::dict r = input_row(s);
-    r["memory_reported_bytes"] = finite(budget.capacity.in(bytes));
-    r["memory_budget_bytes"] = finite(budget.budget.in(bytes));
-    r["weights_per_device_bytes"] = finite(weights.in(bytes));
-    r["weights_fit"] = weights_fit;
-    r["context_tokens"] = context;
-    if (largest) {
-        const std::int64_t fit = *largest;
-        r["largest_batch"] = fit;
-        r["sequences"] = finite(static_cast<double>(fit) * static_cast<double>(s.dep.parallel.data));
-        r["kv_tokens_held"] = finite(static_cast<double>(fit) * static_cast<double>(context));
+// The setting of one answer: its keywords (or workload= and a Deployment) read and checked
+// before any file is read, as the CLI does; the caller has taken its own keywords already.
+struct Call {
+    cli::Resolved s;
+    std::int64_t batch = 1, context = 0;  // the workload's, for answers not given them
+};
+Call setting(const py::handle& model, const py::handle& hardware, Kwargs& k) {
+    const WorkloadSpec spec = workload_of(k);
+    DeviceArg d = device_arg(hardware, k.function());
+    Parallelism par;
+    if (d.par) {
+        refuse_parallel_keys(k);
+        par = *d.par;
     } else {
-        r["largest_batch"] = py::none();
-        r["sequences"] = py::none();
-        r["kv_tokens_held"] = py::none();
+        par = read_parallel(k);
     }
-    r["batch"] = batch;
-    if (longest.is_unbounded()) r["longest_context_tokens"] = "unbounded";
-    else if (longest.fits()) r["longest_context_tokens"] = longest.tokens();
-    else r["longest_context_tokens"] = py::none();
-    return r;
+    const auto max_ctx = read_max_context(k);
+    k.done();
+    const Hardware hw = d.hw ? *d.hw : load_hardware(d.name);
+    return Call{make_setting(model_of(model), d.name, hw, par, spec, max_ctx), spec.w.batch, spec.w.context};
 }
 
-py::dict generate_py(const py::object& model, const py::object& hardware, std::int64_t batch, std::int64_t prompt, std::int64_t new_tokens,
-                     std::int64_t chunk, const py::kwargs& kw) {
+// The batch and context of a point: the argument, else the workload's.
+Workload at(const Call& c, const char* function, const py::object& batch, const py::object& context) {
+    Workload w = c.s.base;
+    w.batch = integer_arg(function, "batch", batch, c.batch);
+    w.context = integer_arg(function, "context", context, c.context);
+    return w;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers: the CLI's rows
+// ---------------------------------------------------------------------------------------------
+
+py::object decode_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
+                     const py::kwargs& kw) {
+    Kwargs k("decode", kw);
+    const Call c = setting(model, hardware, k);
+    const Workload w = at(c, "decode", batch, context);
+    static const auto columns = cli::decode_columns();
+    return row_py(columns, cli::decode_cells(c.s, decode_step(c.s.dep, c.s.m, w)));
+}
+
+py::object ridge_py(const py::object& model, const py::object& hardware, const py::object& context, const py::kwargs& kw) {
+    Kwargs k("ridge", kw);
+    const Call c = setting(model, hardware, k);
+    const Workload w = at(c, "ridge", py::none(), context);
+    static const auto columns = cli::ridge_columns();
+    return row_py(columns, cli::ridge_cells(c.s, w.context, ridge_batch(c.s.dep, c.s.m, w), n_star(c.s.dep, c.s.m, c.s.base)));
+}
+
+py::object n_star_py(const py::object& model, const py::object& hardware, const py::kwargs& kw) {
+    Kwargs k("n_star", kw);
+    const Call c = setting(model, hardware, k);
+    const auto n = n_star(c.s.dep, c.s.m, c.s.base);
+    return n ? py::object(py::float_(finite(*n))) : py::object(py::none());
+}
+
+py::object capacity_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
+                       const py::kwargs& kw) {
+    Kwargs k("capacity", kw);
+    const Call c = setting(model, hardware, k);
+    const Workload w = at(c, "capacity", batch, context);
+    static const auto columns = cli::capacity_columns();
+    return row_py(columns, cli::capacity_cells(c.s, w.context, w.batch));
+}
+
+py::object generate_py(const py::object& model, const py::object& hardware, const py::object& batch, std::int64_t prompt,
+                       std::int64_t new_tokens, std::int64_t chunk, const py::kwargs& kw) {
     Kwargs k("generate", kw);
-    const Setting s = resolve(model, hardware, k);
-    k.done();
     if (chunk < 0 || chunk > 100'000'000) throw ridgeline::error("", "chunk", std::to_string(chunk), "an integer from 0 to 100000000");
     // Prefill chunks are computed one by one: the CLI's bound on them, for one batch.
     if (prompt > 0 && chunk > 0 && (prompt + chunk - 1) / chunk > 10'000'000)
         throw ridgeline::error("", "chunk", std::to_string(chunk), "a chunk giving at most 10,000,000 prefill steps");
-    Workload w = s.base;
-    w.batch = batch;
-    const Generation g = generate(s.dep, s.m, w, prompt, new_tokens, chunk);
-    py::dict r = input_row(s);
-    r["batch"] = batch;
-    r["prompt_tokens"] = prompt;
-    r["new_tokens"] = new_tokens;
-    r["time_to_first_token_s"] = finite(g.time_to_first_token.in(seconds));
-    r["decode_time_s"] = finite(g.decode_time.in(seconds));
-    r["total_time_s"] = finite(g.total_time.in(seconds));
-    r["decode_tokens_per_s"] = finite(g.decode_tokens_per_s.in(per_s));
-    r["compute_bound_steps"] = g.compute_bound_steps;
-    r["memory_per_device_bytes"] = finite(g.memory.used().in(bytes));
-    r["memory_budget_bytes"] = finite(g.memory.budget.in(bytes));
-    r["fits"] = g.memory.fits();
-    return r;
+    const Call c = setting(model, hardware, k);
+    const Workload w = at(c, "generate", batch, py::none());
+    static const auto columns = cli::generate_columns();
+    return row_py(columns, cli::generate_cells(c.s, w.batch, prompt, new_tokens, generate(c.s.dep, c.s.m, w, prompt, new_tokens, chunk)));
 }
 
-// nlohmann's JSON as Python objects: dicts keep their order, integers stay int.
-py::object to_python(const nlohmann::ordered_json& j) {
-    switch (j.type()) {
-        case nlohmann::ordered_json::value_t::null: return py::none();
-        case nlohmann::ordered_json::value_t::boolean: return py::bool_(j.get<bool>());
-        case nlohmann::ordered_json::value_t::number_integer: return py::int_(j.get<std::int64_t>());
-        case nlohmann::ordered_json::value_t::number_unsigned: return py::int_(j.get<std::uint64_t>());
-        case nlohmann::ordered_json::value_t::number_float: return py::float_(finite(j.get<double>()));
-        case nlohmann::ordered_json::value_t::string: return py::str(j.get<std::string>());
-        case nlohmann::ordered_json::value_t::array: {
-            py::list l;
-            for (const auto& e : j) l.append(to_python(e));
-            return l;
-        }
-        case nlohmann::ordered_json::value_t::object: {
-            py::dict d;
-            for (const auto& [key, value] : j.items()) d[py::str(key)] = to_python(value);
-            return d;
-        }
-        default: break;
-    }
-    throw std::logic_error("ridgeline: a JSON value of an unexpected type");
+py::object prefill_py(const py::object& model, const py::object& hardware, std::int64_t prompt, const py::object& batch,
+                      std::int64_t chunk, std::int64_t cached, const py::kwargs& kw) {
+    Kwargs k("prefill", kw);
+    const Call c = setting(model, hardware, k);
+    const Workload w = at(c, "prefill", batch, py::none());
+    static const auto columns = cli::prefill_columns();
+    return row_py(columns, cli::prefill_cells(c.s, w.batch, cached, prefill(c.s.dep, c.s.m, w, prompt, chunk, cached)));
 }
 
-std::vector<std::string> names_of(const py::handle& v, const char* what) {
+py::object speculative_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
+                          std::int64_t draft_tokens, double acceptance, const py::object& draft, const py::kwargs& kw) {
+    Kwargs k("speculative", kw);
+    const Speculation spec{draft_tokens, acceptance};
+    validate(spec);
+    const Call c = setting(model, hardware, k);
+    const Workload w = at(c, "speculative", batch, context);
+    std::optional<PyModel> draft_model;
+    if (!draft.is_none()) draft_model = model_of(draft);
+    const SpeculativeDecode r = speculative_decode(c.s.dep, c.s.m, w, spec, draft_model ? &draft_model->model : nullptr);
+    static const auto columns = cli::speculative_columns();
+    const std::optional<std::string> draft_name =
+        draft_model ? std::optional<std::string>(std::string(draft_model->model.name.view())) : std::nullopt;
+    return row_py(columns, cli::speculative_cells(c.s, w, spec, draft_name, r));
+}
+
+py::list operators_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
+                      const py::kwargs& kw) {
+    Kwargs k("operators", kw);
+    const Call c = setting(model, hardware, k);
+    const Workload w = at(c, "operators", batch, context);
+    static const auto columns = cli::operator_columns();
+    py::list out;
+    for (const Operator& o : operators(c.s.dep, c.s.m, w)) out.append(row_py(columns, cli::operator_cells(c.s, w, o)));
+    return out;
+}
+
+py::object diagnose_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
+                       const py::kwargs& kw) {
+    Kwargs k("diagnose", kw);
+    const auto tok_s = k.optional_number("measured_tokens_per_s"), tpot = k.optional_number("measured_tpot_s");
+    const std::int64_t draft_tokens = k.integer("draft_tokens", 4);
+    if (tok_s.has_value() == tpot.has_value())
+        throw ridgeline::error("", "measured_tokens_per_s", tok_s ? number_text(*tok_s) : "none",
+                               "exactly one of measured_tokens_per_s and measured_tpot_s");
+    if (tok_s && !(*tok_s > 0 && std::isfinite(*tok_s)))
+        throw ridgeline::error("", "measured_tokens_per_s", number_text(*tok_s), "a positive, finite rate");
+    validate(Speculation{draft_tokens, 0.5});
+    const Call c = setting(model, hardware, k);
+    const Workload w = at(c, "diagnose", batch, context);
+    // As the CLI: a rate is 1 / rate seconds a token.
+    const Seconds measured = tok_s ? seconds(1.0 / *tok_s) : seconds(*tpot);
+    return to_python(cli::diagnose_table(c.s, w, measured, draft_tokens).json());
+}
+
+py::object predict_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
+                      const py::kwargs& kw) {
+    Kwargs k("predict", kw);
+    const auto calibration = k.optional_text("calibration");
+    if (!calibration) throw py::type_error("predict() missing the keyword argument 'calibration' (an efficiency preset name or file)");
+    const Call c = setting(model, hardware, k);
+    const Workload w = at(c, "predict", batch, context);
+    return to_python(cli::predict_table(c.s, w, load_efficiency(*calibration)).json());
+}
+
+std::vector<std::string> names_of(const py::handle& v, const char* function, const char* what) {
     std::vector<std::string> out;
     if (py::isinstance<py::str>(v)) {
         out.push_back(v.cast<std::string>());
         return out;
     }
+    if (!py::isinstance<py::sequence>(v)) throw py::type_error(std::string(function) + "(): " + what + " must be a str or a list of str");
     for (const auto& item : v) {
-        if (!py::isinstance<py::str>(item)) throw py::type_error(std::string("plan(): ") + what + " must be a str or a list of str");
+        if (!py::isinstance<py::str>(item)) throw py::type_error(std::string(function) + "(): " + what + " must be a str or a list of str");
         out.push_back(item.cast<std::string>());
     }
+    return out;
+}
+
+// calibrate: the rows the CLI prints, and the efficiency preset `--save` writes.
+py::object calibrate_py(const std::string& measurements, const py::kwargs& kw) {
+    Kwargs k("calibrate", kw);
+    cli::CalibrateRequest r;
+    r.measurements = measurements;
+    r.hardware = k.text("hardware", "");
+    r.engine = k.optional_text("engine");
+    r.model = k.optional_text("model");
+    r.per_layer = k.optional_flag("per_layer").value_or(false);
+    if (const py::object where = k.take("where"); !where.is_none()) {
+        if (py::isinstance<py::dict>(where)) {
+            for (const auto& [key, value] : where.cast<py::dict>()) {
+                if (!py::isinstance<py::str>(key) || !py::isinstance<py::str>(value))
+                    throw py::type_error("calibrate(): where must be a dict of str to str, or a list of 'KEY=VALUE'");
+                r.where.push_back(key.cast<std::string>() + "=" + value.cast<std::string>());
+            }
+        } else {
+            r.where = names_of(where, "calibrate", "where");
+        }
+    }
+    k.done();
+    for (const auto& w : r.where) {
+        const std::size_t eq = w.find('=');
+        if (eq == std::string::npos || eq == 0) throw ridgeline::error("", "where", w, "KEY=VALUE, e.g. weights=bf16");
+        if (!cli::row_field(MeasuredRow{}, w.substr(0, eq))) throw ridgeline::error("", "where", w.substr(0, eq), cli::where_keys);
+    }
+    const cli::CalibrateRun run = cli::run_calibration(r);
+    if (run.kept.empty())
+        throw ridgeline::error(measurements, "", "no row left by the filters" +
+                                   (run.flagged.empty() ? std::string() : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"),
+                               "filters that leave at least one measurement");
+    py::dict out;
+    out["rows"] = to_python(cli::calibrate_table(run).json());
+    out["preset"] = to_python(cli::calibration_preset(r, run));
     return out;
 }
 
@@ -402,7 +556,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     if (top < 1) throw ridgeline::error("", "top", std::to_string(top), "an integer from 1");
     if (const py::object wl = k.take("weights"); !wl.is_none()) {
         r.weights.clear();
-        for (const auto& f : names_of(wl, "weights")) r.weights.push_back(format_arg("weights", f));
+        for (const auto& f : names_of(wl, "plan", "weights")) r.weights.push_back(format_arg("weights", f));
     }
     const std::string mode = k.text("mode", "both");
     if (mode == "agg") r.modes = {ServingMode::aggregated};
@@ -417,7 +571,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     if (const auto b = k.optional_number("runtime_reserve_bytes")) w.assumptions.runtime_reserve = bytes(*b);
     if (const auto l = k.optional_number("link_latency_s")) r.links.link_latency = seconds(*l);
     const py::object hw = k.take("hardware");
-    const std::vector<std::string> names = hw.is_none() ? list_presets(PresetKind::hardware) : names_of(hw, "hardware");
+    const std::vector<std::string> names = hw.is_none() ? list_presets(PresetKind::hardware) : names_of(hw, "plan", "hardware");
     std::vector<std::pair<std::string, double>> prices;
     if (const py::object p = k.take("prices"); !p.is_none()) {
         if (!py::isinstance<py::dict>(p)) throw py::type_error("plan(): prices must be a dict of device name to price per device-hour");
@@ -425,7 +579,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
             const auto n = name.cast<std::string>();
             if (std::find(names.begin(), names.end(), n) == names.end())
                 throw ridgeline::error("", "prices", n, "prices only for the devices of hardware");
-            prices.emplace_back(n, price.cast<double>());
+            prices.emplace_back(n, Kwargs::as_number("plan", "prices", price));
         }
     }
     k.done();
@@ -446,154 +600,309 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
 // ---------------------------------------------------------------------------------------------
 
 // A 1-D integer array from any sequence numpy takes; floats are refused, not truncated.
-py::array_t<std::int64_t> integers(const py::handle& v, const char* what) {
+std::vector<std::int64_t> integers(const py::handle& v, const char* what) {
     const py::module_ np = py::module_::import("numpy");
     py::array a = np.attr("asarray")(v);
     const char kind = a.dtype().kind();
-    if (kind != 'i' && kind != 'u' && !(a.size() == 0))
+    if (kind != 'i' && kind != 'u' && a.size() != 0)
         throw py::type_error(std::string("decode_sweep(): ") + what + " must hold integers, got dtype " + py::str(a.dtype()).cast<std::string>());
-    return np.attr("ravel")(a.attr("astype")("int64")).cast<py::array_t<std::int64_t>>();
+    const auto flat = np.attr("ravel")(a.attr("astype")("int64")).cast<py::array_t<std::int64_t>>();
+    return std::vector<std::int64_t>(flat.data(), flat.data() + flat.size());
 }
 
-// Every batch x context point (batch-major, as the CLI's decode rows), from one step_cost: the
-// arithmetic of decode_step, term for term, so each point equals the scalar decode().
-py::dict decode_sweep_py(const py::object& model, const py::object& hardware, const py::object& batches_in,
-                         const py::object& contexts_in, const py::kwargs& kw) {
+// A keyword that may be one value or a list of them.
+std::vector<py::object> one_or_many(const py::object& v) {
+    std::vector<py::object> out;
+    if (py::isinstance<py::str>(v) || !py::isinstance<py::sequence>(v)) {
+        out.push_back(v);
+        return out;
+    }
+    for (const auto& item : v) out.push_back(py::reinterpret_borrow<py::object>(item));
+    if (out.empty()) throw ridgeline::error("", "list", "an empty list", "at least one value");
+    return out;
+}
+
+std::vector<std::int64_t> degrees(Kwargs& k, const char* key) {
+    const py::object v = k.take(key);
+    if (v.is_none()) return {1};
+    std::vector<std::int64_t> out;
+    for (const auto& item : one_or_many(v)) out.push_back(Kwargs::as_integer("decode_sweep", key, item));
+    return out;
+}
+
+// A column of the sweep's output: numpy's array, and where its values go.
+struct Column {
+    py::array array;
+    char kind = 'f';  // 'f' float64, 'i' int64, 'b' bool, 'O' str objects
+};
+
+// Every model x hardware x weights x tp x pp x ep setting (the CLI's order of -H, --weights, --tp,
+// --pp, --ep, models first), then every batch x context point, batch-major: decode's rows as
+// columns, no Python between points.
+py::dict decode_sweep_py(const py::object& model, const py::object& hardware, const py::object& batches_in, const py::object& contexts_in,
+                         const py::kwargs& kw) {
     Kwargs k("decode_sweep", kw);
-    const Setting s = resolve(model, hardware, k);
-    k.done();
-    const py::array_t<std::int64_t> batches = integers(batches_in, "batches"), contexts = integers(contexts_in, "contexts");
-    const auto nb = static_cast<std::size_t>(batches.size()), nc = static_cast<std::size_t>(contexts.size());
-    if (nb != 0 && nc > std::size_t{100'000'000} / nb)
-        throw ridgeline::error("", "batches x contexts", std::to_string(nb) + " x " + std::to_string(nc), "at most 100,000,000 points");
-    const std::int64_t* b_in = batches.data();
-    const std::int64_t* c_in = contexts.data();
-    // Every value is checked first, with the library's own checks and messages.
-    for (std::size_t i = 0; i < nb; ++i) {
-        Workload w = s.base;
-        w.batch = b_in[i];
-        validate(w);
-    }
-    for (std::size_t j = 0; j < nc; ++j) {
-        Workload w = s.base;
-        w.context = c_in[j];
-        validate(w);
-        require_context_within(s.m, w.context, "context");
-    }
-    const std::size_t n = nb * nc;
-    const auto shape = std::vector<py::ssize_t>{static_cast<py::ssize_t>(n)};
-    py::array_t<std::int64_t> batch_out(shape), context_out(shape);
-    py::array_t<double> weight_bytes(shape), kv_bytes(shape), total_bytes(shape), step_time(shape), tokens_per_s(shape),
-        total_tokens_per_s(shape), intensity(shape), comm_time(shape), memory_used(shape), budget_out(shape);
-    py::array_t<bool> compute_bound(shape), fits(shape);
-    {
-        struct Out {
-            std::int64_t *batch, *context;
-            double *weights, *kv, *total, *step, *tps, *total_tps, *ai, *comm, *used, *budget;
-            bool *compute, *fits;
-        } o{batch_out.mutable_data(), context_out.mutable_data(), weight_bytes.mutable_data(), kv_bytes.mutable_data(),
-            total_bytes.mutable_data(), step_time.mutable_data(), tokens_per_s.mutable_data(), total_tokens_per_s.mutable_data(),
-            intensity.mutable_data(), comm_time.mutable_data(), memory_used.mutable_data(), budget_out.mutable_data(),
-            compute_bound.mutable_data(), fits.mutable_data()};
-        const std::vector<std::int64_t> bs(b_in, b_in + nb), cs(c_in, c_in + nc);
-        py::gil_scoped_release no_gil;
-        const Workload& base = s.base;
-        const StepCost c = step_cost(s.m, base, s.dep.parallel);
-        const Rates rates = effective_rates(s.hw, base);
-        const auto devices = static_cast<double>(c.tensor * c.pipeline);
-        const auto stages = static_cast<double>(c.pipeline);
-        const auto q = static_cast<double>(base.tokens_per_sequence);
-        const Seconds stage_overhead = base.efficiency.overhead + c.layers_per_stage * base.efficiency.per_layer;
-        // Memory: the budget and the weights are the same at every point; the KV per sequence
-        // depends on the context, the workspace on the batch.
-        const MemoryUse budget = memory_budget(s.hw, base.assumptions);
-        const Bytes resident = weights_per_device(s.m, base.precision, s.dep.parallel);
-        const Bytes workspace = activation_bytes_per_token(s.m, s.dep.parallel);
-        // Per context: one sequence's KV bytes and FLOPs, and its KV held per device.
-        std::vector<Bytes> kv_n(nc), held_n(nc);
-        std::vector<Flops> flops_n(nc);
-        for (std::size_t j = 0; j < nc; ++j) {
-            const auto ctx = static_cast<double>(cs[j]);
-            kv_n[j] = c.kv_bytes(ctx);
-            flops_n[j] = c.flops(ctx);
-            held_n[j] = kv_per_sequence_per_device(s.m, base.precision.kv, static_cast<double>(cs[j] + base.tokens_per_sequence - 1),
-                                                   s.dep.parallel);
+    // Every keyword and list is read and checked before any file is read.
+    std::vector<std::optional<std::string>> weights{std::nullopt};
+    if (const py::object wl = k.take("weights"); !wl.is_none()) {
+        weights.clear();
+        for (const auto& f : one_or_many(wl)) {
+            if (!py::isinstance<py::str>(f)) throw py::type_error("decode_sweep(): weights must be a str or a list of str");
+            (void)format_arg("weights", f.cast<std::string>());
+            weights.emplace_back(f.cast<std::string>());
         }
-        std::size_t at = 0;
-        for (std::size_t i = 0; i < nb; ++i) {
-            const std::int64_t b = bs[i];
-            const auto B = static_cast<double>(b);
-            // Per batch: the weights read, and the links (their messages grow with the batch).
-            const Bytes weights = c.weight_bytes(b);
-            Workload wb = base;
-            wb.batch = b;
-            const Communication links = communication(s.dep, s.m, wb, c);
-            const Seconds communication_time = stages * links.per_stage + links.pipeline_hops;
-            Bytes activations{};
-            if (base.assumptions.activation_workspace) activations = static_cast<double>(b * base.tokens_per_sequence) * workspace;
-            for (std::size_t j = 0; j < nc; ++j, ++at) {
-                const Bytes kv = B * kv_n[j];
-                const Bytes weight_total = devices * weights, kv_total = devices * kv;
-                const Bytes total = weight_total + kv_total;
-                const Flops flops = devices * (B * flops_n[j]);
-                const Seconds memory_time = (weights + B * kv_n[j]) / rates.bandwidth;
-                const Seconds compute_time = B * flops_n[j] / rates.peak;
-                const bool compute = compute_time > memory_time;
-                Pipeline one;
-                one.add((compute ? compute_time : memory_time) + links.per_stage + stage_overhead, links.pipeline_hops);
-                const Seconds step = one.time(c.pipeline);
-                MemoryUse u = budget;
-                u.weights = resident;
-                u.kv = static_cast<double>(b * s.dep.parallel.pipeline) * held_n[j];
-                u.activations = activations;
-                o.batch[at] = b;
-                o.context[at] = cs[j];
-                o.weights[at] = weight_total.in(bytes);
-                o.kv[at] = kv_total.in(bytes);
-                o.total[at] = total.in(bytes);
-                o.step[at] = step.in(seconds);
-                o.tps[at] = (q / step).in(per_s);
-                o.total_tps[at] = (static_cast<double>(s.dep.parallel.data) * stages * B * q / step).in(per_s);
-                o.ai[at] = (flops / total).in(flop_per_byte);
-                o.comm[at] = communication_time.in(seconds);
-                o.used[at] = u.used().in(bytes);
-                o.budget[at] = u.budget.in(bytes);
-                o.compute[at] = compute;
-                o.fits[at] = u.fits();
+    }
+    std::optional<std::vector<std::string>> wanted;
+    if (const py::object cl = k.take("columns"); !cl.is_none()) wanted = names_of(cl, "decode_sweep", "columns");
+    WorkloadSpec spec = workload_of(k, false);
+    if (weights.front() && spec.weights_given)
+        throw py::type_error("decode_sweep(): give weights in the Workload or as a keyword, not both");
+    const std::vector<py::object> models = one_or_many(model), devices = one_or_many(hardware);
+    std::vector<DeviceArg> device_args;
+    for (const auto& d : devices) device_args.push_back(device_arg(d, "decode_sweep"));
+    const bool deployments = std::any_of(device_args.begin(), device_args.end(), [](const DeviceArg& d) { return d.par.has_value(); });
+    std::vector<std::int64_t> tps{1}, pps{1}, eps{1};
+    Parallelism base_par;
+    if (deployments) {
+        if (!std::all_of(device_args.begin(), device_args.end(), [](const DeviceArg& d) { return d.par.has_value(); }))
+            throw py::type_error("decode_sweep(): hardware must be all Deployments or none");
+        refuse_parallel_keys(k);
+    } else {
+        tps = degrees(k, "tp");
+        pps = degrees(k, "pp");
+        eps = degrees(k, "ep");
+        base_par.data = k.integer("dp", 1);
+        if (const auto l = k.optional_number("link_latency_s")) base_par.link_latency = seconds(*l);
+    }
+    const auto max_ctx = read_max_context(k);
+    k.done();
+    const std::vector<std::int64_t> batches = integers(batches_in, "batches"), contexts = integers(contexts_in, "contexts");
+
+    const std::vector<cli::Column> columns = cli::decode_columns();
+    std::vector<bool> on(columns.size(), true);
+    if (wanted) {
+        std::fill(on.begin(), on.end(), false);
+        for (const auto& name : *wanted) {
+            const auto it = std::find_if(columns.begin(), columns.end(), [&](const cli::Column& c) { return c.key == name; });
+            if (it == columns.end()) {
+                std::string keys;
+                for (const auto& c : columns) keys += (keys.empty() ? "" : ", ") + c.key;
+                throw ridgeline::error("", "columns", name, "one of decode's keys: " + keys);
+            }
+            on[static_cast<std::size_t>(it - columns.begin())] = true;
+        }
+    }
+
+    // The settings, in order, each checked as the scalar answers check theirs.
+    std::vector<Parallelism> splits;
+    for (const auto t : tps)
+        for (const auto p : pps)
+            for (const auto e : eps) {
+                Parallelism par = base_par;
+                par.tensor = t;
+                par.pipeline = p;
+                par.expert = e;
+                validate(par);
+                splits.push_back(par);
+            }
+    const std::size_t per_setting_limit = 100'000'000;
+    const std::size_t combos = models.size() * devices.size() * weights.size() * splits.size();
+    const std::size_t nb = batches.size(), nc = contexts.size();
+    if (combos > 100'000) throw ridgeline::error("", "settings", std::to_string(combos), "at most 100,000 settings");
+    if (nb != 0 && nc > per_setting_limit / nb / combos)
+        throw ridgeline::error("", "settings x batches x contexts", std::to_string(combos) + " x " + std::to_string(nb) + " x " + std::to_string(nc),
+                               "at most 100,000,000 points");
+    std::vector<PyModel> loaded_models;
+    for (const auto& m : models) loaded_models.push_back(model_of(m));
+    std::vector<Hardware> loaded_devices;
+    for (const auto& d : device_args) loaded_devices.push_back(d.hw ? *d.hw : load_hardware(d.name));
+    std::vector<cli::Resolved> settings;
+    settings.reserve(combos);
+    for (const auto& pm : loaded_models)
+        for (std::size_t d = 0; d < device_args.size(); ++d)
+            for (const auto& w : weights) {
+                WorkloadSpec one = spec;
+                if (w) {
+                    one.w.precision.weights = format_arg("weights", *w);
+                    one.weights_given = true;
+                }
+                if (deployments) settings.push_back(make_setting(pm, device_args[d].name, loaded_devices[d], *device_args[d].par, one, max_ctx));
+                else
+                    for (const auto& par : splits) settings.push_back(make_setting(pm, device_args[d].name, loaded_devices[d], par, one, max_ctx));
+            }
+
+    // The output columns, allocated once.
+    const std::size_t points = nb * nc, n = points * settings.size();
+    const auto shape = std::vector<py::ssize_t>{static_cast<py::ssize_t>(n)};
+    const py::dtype object_dtype("O");
+    std::vector<Column> out(columns.size());
+    const std::size_t inputs = cli::input_columns().size();
+    const std::vector<cli::Cell> first = settings.empty() ? std::vector<cli::Cell>{} : cli::input_cells(settings.front());
+    const auto kind_of = [&](std::size_t c) -> char {
+        if (c < inputs) {
+            if (first.empty()) return 'O';
+            const auto& raw = first[c].raw;
+            return raw.is_string() ? 'O' : raw.is_boolean() ? 'b' : raw.is_number_integer() ? 'i' : 'f';
+        }
+        const std::string& key = columns[c].key;
+        if (key == "batch" || key == "context_tokens") return 'i';
+        if (key == "bound") return 'O';
+        if (key == "fits") return 'b';
+        return 'f';
+    };
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+        if (!on[c]) continue;
+        out[c].kind = kind_of(c);
+        switch (out[c].kind) {
+            case 'f': out[c].array = py::array_t<double>(shape); break;
+            case 'i': out[c].array = py::array_t<std::int64_t>(shape); break;
+            case 'b': out[c].array = py::array_t<bool>(shape); break;
+            default: out[c].array = py::array(object_dtype, shape); break;
+        }
+    }
+    const auto column = [&](const char* key) -> Column* {
+        for (std::size_t c = inputs; c < columns.size(); ++c)
+            if (columns[c].key == key) return on[c] ? &out[c] : nullptr;
+        return nullptr;
+    };
+    const auto doubles = [&](const char* key) -> double* {
+        Column* c = column(key);
+        return c ? static_cast<double*>(c->array.mutable_data()) : nullptr;
+    };
+    Column* bound = column("bound");
+    std::vector<char> compute_bound(bound ? n : 0);
+    Column* fits = column("fits");
+
+    {
+        // The arithmetic, without the GIL.
+        py::gil_scoped_release no_gil;
+        for (std::size_t i = 0; i < settings.size(); ++i) {
+            const cli::Resolved& s = settings[i];
+            const std::size_t at = i * points;
+            const auto offset = [&](double* p) { return p ? p + at : nullptr; };
+            DecodeColumns o;
+            o.weight_bytes = offset(doubles("weight_bytes"));
+            o.kv_bytes = offset(doubles("kv_bytes"));
+            o.bytes_per_step = offset(doubles("bytes_per_step"));
+            o.step_time = offset(doubles("step_time_s"));
+            o.tokens_per_s = offset(doubles("tokens_per_s"));
+            o.total_tokens_per_s = offset(doubles("total_tokens_per_s"));
+            o.arithmetic_intensity = offset(doubles("arithmetic_intensity_flop_per_byte"));
+            o.communication_time = offset(doubles("communication_time_s"));
+            o.memory_per_device = offset(doubles("memory_per_device_bytes"));
+            o.memory_budget = offset(doubles("memory_budget_bytes"));
+            o.compute_bound = bound ? reinterpret_cast<bool*>(compute_bound.data()) + at : nullptr;
+            o.fits = fits ? static_cast<bool*>(fits->array.mutable_data()) + at : nullptr;
+            decode_sweep(s.dep, s.m, s.base, batches, contexts, o);
+            if (Column* b = column("batch")) {
+                auto* p = static_cast<std::int64_t*>(b->array.mutable_data()) + at;
+                for (std::size_t x = 0; x < nb; ++x) std::fill_n(p + x * nc, nc, batches[x]);
+            }
+            if (Column* c = column("context_tokens")) {
+                auto* p = static_cast<std::int64_t*>(c->array.mutable_data()) + at;
+                for (std::size_t x = 0; x < nb; ++x) std::copy(contexts.begin(), contexts.end(), p + x * nc);
             }
         }
-        for (double* a : {o.weights, o.kv, o.total, o.step, o.tps, o.total_tps, o.ai, o.comm, o.used, o.budget})
-            for (std::size_t i = 0; i < n; ++i)
-                if (!std::isfinite(a[i])) throw std::logic_error("ridgeline: a non-finite number reached the output");
+        for (std::size_t c = inputs; c < columns.size(); ++c)
+            if (on[c] && out[c].kind == 'f') {
+                const auto* p = static_cast<const double*>(out[c].array.data());
+                for (std::size_t x = 0; x < n; ++x)
+                    if (!std::isfinite(p[x])) throw std::logic_error("ridgeline: a non-finite number reached the output");
+            }
     }
-    const py::module_ np = py::module_::import("numpy");
+
+    // The inputs each setting's rows echo, and the bound as a word: Python objects, with the GIL.
+    const auto fill_objects = [&](Column& c, std::size_t from, std::size_t count, PyObject* value) {
+        auto** p = static_cast<PyObject**>(c.array.mutable_data()) + from;
+        for (std::size_t x = 0; x < count; ++x) {
+            Py_XDECREF(p[x]);
+            Py_INCREF(value);
+            p[x] = value;
+        }
+    };
+    for (std::size_t i = 0; i < settings.size(); ++i) {
+        const std::vector<cli::Cell> cells = cli::input_cells(settings[i]);
+        const std::size_t at = i * points;
+        for (std::size_t c = 0; c < inputs; ++c) {
+            if (!on[c]) continue;
+            const auto& raw = cells[c].raw;
+            switch (out[c].kind) {
+                case 'f': std::fill_n(static_cast<double*>(out[c].array.mutable_data()) + at, points, finite(raw.get<double>())); break;
+                case 'i': std::fill_n(static_cast<std::int64_t*>(out[c].array.mutable_data()) + at, points, raw.get<std::int64_t>()); break;
+                case 'b': std::fill_n(static_cast<bool*>(out[c].array.mutable_data()) + at, points, raw.get<bool>()); break;
+                default: {
+                    const py::object text = to_python(raw);
+                    fill_objects(out[c], at, points, text.ptr());
+                }
+            }
+        }
+    }
+    if (bound) {
+        const py::str memory("memory"), compute("compute");
+        auto** p = static_cast<PyObject**>(bound->array.mutable_data());
+        for (std::size_t x = 0; x < n; ++x) {
+            PyObject* v = compute_bound[x] ? compute.ptr() : memory.ptr();
+            Py_XDECREF(p[x]);
+            Py_INCREF(v);
+            p[x] = v;
+        }
+    }
+    // In decode's order, or in the order asked for.
     py::dict r;
-    r["batch"] = batch_out;
-    r["context_tokens"] = context_out;
-    r["weight_bytes"] = weight_bytes;
-    r["kv_bytes"] = kv_bytes;
-    r["bytes_per_step"] = total_bytes;
-    r["step_time_s"] = step_time;
-    r["tokens_per_s"] = tokens_per_s;
-    r["total_tokens_per_s"] = total_tokens_per_s;
-    r["bound"] = np.attr("where")(compute_bound, "compute", "memory");
-    r["arithmetic_intensity_flop_per_byte"] = intensity;
-    r["communication_time_s"] = comm_time;
-    r["memory_per_device_bytes"] = memory_used;
-    r["memory_budget_bytes"] = budget_out;
-    r["fits"] = fits;
+    if (wanted) {
+        for (const auto& name : *wanted)
+            for (std::size_t c = 0; c < columns.size(); ++c)
+                if (columns[c].key == name) r[py::str(name)] = out[c].array;
+    } else {
+        for (std::size_t c = 0; c < columns.size(); ++c) r[py::str(columns[c].key)] = out[c].array;
+    }
     return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The value types' Python faces
+// ---------------------------------------------------------------------------------------------
+
+std::string accounting_name(const Assumptions& a) { return a.accounting == WeightAccounting::bytes_read ? "bytes_read" : "every_parameter"; }
+
+PyAssumptions make_assumptions(const py::object& name, const py::kwargs& kw) {
+    py::dict all(kw);
+    if (!name.is_none()) all["assumptions"] = name;
+    Kwargs k("Assumptions", py::kwargs(all));
+    PyAssumptions a{read_assumptions(k)};
+    k.done();
+    return a;
+}
+
+PyWorkload make_workload(std::int64_t batch, std::int64_t context, const py::kwargs& kw) {
+    Kwargs k("Workload", kw);
+    PyWorkload w{read_workload(k)};
+    k.done();
+    w.spec.w.batch = batch;
+    w.spec.w.context = context;
+    validate(w.spec.w);
+    return w;
+}
+
+PyDeployment make_deployment(const py::object& hardware, const py::kwargs& kw) {
+    Kwargs k("Deployment", kw);
+    const Parallelism par = read_parallel(k);
+    k.done();
+    DeviceArg d = device_arg(hardware, "Deployment");
+    if (d.par) throw py::type_error("Deployment(): hardware must be a ridgeline.Hardware or a preset name or path (str)");
+    return PyDeployment{PyHardware{d.name, d.hw ? *d.hw : load_hardware(d.name)}, par};
 }
 
 }  // namespace
 
 PYBIND11_MODULE(ridgeline, m) {
-    m.doc() = "ridgeline: decode-speed arithmetic for LLMs on GPUs, from the C++ headers. Every answer is a dict under the "
-              "CLI's JSON keys, in SI units with the unit in the key.";
+    m.doc() = "ridgeline: decode-speed arithmetic for LLMs on GPUs, from the C++ headers. Every answer is the row the CLI prints "
+              "with --format json, as a dict under the same keys, in SI units with the unit in the key.";
 
     // ridgeline::error as ridgeline.Error (a ValueError) with the C++ error's parts.
     static py::exception<ridgeline::error> error_type(m, "Error", PyExc_ValueError);
-    error_type.doc() = "Bad input: the message reads '<file>: <path>: got <value>, expected <expected>'; each part is an attribute.";
+    error_type.doc() = "Bad input: the message reads '<file>: <path>: got <value>, expected <expected>'; each part is an attribute "
+                       "(file, path, value, expected).";
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
@@ -607,18 +916,21 @@ PYBIND11_MODULE(ridgeline, m) {
         }
     });
 
-    py::class_<PyHardware>(m, "Hardware", "A device: a hardware preset or JSON file")
+    py::class_<PyHardware>(m, "Hardware", "A device: a hardware preset or JSON file (ridgeline.load_hardware)")
         .def_readonly("name", &PyHardware::name, "The name it was loaded by")
         .def_property_readonly("device", [](const PyHardware& h) { return std::string(h.hw.name.view()); })
         .def_property_readonly("memory_bytes", [](const PyHardware& h) { return h.hw.memory_capacity.in(bytes); })
         .def_property_readonly("memory_bandwidth_bytes_per_s", [](const PyHardware& h) { return h.hw.memory_bandwidth.in(bytes_per_s); })
+        .def_property_readonly("interconnect_bytes_per_s", [](const PyHardware& h) -> std::optional<double> {
+            return h.hw.interconnect_bandwidth ? std::optional<double>(h.hw.interconnect_bandwidth->in(bytes_per_s)) : std::nullopt;
+        })
         .def("dense_flop_per_s", [](const PyHardware& h, const std::string& format) -> std::optional<double> {
             const auto p = h.hw.peak_for(numeric_arg("format", format));
             return p ? std::optional<double>(p->in(flop_per_s)) : std::nullopt;
         }, py::arg("format") = "bf16", "The dense peak for a compute format, or None")
         .def("__repr__", [](const PyHardware& h) { return "<ridgeline.Hardware " + h.name + ": " + std::string(h.hw.name.view()) + ">"; });
 
-    py::class_<PyModel>(m, "Model", "A model: a preset or a config.json, with its checkpoint's storage formats")
+    py::class_<PyModel>(m, "Model", "A model: a preset or a config.json, with its checkpoint's storage formats (ridgeline.load_model)")
         .def_property_readonly("name", [](const PyModel& p) { return std::string(p.model.name.view()); })
         .def_property_readonly("hidden_size", [](const PyModel& p) { return p.model.hidden_size; })
         .def_property_readonly("vocab_size", [](const PyModel& p) { return p.model.vocab_size; })
@@ -650,34 +962,124 @@ PYBIND11_MODULE(ridgeline, m) {
         }, py::arg("tokens"), "A copy with another context limit")
         .def("__repr__", [](const PyModel& p) { return "<ridgeline.Model " + std::string(p.model.name.view()) + ">"; });
 
-    m.def("load_hardware", [](const std::string& name) { return PyHardware{name, load_hardware(name)}; }, py::arg("name_or_path"),
-          "A hardware preset (data/hardware) by name, or a hardware JSON file");
-    m.def("load_model", [](const std::string& name) {
-        LoadedModel l = load_model_with_formats(name);
-        return PyModel{l.model, l.precision, l.precision_source, l.notes};
-    }, py::arg("name_or_path"), "A model preset (data/models) by name, or a config.json or checkpoint directory, with its storage formats");
-    m.def("list_hardware", [] { return list_presets(PresetKind::hardware); });
-    m.def("list_models", [] { return list_presets(PresetKind::model); });
+    py::class_<PyAssumptions>(m, "Assumptions",
+                              "What results count: Assumptions('physical') (the default) or Assumptions('seed_003'), with keyword "
+                              "overrides accounting ('read' or 'every'), attention_flops (bool), memory_fraction, runtime_reserve_bytes")
+        .def(py::init(&make_assumptions), py::arg("name") = py::none())
+        .def_property_readonly("name", [](const PyAssumptions& a) { return std::string(assumptions_name(a.a)); },
+                               "physical, seed_003, or custom when overridden")
+        .def_property_readonly("accounting", [](const PyAssumptions& a) { return accounting_name(a.a); })
+        .def_property_readonly("attention_flops", [](const PyAssumptions& a) { return a.a.attention_flops; })
+        .def_property_readonly("embedding_lookup_flops", [](const PyAssumptions& a) { return a.a.embedding_lookup_flops; })
+        .def_property_readonly("reported_memory", [](const PyAssumptions& a) { return a.a.reported_memory; })
+        .def_property_readonly("memory_fraction", [](const PyAssumptions& a) { return a.a.memory_fraction; })
+        .def_property_readonly("runtime_reserve_bytes", [](const PyAssumptions& a) { return a.a.runtime_reserve.in(bytes); })
+        .def_property_readonly("activation_workspace", [](const PyAssumptions& a) { return a.a.activation_workspace; })
+        .def("__eq__", [](const PyAssumptions& a, const PyAssumptions& b) { return a.a == b.a; })
+        .def("__repr__", [](const PyAssumptions& a) { return std::string("<ridgeline.Assumptions ") + assumptions_name(a.a) + ">"; });
 
-    const char* settings =
-        "Settings (keyword only, as the CLI's flags, in SI units): tp, pp, ep, dp, weights (default: the checkpoint's), kv, "
-        "compute, embeddings, experts, efficiency, overhead_s, link_latency_s, assumptions ('physical' or 'seed_003'), "
-        "accounting ('read' or 'every'), attention_flops (bool), memory_fraction, runtime_reserve_bytes, max_context.";
-    m.def("decode", &decode_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = 1, py::arg("context") = 0,
-          (std::string("One decode step: the row `ridgeline decode --format json` prints. ") + settings).c_str());
-    m.def("ridge", &ridge_py, py::arg("model"), py::arg("hardware"), py::arg("context") = 0,
-          (std::string("The ridge batch at a context (None: never) and n* (None: none). ") + settings).c_str());
-    m.def("capacity", &capacity_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = 1, py::arg("context") = 0,
-          (std::string("Largest batch at a context, longest context at a batch. ") + settings).c_str());
-    m.def("generate", &generate_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = 1, py::arg("prompt") = 0,
+    py::class_<PyWorkload>(m, "Workload",
+                           "A workload: Workload(batch=1, context=0, **settings) with the answers' workload keywords (weights, kv, "
+                           "compute, embeddings, experts, efficiency, overhead_s, assumptions, accounting, attention_flops, "
+                           "memory_fraction, runtime_reserve_bytes). Pass it to an answer as workload=.")
+        .def(py::init(&make_workload), py::arg("batch") = 1, py::arg("context") = 0)
+        .def_property_readonly("batch", [](const PyWorkload& w) { return w.spec.w.batch; })
+        .def_property_readonly("context", [](const PyWorkload& w) { return w.spec.w.context; })
+        .def_property_readonly("weights", [](const PyWorkload& w) -> std::optional<std::string> {
+            return w.spec.weights_given ? std::optional<std::string>(format_name(w.spec.w.precision.weights)) : std::nullopt;
+        }, "The weights' format, or None: the checkpoint's")
+        .def_property_readonly("kv", [](const PyWorkload& w) { return format_name(w.spec.w.precision.kv); })
+        .def_property_readonly("compute", [](const PyWorkload& w) { return std::string(name_of(w.spec.w.precision.compute)); })
+        .def_property_readonly("experts", [](const PyWorkload& w) -> std::optional<std::string> {
+            return w.spec.experts_given ? std::optional<std::string>(format_name(w.spec.w.precision.expert_format())) : std::nullopt;
+        })
+        .def_property_readonly("embeddings", [](const PyWorkload& w) -> std::optional<std::string> {
+            return w.spec.embeddings_given ? std::optional<std::string>(format_name(w.spec.w.precision.embedding_format())) : std::nullopt;
+        })
+        .def_property_readonly("efficiency", [](const PyWorkload& w) { return w.spec.w.efficiency.bandwidth; })
+        .def_property_readonly("overhead_s", [](const PyWorkload& w) { return w.spec.w.efficiency.overhead.in(seconds); })
+        .def_property_readonly("assumptions", [](const PyWorkload& w) { return PyAssumptions{w.spec.w.assumptions}; })
+        .def("__repr__", [](const PyWorkload& w) {
+            return "<ridgeline.Workload batch " + std::to_string(w.spec.w.batch) + ", context " + std::to_string(w.spec.w.context) + ">";
+        });
+
+    py::class_<PyDeployment>(m, "Deployment",
+                             "A device and how the model is split: Deployment(hardware, tp=1, pp=1, ep=1, dp=1, link_latency_s=None). "
+                             "Pass it to an answer as hardware.")
+        .def(py::init(&make_deployment), py::arg("hardware"))
+        .def_property_readonly("hardware", [](const PyDeployment& d) { return d.device; })
+        .def_property_readonly("tp", [](const PyDeployment& d) { return d.par.tensor; })
+        .def_property_readonly("pp", [](const PyDeployment& d) { return d.par.pipeline; })
+        .def_property_readonly("ep", [](const PyDeployment& d) { return d.par.expert; })
+        .def_property_readonly("dp", [](const PyDeployment& d) { return d.par.data; })
+        .def_property_readonly("devices", [](const PyDeployment& d) { return d.par.devices(); })
+        .def_property_readonly("link_latency_s", [](const PyDeployment& d) -> std::optional<double> {
+            return d.par.link_latency ? std::optional<double>(d.par.link_latency->in(seconds)) : std::nullopt;
+        })
+        .def("__repr__", [](const PyDeployment& d) {
+            return "<ridgeline.Deployment " + d.device.name + " tp " + std::to_string(d.par.tensor) + " pp " + std::to_string(d.par.pipeline) +
+                   " ep " + std::to_string(d.par.expert) + " dp " + std::to_string(d.par.data) + ">";
+        });
+
+    m.def("load_hardware", &load_hardware_py, py::arg("name_or_path"), "A hardware preset (data/hardware) by name, or a hardware JSON file");
+    m.def("load_model", &load_model_py, py::arg("name_or_path"),
+          "A model preset (data/models) by name, or a config.json or checkpoint directory, with its storage formats");
+    m.def("list_hardware", [] { return list_presets(PresetKind::hardware); }, "The hardware presets' names");
+    m.def("list_models", [] { return list_presets(PresetKind::model); }, "The model presets' names");
+    m.def("list_presets", [](const std::string& kind) {
+        if (kind != "hardware" && kind != "models") throw ridgeline::error("", "kind", kind, "hardware or models");
+        return to_python(cli::list_table(kind).json());
+    }, py::arg("kind"), "The rows `ridgeline list hardware|models --format json` prints");
+    m.def("show", [](const std::string& target) { return to_python(cli::show_table(target).json()); }, py::arg("target"),
+          "A preset or file with its derived figures: what `ridgeline show TARGET --format json` prints");
+    m.def("model_formats", [](const py::object& model) { return to_python(cli::model_formats_table(model_of(model).model).json()); },
+          py::arg("model"), "Parameters, weight bytes per format and KV per token: what `ridgeline model -m MODEL --format json` prints");
+
+    const std::string settings =
+        " Settings (keyword only, as the CLI's flags, in SI units): tp, pp, ep, dp, link_latency_s (or hardware as a ridgeline.Deployment); "
+        "weights (default: the checkpoint's), kv, compute, embeddings, experts, efficiency, overhead_s, assumptions ('physical', "
+        "'seed_003' or a ridgeline.Assumptions), accounting ('read' or 'every'), attention_flops (bool), memory_fraction, "
+        "runtime_reserve_bytes (or workload=ridgeline.Workload(...), whose batch and context are the defaults); max_context.";
+    const auto doc = [&](const char* what) { return std::string(what) + settings; };
+    m.def("decode", &decode_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
+          doc("One decode step: the row `ridgeline decode --format json` prints.").c_str());
+    m.def("ridge", &ridge_py, py::arg("model"), py::arg("hardware"), py::arg("context") = py::none(),
+          doc("The ridge batch at a context (None: never) and n* (None: none): the row `ridgeline ridge` prints.").c_str());
+    m.def("n_star", &n_star_py, py::arg("model"), py::arg("hardware"),
+          doc("n*, the context past which no batch is compute-bound, in tokens (None: none).").c_str());
+    m.def("capacity", &capacity_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
+          doc("Largest batch at a context, longest context at a batch: the row `ridgeline capacity` prints.").c_str());
+    m.def("generate", &generate_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("prompt") = 0,
           py::arg("new_tokens") = 128, py::arg("chunk") = 0,
-          (std::string("A whole generation: prefill, then decode with the KV growing. ") + settings).c_str());
+          doc("A whole generation, prefill then decode with the KV growing: the row `ridgeline generate` prints.").c_str());
+    m.def("prefill", &prefill_py, py::arg("model"), py::arg("hardware"), py::arg("prompt"), py::arg("batch") = py::none(),
+          py::arg("chunk") = 0, py::arg("cached") = 0,
+          doc("Prefill of a prompt (in chunks of `chunk` tokens, 0: whole; `cached` tokens already in the cache): the time to first "
+              "token. The CLI has no subcommand for it; the row follows its conventions.").c_str());
+    m.def("speculative", &speculative_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(),
+          py::arg("context") = py::none(), py::arg("draft_tokens") = 4, py::arg("acceptance") = 0.8, py::arg("draft") = py::none(),
+          doc("Speculative decoding: g drafted tokens accepted each with probability a, verified in one pass; draft: a draft model "
+              "(else the draft is free). The CLI has no subcommand for it.").c_str());
+    m.def("operators", &operators_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
+          doc("The decode step per operator, per device: a list of rows. The CLI has no subcommand for it.").c_str());
+    m.def("diagnose", &diagnose_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
+          doc("From a measurement (keyword measured_tokens_per_s or measured_tpot_s; draft_tokens, default 4): the record "
+              "`ridgeline diagnose --format json` prints.").c_str());
+    m.def("predict", &predict_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
+          doc("A step time with an efficiency preset (keyword calibration: a name in data/efficiency or a file), with its range: the "
+              "record `ridgeline predict --format json` prints.").c_str());
+    m.def("calibrate", &calibrate_py, py::arg("measurements"),
+          "Fit the overhead model to measurements (a name in data/measurements or a file); keywords hardware, engine, model, where "
+          "(dict or list of 'KEY=VALUE'), per_layer. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "
+          "efficiency preset `--save` writes}.");
     m.def("plan", &plan_py, py::arg("model"),
           "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all), prompt, output, "
           "cached_prompt, chunk, users or requests_per_s, tpot_s, ttft_s, prices (dict device -> price per device-hour), "
           "max_devices, weights (list), mode ('agg', 'disagg', 'both'), kv, compute, efficiency, overhead_s, memory_fraction, "
           "runtime_reserve_bytes, link_latency_s, top.");
     m.def("decode_sweep", &decode_sweep_py, py::arg("model"), py::arg("hardware"), py::arg("batches"), py::arg("contexts"),
-          (std::string("Every batch x context point, batch-major, as a dict of numpy arrays under decode's keys (pandas.DataFrame "
-                       "takes it). ") + settings).c_str());
+          doc("Decode rows for every setting and every batch x context point, as a dict of numpy arrays under decode's keys "
+              "(pandas.DataFrame takes it). model, hardware, weights, tp, pp and ep may each be a list: one setting per combination, "
+              "in the order model, hardware, weights, tp, pp, ep (the CLI's), then batch-major points. columns: the keys to return, "
+              "in that order (default: all, in decode's order).").c_str());
 }

@@ -22,7 +22,10 @@
 #include <ridgeline/fmt.hpp>
 #include <ridgeline/generation.hpp>
 #include <ridgeline/json.hpp>
+#include <ridgeline/operators.hpp>
+#include <ridgeline/prefill.hpp>
 #include <ridgeline/ridgeline.hpp>
+#include <ridgeline/speculative.hpp>
 
 #include "table.hpp"
 
@@ -217,6 +220,100 @@ inline std::vector<Cell> generate_cells(const Resolved& s, std::int64_t b, std::
                                   number(g.decode_tokens_per_s.in(per_s), 1), integer(g.compute_bound_steps),
                                   number(g.memory.used().in(bytes), si(g.memory.used().in(bytes), "B")),
                                   number(g.memory.budget.in(bytes), si(g.memory.budget.in(bytes), "B")), fits_cell(g.memory)});
+    return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// prefill, speculative decoding, the operator table: the library's answers the CLI has no
+// subcommand for, in the same conventions (the inputs echoed, SI units named in the key)
+// ---------------------------------------------------------------------------------------------
+
+inline std::vector<Column> prefill_columns() {
+    auto columns = input_columns();
+    append(columns, std::vector<Column>{{"batch", "batch"},
+                                        {"prompt_tokens", "prompt"},
+                                        {"cached_prompt_tokens", "cached"},
+                                        {"chunk_tokens", "chunk"},
+                                        {"chunks", "chunks"},
+                                        {"bytes_per_device", "bytes/device"},
+                                        {"flop", "FLOP"},
+                                        {"attention_score_flop", "attention FLOP"},
+                                        {"memory_time_s", "memory time"},
+                                        {"compute_time_s", "compute time"},
+                                        {"time_to_first_token_s", "TTFT"},
+                                        {"bound", "bound", false}});
+    return columns;
+}
+
+inline std::vector<Cell> prefill_cells(const Resolved& s, std::int64_t batch, std::int64_t cached, const ridgeline::Prefill& p) {
+    using namespace ridgeline;
+    auto row = input_cells(s);
+    append(row, std::vector<Cell>{integer(batch), integer(p.prompt_tokens), integer(cached), integer(p.chunk_tokens), integer(p.chunks),
+                                  number(p.bytes_per_device.in(bytes), si(p.bytes_per_device.in(bytes), "B")),
+                                  number(p.flops.in(flop), si(p.flops.in(flop), "FLOP")),
+                                  number(p.attention_flops.in(flop), si(p.attention_flops.in(flop), "FLOP")),
+                                  converted(p.memory_time.in(seconds), p.memory_time.in(ms), 2, "{} ms"),
+                                  converted(p.compute_time.in(seconds), p.compute_time.in(ms), 2, "{} ms"),
+                                  converted(p.time.in(seconds), p.time.in(ms), 2, "{} ms"), text(name_of(p.bound))});
+    return row;
+}
+
+inline std::vector<Column> speculative_columns() {
+    auto columns = input_columns();
+    append(columns, std::vector<Column>{{"batch", "batch"},
+                                        {"context_tokens", "context"},
+                                        {"draft_model", "draft", false},
+                                        {"draft_tokens", "draft tokens"},
+                                        {"acceptance", "acceptance"},
+                                        {"expected_tokens_per_verification", "tokens/verification"},
+                                        {"plain_step_time_s", "plain step"},
+                                        {"verify_step_time_s", "verify step"},
+                                        {"draft_time_s", "draft time"},
+                                        {"cycle_time_s", "cycle"},
+                                        {"tokens_per_s", "tok/s/seq"},
+                                        {"total_tokens_per_s", "tok/s"},
+                                        {"speedup", "speedup"}});
+    return columns;
+}
+
+// `draft`: the draft model's name, or nothing for a free draft (prompt lookup, n-grams).
+inline std::vector<Cell> speculative_cells(const Resolved& s, const ridgeline::Workload& w, const ridgeline::Speculation& spec,
+                                           const std::optional<std::string>& draft, const ridgeline::SpeculativeDecode& r) {
+    using namespace ridgeline;
+    const auto time = [](Seconds v) { return converted(v.in(seconds), v.in(ms), 3, "{} ms"); };
+    auto row = input_cells(s);
+    append(row, std::vector<Cell>{integer(w.batch), integer(w.context), draft ? text(*draft) : null("free"), integer(spec.draft_tokens),
+                                  number(spec.acceptance, 3), number(r.expected_tokens, 3), time(r.plain.step_time),
+                                  time(r.verify.step_time), time(r.draft_time), time(r.cycle_time), number(r.tokens_per_s.in(per_s), 1),
+                                  number(r.total_tokens_per_s.in(per_s), 1), number(r.speedup, 2)});
+    return row;
+}
+
+inline std::vector<Column> operator_columns() {
+    auto columns = input_columns();
+    append(columns, std::vector<Column>{{"batch", "batch"},
+                                        {"context_tokens", "context"},
+                                        {"operator", "operator", false},
+                                        {"layer_group", "group"},
+                                        {"layers", "layers"},
+                                        {"bytes_per_device", "bytes/device"},
+                                        {"flop_per_device", "FLOP/device"},
+                                        {"arithmetic_intensity_flop_per_byte", "FLOP/B"},
+                                        {"bound", "bound", false},
+                                        {"time_s", "time"},
+                                        {"compute_bound_batch", "compute-bound from batch"}});
+    return columns;
+}
+
+inline std::vector<Cell> operator_cells(const Resolved& s, const ridgeline::Workload& w, const ridgeline::Operator& o) {
+    using namespace ridgeline;
+    auto row = input_cells(s);
+    append(row, std::vector<Cell>{integer(w.batch), integer(w.context), text(std::string(o.name)),
+                                  integer(static_cast<std::int64_t>(o.group)), integer(o.layers),
+                                  number(o.bytes.in(bytes), si(o.bytes.in(bytes), "B")), number(o.flops.in(flop), si(o.flops.in(flop), "FLOP")),
+                                  number(o.intensity.in(flop_per_byte), 1), text(name_of(o.bound)),
+                                  converted(o.time.in(seconds), o.time.in(us), 2, "{} us"),
+                                  o.compute_bound_batch.exists() ? number(o.compute_bound_batch.value(), 1) : null("never")});
     return row;
 }
 
