@@ -15,6 +15,10 @@
 #include <unordered_map>
 #include <vector>
 
+#if defined(RIDGELINE_DATA_DIR_FROM_MODULE) && defined(__unix__)
+#include <dlfcn.h>  // dladdr: where a loadable module was loaded from
+#endif
+
 #include "hardware_json.hpp"
 #include "json_node.hpp"
 #include "model_json.hpp"
@@ -136,9 +140,11 @@ inline nlohmann::json read_json_file(const std::filesystem::path& file) {
 
 // Where presets are looked up, the first that exists winning: $RIDGELINE_DATA_DIR if set (and
 // then it must exist); else share/ridgeline next to the running program's bin/ (Linux), so an
-// installed prefix still works after it is moved; else the installed share/ridgeline known at
-// compile time (the package config sets it from where find_package found ridgeline); else the
-// source tree's data/ (in-tree builds).
+// installed prefix still works after it is moved (for a loadable module built with
+// RIDGELINE_DATA_DIR_FROM_MODULE, such as the Python module, relative to the module's own file
+// instead, since the running program is the interpreter); else the installed share/ridgeline
+// known at compile time (the package config sets it from where find_package found ridgeline);
+// else the source tree's data/ (in-tree builds).
 inline std::filesystem::path data_directory() {
     namespace fs = std::filesystem;
     if (const char* env = std::getenv("RIDGELINE_DATA_DIR"); env && *env) {
@@ -147,7 +153,18 @@ inline std::filesystem::path data_directory() {
         return env;
     }
     std::vector<fs::path> candidates;
-#if defined(__linux__)
+#if defined(RIDGELINE_DATA_DIR_FROM_MODULE) && defined(__unix__)
+    {
+        // The file this code was loaded from: dladdr on an object of its own.
+        static const char anchor = 0;
+        Dl_info info{};
+        if (dladdr(&anchor, &info) != 0 && info.dli_fname && *info.dli_fname) {
+            std::error_code ec;
+            const fs::path module = fs::absolute(info.dli_fname, ec);
+            if (!ec) candidates.push_back((module.parent_path() / RIDGELINE_DATA_DIR_FROM_MODULE).lexically_normal());
+        }
+    }
+#elif defined(__linux__)
     {
         // CMAKE_INSTALL_DATADIR/ridgeline relative to CMAKE_INSTALL_BINDIR, as CMakeLists.txt sets it.
 #ifdef RIDGELINE_DATA_DIR_FROM_BINDIR
