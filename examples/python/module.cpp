@@ -11,12 +11,15 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <ridgeline/decode_sweep.hpp>
@@ -319,6 +322,18 @@ std::optional<std::int64_t> read_max_context(Kwargs& k) {
 
 // One setting resolved as the CLI's resolve() does it: the formats from the checkpoint unless
 // weights are given (then every tensor's, unless experts or embeddings are given too).
+// The workload with the model's storage formats where the spec leaves them to the checkpoint,
+// and where the formats came from, as rows record it.
+std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadSpec& spec) {
+    Workload w = spec.w;
+    Precision& p = w.precision;
+    if (spec.weights_given) return {w, "--weights"};  // as the CLI records it: rows are the same in both
+    p.weights = pm.precision.weights;
+    if (!spec.experts_given) p.experts = pm.precision.experts;
+    if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
+    return {w, "the checkpoint: " + pm.precision_source};
+}
+
 cli::Resolved make_setting(const PyModel& pm, const std::string& hardware_name, const Hardware& hw, const Parallelism& par,
                            const WorkloadSpec& spec, const std::optional<std::int64_t>& max_ctx) {
     cli::Resolved s;
@@ -326,16 +341,7 @@ cli::Resolved make_setting(const PyModel& pm, const std::string& hardware_name, 
     s.hw = hw;
     s.m = pm.model;
     s.model_notes = pm.notes;
-    s.base = spec.w;
-    Precision& p = s.base.precision;
-    if (!spec.weights_given) {
-        p.weights = pm.precision.weights;
-        if (!spec.experts_given) p.experts = pm.precision.experts;
-        if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
-        s.formats_source = "the checkpoint: " + pm.precision_source;
-    } else {
-        s.formats_source = "--weights";  // as the CLI records it: rows are the same in both
-    }
+    std::tie(s.base, s.formats_source) = with_formats(pm, spec);
     if (max_ctx) s.m.max_context = *max_ctx;
     s.dep = Deployment{s.hw, par};
     if (s.m.group_count > 0) validate(s.dep, s.m);
@@ -712,13 +718,23 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     if (nb != 0 && nc > per_setting_limit / nb / combos)
         throw ridgeline::error("", "settings x batches x contexts", std::to_string(combos) + " x " + std::to_string(nb) + " x " + std::to_string(nc),
                                "at most 100,000,000 points");
+    // Each model and device once (a Model is some 10 kB); each setting names them by index.
     std::vector<PyModel> loaded_models;
-    for (const auto& m : models) loaded_models.push_back(model_of(m));
+    for (const auto& m : models) {
+        loaded_models.push_back(model_of(m));
+        if (max_ctx) loaded_models.back().model.max_context = *max_ctx;
+    }
     std::vector<Hardware> loaded_devices;
     for (const auto& d : device_args) loaded_devices.push_back(d.hw ? *d.hw : load_hardware(d.name));
-    std::vector<cli::Resolved> settings;
+    struct Setting {
+        std::size_t model, device;
+        Parallelism par;
+        Workload base;
+        std::string formats_source;
+    };
+    std::vector<Setting> settings;
     settings.reserve(combos);
-    for (const auto& pm : loaded_models)
+    for (std::size_t mi = 0; mi < loaded_models.size(); ++mi)
         for (std::size_t d = 0; d < device_args.size(); ++d)
             for (const auto& w : weights) {
                 WorkloadSpec one = spec;
@@ -726,10 +742,24 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
                     one.w.precision.weights = format_arg("weights", *w);
                     one.weights_given = true;
                 }
-                if (deployments) settings.push_back(make_setting(pm, device_args[d].name, loaded_devices[d], *device_args[d].par, one, max_ctx));
-                else
-                    for (const auto& par : splits) settings.push_back(make_setting(pm, device_args[d].name, loaded_devices[d], par, one, max_ctx));
+                auto [base, source] = with_formats(loaded_models[mi], one);
+                for (std::size_t k = 0; k < (deployments ? 1 : splits.size()); ++k) {
+                    const Parallelism& par = deployments ? *device_args[d].par : splits[k];
+                    if (loaded_models[mi].model.group_count > 0) validate(Deployment{loaded_devices[d], par}, loaded_models[mi].model);
+                    settings.push_back(Setting{mi, d, par, base, source});
+                }
             }
+    // A setting as the rows echo it (for the input columns).
+    const auto resolved = [&](const Setting& x) {
+        cli::Resolved r;
+        r.hardware = device_args[x.device].name;
+        r.hw = loaded_devices[x.device];
+        r.m = loaded_models[x.model].model;
+        r.dep = Deployment{r.hw, x.par};
+        r.base = x.base;
+        r.formats_source = x.formats_source;
+        return r;
+    };
 
     // The output columns, allocated once.
     const std::size_t points = nb * nc, n = points * settings.size();
@@ -737,7 +767,8 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     const py::dtype object_dtype("O");
     std::vector<Column> out(columns.size());
     const std::size_t inputs = cli::input_columns().size();
-    const std::vector<cli::Cell> first = settings.empty() ? std::vector<cli::Cell>{} : cli::input_cells(settings.front());
+    const bool echo = std::any_of(on.begin(), on.begin() + static_cast<std::ptrdiff_t>(inputs), [](bool b) { return b; });
+    const std::vector<cli::Cell> first = settings.empty() || !echo ? std::vector<cli::Cell>{} : cli::input_cells(resolved(settings.front()));
     const auto kind_of = [&](std::size_t c) -> char {
         if (c < inputs) {
             if (first.empty()) return 'O';
@@ -777,7 +808,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
         // The arithmetic, without the GIL.
         py::gil_scoped_release no_gil;
         for (std::size_t i = 0; i < settings.size(); ++i) {
-            const cli::Resolved& s = settings[i];
+            const Setting& s = settings[i];
             const std::size_t at = i * points;
             const auto offset = [&](double* p) { return p ? p + at : nullptr; };
             DecodeColumns o;
@@ -793,7 +824,20 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
             o.memory_budget = offset(doubles("memory_budget_bytes"));
             o.compute_bound = bound ? reinterpret_cast<bool*>(compute_bound.data()) + at : nullptr;
             o.fits = fits ? static_cast<bool*>(fits->array.mutable_data()) + at : nullptr;
-            decode_sweep(s.dep, s.m, s.base, batches, contexts, o);
+            decode_sweep(Deployment{loaded_devices[s.device], s.par}, loaded_models[s.model].model, s.base, batches, contexts, o);
+            // A NaN or infinity is a bug upstream, never an answer: x * 0 is NaN for those, 0 else
+            // (summed in 8 lanes, which the compiler vectorises).
+            for (double* p : {o.weight_bytes, o.kv_bytes, o.bytes_per_step, o.step_time, o.tokens_per_s, o.total_tokens_per_s,
+                              o.arithmetic_intensity, o.communication_time, o.memory_per_device, o.memory_budget}) {
+                if (!p) continue;
+                std::array<double, 8> lanes{};
+                std::size_t x = 0;
+                for (; x + 8 <= points; x += 8)
+                    for (std::size_t k = 0; k < 8; ++k) lanes[k] += p[x + k] * 0.0;
+                for (; x < points; ++x) lanes[0] += p[x] * 0.0;
+                for (const double v : lanes)
+                    if (v != 0) throw std::logic_error("ridgeline: a non-finite number reached the output");
+            }
             if (Column* b = column("batch")) {
                 auto* p = static_cast<std::int64_t*>(b->array.mutable_data()) + at;
                 for (std::size_t x = 0; x < nb; ++x) std::fill_n(p + x * nc, nc, batches[x]);
@@ -803,25 +847,23 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
                 for (std::size_t x = 0; x < nb; ++x) std::copy(contexts.begin(), contexts.end(), p + x * nc);
             }
         }
-        for (std::size_t c = inputs; c < columns.size(); ++c)
-            if (on[c] && out[c].kind == 'f') {
-                const auto* p = static_cast<const double*>(out[c].array.data());
-                for (std::size_t x = 0; x < n; ++x)
-                    if (!std::isfinite(p[x])) throw std::logic_error("ridgeline: a non-finite number reached the output");
-            }
     }
 
     // The inputs each setting's rows echo, and the bound as a word: Python objects, with the GIL.
+    // numpy makes a new object array of NULLs (calloc: object dtypes need initialising); each slot
+    // then holds a reference to its value, taken in one step.
     const auto fill_objects = [&](Column& c, std::size_t from, std::size_t count, PyObject* value) {
         auto** p = static_cast<PyObject**>(c.array.mutable_data()) + from;
-        for (std::size_t x = 0; x < count; ++x) {
-            Py_XDECREF(p[x]);
-            Py_INCREF(value);
-            p[x] = value;
-        }
+        std::fill_n(p, count, value);
+        Py_SET_REFCNT(value, Py_REFCNT(value) + static_cast<py::ssize_t>(count));
     };
-    for (std::size_t i = 0; i < settings.size(); ++i) {
-        const std::vector<cli::Cell> cells = cli::input_cells(settings[i]);
+    for (Column& c : out)
+        if (c.kind == 'O' && c.array && c.array.size() > 0) {
+            auto** p = static_cast<PyObject**>(c.array.mutable_data());
+            if (p[0] || p[c.array.size() - 1]) throw std::logic_error("ridgeline: numpy gave an object array that is not empty");
+        }
+    for (std::size_t i = 0; i < settings.size() && echo; ++i) {
+        const std::vector<cli::Cell> cells = cli::input_cells(resolved(settings[i]));
         const std::size_t at = i * points;
         for (std::size_t c = 0; c < inputs; ++c) {
             if (!on[c]) continue;
@@ -840,12 +882,13 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     if (bound) {
         const py::str memory("memory"), compute("compute");
         auto** p = static_cast<PyObject**>(bound->array.mutable_data());
+        std::size_t computes = 0;
         for (std::size_t x = 0; x < n; ++x) {
-            PyObject* v = compute_bound[x] ? compute.ptr() : memory.ptr();
-            Py_XDECREF(p[x]);
-            Py_INCREF(v);
-            p[x] = v;
+            computes += compute_bound[x] ? 1 : 0;
+            p[x] = compute_bound[x] ? compute.ptr() : memory.ptr();
         }
+        Py_SET_REFCNT(compute.ptr(), Py_REFCNT(compute.ptr()) + static_cast<py::ssize_t>(computes));
+        Py_SET_REFCNT(memory.ptr(), Py_REFCNT(memory.ptr()) + static_cast<py::ssize_t>(n - computes));
     }
     // In decode's order, or in the order asked for.
     py::dict r;

@@ -1,15 +1,18 @@
 // ridgeline's speed: decode-step evaluations per second on one core, a 1,000,000-configuration
 // sweep through the public API against a bare loop of the same two formulas over plain doubles,
-// and the time to load every preset. Prints its figures; asserts nothing (tests/bench/compare.sh
+// the same sweep as decode_sweep's columns (what the Python module's sweep computes), and the
+// time to load every preset. Prints its figures; asserts nothing (tests/bench/compare.sh
 // adds the Python comparison).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <ridgeline/decode_sweep.hpp>
 #include <ridgeline/json.hpp>
 #include <ridgeline/plan.hpp>
 #include <ridgeline/ridgeline.hpp>
@@ -135,6 +138,49 @@ void sweep_bare_loop(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * sweep::configurations);
 }
 BENCHMARK(sweep_bare_loop)->Unit(benchmark::kMillisecond);
+
+// The same 1,000,000 configurations through decode_sweep (decode_sweep.hpp), into freshly
+// allocated arrays of 1,000,000, as the Python module's decode_sweep does: tok/s alone
+// (sweep_decode_tokens_per_s), then every column of a decode row's results
+// (sweep_decode_columns). The C++ side of tests/bench/python_sweep.py's figures.
+void sweep_decode(benchmark::State& state, bool every_column) {
+    const Loaded& l = loaded();
+    std::vector<std::int64_t> batches, contexts;
+    for (int i = 0; i < sweep::batches; ++i) batches.push_back(sweep::batch(i));
+    for (int j = 0; j < sweep::contexts; ++j) contexts.push_back(sweep::context(j));
+    // The grid's contexts reach 29,400 tokens, past Llama 2's 4,096: decode_sweep checks the
+    // model's limit (the public-API sweep above does not), so it is raised, as the Python side does.
+    std::vector<Model> long_context = l.models;
+    for (Model& m : long_context) m.with_max_context(32768);
+    const auto n = static_cast<std::size_t>(sweep::configurations);
+    const std::size_t points = batches.size() * contexts.size();
+    for (auto _ : state) {
+        // Uninitialised, as numpy.empty: the allocation is part of the work.
+        std::vector<std::unique_ptr<double[]>> doubles;
+        for (int c = 0; c < (every_column ? 10 : 1); ++c) doubles.push_back(std::make_unique_for_overwrite<double[]>(n));
+        std::unique_ptr<bool[]> compute, fits;
+        if (every_column) compute = std::make_unique_for_overwrite<bool[]>(n), fits = std::make_unique_for_overwrite<bool[]>(n);
+        std::size_t at = 0;
+        for (const Model& m : long_context)
+            for (const Hardware& h : l.devices)
+                for (const double bpw : sweep::weight_bytes) {
+                    const Workload w{.precision = {format_of(bpw), formats::bf16, Numeric::bf16}};
+                    const auto column = [&](int c) { return doubles[static_cast<std::size_t>(c)].get() + at; };
+                    DecodeColumns out{.tokens_per_s = column(0)};
+                    if (every_column)
+                        out = DecodeColumns{column(0), column(1), column(2), column(3), column(4), column(5), compute.get() + at,
+                                            column(6), column(7), column(8), column(9), fits.get() + at};
+                    decode_sweep(Deployment{h}, m, w, batches, contexts, out);
+                    at += points;
+                }
+        benchmark::DoNotOptimize(doubles.data());
+        benchmark::ClobberMemory();
+    }
+    state.counters["configurations"] = static_cast<double>(sweep::configurations);
+    state.SetItemsProcessed(state.iterations() * sweep::configurations);
+}
+BENCHMARK_CAPTURE(sweep_decode, tokens_per_s, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(sweep_decode, columns, true)->Unit(benchmark::kMillisecond);
 
 // The planner. One serving evaluation (a replica's TPOT, TTFT, memory and throughput for one
 // deployment and batch) is the unit a plan search is made of.
