@@ -6,6 +6,7 @@
 // Python module's decode_sweep, and the benchmark.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -32,6 +33,47 @@ struct DecodeColumns {
     double* memory_budget = nullptr;         // DecodeStep::memory.budget, bytes
     bool* fits = nullptr;
 };
+
+// The loops over a batch's contexts that take most of a sweep's time: the step (two divisions a
+// point) and a rate (one). A build may define RIDGELINE_SWEEP_LOOPS to an attribute for them: the
+// Python module builds them for AVX2 too, picked at load time (GCC's target_clones), which does
+// four divisions at once where the x86-64 baseline does two. AVX2 alone allows no fused
+// multiply-add, so the results are the same bits either way.
+#ifndef RIDGELINE_SWEEP_LOOPS
+#define RIDGELINE_SWEEP_LOOPS
+#endif
+namespace decode_sweep_detail {
+// In SI base units as plain doubles (a Quantity's value: `in` a unit of scale 1 is the value
+// itself), so that the compiler vectorises the loops; the operations are decode_step's.
+struct Row {
+    double weights = 0;         // bytes read by the batch's step, whatever the context
+    double batch = 1;
+    double per_stage = 0;       // seconds: the links' time in each stage, and the overhead
+    double stage_overhead = 0;
+    double hops = 0;            // seconds between the stages
+    double later_stages = 0;    // stages - 1
+    double bandwidth = 0;       // bytes/s
+    double peak = 0;            // FLOP/s
+};
+// The step at each context: memory time (weights + batch x KV) / bandwidth, compute time
+// batch x FLOPs / peak, the larger plus the links and the overhead in each stage, and
+// Pipeline::time of one stage per step (sum + (stages - 1) x longest + hops).
+RIDGELINE_SWEEP_LOOPS inline void steps(const Row r, const double* __restrict kv, const double* __restrict flops, std::size_t n,
+                                        double* __restrict memory_time, double* __restrict compute_time, double* __restrict step) {
+    for (std::size_t j = 0; j < n; ++j) {
+        const double memory = (r.weights + r.batch * kv[j]) / r.bandwidth;
+        const double compute = r.batch * flops[j] / r.peak;
+        const double stage = (compute > memory ? compute : memory) + r.per_stage + r.stage_overhead;
+        memory_time[j] = memory;
+        compute_time[j] = compute;
+        step[j] = (0.0 + stage) + r.later_stages * stage + r.hops;
+    }
+}
+// tokens / step at each context.
+RIDGELINE_SWEEP_LOOPS inline void rates(double tokens, const double* __restrict step, std::size_t n, double* __restrict out) {
+    for (std::size_t j = 0; j < n; ++j) out[j] = tokens / step[j];
+}
+}  // namespace decode_sweep_detail
 
 // Every batch x context point of one setting (the base workload's batch and context are
 // ignored). The batches and contexts are checked first, as decode_step checks them (their
@@ -73,17 +115,17 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
     const Bytes resident = weights_per_device(m, base.precision, dep.parallel);
     const Bytes workspace = activation_bytes_per_token(m, dep.parallel);
     // Per context: one sequence's KV bytes and FLOPs, and (for the memory columns) its KV held per device.
-    std::vector<Bytes> kv_n(nc), held_n(memory_columns ? nc : 0);
-    std::vector<Flops> flops_n(nc);
+    std::vector<Bytes> held_n(memory_columns ? nc : 0);
+    std::vector<double> kv_n(nc), flops_n(nc);  // bytes, FLOPs
     for (std::size_t j = 0; j < nc; ++j) {
         const auto n = static_cast<double>(contexts[j]);
-        kv_n[j] = c.kv_bytes(n);
-        flops_n[j] = c.flops(n);
+        kv_n[j] = c.kv_bytes(n).in(bytes);
+        flops_n[j] = c.flops(n).in(flop);
         if (memory_columns)
             held_n[j] = kv_per_sequence_per_device(m, base.precision.kv, static_cast<double>(contexts[j] + base.tokens_per_sequence - 1),
                                                    dep.parallel);
     }
-    std::vector<Seconds> step(nc), memory_time(nc), compute_time(nc);
+    std::vector<double> step(nc), memory_time(nc), compute_time(nc);  // seconds
     for (std::size_t i = 0; i < nb; ++i) {
         const std::int64_t b = batches[i];
         const auto B = static_cast<double>(b);
@@ -97,34 +139,25 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
         const Seconds communication_time = stages * links.per_stage + links.pipeline_hops;
         // The step: the larger of the memory and compute terms, the links and the overhead, in
         // each stage (Pipeline::time of one stage per step: sum + (stages - 1) x longest + hops).
-        for (std::size_t j = 0; j < nc; ++j) {
-            memory_time[j] = (weights + B * kv_n[j]) / rates.bandwidth;
-            compute_time[j] = B * flops_n[j] / rates.peak;
-            const Seconds stage = (compute_time[j] > memory_time[j] ? compute_time[j] : memory_time[j]) + links.per_stage + stage_overhead;
-            step[j] = (Seconds{} + stage) + static_cast<double>(c.pipeline - 1) * stage + links.pipeline_hops;
-        }
-        if (out.step_time)
-            for (std::size_t j = 0; j < nc; ++j) out.step_time[at + j] = step[j].in(s);
-        if (out.tokens_per_s)
-            for (std::size_t j = 0; j < nc; ++j) out.tokens_per_s[at + j] = (q / step[j]).in(per_s);
-        if (out.total_tokens_per_s) {
-            const double tokens = static_cast<double>(dep.parallel.data) * stages * B * q;
-            for (std::size_t j = 0; j < nc; ++j) out.total_tokens_per_s[at + j] = (tokens / step[j]).in(per_s);
-        }
+        const decode_sweep_detail::Row row{weights.in(bytes), B, links.per_stage.in(s), stage_overhead.in(s), links.pipeline_hops.in(s),
+                                           static_cast<double>(c.pipeline - 1), rates.bandwidth.in(bytes_per_s), rates.peak.in(flop_per_s)};
+        decode_sweep_detail::steps(row, kv_n.data(), flops_n.data(), nc, memory_time.data(), compute_time.data(), step.data());
+        if (out.step_time) std::copy(step.begin(), step.end(), out.step_time + at);
+        if (out.tokens_per_s) decode_sweep_detail::rates(q, step.data(), nc, out.tokens_per_s + at);
+        if (out.total_tokens_per_s)
+            decode_sweep_detail::rates(static_cast<double>(dep.parallel.data) * stages * B * q, step.data(), nc, out.total_tokens_per_s + at);
         if (out.compute_bound)
             for (std::size_t j = 0; j < nc; ++j) out.compute_bound[at + j] = compute_time[j] > memory_time[j];
-        if (out.weight_bytes)
-            for (std::size_t j = 0; j < nc; ++j) out.weight_bytes[at + j] = (devices * weights).in(bytes);
+        const double weight_total = (devices * weights).in(bytes);
+        if (out.weight_bytes) std::fill_n(out.weight_bytes + at, nc, weight_total);
         if (out.kv_bytes)
-            for (std::size_t j = 0; j < nc; ++j) out.kv_bytes[at + j] = (devices * (B * kv_n[j])).in(bytes);
+            for (std::size_t j = 0; j < nc; ++j) out.kv_bytes[at + j] = devices * (B * kv_n[j]);
         if (out.bytes_per_step)
-            for (std::size_t j = 0; j < nc; ++j) out.bytes_per_step[at + j] = (devices * weights + devices * (B * kv_n[j])).in(bytes);
+            for (std::size_t j = 0; j < nc; ++j) out.bytes_per_step[at + j] = weight_total + devices * (B * kv_n[j]);
         if (out.arithmetic_intensity)
             for (std::size_t j = 0; j < nc; ++j)
-                out.arithmetic_intensity[at + j] =
-                    ((devices * (B * flops_n[j])) / (devices * weights + devices * (B * kv_n[j]))).in(flop_per_byte);
-        if (out.communication_time)
-            for (std::size_t j = 0; j < nc; ++j) out.communication_time[at + j] = communication_time.in(s);
+                out.arithmetic_intensity[at + j] = (devices * (B * flops_n[j])) / (weight_total + devices * (B * kv_n[j]));
+        if (out.communication_time) std::fill_n(out.communication_time + at, nc, communication_time.in(s));
         if (memory_columns) {
             Bytes activations{};
             if (base.assumptions.activation_workspace) activations = static_cast<double>(b * base.tokens_per_sequence) * workspace;
