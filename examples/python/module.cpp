@@ -950,11 +950,17 @@ PYBIND11_MODULE(ridgeline, m) {
         try {
             if (p) std::rethrow_exception(p);
         } catch (const ridgeline::error& e) {
-            py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(e.what());
-            instance.attr("file") = e.file();
-            instance.attr("path") = e.path();
-            instance.attr("value") = e.value();
-            instance.attr("expected") = e.expected();
+            // The library names its own lever; say the module's (as the CLI says --max-context).
+            std::string expected = e.expected();
+            const std::string lever = "raise Model::max_context where the model allows more";
+            if (const auto at = expected.find(lever); at != std::string::npos)
+                expected.replace(at, lever.size(), "raise it with max_context= or Model.with_max_context where the model allows more");
+            const ridgeline::error said(e.file(), e.path(), e.value(), expected);
+            py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(said.what());
+            instance.attr("file") = said.file();
+            instance.attr("path") = said.path();
+            instance.attr("value") = said.value();
+            instance.attr("expected") = said.expected();
             PyErr_SetObject(error_type.ptr(), instance.ptr());
         }
     });

@@ -409,6 +409,8 @@ def test_context_past_the_model_and_bad_degrees():
         ridgeline.decode("llama-3.1-8b", "h100-sxm", context=200000)
     assert e.value.path == "context" and e.value.value == "200000"
     assert "max_position_embeddings (131072)" in e.value.expected
+    assert e.value.expected.endswith("raise it with max_context= or Model.with_max_context where the model allows more")
+    assert ridgeline.decode("llama-3.1-8b", "h100-sxm", context=200000, max_context=262144)["context_tokens"] == 200000
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.decode("qwen3-30b-a3b", "h100-sxm", tp=2, ep=4)
     assert str(e.value) == "expert-parallel degree: got 4, expected a divisor of the tensor-parallel degree (2)"
