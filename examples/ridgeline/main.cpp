@@ -678,7 +678,7 @@ void run_calibrate(const CalibrateArgs& a) {
                                (flagged.empty() ? "" : " (" + std::to_string(flagged.size()) + " flagged rows are never fitted)"));
     const Hardware hw = load_hardware(hw_name);
     std::vector<Observation> obs;
-    for (const MeasuredRow* r : kept) obs.push_back({load_model(r->model), r->workload, r->parallel, r->measured_step});
+    for (const MeasuredRow* r : kept) obs.push_back(observation(*r));
     CalibrationTerms terms;
     terms.per_layer = a.per_layer;
     // The library numbers the observations it was given; say which row of which file that is.
@@ -694,7 +694,7 @@ void run_calibrate(const CalibrateArgs& a) {
     }();
     const std::vector<double> loo = leave_one_out(hw, obs, terms);
     cli::Table t({{"row", "row"}, {"engine", "engine", false}, {"model", "model", false}, {"weights", "weights", false}, {"tp", "tp"},
-                  {"batch", "batch"}, {"context_tokens", "context"}, {"measured_step_s", "measured"}, {"predicted_step_s", "predicted"},
+                  {"batch", "batch"}, {"context_tokens", "context"}, {"timed", "timed", false}, {"measured_step_s", "measured"}, {"predicted_step_s", "predicted"},
                   {"residual_s", "residual"}, {"residual_fraction", "residual %"}, {"fitted", "fitted", false}});
     for (std::size_t i = 0; i < obs.size(); ++i) {
         const MeasuredRow& r = *kept[i];
@@ -702,7 +702,9 @@ void run_calibrate(const CalibrateArgs& a) {
         const double rel = c.residuals[i].in(seconds) / r.measured_step.in(seconds);
         t.add({cli::integer(static_cast<std::int64_t>(row_of(i))), cli::text(r.engine.empty() ? "-" : r.engine), cli::text(r.model),
                cli::text(format_name(r.workload.precision.weights)), cli::integer(r.parallel.tensor), cli::integer(r.workload.batch),
-               cli::integer(r.workload.context), cli::converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
+               cli::integer(r.workload.context),
+               cli::text(r.requests.timed() ? std::to_string(r.requests.prompt) + "+" + std::to_string(r.requests.output) + " requests" : "steps"),
+               cli::converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
                cli::converted(c.predicted[i].in(seconds), c.predicted[i].in(ms), 2, "{} ms"),
                cli::converted(c.residuals[i].in(seconds), c.residuals[i].in(ms), 2, "{} ms", true),
                cli::converted(rel, 100 * rel, 1, "{}%", true), cli::Cell{used, used ? "yes" : "set aside"}});

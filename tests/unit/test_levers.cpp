@@ -395,6 +395,67 @@ TEST_CASE("calibrate: a time per layer, fitted where the rows differ in depth", 
     CHECK(c.rms_relative_error < 1e-9);
 }
 
+TEST_CASE("calibrate: rows that timed whole requests are fitted and predicted with their prefill", "[calibrate]") {
+    // Hand calculation: one sequence, a 1-token prompt and 2 output tokens. The prefill of one token
+    // and the decode step after it each read every weight but the embedding table once: Llama-2-7B's
+    // config.json (hidden 4096, vocab 32000) gives 6,738,415,616 parameters, less 32000 x 4096 =
+    // 131,072,000 looked up, at 2 bytes = 13,214,687,232 B, over the H100 SXM's 3.35 TB/s = 3.9447 ms.
+    // The KV of one or two tokens (0.5 MB each) adds under 0.02%.
+    const Model llama2 = load_model("llama-2-7b");
+    const Observation tiny{llama2, Workload{}, {}, ms(4), WholeRequests{1, 2}};
+    CHECK(time_per_output_token(h100(), tiny, Efficiency{}).in(ms) == Approx(13'214'687'232.0 / 3.35e12 * 1e3).epsilon(3e-4));
+
+    // A seeded simulation: rows timed over whole requests at 80% bandwidth, 60% compute and 2 ms a
+    // step, from prefill-heavy (batch 256, 2048 in, 16 out) to decode-heavy; the fit recovers the
+    // three terms. The decode steps are sampled at 64 contexts (calibrate.hpp), so the recovery is
+    // close, not exact.
+    const Efficiency truth{0.8, 0.6, ms(2), Seconds{}};
+    std::vector<Observation> rows;
+    struct Shape {
+        const char* model;
+        std::int64_t batch, prompt, output;
+    };
+    for (const Shape& x : {Shape{"llama-2-7b", 256, 2048, 16}, Shape{"llama-2-7b", 64, 128, 2048}, Shape{"llama-2-7b", 1, 512, 512},
+                           Shape{"llama-3.1-8b", 768, 128, 128}, Shape{"llama-3.1-8b", 16, 4096, 1000}, Shape{"qwen3-8b", 4, 300, 3000}}) {
+        Workload w{.batch = x.batch};
+        const Observation o{load_model(x.model), w, {}, s(1), WholeRequests{x.prompt, x.output}};
+        rows.push_back(o);
+        rows.back().measured_step = time_per_output_token(h100(), o, truth);
+    }
+    const Calibration c = calibrate(h100(), rows);
+    CHECK(c.used.size() == rows.size());
+    CHECK(c.bandwidth_efficiency == Approx(0.8).epsilon(0.01));
+    CHECK(c.compute_efficiency == Approx(0.6).epsilon(0.01));
+    CHECK(c.overhead.in(ms) == Approx(2).epsilon(0.02));
+    for (std::size_t i = 0; i < rows.size(); ++i) CHECK(c.predicted[i].in(s) == Approx(rows[i].measured_step.in(s)).epsilon(0.005));
+    // Read as decode steps at the mean context instead, the prefill-heavy row is missed by far:
+    // its 2048-token prompts at batch 256 take longer than its 16 output steps.
+    Observation as_steps = rows[0];
+    as_steps.requests = WholeRequests{};
+    as_steps.workload.context = mean_decode_context(rows[0].requests);
+    CHECK(time_per_output_token(h100(), as_steps, truth) < 0.5 * rows[0].measured_step);
+}
+
+TEST_CASE("measurements: includes_prefill rows give their prompt and output, not a context", "[calibrate][json]") {
+    const auto load = [](const char* row) {
+        return measurements_from_json(nlohmann::json::parse(std::string(R"({"source": "test", "measurements": [)") + row + "]}"), "m.json");
+    };
+    const MeasurementSet ok = load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 64, "includes_prefill": true,
+                                       "prompt": 128, "output": 2048, "tokens_per_s": 80})");
+    CHECK(ok.rows[0].requests.prompt == 128);
+    CHECK(ok.rows[0].requests.output == 2048);
+    CHECK(ok.rows[0].workload.context == 128 + 1024);  // the mean a decode step sees, for diagnose
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "includes_prefill": true, "prompt": 128, "output": 128,
+                              "context": 192, "tokens_per_s": 80})"),
+                      "m.json: /measurements/0/context: got 192, expected no context where includes_prefill is true (it follows from prompt and output)");
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "includes_prefill": true, "prompt": 128, "tokens_per_s": 80})"),
+                      "m.json: /measurements/0/output: got nothing (the key is missing), expected the output tokens per request, where includes_prefill is true");
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "prompt": 128, "tokens_per_s": 80})"),
+                      "m.json: /measurements/0/prompt: got 128, expected no prompt or output unless includes_prefill is true (give the decode steps' context)");
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "includes_prefill": true, "prompt": 0, "output": 8, "tokens_per_s": 80})"),
+                      "m.json: /measurements/0/prompt: got 0, expected an integer from 1 to 2^40 tokens");
+}
+
 TEST_CASE("operators: bytes and FLOPs add up to the step; memory-bound times too", "[operators]") {
     for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-120b", "mistral-7b-v0.1"}) {
         for (const auto accounting : {WeightAccounting::every_parameter, WeightAccounting::bytes_read}) {
@@ -437,7 +498,7 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
             CHECK(r.engine == p.engine);
             CHECK(r.hardware == p.hardware);
             CHECK_FALSE(r.flagged);
-            obs.push_back({load_model(r.model), r.workload, r.parallel, r.measured_step});
+            obs.push_back(observation(r));
         }
         const Calibration c = calibrate(load_hardware(p.hardware), obs);
         CHECK(c.bandwidth_efficiency == Approx(p.fit.bandwidth_efficiency).epsilon(1e-9));
