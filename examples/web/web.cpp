@@ -14,6 +14,7 @@
 
 #include <ridgeline/decode_schema.hpp>
 #include <ridgeline/json.hpp>
+#include <ridgeline/operators_schema.hpp>
 #include <ridgeline/ridgeline.hpp>
 #include <ridgeline/plan_json.hpp>
 #include <ridgeline/plan_svg.hpp>
@@ -112,6 +113,35 @@ std::string field_of(const error& e) {
     return "model";
 }
 
+// The step per operator (operators.hpp), one object per operator keyed by its schema
+// (operators_schema.hpp); null, with the library's reason in `why`, for a model whose
+// parameters are declared rather than derived (operators need the architecture).
+json operator_rows(const Deployment& dep, const Model& m, const Workload& w, json& why) {
+    std::vector<Operator> ops;
+    try {
+        ops = operators(dep, m, w);
+    } catch (const error& e) {
+        why = e.what();
+        return nullptr;
+    }
+    json rows = json::array();
+    for (const Operator& o : ops) {
+        json row = json::object();
+        for (const OperatorField& f : operator_fields())
+            std::visit([&](const auto& v) { row[f.key] = v; }, f.get(o));
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+// The operator table's columns, in order: key, header and how each is shown.
+json operator_columns() {
+    json columns = json::array();
+    for (const OperatorField& f : operator_fields())
+        columns.push_back({{"key", f.key}, {"header", f.header}, {"show", show_name(f.show)}});
+    return columns;
+}
+
 json evaluate(const json& request) {
     const Hardware hw = load_hardware(request.at("hardware").get<std::string>());
     // The model and its checkpoint's storage formats, as the CLI reads them.
@@ -180,6 +210,8 @@ json evaluate(const json& request) {
                         {"messages", d.links.messages}};
         }
         json out{{"ok", true},
+                 {"operator_columns", operator_columns()},
+                 {"operators_error", nullptr},
                  {"hardware", std::string(hw.name.view())},
                  {"model", std::string(m.name.view())},
                  {"tp", par.tensor},
@@ -212,6 +244,7 @@ json evaluate(const json& request) {
         // The step's own fields, from the schema the CLI's decode columns use (decode_schema.hpp).
         for (const DecodeField& f : decode_fields())
             std::visit([&](const auto& v) { out[f.key] = v; }, f.get(d));
+        out["operators"] = operator_rows(dep, m, w, out["operators_error"]);
         return out;
     } catch (const error& e) {
         throw field_error(field_of(e), e.what());
@@ -324,7 +357,8 @@ const char* ridgeline_presets() {
 
 // A request (hardware, model or config, formats, batch, context, tp, pp, ep, link_latency_us,
 // assumptions, efficiency, max_context) in, results or {"ok": false, "field", "message"} out.
-// Every result carries the per-device memory and whether it fits, beside the tok/s.
+// Every result carries the per-device memory and whether it fits, beside the tok/s, and the step
+// per operator (operator_columns, operators).
 const char* ridgeline_evaluate(const char* request) {
     try {
         return answer(evaluate(json::parse(request)));
