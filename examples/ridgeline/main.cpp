@@ -17,6 +17,7 @@
 #include <ridgeline/generation.hpp>
 #include <ridgeline/json.hpp>
 #include <ridgeline/operators.hpp>
+#include <ridgeline/operators_schema.hpp>
 #include <ridgeline/plan_json.hpp>
 #include <ridgeline/plan_schema.hpp>
 #include <ridgeline/plan_svg.hpp>
@@ -446,6 +447,49 @@ void run_decode(Setting& all) {
         }
     t.print(all.format);
     print_assumptions(settings.back(), last);
+}
+
+cli::Cell operator_cell(const OperatorField& f, const OperatorValue& v) {
+    if (std::holds_alternative<std::nullptr_t>(v)) return cli::null("never");
+    if (const auto* t = std::get_if<std::string>(&v)) return cli::text(*t);
+    if (const auto* n = std::get_if<std::int64_t>(&v)) return cli::integer(*n);
+    const double x = std::get<double>(v);
+    switch (f.show) {
+        case OperatorShow::bytes: return cli::number(x, si(x, "B"));
+        case OperatorShow::flops: return cli::number(x, si(x, "FLOP"));
+        case OperatorShow::milliseconds: return cli::converted(x, x * 1e3, 4, "{} ms");
+        case OperatorShow::one_decimal: return cli::number(x, 1);
+        case OperatorShow::word:
+        case OperatorShow::count: break;
+    }
+    return cli::number(x, 3);
+}
+
+// The step per operator (operators.hpp), one device's share, in the page's columns (operators_schema.hpp).
+void run_operators(Setting& all) {
+    std::vector<Setting> settings = combinations(all);
+    require_rows(settings.front(), true, true, settings.size());
+    auto columns = input_columns();
+    append(columns, std::vector<cli::Column>{{"batch", "batch"}, {"context_tokens", "context"}});
+    for (const OperatorField& f : operator_fields())
+        columns.push_back({f.key, f.header, f.show != OperatorShow::word});
+    cli::Table t(columns);
+    for (const Setting& s : settings)
+        for (std::int64_t b : s.batches)
+            for (std::int64_t n : s.contexts) {
+                current_device = s.hw;
+                Workload w = s.base;
+                w.batch = b;
+                w.context = n;
+                for (const Operator& o : operators(s.dep, s.m, w)) {
+                    auto row = input_cells(s);
+                    append(row, std::vector<cli::Cell>{cli::integer(b), cli::integer(n)});
+                    for (const OperatorField& f : operator_fields()) row.push_back(operator_cell(f, f.get(o)));
+                    t.add(row);
+                }
+            }
+    t.print(all.format);
+    print_assumptions(settings.back());
 }
 
 void run_ridge(Setting& s) {
@@ -964,6 +1008,12 @@ int main(int argc, char** argv) {
     add_format(decode, s);
     decode->footer("Example: ridgeline decode -m llama-3.1-8b -b 1,64,512 -c 4096 --format json");
 
+    auto* ops = app.add_subcommand("operators", "The decode step per operator (one device's share): bytes, FLOPs, time, bound, ridge batch");
+    add_device(ops, s);
+    add_workload(ops, s);
+    add_format(ops, s);
+    ops->footer("Example: ridgeline operators -m llama-3.1-8b -b 1,64 -c 4096");
+
     auto* ridge = app.add_subcommand("ridge", "The ridge batch at each context, and n*");
     add_device(ridge, s);
     add_workload(ridge, s);
@@ -1072,6 +1122,7 @@ int main(int argc, char** argv) {
         else if (*model) run_model(s);
         else if (*decode) run_decode(s);
         else if (*ridge) run_ridge(s);
+        else if (*ops) run_operators(s);
         else if (*capacity) run_capacity(s);
         else if (*gen) {
             // generate starts from an empty context: the prompt is the context it decodes from.
