@@ -3,12 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include <ridgeline/answers_schema.hpp>
 #include <ridgeline/calibrate.hpp>
 #include <ridgeline/decode_schema.hpp>
 #include <ridgeline/diagnose.hpp>
@@ -279,7 +282,6 @@ void print_assumptions(const Setting& s, const std::optional<DecodeStep>& step =
     fmt::print("formats: {}\n", cli::printable(s.formats_source));
     if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
 }
-cli::Cell fits_cell(const MemoryUse& u) { return cli::Cell{u.fits(), u.fits() ? "yes" : "NO"}; }
 
 template <class T>
 void append(std::vector<T>& a, std::vector<T> b) {
@@ -408,18 +410,34 @@ void run_model(Setting& s) {
 
 // A cell from a decode schema field (decode_schema.hpp): the raw value for JSON and CSV, the
 // shown text for the table.
-cli::Cell decode_cell(const DecodeField& f, const DecodeValue& v) {
+// A value in a table cell, as its schema says to show it (output_schema.hpp).
+cli::Cell field_cell(Show show, int decimals, const FieldValue& v) {
+    if (const auto* n = std::get_if<Null>(&v)) return cli::null(n->shown);
     if (const auto* b = std::get_if<bool>(&v)) return cli::Cell{*b, *b ? "yes" : "NO"};
     if (const auto* t = std::get_if<std::string>(&v)) return cli::text(*t);
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return cli::integer(*i);
     const double x = std::get<double>(v);
-    switch (f.show) {
-        case DecodeShow::bytes: return cli::number(x, si(x, "B"));
-        case DecodeShow::milliseconds: return cli::converted(x, x * 1e3, 3, "{} ms");
-        case DecodeShow::one_decimal: return cli::number(x, 1);
-        case DecodeShow::word:
-        case DecodeShow::yes_no: break;
+    switch (show) {
+        case Show::bytes: return cli::number(x, si(x, "B"));
+        case Show::flops: return cli::number(x, si(x, "FLOP"));
+        case Show::milliseconds: return cli::converted(x, x * 1e3, decimals, "{} ms");
+        case Show::seconds: return cli::converted(x, x, decimals, "{} s");
+        case Show::number: return cli::number(x, decimals);
+        case Show::count: return cli::number(x, x == std::floor(x) ? 0 : 2);
+        case Show::word:
+        case Show::yes_no: break;
     }
     return cli::number(x, 3);
+}
+
+// A schema's columns, and a row's cells in them.
+template <class Row>
+void append_columns(std::vector<cli::Column>& columns, const Schema<Row>& fields) {
+    for (const Field<Row>& f : fields) columns.push_back({f.key, f.header, f.numeric()});
+}
+template <class Row>
+void append_cells(std::vector<cli::Cell>& cells, const Schema<Row>& fields, const Row& row) {
+    for (const Field<Row>& f : fields) cells.push_back(field_cell(f.show, f.decimals, f.get(row)));
 }
 
 void run_decode(Setting& all) {
@@ -427,8 +445,7 @@ void run_decode(Setting& all) {
     require_rows(settings.front(), true, true, settings.size());
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"batch", "batch"}, {"context_tokens", "context"}});
-    for (const DecodeField& f : decode_fields())
-        columns.push_back({f.key, f.header, f.show != DecodeShow::word && f.show != DecodeShow::yes_no});
+    append_columns(columns, decode_fields());
     cli::Table t(columns);
     std::optional<DecodeStep> last;
     for (const Setting& s : settings)
@@ -442,27 +459,11 @@ void run_decode(Setting& all) {
             last = d;
             auto row = input_cells(s);
             append(row, std::vector<cli::Cell>{cli::integer(b), cli::integer(n)});
-            for (const DecodeField& f : decode_fields()) row.push_back(decode_cell(f, f.get(d)));
+            append_cells(row, decode_fields(), d);
             t.add(row);
         }
     t.print(all.format);
     print_assumptions(settings.back(), last);
-}
-
-cli::Cell operator_cell(const OperatorField& f, const OperatorValue& v) {
-    if (std::holds_alternative<std::nullptr_t>(v)) return cli::null("never");
-    if (const auto* t = std::get_if<std::string>(&v)) return cli::text(*t);
-    if (const auto* n = std::get_if<std::int64_t>(&v)) return cli::integer(*n);
-    const double x = std::get<double>(v);
-    switch (f.show) {
-        case OperatorShow::bytes: return cli::number(x, si(x, "B"));
-        case OperatorShow::flops: return cli::number(x, si(x, "FLOP"));
-        case OperatorShow::milliseconds: return cli::converted(x, x * 1e3, 4, "{} ms");
-        case OperatorShow::one_decimal: return cli::number(x, 1);
-        case OperatorShow::word:
-        case OperatorShow::count: break;
-    }
-    return cli::number(x, 3);
 }
 
 // The step per operator (operators.hpp), one device's share, in the page's columns (operators_schema.hpp).
@@ -471,8 +472,7 @@ void run_operators(Setting& all) {
     require_rows(settings.front(), true, true, settings.size());
     auto columns = input_columns();
     append(columns, std::vector<cli::Column>{{"batch", "batch"}, {"context_tokens", "context"}});
-    for (const OperatorField& f : operator_fields())
-        columns.push_back({f.key, f.header, f.show != OperatorShow::word});
+    append_columns(columns, operator_fields());
     cli::Table t(columns);
     for (const Setting& s : settings)
         for (std::int64_t b : s.batches)
@@ -484,7 +484,7 @@ void run_operators(Setting& all) {
                 for (const Operator& o : operators(s.dep, s.m, w)) {
                     auto row = input_cells(s);
                     append(row, std::vector<cli::Cell>{cli::integer(b), cli::integer(n)});
-                    for (const OperatorField& f : operator_fields()) row.push_back(operator_cell(f, f.get(o)));
+                    append_cells(row, operator_fields(), o);
                     t.add(row);
                 }
             }
@@ -496,15 +496,11 @@ void run_ridge(Setting& s) {
     resolve(s);
     const auto nstar = n_star(s.dep, s.m, s.base);
     auto columns = input_columns();
-    append(columns, std::vector<cli::Column>{{"context_tokens", "context"}, {"ridge_batch", "ridge batch"}, {"n_star_tokens", "n*"}});
+    append_columns(columns, ridge_fields());
     cli::Table t(columns);
-    const cli::Cell nstar_cell = nstar ? cli::number(*nstar, 1) : cli::null("none");
     for (std::int64_t n : s.contexts) {
-        Workload w = s.base;
-        w.context = n;
-        const RidgeBatch r = ridge_batch(s.dep, s.m, w);
         auto row = input_cells(s);
-        append(row, std::vector<cli::Cell>{cli::integer(n), r.is_never() ? cli::null("never") : cli::number(r.value(), 1), nstar_cell});
+        append_cells(row, ridge_fields(), ridge_row(s.dep, s.m, s.base, n, nstar));
         t.add(row);
     }
     t.print(s.format);
@@ -515,44 +511,16 @@ void run_capacity(Setting& all) {
     std::vector<Setting> settings = combinations(all);
     require_rows(settings.front(), true, true, settings.size());
     auto columns = input_columns();
-    append(columns, std::vector<cli::Column>{{"memory_reported_bytes", "memory/device"},
-                                             {"memory_budget_bytes", "budget"},
-                                             {"weights_per_device_bytes", "weights/device"},
-                                             {"weights_fit", "weights fit", false},
-                                             {"context_tokens", "context"},
-                                             {"largest_batch", "largest batch"},
-                                             {"sequences", "sequences (all replicas)"},
-                                             {"kv_tokens_held", "KV tokens held"},
-                                             {"batch", "batch"},
-                                             {"longest_context_tokens", "longest context"}});
+    append_columns(columns, capacity_fields());
     cli::Table t(columns);
-    for (const Setting& s : settings) {
-    current_device = s.hw;
-    const MemoryUse budget = memory_budget(s.hw, s.base.assumptions);
-    const Bytes weights = weights_per_device(s.m, s.base.precision, s.dep.parallel);
-    const bool weights_fit = weights <= budget.budget;
-    for (std::int64_t n : s.contexts)
-        for (std::int64_t b : s.batches) {
-            const auto largest = n > 0 ? largest_batch(s.dep, s.m, s.base, n) : std::nullopt;
-            const ContextFit longest = longest_context(s.dep, s.m, s.base, b);
-            auto row = input_cells(s);
-            // value_or, not *largest: g++ -O2 warns (maybe-uninitialized, a false positive) on the latter.
-            const std::int64_t fit = largest.value_or(0);
-            const double held = static_cast<double>(fit) * static_cast<double>(n);
-            append(row, std::vector<cli::Cell>{
-                            cli::number(budget.capacity.in(bytes), si(budget.capacity.in(bytes), "B")),
-                            cli::number(budget.budget.in(bytes), si(budget.budget.in(bytes), "B")),
-                            cli::number(weights.in(bytes), si(weights.in(bytes), "B")),
-                            cli::Cell{weights_fit, weights_fit ? "yes" : "NO"}, cli::integer(n),
-                            largest ? cli::integer(fit) : cli::null(n > 0 ? "does not fit" : "-"),
-                            largest ? cli::number(static_cast<double>(fit) * static_cast<double>(s.dp), 0) : cli::null("-"),
-                            largest ? cli::number(held, 0) : cli::null("-"), cli::integer(b),
-                            longest.is_unbounded() ? cli::Cell{"unbounded", "unbounded"}
-                            : longest.fits()       ? cli::integer(longest.tokens())
-                                                   : cli::null("does not fit")});
-            t.add(row);
-        }
-    }
+    for (const Setting& s : settings)
+        for (std::int64_t n : s.contexts)
+            for (std::int64_t b : s.batches) {
+                current_device = s.hw;
+                auto row = input_cells(s);
+                append_cells(row, capacity_fields(), capacity_row(s.dep, s.m, s.base, n, b));
+                t.add(row);
+            }
     t.print(all.format);
     print_assumptions(settings.back());
 }
@@ -581,34 +549,17 @@ void run_generate(Setting& all, const GenerateArgs& args) {
             "--prompt x {} --batch values = {}; use a larger --chunk or fewer batches)",
             chunk, chunks, prompt, first.batches.size() * settings.size(), steps));
     auto columns = input_columns();
-    append(columns, std::vector<cli::Column>{{"batch", "batch"},
-                                             {"prompt_tokens", "prompt"},
-                                             {"new_tokens", "new"},
-                                             {"time_to_first_token_s", "TTFT"},
-                                             {"decode_time_s", "decode"},
-                                             {"total_time_s", "total"},
-                                             {"decode_tokens_per_s", "tok/s/seq"},
-                                             {"compute_bound_steps", "compute-bound steps"},
-                                             {"memory_per_device_bytes", "memory/device"},
-                                             {"memory_budget_bytes", "budget"},
-                                             {"fits", "fits", false}});
+    append_columns(columns, generation_fields());
     cli::Table t(columns);
     for (const Setting& s : settings)
-    for (std::int64_t b : s.batches) {
-        current_device = s.hw;
-        Workload w = s.base;
-        w.batch = b;
-        const Generation g = generate(s.dep, s.m, w, prompt, new_tokens, chunk);
-        auto row = input_cells(s);
-        append(row, std::vector<cli::Cell>{cli::integer(b), cli::integer(prompt), cli::integer(new_tokens),
-                                           cli::converted(g.time_to_first_token.in(seconds), g.time_to_first_token.in(ms), 1, "{} ms"),
-                                           cli::converted(g.decode_time.in(seconds), g.decode_time.in(seconds), 3, "{} s"),
-                                           cli::converted(g.total_time.in(seconds), g.total_time.in(seconds), 3, "{} s"),
-                                           cli::number(g.decode_tokens_per_s.in(per_s), 1), cli::integer(g.compute_bound_steps),
-                                           cli::number(g.memory.used().in(bytes), si(g.memory.used().in(bytes), "B")),
-                                           cli::number(g.memory.budget.in(bytes), si(g.memory.budget.in(bytes), "B")), fits_cell(g.memory)});
-        t.add(row);
-    }
+        for (std::int64_t b : s.batches) {
+            current_device = s.hw;
+            Workload w = s.base;
+            w.batch = b;
+            auto row = input_cells(s);
+            append_cells(row, generation_fields(), GenerationRow{b, generate(s.dep, s.m, w, prompt, new_tokens, chunk)});
+            t.add(row);
+        }
     t.print(all.format);
     print_assumptions(settings.back());
 }
@@ -860,22 +811,6 @@ void run_plot(Setting& s, const std::string& out) {
 // ---------------------------------------------------------------------------------------------
 
 // A cell from a schema field: the raw SI value for JSON and CSV, readable text for the table.
-cli::Cell plan_cell(const PlanField& f, const PlanValue& v) {
-    if (std::holds_alternative<std::monostate>(v)) return cli::null("-");
-    if (const auto* t = std::get_if<std::string>(&v)) return cli::text(*t);
-    if (const auto* i = std::get_if<std::int64_t>(&v)) return cli::integer(*i);
-    const double x = std::get<double>(v);
-    switch (f.unit) {
-        case PlanUnit::bytes: return cli::number(x, si(x, "B"));
-        case PlanUnit::seconds: return cli::converted(x, x * 1e3, 2, "{} ms");
-        case PlanUnit::per_second: return cli::number(x, 1);
-        case PlanUnit::money: return cli::number(x, 3);
-        case PlanUnit::count: return cli::number(x, x == std::floor(x) ? 0 : 2);
-        case PlanUnit::none: break;
-    }
-    return cli::number(x, 3);
-}
-
 void run_plan(const cli::PlanArgs& a) {
     const cli::PlanSetting setting = cli::plan_setting(a);
     const PlanRequest& r = setting.request;
@@ -884,14 +819,13 @@ void run_plan(const cli::PlanArgs& a) {
     const PlanResult result = plan(r);
     const std::vector<PlanRow>& rows = a.show == "pareto" ? result.pareto : result.plans;
     std::vector<cli::Column> columns{{"rank", "#"}};
-    for (const PlanField& f : plan_fields())
-        columns.push_back({f.key, f.header, f.unit != PlanUnit::none});
+    append_columns(columns, plan_fields());
     cli::Table t(columns);
     std::int64_t rank = 0;
     for (const PlanRow& row : rows) {
         if (++rank > top) break;
         std::vector<cli::Cell> cells{cli::integer(rank)};
-        for (const PlanField& f : plan_fields()) cells.push_back(plan_cell(f, f.get(row)));
+        append_cells(cells, plan_fields(), row);
         t.add(cells);
     }
     if (a.format == "json") {

@@ -3,16 +3,15 @@
 // assumptions), marks a setup that does not fit beside its tok/s, shows the library's own error
 // beside the field, and keeps working. The plan tab prints `ridgeline plan --format json`'s text
 // byte for byte, clears its results on a wrong input, and the default search is timed against the
-// native CLI (printed, not asserted). The per-operator table equals the page's engine compiled
-// natively (NATIVE, examples/web/native.cpp: the CLI prints no operators) figure for figure, and
-// that engine's step is the CLI's for the same setting. Two devices side by side each show the
+// native CLI (printed, not asserted). The per-operator table equals `ridgeline operators` for the
+// same setting, figure for figure and header for header. Two devices side by side each show the
 // CLI's figures for that device, and a wrong input clears both.
-//     node test.mjs PAGE_DIR CLI SCREENSHOT NATIVE
+//     node test.mjs PAGE_DIR CLI SCREENSHOT
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import assert from "node:assert/strict";
 
-const [pageDir, cli, screenshot, native] = process.argv.slice(2);
+const [pageDir, cli, screenshot] = process.argv.slice(2);
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -24,10 +23,13 @@ const check = (name, actual, expected) => {
   ++checks;
   console.log("ok   " + name);
 };
-// The CLI's one JSON row for a decode at batch 1, on h100-sxm or the device named.
+// The CLI's one JSON row for a decode at batch 1, on h100-sxm or the device named; the flags that
+// gave it are kept, to ask the CLI for the same setting's operators.
+const flagsOf = new WeakMap();
 const decodeOn = (hardware, ...args) => {
   const rows = JSON.parse(execFileSync(cli, ["decode", "-H", hardware, "--format", "json", ...args]));
   assert.equal(rows.length, 1);
+  flagsOf.set(rows[0], ["-H", hardware, ...args]);
   return rows[0];
 };
 const decode = (...args) => decodeOn("h100-sxm", ...args);
@@ -65,19 +67,19 @@ try {
     return { columns: [...t.querySelectorAll("thead th")].map(th => [th.dataset.key, th.textContent]),
              rows: [...t.querySelectorAll("tbody tr")].map(tr => Object.fromEntries([...tr.cells].map(td => [td.dataset.key, JSON.parse(td.dataset.raw)]))) };
   }, panel);
-  // The page's engine, compiled natively, asked what the panel asked.
-  const nativeAnswer = async panel => JSON.parse(execFileSync(native, [await page.getAttribute("#device" + panel, "data-request")]));
-  // The panel's operator table against the native engine's, bit for bit, and that engine's step
-  // against the CLI's row for the same setting (so the table is the CLI's setting's).
+  // The panel's operator table against `ridgeline operators` for the CLI row's setting, bit for
+  // bit: the same columns and headers (the CLI's table header ends with them) and every value.
   const checkOperators = async (name, panel, cliRow) => {
-    const reference = await nativeAnswer(panel);
-    check(`${name}: the native engine's step is the CLI's (tok/s, bytes, memory per device)`,
-          [reference.tokens_per_s, reference.bytes_per_step, reference.memory_per_device_bytes],
-          [cliRow.tokens_per_s, cliRow.bytes_per_step, cliRow.memory_per_device_bytes]);
+    const flags = flagsOf.get(cliRow);
     const shown = await operatorTable(panel);
-    check(`${name}: the operator table's columns are the schema's`, shown.columns, reference.operator_columns.map(c => [c.key, c.header]));
-    check(`${name}: each operator's bytes, FLOPs, bound and time equal the native engine's, bit for bit (${shown.rows.length} operators)`,
-          shown.rows, reference.operators);
+    const keys = shown.columns.map(([key]) => key);
+    const header = execFileSync(cli, ["operators", ...flags]).toString().split("\n")[0].trim().split(/ {2,}/);
+    check(`${name}: the operator table's columns are the CLI's (keys and headers)`, shown.columns.map(([, h]) => h),
+          header.slice(header.length - keys.length));
+    const reference = JSON.parse(execFileSync(cli, ["operators", ...flags, "--format", "json"]))
+                        .map(row => Object.fromEntries(keys.map(k => [k, row[k]])));
+    check(`${name}: each operator's bytes, FLOPs, bound and time equal the CLI's, bit for bit (${shown.rows.length} operators)`,
+          shown.rows, reference);
     // Tied to the CLI's row itself: on one device the operators' bytes are the step's, and when
     // every operator has the step's bound their times (links aside) are its time.
     const near = (x, y) => Math.abs(x - y) <= 1e-12 * Math.abs(y);

@@ -12,6 +12,7 @@
 #include <variant>
 #include <string>
 
+#include <ridgeline/answers_schema.hpp>
 #include <ridgeline/decode_schema.hpp>
 #include <ridgeline/json.hpp>
 #include <ridgeline/operators_schema.hpp>
@@ -19,6 +20,7 @@
 #include <ridgeline/plan_json.hpp>
 #include <ridgeline/plan_svg.hpp>
 #include <ridgeline/roofline_svg.hpp>
+#include <ridgeline/schema_json.hpp>
 
 #include "../ridgeline/args.hpp"
 #include "../ridgeline/plan_args.hpp"
@@ -127,19 +129,10 @@ json operator_rows(const Deployment& dep, const Model& m, const Workload& w, jso
     json rows = json::array();
     for (const Operator& o : ops) {
         json row = json::object();
-        for (const OperatorField& f : operator_fields())
-            std::visit([&](const auto& v) { row[f.key] = v; }, f.get(o));
+        put_fields(row, operator_fields(), o);
         rows.push_back(std::move(row));
     }
     return rows;
-}
-
-// The operator table's columns, in order: key, header and how each is shown.
-json operator_columns() {
-    json columns = json::array();
-    for (const OperatorField& f : operator_fields())
-        columns.push_back({{"key", f.key}, {"header", f.header}, {"show", show_name(f.show)}});
-    return columns;
 }
 
 json evaluate(const json& request) {
@@ -191,10 +184,8 @@ json evaluate(const json& request) {
     try {
         validate(dep, m);
         const DecodeStep d = decode_step(dep, m, w);
-        const RidgeBatch r = ridge_batch(dep, m, w);
-        const auto nstar = n_star(dep, m, w);
-        const auto largest = w.context > 0 ? largest_batch(dep, m, w, w.context) : std::nullopt;
-        const ContextFit longest = longest_context(dep, m, w, w.batch);
+        const RidgeRow ridge = ridge_row(dep, m, w, w.context, n_star(dep, m, w));
+        const CapacityRow capacity = capacity_row(dep, m, w, w.context, w.batch);
         std::vector<std::int64_t> batches;
         for (std::int64_t b = 1; b <= 1024; b *= 2) batches.push_back(b);
         std::vector<std::int64_t> contexts{w.context};
@@ -210,7 +201,7 @@ json evaluate(const json& request) {
                         {"messages", d.links.messages}};
         }
         json out{{"ok", true},
-                 {"operator_columns", operator_columns()},
+                 {"operator_columns", schema_columns<json>(operator_fields())},
                  {"operators_error", nullptr},
                  {"hardware", std::string(hw.name.view())},
                  {"model", std::string(m.name.view())},
@@ -232,18 +223,12 @@ json evaluate(const json& request) {
                  {"weights_per_device_bytes", d.memory.weights.in(bytes)},
                  {"kv_per_device_bytes", d.memory.kv.in(bytes)},
                  {"activations_per_device_bytes", d.memory.activations.in(bytes)},
-                 {"weights_fit", d.memory.weights <= d.memory.budget},
-                 {"ridge_batch", r.is_never() ? json(nullptr) : json(r.value())},
-                 {"n_star_tokens", nstar ? json(*nstar) : json(nullptr)},
-                 {"largest_batch", largest ? json(*largest) : json(nullptr)},
-                 {"kv_tokens_held", largest ? json(static_cast<double>(*largest) * static_cast<double>(w.context)) : json(nullptr)},
-                 {"longest_context_tokens", longest.is_unbounded() ? json("unbounded")
-                                            : longest.fits()       ? json(longest.tokens())
-                                                                   : json(nullptr)},
                  {"svg", roofline_svg(dep, m, w, batches, contexts, w.batch)}};
-        // The step's own fields, from the schema the CLI's decode columns use (decode_schema.hpp).
-        for (const DecodeField& f : decode_fields())
-            std::visit([&](const auto& v) { out[f.key] = v; }, f.get(d));
+        // The step's, the ridge's and capacity's own fields, from the schemas the CLI's columns use
+        // (decode_schema.hpp, answers_schema.hpp).
+        put_fields(out, ridge_fields(), ridge);
+        put_fields(out, capacity_fields(), capacity);
+        put_fields(out, decode_fields(), d);
         out["operators"] = operator_rows(dep, m, w, out["operators_error"]);
         return out;
     } catch (const error& e) {
