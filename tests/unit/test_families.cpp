@@ -229,6 +229,37 @@ TEST_CASE("nemotron-nas: a block per layer, skipped attention, widths from ffn_m
     decodes(m, "h100-sxm", 4);
 }
 
+TEST_CASE("nemotron-nas: Llama-3.1-Nemotron-Ultra-253B, the second size", "[families][nemotron]") {
+    const Model m = hub_model("llama-3_1-nemotron-ultra-253b-v1-from-nemo.json");
+    // By hand from the 162 block_configs (hidden 16384, 128 heads of 128, n_heads_in_group 16 ->
+    // 8 KV heads): 64 layers with attention, 98 without; 81 MLPs, 81 skipped. Widths
+    // int(2 x mult x 16384 / 3) rounded up to 256: 0.4875 -> 5324 -> 5376 (1 layer), 0.975 ->
+    // 10752 (1), 1.4625 -> 16128 (6), 1.95 -> 21504 (10), 2.4375 -> 26624 (19), 2.925 -> 32000 (2),
+    // 3.4125 -> 37376 (4), 4.875 -> 53248 (34), and four wide ones: 27.5625 -> 301056,
+    // 31.40625 -> 343040, 36.5625 -> 399360, 39.0 -> 425984.
+    const double attention = 64 * (2 * 16384.0 * 16384 + 2 * 16384.0 * 1024);
+    const double widths = 5376.0 + 10752 + 6 * 16128 + 10 * 21504 + 19 * 26624 + 2 * 32000 + 4 * 37376 + 34 * 53248 +
+                          301056 + 343040 + 399360 + 425984;
+    const double mlp = 3 * 16384.0 * widths;
+    const double norms = (64 + 81 + 1) * 16384.0, embeddings = 2 * 128256.0 * 16384;
+    CHECK(derived_parameters(m).attention == attention);
+    CHECK(derived_parameters(m).dense_mlp == mlp);
+    CHECK(derived_parameters(m).norms == norms);
+    CHECK(derived_parameters(m).total() == Approx(attention + mlp + norms + embeddings).epsilon(1e-15));
+    // NVIDIA names it 253B (SOURCES.md); the count is 253.40 B.
+    CHECK(derived_parameters(m).total() / 1e9 == Approx(253).margin(0.5));
+    CHECK(json_detail::nemotron_nas::intermediate_from_mult(0.4875, 16384) == 5376);
+    CHECK(json_detail::nemotron_nas::intermediate_from_mult(39.0, 16384) == 425984);  // 2 x 39 x 16384 / 3 exactly
+    // 64 attention layers, 8 KV heads x 128, BF16.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 64 * 2 * 8 * 128 * 2.0);
+    // At TP 8 the 64 attention blocks and 81 MLPs end in an all-reduce, 2 x 7 ring steps each.
+    Workload w;
+    w.batch = 1;
+    w.context = 1000;
+    CHECK(decode_step(Deployment{load_hardware("h200"), Parallelism{.tensor = 8}}, m, w).links.messages == (64 + 81) * 2 * 7);
+    decodes(m, "h200", 8);
+}
+
 TEST_CASE("mimo: MTP layers reported apart", "[families][mimo]") {
     const Model m = hub_model("mimo-7b-base-partial.json");
     CHECK(m.mtp_layers == 1);
