@@ -3,8 +3,9 @@
 //   M  a Mamba-2 mixer (attention_layers.hpp, Mamba2), no MLP
 //   *  GQA attention (no positional encoding in the attention layers), no MLP
 //   -  a two-matrix ReLU^2 MLP without a gate (ffn_layers.hpp, NonGatedMlp), no attention
-// or by layers_block_type, one name per layer ("mamba" or "linear_attention", "attention" or
-// "full_attention", "mlp"; "moe"), which transformers prefers when both are given.
+// or by layers_block_type (or layer_types, its attribute_map name), one name per layer ("mamba"
+// or "linear_attention", "attention" or "full_attention", "mlp"; "moe"), which transformers
+// prefers when both are given.
 //
 // Layers: NemotronHBlock, NemotronHMamba2Mixer, NemotronHAttention and NemotronHMLP in
 //   huggingface/transformers src/transformers/models/nemotron_h/modular_nemotron_h.py
@@ -55,8 +56,12 @@ inline std::vector<Block> blocks(const ConfigReader& c) {
     const Node& root = c.root();
     std::vector<Block> out;
     const std::string moe_not_read = "E / \"moe\" blocks (routed experts, Nemotron 3) are not read yet";
-    if (c.present("layers_block_type")) {
-        const Node list = root.at("layers_block_type");
+    // layer_types is the class's attribute_map name for layers_block_type.
+    const std::string list_key = c.present("layers_block_type") ? "layers_block_type"
+                                 : c.present("layer_types")     ? "layer_types"
+                                                                : "";
+    if (!list_key.empty()) {
+        const Node list = root.at(list_key);
         const std::string expected = "\"mamba\", \"attention\" or \"mlp\" (or \"linear_attention\", \"full_attention\")";
         if (!list.value().is_array() || list.value().empty() || list.value().size() > 100000)
             list.fail("an array of block types, one per layer: " + expected);
@@ -92,7 +97,7 @@ inline std::vector<Block> blocks(const ConfigReader& c) {
         const std::int64_t layers = c.layer_count();
         if (layers != static_cast<std::int64_t>(out.size()))
             root.at("num_hidden_layers")
-                .fail("the number of layers the " + std::string(c.present("layers_block_type") ? "layers_block_type" : "hybrid_override_pattern") +
+                .fail("the number of layers the " + (list_key.empty() ? std::string("hybrid_override_pattern") : list_key) +
                       " names (" + std::to_string(out.size()) + ")");
     }
     return out;

@@ -398,6 +398,16 @@ TEST_CASE("defaults: nemotron_h, as NemotronHConfig has them", "[families][defau
         listed["layers_block_type"].push_back(ch == 'M' ? "mamba" : ch == '*' ? "attention" : "mlp");
     listed["hybrid_override_pattern"] = "M";
     CHECK(model_from_config(listed, "test.json") == file);
+    // layer_types, its attribute_map name, the same; with the newer names for Mamba-2 and attention.
+    nlohmann::json aliased = j;
+    aliased["layer_types"] = nlohmann::json::array();
+    for (const char ch : j.at("hybrid_override_pattern").get<std::string>())
+        aliased["layer_types"].push_back(ch == 'M' ? "linear_attention" : ch == '*' ? "full_attention" : "mlp");
+    aliased.erase("hybrid_override_pattern");
+    CHECK(model_from_config(aliased, "test.json") == file);
+    aliased["num_hidden_layers"] = 117;
+    CHECK_THROWS_WITH(model_from_config(aliased, "test.json"),
+                      "test.json: /num_hidden_layers: got 117, expected the number of layers the layer_types names (118)");
 }
 
 TEST_CASE("nemotron_h: a bad or missing pattern is named", "[families][nemotron_h][errors]") {
