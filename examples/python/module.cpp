@@ -165,6 +165,7 @@ struct Setting {
 Setting resolve(const py::handle& model, const py::handle& hardware, Kwargs& k) {
     Setting s;
     const auto weights = k.optional_text("weights"), embeddings = k.optional_text("embeddings"), experts = k.optional_text("experts");
+    const auto lm_head = k.optional_text("lm_head");
     Parallelism par{.tensor = k.integer("tp", 1), .pipeline = k.integer("pp", 1), .expert = k.integer("ep", 1), .data = k.integer("dp", 1)};
     if (const auto l = k.optional_number("link_latency_s")) par.link_latency = ridgeline::s(*l);
     Workload& w = s.base;
@@ -173,6 +174,7 @@ Setting resolve(const py::handle& model, const py::handle& hardware, Kwargs& k) 
     w.precision.compute = numeric_arg("compute", k.text("compute", "bf16"));
     if (embeddings) w.precision.embeddings = format_arg("embeddings", *embeddings);
     if (experts) w.precision.experts = format_arg("experts", *experts);
+    if (lm_head) w.precision.lm_head = format_arg("lm_head", *lm_head);
     w.efficiency.bandwidth = k.number("efficiency", 1.0);
     w.efficiency.overhead = ridgeline::s(k.number("overhead_s", 0.0));
     const std::string a_name = k.text("assumptions", "physical");
@@ -199,6 +201,7 @@ Setting resolve(const py::handle& model, const py::handle& hardware, Kwargs& k) 
         w.precision.weights = pm.precision.weights;
         if (!experts) w.precision.experts = pm.precision.experts;
         if (!embeddings) w.precision.embeddings = pm.precision.embeddings;
+        if (!lm_head) w.precision.lm_head = pm.precision.lm_head;
         s.formats_source = "the checkpoint: " + pm.precision_source;
     } else {
         s.formats_source = "--weights";  // as the CLI records it: rows are the same in both
@@ -236,6 +239,7 @@ py::dict input_row(const Setting& s) {
     d["runtime_reserve_bytes"] = finite(a.runtime_reserve.in(ridgeline::bytes));
     d["experts"] = format_name(p.expert_format());
     d["embeddings"] = format_name(p.embedding_format());
+    d["lm_head"] = format_name(p.lm_head_format());
     d["formats_source"] = s.formats_source;
     return d;
 }

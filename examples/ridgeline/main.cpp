@@ -49,7 +49,7 @@ struct Setting {
     std::string kv = "bf16", compute = "bf16";
     // Unset unless given: "--max-context ''" is given, and refused, not taken for absent. Unset
     // storage formats come from the checkpoint (its torch_dtype and quantization_config).
-    std::optional<std::string> weights, embeddings, experts;
+    std::optional<std::string> weights, embeddings, experts, lm_head;
     std::string formats_source = "flags";
     std::string model_notes;  // how the model's file was read, when that needs saying
     std::string batch = "1", context = "0";
@@ -87,6 +87,7 @@ void add_workload(CLI::App* app, Setting& s, bool lists = true) {
     app->add_option("--compute", s.compute, "Compute format whose peak the math runs on (default bf16)");
     app->add_option("--embeddings", s.embeddings, "Format of the input embedding table, if not the weights'");
     app->add_option("--experts", s.experts, "Format of the routed experts, if not the weights'");
+    app->add_option("--lm-head", s.lm_head, "Format of an untied LM head, if not the weights'");
     if (lists) {
         app->add_option("--batch,-b", s.batch, "Batch sizes: 1,8,64 or 1..256x2 (default 1)");
         app->add_option("--context,-c", s.context, "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
@@ -126,6 +127,7 @@ void resolve(Setting& s, bool need_model = true) {
     w.precision.compute = cli::parse_numeric_option("--compute", s.compute);
     if (s.embeddings) w.precision.embeddings = cli::parse_format_option("--embeddings", *s.embeddings);
     if (s.experts) w.precision.experts = cli::parse_format_option("--experts", *s.experts);
+    if (s.lm_head) w.precision.lm_head = cli::parse_format_option("--lm-head", *s.lm_head);
     Parallelism par{.tensor = s.tp, .pipeline = s.pp, .expert = s.ep, .data = s.dp};
     if (s.link_latency_us)
         par.link_latency = us(cli::parse_number("--link-latency-us", *s.link_latency_us, 1e-6, 1e6,
@@ -157,6 +159,7 @@ void resolve(Setting& s, bool need_model = true) {
             p.weights = loaded.precision.weights;
             if (!s.experts) p.experts = loaded.precision.experts;
             if (!s.embeddings) p.embeddings = loaded.precision.embeddings;
+            if (!s.lm_head) p.lm_head = loaded.precision.lm_head;
             s.formats_source = "the checkpoint: " + loaded.precision_source;
         } else {
             s.formats_source = "--weights";
@@ -244,7 +247,8 @@ std::vector<cli::Column> input_columns() {
             {"accounting", "accounting", false, false}, {"attention_flops", "attention FLOPs", false, false},
             {"embedding_lookup_flops", "lookup FLOPs", false, false}, {"memory_fraction", "memory fraction", true, false},
             {"runtime_reserve_bytes", "reserve", true, false}, {"experts", "experts", false, false},
-            {"embeddings", "embeddings", false, false}, {"formats_source", "formats from", false, false}};
+            {"embeddings", "embeddings", false, false}, {"lm_head", "lm_head", false, false},
+            {"formats_source", "formats from", false, false}};
 }
 std::vector<cli::Cell> input_cells(const Setting& s) {
     const Precision& p = s.base.precision;
@@ -253,6 +257,7 @@ std::vector<cli::Cell> input_cells(const Setting& s) {
     std::string weights = format_name(p.weights);
     if (p.expert_format() != p.weights) weights += ", experts " + format_name(p.expert_format());
     if (p.embedding_format() != p.weights) weights += ", embeddings " + format_name(p.embedding_format());
+    if (p.lm_head_format() != p.weights && !s.m.tied_embeddings) weights += ", lm_head " + format_name(p.lm_head_format());
     return {cli::text(s.hardware), cli::text(std::string(s.m.name.view())), cli::Cell{format_name(p.weights), weights},
             cli::text(format_name(p.kv)), cli::text(std::string(name_of(p.compute))), cli::integer(s.tp),
             cli::integer(s.pp), cli::integer(s.ep), cli::integer(s.dp), cli::text(assumptions_name(a)),
@@ -260,7 +265,8 @@ std::vector<cli::Cell> input_cells(const Setting& s) {
             cli::Cell{a.attention_flops, a.attention_flops ? "on" : "off"},
             cli::Cell{a.embedding_lookup_flops, a.embedding_lookup_flops ? "on" : "off"},
             cli::number(a.memory_fraction, 2), cli::number(a.runtime_reserve.in(bytes), 0),
-            cli::text(format_name(p.expert_format())), cli::text(format_name(p.embedding_format())), cli::text(s.formats_source)};
+            cli::text(format_name(p.expert_format())), cli::text(format_name(p.embedding_format())),
+            cli::text(format_name(p.lm_head_format())), cli::text(s.formats_source)};
 }
 
 // One line under a table: what the numbers count (JSON and CSV carry it in every row).
