@@ -704,7 +704,9 @@ void run_calibrate(const CalibrateArgs& a) {
         t.add({cli::integer(static_cast<std::int64_t>(row_of(i))), cli::text(r.engine.empty() ? "-" : r.engine), cli::text(r.model),
                cli::text(format_name(r.workload.precision.weights)), cli::integer(r.parallel.tensor), cli::integer(r.workload.batch),
                cli::integer(r.workload.context),
-               cli::text(r.requests.timed() ? std::to_string(r.requests.prompt) + "+" + std::to_string(r.requests.output) + " requests" : "steps"),
+               cli::text(r.requests.timed == Timed::decode_steps ? std::string("steps")
+                         : std::to_string(r.requests.prompt) + "+" + std::to_string(r.requests.output) +
+                               (r.requests.timed == Timed::whole_requests ? " requests" : " served")),
                cli::converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
                cli::converted(c.predicted[i].in(seconds), c.predicted[i].in(ms), 2, "{} ms"),
                cli::converted(c.residuals[i].in(seconds), c.residuals[i].in(ms), 2, "{} ms", true),

@@ -20,6 +20,7 @@
 #include "decode.hpp"
 #include "observation.hpp"
 #include "prefill.hpp"
+#include "serving.hpp"
 
 namespace ridgeline {
 
@@ -140,7 +141,7 @@ inline bool solve(const std::vector<std::array<double, 4>>& X, const std::vector
 // term moves (links), and how many stages and layers pay the per-step and per-layer times.
 struct Part {
     double memory = 0, compute = 0;  // seconds, every pipeline stage
-    double weight = 1;               // steps this part stands for, per output token
+    double weight = 1;               // steps this part stands for, per output token (-1: taken away; row())
 };
 struct Row {
     std::vector<Part> parts;
@@ -164,25 +165,39 @@ inline Row row(const Deployment& d, const Observation& o) {
         const Seconds roof = step.bound == Bound::compute ? step.compute_time : step.memory_time;
         r.fixed += weight * (step.step_time - r.stages * roof).in(s);
     };
-    if (!o.requests.timed()) {
+    const Requests& q = o.requests;
+    if (q.timed == Timed::decode_steps) {
         add_step(decode_step(d, o.model, ideal), 1);
         return r;
     }
-    validate(o.requests);
-    const WholeRequests& q = o.requests;
+    validate(q);
     require_context_within(o.model, q.prompt + q.output, "prompt + output");
     const auto output = static_cast<double>(q.output);
-    // The prefill makes the first token (generation.hpp): one step through every stage.
-    const Prefill p = prefill(d, o.model, ideal, q.prompt);
-    r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), 1 / output});
-    r.fixed += (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s) / output;
-    const std::int64_t steps = q.output - 1;  // at contexts prompt .. prompt + output - 2
-    const std::int64_t samples = steps < decode_samples ? steps : decode_samples;
-    for (std::int64_t k = 0; k < samples; ++k) {
-        const std::int64_t from = k * steps / samples, to = (k + 1) * steps / samples;
-        ideal.context = q.prompt + (from + to) / 2;
-        add_step(decode_step(d, o.model, ideal), static_cast<double>(to - from) / output);
+    // Decode steps at contexts first .. first + steps - 1, sampled, each standing for its share.
+    const auto add_decode_steps = [&](std::int64_t first, std::int64_t steps) {
+        const std::int64_t samples = steps < decode_samples ? steps : decode_samples;
+        for (std::int64_t k = 0; k < samples; ++k) {
+            const std::int64_t from = k * steps / samples, to = (k + 1) * steps / samples;
+            ideal.context = first + (from + to) / 2;
+            add_step(decode_step(d, o.model, ideal), static_cast<double>(to - from) / output);
+        }
+    };
+    if (q.timed == Timed::whole_requests) {
+        // The prefill makes the first token (generation.hpp): one step through every stage.
+        const Prefill p = prefill(d, o.model, ideal, q.prompt);
+        r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), 1 / output});
+        r.fixed += (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s) / output;
+        add_decode_steps(q.prompt, q.output - 1);
+        return r;
     }
+    // Interleaved prefill (serving.hpp's aggregated TPOT): the mean decode step, plus the
+    // mid-context step with its share of prefill tokens less the same step without them (a part
+    // of weight -1, so each keeps its own bound, as serve() takes the larger of each).
+    add_decode_steps(q.prompt, q.output);
+    const InterleavedPrefill ip = interleaved_prefill(d, o.model, ideal, Traffic{q.prompt, q.output});
+    r.parts.push_back(Part{(r.stages * ip.memory).in(s), (r.stages * ip.compute).in(s), 1});
+    r.parts.push_back(Part{(r.stages * ip.decode.memory_time).in(s), (r.stages * ip.decode.compute_time).in(s), -1});
+    r.fixed += ip.links_added.in(s);
     return r;
 }
 }  // namespace calibrate_detail
