@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include <ridgeline/answers_schema.hpp>
 #include <ridgeline/decode_sweep.hpp>
 #include <ridgeline/generation.hpp>
 #include <ridgeline/json.hpp>
@@ -65,7 +66,7 @@ struct PyAssumptions {
 // left to the checkpoint (then the experts' and the embeddings' are the checkpoint's too).
 struct WorkloadSpec {
     Workload w{};
-    bool weights_given = false, embeddings_given = false, experts_given = false;
+    bool weights_given = false, embeddings_given = false, experts_given = false, lm_head_given = false;
 };
 struct PyWorkload {
     WorkloadSpec spec;
@@ -212,7 +213,7 @@ Numeric numeric_arg(const char* what, const std::string& s) {
 }
 
 // The keywords a workload takes, besides batch and context.
-const std::vector<const char*> workload_keys{"weights",    "kv",          "compute",    "embeddings",      "experts",
+const std::vector<const char*> workload_keys{"weights",    "kv",          "compute",    "embeddings",      "experts",      "lm_head",
                                              "efficiency", "overhead_s",  "assumptions", "accounting",     "attention_flops",
                                              "memory_fraction", "runtime_reserve_bytes"};
 const std::vector<const char*> parallel_keys{"tp", "pp", "ep", "dp", "link_latency_s"};
@@ -261,6 +262,10 @@ WorkloadSpec read_workload(Kwargs& k, bool read_weights = true) {
     if (const auto e = k.optional_text("experts")) {
         w.precision.experts = format_arg("experts", *e);
         spec.experts_given = true;
+    }
+    if (const auto e = k.optional_text("lm_head")) {
+        w.precision.lm_head = format_arg("lm_head", *e);
+        spec.lm_head_given = true;
     }
     w.efficiency.bandwidth = k.number("efficiency", 1.0);
     w.efficiency.overhead = seconds(k.number("overhead_s", 0.0));
@@ -331,6 +336,7 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     p.weights = pm.precision.weights;
     if (!spec.experts_given) p.experts = pm.precision.experts;
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
+    if (!spec.lm_head_given) p.lm_head = pm.precision.lm_head;
     return {w, "the checkpoint: " + pm.precision_source};
 }
 
@@ -396,7 +402,7 @@ py::object ridge_py(const py::object& model, const py::object& hardware, const p
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "ridge", py::none(), context);
     static const auto columns = cli::ridge_columns();
-    return row_py(columns, cli::ridge_cells(c.s, w.context, ridge_batch(c.s.dep, c.s.m, w), n_star(c.s.dep, c.s.m, c.s.base)));
+    return row_py(columns, cli::ridge_cells(c.s, w.context, n_star(c.s.dep, c.s.m, c.s.base)));
 }
 
 py::object n_star_py(const py::object& model, const py::object& hardware, const py::kwargs& kw) {
@@ -425,7 +431,7 @@ py::object generate_py(const py::object& model, const py::object& hardware, cons
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "generate", batch, py::none());
     static const auto columns = cli::generate_columns();
-    return row_py(columns, cli::generate_cells(c.s, w.batch, prompt, new_tokens, generate(c.s.dep, c.s.m, w, prompt, new_tokens, chunk)));
+    return row_py(columns, cli::generate_cells(c.s, w.batch, generate(c.s.dep, c.s.m, w, prompt, new_tokens, chunk)));
 }
 
 py::object prefill_py(const py::object& model, const py::object& hardware, std::int64_t prompt, const py::object& batch,
@@ -434,7 +440,7 @@ py::object prefill_py(const py::object& model, const py::object& hardware, std::
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "prefill", batch, py::none());
     static const auto columns = cli::prefill_columns();
-    return row_py(columns, cli::prefill_cells(c.s, w.batch, cached, prefill(c.s.dep, c.s.m, w, prompt, chunk, cached)));
+    return row_py(columns, cli::prefill_cells(c.s, PrefillRow{w.batch, cached, prefill(c.s.dep, c.s.m, w, prompt, chunk, cached)}));
 }
 
 py::object speculative_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
@@ -450,7 +456,7 @@ py::object speculative_py(const py::object& model, const py::object& hardware, c
     static const auto columns = cli::speculative_columns();
     const std::optional<std::string> draft_name =
         draft_model ? std::optional<std::string>(std::string(draft_model->model.name.view())) : std::nullopt;
-    return row_py(columns, cli::speculative_cells(c.s, w, spec, draft_name, r));
+    return row_py(columns, cli::speculative_cells(c.s, SpeculativeRow{w.batch, w.context, draft_name, spec, r}));
 }
 
 py::list operators_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
@@ -1029,7 +1035,7 @@ PYBIND11_MODULE(ridgeline, m) {
 
     py::class_<PyWorkload>(m, "Workload",
                            "A workload: Workload(batch=1, context=0, **settings) with the answers' workload keywords (weights, kv, "
-                           "compute, embeddings, experts, efficiency, overhead_s, assumptions, accounting, attention_flops, "
+                           "compute, embeddings, experts, lm_head, efficiency, overhead_s, assumptions, accounting, attention_flops, "
                            "memory_fraction, runtime_reserve_bytes). Pass it to an answer as workload=.")
         .def(py::init(&make_workload), py::arg("batch") = 1, py::arg("context") = 0)
         .def_property_readonly("batch", [](const PyWorkload& w) { return w.spec.w.batch; })
@@ -1044,6 +1050,9 @@ PYBIND11_MODULE(ridgeline, m) {
         })
         .def_property_readonly("embeddings", [](const PyWorkload& w) -> std::optional<std::string> {
             return w.spec.embeddings_given ? std::optional<std::string>(format_name(w.spec.w.precision.embedding_format())) : std::nullopt;
+        })
+        .def_property_readonly("lm_head", [](const PyWorkload& w) -> std::optional<std::string> {
+            return w.spec.lm_head_given ? std::optional<std::string>(format_name(w.spec.w.precision.lm_head_format())) : std::nullopt;
         })
         .def_property_readonly("efficiency", [](const PyWorkload& w) { return w.spec.w.efficiency.bandwidth; })
         .def_property_readonly("overhead_s", [](const PyWorkload& w) { return w.spec.w.efficiency.overhead.in(seconds); })
@@ -1086,7 +1095,7 @@ PYBIND11_MODULE(ridgeline, m) {
 
     const std::string settings =
         " Settings (keyword only, as the CLI's flags, in SI units): tp, pp, ep, dp, link_latency_s (or hardware as a ridgeline.Deployment); "
-        "weights (default: the checkpoint's), kv, compute, embeddings, experts, efficiency, overhead_s, assumptions ('physical', "
+        "weights (default: the checkpoint's), kv, compute, embeddings, experts, lm_head, efficiency, overhead_s, assumptions ('physical', "
         "'seed_003' or a ridgeline.Assumptions), accounting ('read' or 'every'), attention_flops (bool), memory_fraction, "
         "runtime_reserve_bytes (or workload=ridgeline.Workload(...), whose batch and context are the defaults); max_context.";
     const auto doc = [&](const char* what) { return std::string(what) + settings; };

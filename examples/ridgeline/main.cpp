@@ -3,12 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include <ridgeline/answers_schema.hpp>
 #include <ridgeline/calibrate.hpp>
 #include <ridgeline/decode_schema.hpp>
 #include <ridgeline/diagnose.hpp>
@@ -17,6 +20,7 @@
 #include <ridgeline/generation.hpp>
 #include <ridgeline/json.hpp>
 #include <ridgeline/operators.hpp>
+#include <ridgeline/operators_schema.hpp>
 #include <ridgeline/plan_json.hpp>
 #include <ridgeline/plan_schema.hpp>
 #include <ridgeline/plan_svg.hpp>
@@ -51,7 +55,7 @@ struct Setting : cli::Resolved {
     std::string kv = "bf16", compute = "bf16";
     // Unset unless given: "--max-context ''" is given, and refused, not taken for absent. Unset
     // storage formats come from the checkpoint (its torch_dtype and quantization_config).
-    std::optional<std::string> weights, embeddings, experts;
+    std::optional<std::string> weights, embeddings, experts, lm_head;
     std::string batch = "1", context = "0";
     std::string tp_arg = "1", pp_arg = "1", ep_arg = "1", dp_arg = "1";  // as typed
     std::string efficiency = "1", overhead_us = "0";
@@ -83,6 +87,7 @@ void add_workload(CLI::App* app, Setting& s, bool lists = true) {
     app->add_option("--compute", s.compute, "Compute format whose peak the math runs on (default bf16)");
     app->add_option("--embeddings", s.embeddings, "Format of the input embedding table, if not the weights'");
     app->add_option("--experts", s.experts, "Format of the routed experts, if not the weights'");
+    app->add_option("--lm-head", s.lm_head, "Format of an untied LM head, if not the weights'");
     if (lists) {
         app->add_option("--batch,-b", s.batch, "Batch sizes: 1,8,64 or 1..256x2 (default 1)");
         app->add_option("--context,-c", s.context, "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
@@ -122,6 +127,7 @@ void resolve(Setting& s, bool need_model = true) {
     w.precision.compute = cli::parse_numeric_option("--compute", s.compute);
     if (s.embeddings) w.precision.embeddings = cli::parse_format_option("--embeddings", *s.embeddings);
     if (s.experts) w.precision.experts = cli::parse_format_option("--experts", *s.experts);
+    if (s.lm_head) w.precision.lm_head = cli::parse_format_option("--lm-head", *s.lm_head);
     Parallelism par{.tensor = s.tp, .pipeline = s.pp, .expert = s.ep, .data = s.dp};
     if (s.link_latency_us)
         par.link_latency = us(cli::parse_number("--link-latency-us", *s.link_latency_us, 1e-6, 1e6,
@@ -153,6 +159,7 @@ void resolve(Setting& s, bool need_model = true) {
             p.weights = loaded.precision.weights;
             if (!s.experts) p.experts = loaded.precision.experts;
             if (!s.embeddings) p.embeddings = loaded.precision.embeddings;
+            if (!s.lm_head) p.lm_head = loaded.precision.lm_head;
             s.formats_source = "the checkpoint: " + loaded.precision_source;
         } else {
             s.formats_source = "--weights";
@@ -241,6 +248,7 @@ void print_assumptions(const Setting& s, const std::optional<DecodeStep>& step =
     fmt::print("formats: {}\n", cli::printable(s.formats_source));
     if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
 }
+
 // ---------------------------------------------------------------------------------------------
 // Subcommands
 // ---------------------------------------------------------------------------------------------
@@ -260,29 +268,43 @@ void run_decode(Setting& all) {
     cli::Table t(cli::decode_columns());
     std::optional<DecodeStep> last;
     for (const Setting& s : settings)
-    for (std::int64_t b : s.batches)
-        for (std::int64_t n : s.contexts) {
-            current_device = s.hw;
-            Workload w = s.base;
-            w.batch = b;
-            w.context = n;
-            const DecodeStep d = decode_step(s.dep, s.m, w);
-            last = d;
-            t.add(cli::decode_cells(s, d));
-        }
+        for (std::int64_t b : s.batches)
+            for (std::int64_t n : s.contexts) {
+                current_device = s.hw;
+                Workload w = s.base;
+                w.batch = b;
+                w.context = n;
+                const DecodeStep d = decode_step(s.dep, s.m, w);
+                last = d;
+                t.add(cli::decode_cells(s, d));
+            }
     t.print(all.format);
     print_assumptions(settings.back(), last);
+}
+
+// The step per operator (operators.hpp), one device's share, in the page's columns (operators_schema.hpp).
+void run_operators(Setting& all) {
+    std::vector<Setting> settings = combinations(all);
+    require_rows(settings.front(), true, true, settings.size());
+    cli::Table t(cli::operator_columns());
+    for (const Setting& s : settings)
+        for (std::int64_t b : s.batches)
+            for (std::int64_t n : s.contexts) {
+                current_device = s.hw;
+                Workload w = s.base;
+                w.batch = b;
+                w.context = n;
+                for (const Operator& o : operators(s.dep, s.m, w)) t.add(cli::operator_cells(s, w, o));
+            }
+    t.print(all.format);
+    print_assumptions(settings.back());
 }
 
 void run_ridge(Setting& s) {
     resolve(s);
     const auto nstar = n_star(s.dep, s.m, s.base);
     cli::Table t(cli::ridge_columns());
-    for (std::int64_t n : s.contexts) {
-        Workload w = s.base;
-        w.context = n;
-        t.add(cli::ridge_cells(s, n, ridge_batch(s.dep, s.m, w), nstar));
-    }
+    for (std::int64_t n : s.contexts) t.add(cli::ridge_cells(s, n, nstar));
     t.print(s.format);
     print_assumptions(s);
 }
@@ -291,11 +313,12 @@ void run_capacity(Setting& all) {
     std::vector<Setting> settings = combinations(all);
     require_rows(settings.front(), true, true, settings.size());
     cli::Table t(cli::capacity_columns());
-    for (const Setting& s : settings) {
-        current_device = s.hw;
+    for (const Setting& s : settings)
         for (std::int64_t n : s.contexts)
-            for (std::int64_t b : s.batches) t.add(cli::capacity_cells(s, n, b));
-    }
+            for (std::int64_t b : s.batches) {
+                current_device = s.hw;
+                t.add(cli::capacity_cells(s, n, b));
+            }
     t.print(all.format);
     print_assumptions(settings.back());
 }
@@ -325,12 +348,12 @@ void run_generate(Setting& all, const GenerateArgs& args) {
             chunk, chunks, prompt, first.batches.size() * settings.size(), steps));
     cli::Table t(cli::generate_columns());
     for (const Setting& s : settings)
-    for (std::int64_t b : s.batches) {
-        current_device = s.hw;
-        Workload w = s.base;
-        w.batch = b;
-        t.add(cli::generate_cells(s, b, prompt, new_tokens, generate(s.dep, s.m, w, prompt, new_tokens, chunk)));
-    }
+        for (std::int64_t b : s.batches) {
+            current_device = s.hw;
+            Workload w = s.base;
+            w.batch = b;
+            t.add(cli::generate_cells(s, b, generate(s.dep, s.m, w, prompt, new_tokens, chunk)));
+        }
     t.print(all.format);
     print_assumptions(settings.back());
 }
@@ -443,22 +466,6 @@ void run_plot(Setting& s, const std::string& out) {
 // ---------------------------------------------------------------------------------------------
 
 // A cell from a schema field: the raw SI value for JSON and CSV, readable text for the table.
-cli::Cell plan_cell(const PlanField& f, const PlanValue& v) {
-    if (std::holds_alternative<std::monostate>(v)) return cli::null("-");
-    if (const auto* t = std::get_if<std::string>(&v)) return cli::text(*t);
-    if (const auto* i = std::get_if<std::int64_t>(&v)) return cli::integer(*i);
-    const double x = std::get<double>(v);
-    switch (f.unit) {
-        case PlanUnit::bytes: return cli::number(x, si(x, "B"));
-        case PlanUnit::seconds: return cli::converted(x, x * 1e3, 2, "{} ms");
-        case PlanUnit::per_second: return cli::number(x, 1);
-        case PlanUnit::money: return cli::number(x, 3);
-        case PlanUnit::count: return cli::number(x, x == std::floor(x) ? 0 : 2);
-        case PlanUnit::none: break;
-    }
-    return cli::number(x, 3);
-}
-
 void run_plan(const cli::PlanArgs& a) {
     const cli::PlanSetting setting = cli::plan_setting(a);
     const PlanRequest& r = setting.request;
@@ -467,14 +474,13 @@ void run_plan(const cli::PlanArgs& a) {
     const PlanResult result = plan(r);
     const std::vector<PlanRow>& rows = a.show == "pareto" ? result.pareto : result.plans;
     std::vector<cli::Column> columns{{"rank", "#"}};
-    for (const PlanField& f : plan_fields())
-        columns.push_back({f.key, f.header, f.unit != PlanUnit::none});
+    cli::append_columns(columns, plan_fields());
     cli::Table t(columns);
     std::int64_t rank = 0;
     for (const PlanRow& row : rows) {
         if (++rank > top) break;
         std::vector<cli::Cell> cells{cli::integer(rank)};
-        for (const PlanField& f : plan_fields()) cells.push_back(plan_cell(f, f.get(row)));
+        cli::append_cells(cells, plan_fields(), row);
         t.add(cells);
     }
     if (a.format == "json") {
@@ -591,6 +597,12 @@ int main(int argc, char** argv) {
     add_format(decode, s);
     decode->footer("Example: ridgeline decode -m llama-3.1-8b -b 1,64,512 -c 4096 --format json");
 
+    auto* ops = app.add_subcommand("operators", "The decode step per operator (one device's share): bytes, FLOPs, time, bound, ridge batch");
+    add_device(ops, s);
+    add_workload(ops, s);
+    add_format(ops, s);
+    ops->footer("Example: ridgeline operators -m llama-3.1-8b -b 1,64 -c 4096");
+
     auto* ridge = app.add_subcommand("ridge", "The ridge batch at each context, and n*");
     add_device(ridge, s);
     add_workload(ridge, s);
@@ -699,6 +711,7 @@ int main(int argc, char** argv) {
         else if (*model) run_model(s);
         else if (*decode) run_decode(s);
         else if (*ridge) run_ridge(s);
+        else if (*ops) run_operators(s);
         else if (*capacity) run_capacity(s);
         else if (*gen) {
             // generate starts from an empty context: the prompt is the context it decodes from.

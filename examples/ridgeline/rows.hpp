@@ -1,7 +1,9 @@
 // The rows ridgeline's answers print, built once: each answer's columns (JSON keys naming their
-// SI unit, table headers) and its cells (the raw value for JSON and CSV, the text for the table)
-// from the library's results. The CLI prints them (main.cpp); the Python module returns their
-// JSON as dicts (examples/python/module.cpp), so the two cannot disagree on a key or a value.
+// SI unit, table headers) and its cells (the raw value for JSON and CSV, the text for the table),
+// from the library's output schemas (output_schema.hpp) where an answer has one and from the
+// library's results here where it does not yet (list, show, model, diagnose, predict, calibrate).
+// The CLI prints them (main.cpp); the Python module returns their JSON as dicts
+// (examples/python/module.cpp), so the two cannot disagree on a key or a value.
 #pragma once
 
 #include <algorithm>
@@ -12,17 +14,21 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <fmt/core.h>
 
+#include <ridgeline/answers_schema.hpp>
 #include <ridgeline/calibrate.hpp>
 #include <ridgeline/decode_schema.hpp>
 #include <ridgeline/diagnose.hpp>
 #include <ridgeline/fmt.hpp>
 #include <ridgeline/generation.hpp>
 #include <ridgeline/json.hpp>
+#include <ridgeline/observation.hpp>
 #include <ridgeline/operators.hpp>
+#include <ridgeline/operators_schema.hpp>
 #include <ridgeline/prefill.hpp>
 #include <ridgeline/ridgeline.hpp>
 #include <ridgeline/speculative.hpp>
@@ -66,7 +72,6 @@ inline nlohmann::ordered_json row_json(const std::vector<Column>& columns, const
     return o;
 }
 
-inline Cell fits_cell(const ridgeline::MemoryUse& u) { return Cell{u.fits(), u.fits() ? "yes" : "NO"}; }
 
 // ---------------------------------------------------------------------------------------------
 // The inputs every row of decode, ridge, capacity and generate echoes
@@ -80,7 +85,8 @@ inline std::vector<Column> input_columns() {
             {"accounting", "accounting", false, false}, {"attention_flops", "attention FLOPs", false, false},
             {"embedding_lookup_flops", "lookup FLOPs", false, false}, {"memory_fraction", "memory fraction", true, false},
             {"runtime_reserve_bytes", "reserve", true, false}, {"experts", "experts", false, false},
-            {"embeddings", "embeddings", false, false}, {"formats_source", "formats from", false, false}};
+            {"embeddings", "embeddings", false, false}, {"lm_head", "lm_head", false, false},
+            {"formats_source", "formats from", false, false}};
 }
 
 inline std::vector<Cell> input_cells(const Resolved& s) {
@@ -92,6 +98,7 @@ inline std::vector<Cell> input_cells(const Resolved& s) {
     std::string weights = format_name(p.weights);
     if (p.expert_format() != p.weights) weights += ", experts " + format_name(p.expert_format());
     if (p.embedding_format() != p.weights) weights += ", embeddings " + format_name(p.embedding_format());
+    if (p.lm_head_format() != p.weights && !s.m.tied_embeddings) weights += ", lm_head " + format_name(p.lm_head_format());
     return {text(s.hardware), text(std::string(s.m.name.view())), Cell{format_name(p.weights), weights},
             text(format_name(p.kv)), text(std::string(name_of(p.compute))), integer(par.tensor),
             integer(par.pipeline), integer(par.expert), integer(par.data), text(assumptions_name(a)),
@@ -99,221 +106,127 @@ inline std::vector<Cell> input_cells(const Resolved& s) {
             Cell{a.attention_flops, a.attention_flops ? "on" : "off"},
             Cell{a.embedding_lookup_flops, a.embedding_lookup_flops ? "on" : "off"},
             number(a.memory_fraction, 2), number(a.runtime_reserve.in(bytes), 0),
-            text(format_name(p.expert_format())), text(format_name(p.embedding_format())), text(s.formats_source)};
+            text(format_name(p.expert_format())), text(format_name(p.embedding_format())), text(format_name(p.lm_head_format())),
+            text(s.formats_source)};
 }
 
 // ---------------------------------------------------------------------------------------------
-// decode, ridge, capacity, generate: one row per setting, batch and context
+// Answers with an output schema (output_schema.hpp): decode, operators, ridge, capacity,
+// generate, prefill, speculative decoding; one row per setting, batch and context
 // ---------------------------------------------------------------------------------------------
 
-// A cell from a decode schema field (decode_schema.hpp).
-inline Cell decode_cell(const ridgeline::DecodeField& f, const ridgeline::DecodeValue& v) {
-    using ridgeline::DecodeShow;
+// A value in a table cell, as its schema says to show it.
+inline Cell field_cell(ridgeline::Show show, int decimals, const ridgeline::FieldValue& v) {
+    using ridgeline::Show;
+    if (const auto* n = std::get_if<ridgeline::Null>(&v)) return null(n->shown);
     if (const auto* b = std::get_if<bool>(&v)) return Cell{*b, *b ? "yes" : "NO"};
     if (const auto* t = std::get_if<std::string>(&v)) return text(*t);
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return integer(*i);
     const double x = std::get<double>(v);
-    switch (f.show) {
-        case DecodeShow::bytes: return number(x, si(x, "B"));
-        case DecodeShow::milliseconds: return converted(x, x * 1e3, 3, "{} ms");
-        case DecodeShow::one_decimal: return number(x, 1);
-        case DecodeShow::word:
-        case DecodeShow::yes_no: break;
+    switch (show) {
+        case Show::bytes: return number(x, si(x, "B"));
+        case Show::flops: return number(x, si(x, "FLOP"));
+        case Show::milliseconds: return converted(x, x * 1e3, decimals, "{} ms");
+        case Show::seconds: return converted(x, x, decimals, "{} s");
+        case Show::number: return number(x, decimals);
+        case Show::count: return number(x, x == std::floor(x) ? 0 : 2);
+        case Show::word:
+        case Show::yes_no: break;
     }
     return number(x, 3);
 }
 
-inline std::vector<Column> decode_columns() {
-    using ridgeline::DecodeShow;
-    auto columns = input_columns();
-    append(columns, std::vector<Column>{{"batch", "batch"}, {"context_tokens", "context"}});
-    for (const ridgeline::DecodeField& f : ridgeline::decode_fields())
-        columns.push_back({f.key, f.header, f.show != DecodeShow::word && f.show != DecodeShow::yes_no});
-    return columns;
+// A schema's columns, and a row's cells in them.
+template <class Row>
+void append_columns(std::vector<Column>& columns, const ridgeline::Schema<Row>& fields) {
+    for (const ridgeline::Field<Row>& f : fields) columns.push_back({f.key, f.header, f.numeric()});
+}
+template <class Row>
+void append_cells(std::vector<Cell>& cells, const ridgeline::Schema<Row>& fields, const Row& row) {
+    for (const ridgeline::Field<Row>& f : fields) cells.push_back(field_cell(f.show, f.decimals, f.get(row)));
 }
 
+inline std::vector<Column> decode_columns() {
+    auto columns = input_columns();
+    append(columns, std::vector<Column>{{"batch", "batch"}, {"context_tokens", "context"}});
+    append_columns(columns, ridgeline::decode_fields());
+    return columns;
+}
 inline std::vector<Cell> decode_cells(const Resolved& s, const ridgeline::DecodeStep& d) {
     auto row = input_cells(s);
     append(row, std::vector<Cell>{integer(d.batch), integer(d.context)});
-    for (const ridgeline::DecodeField& f : ridgeline::decode_fields()) row.push_back(decode_cell(f, f.get(d)));
+    append_cells(row, ridgeline::decode_fields(), d);
+    return row;
+}
+
+// One row per operator of the step at a batch and context (one device's share).
+inline std::vector<Column> operator_columns() {
+    auto columns = input_columns();
+    append(columns, std::vector<Column>{{"batch", "batch"}, {"context_tokens", "context"}});
+    append_columns(columns, ridgeline::operator_fields());
+    return columns;
+}
+inline std::vector<Cell> operator_cells(const Resolved& s, const ridgeline::Workload& w, const ridgeline::Operator& o) {
+    auto row = input_cells(s);
+    append(row, std::vector<Cell>{integer(w.batch), integer(w.context)});
+    append_cells(row, ridgeline::operator_fields(), o);
     return row;
 }
 
 inline std::vector<Column> ridge_columns() {
     auto columns = input_columns();
-    append(columns, std::vector<Column>{{"context_tokens", "context"}, {"ridge_batch", "ridge batch"}, {"n_star_tokens", "n*"}});
+    append_columns(columns, ridgeline::ridge_fields());
     return columns;
 }
-
-inline std::vector<Cell> ridge_cells(const Resolved& s, std::int64_t context, const ridgeline::RidgeBatch& r,
-                                     const std::optional<double>& n_star) {
+// `n_star`: the setting's, computed once for all its contexts.
+inline std::vector<Cell> ridge_cells(const Resolved& s, std::int64_t context, const std::optional<double>& n_star) {
     auto row = input_cells(s);
-    append(row, std::vector<Cell>{integer(context), r.is_never() ? null("never") : number(r.value(), 1),
-                                  n_star ? number(*n_star, 1) : null("none")});
+    append_cells(row, ridgeline::ridge_fields(), ridgeline::ridge_row(s.dep, s.m, s.base, context, n_star));
     return row;
 }
 
 inline std::vector<Column> capacity_columns() {
     auto columns = input_columns();
-    append(columns, std::vector<Column>{{"memory_reported_bytes", "memory/device"},
-                                        {"memory_budget_bytes", "budget"},
-                                        {"weights_per_device_bytes", "weights/device"},
-                                        {"weights_fit", "weights fit", false},
-                                        {"context_tokens", "context"},
-                                        {"largest_batch", "largest batch"},
-                                        {"sequences", "sequences (all replicas)"},
-                                        {"kv_tokens_held", "KV tokens held"},
-                                        {"batch", "batch"},
-                                        {"longest_context_tokens", "longest context"}});
+    append_columns(columns, ridgeline::capacity_fields());
     return columns;
 }
-
 // The largest batch at context n (n > 0) and the longest context at batch b.
 inline std::vector<Cell> capacity_cells(const Resolved& s, std::int64_t n, std::int64_t b) {
-    using namespace ridgeline;
-    const MemoryUse budget = memory_budget(s.hw, s.base.assumptions);
-    const Bytes weights = weights_per_device(s.m, s.base.precision, s.dep.parallel);
-    const bool weights_fit = weights <= budget.budget;
-    const auto largest = n > 0 ? largest_batch(s.dep, s.m, s.base, n) : std::nullopt;
-    const ContextFit longest = longest_context(s.dep, s.m, s.base, b);
     auto row = input_cells(s);
-    // value_or, not *largest: g++ -O2 warns (maybe-uninitialized, a false positive) on the latter.
-    const std::int64_t fit = largest.value_or(0);
-    const double held = static_cast<double>(fit) * static_cast<double>(n);
-    append(row, std::vector<Cell>{
-                    number(budget.capacity.in(bytes), si(budget.capacity.in(bytes), "B")),
-                    number(budget.budget.in(bytes), si(budget.budget.in(bytes), "B")),
-                    number(weights.in(bytes), si(weights.in(bytes), "B")),
-                    Cell{weights_fit, weights_fit ? "yes" : "NO"}, integer(n),
-                    largest ? integer(fit) : null(n > 0 ? "does not fit" : "-"),
-                    largest ? number(static_cast<double>(fit) * static_cast<double>(s.dep.parallel.data), 0) : null("-"),
-                    largest ? number(held, 0) : null("-"), integer(b),
-                    longest.is_unbounded() ? Cell{"unbounded", "unbounded"}
-                    : longest.fits()       ? integer(longest.tokens())
-                                           : null("does not fit")});
+    append_cells(row, ridgeline::capacity_fields(), ridgeline::capacity_row(s.dep, s.m, s.base, n, b));
     return row;
 }
 
 inline std::vector<Column> generate_columns() {
     auto columns = input_columns();
-    append(columns, std::vector<Column>{{"batch", "batch"},
-                                        {"prompt_tokens", "prompt"},
-                                        {"new_tokens", "new"},
-                                        {"time_to_first_token_s", "TTFT"},
-                                        {"decode_time_s", "decode"},
-                                        {"total_time_s", "total"},
-                                        {"decode_tokens_per_s", "tok/s/seq"},
-                                        {"compute_bound_steps", "compute-bound steps"},
-                                        {"memory_per_device_bytes", "memory/device"},
-                                        {"memory_budget_bytes", "budget"},
-                                        {"fits", "fits", false}});
+    append_columns(columns, ridgeline::generation_fields());
     return columns;
 }
-
-inline std::vector<Cell> generate_cells(const Resolved& s, std::int64_t b, std::int64_t prompt, std::int64_t new_tokens,
-                                        const ridgeline::Generation& g) {
-    using namespace ridgeline;
+inline std::vector<Cell> generate_cells(const Resolved& s, std::int64_t b, const ridgeline::Generation& g) {
     auto row = input_cells(s);
-    append(row, std::vector<Cell>{integer(b), integer(prompt), integer(new_tokens),
-                                  converted(g.time_to_first_token.in(seconds), g.time_to_first_token.in(ms), 1, "{} ms"),
-                                  converted(g.decode_time.in(seconds), g.decode_time.in(seconds), 3, "{} s"),
-                                  converted(g.total_time.in(seconds), g.total_time.in(seconds), 3, "{} s"),
-                                  number(g.decode_tokens_per_s.in(per_s), 1), integer(g.compute_bound_steps),
-                                  number(g.memory.used().in(bytes), si(g.memory.used().in(bytes), "B")),
-                                  number(g.memory.budget.in(bytes), si(g.memory.budget.in(bytes), "B")), fits_cell(g.memory)});
+    append_cells(row, ridgeline::generation_fields(), ridgeline::GenerationRow{b, g});
     return row;
 }
 
-// ---------------------------------------------------------------------------------------------
-// prefill, speculative decoding, the operator table: the library's answers the CLI has no
-// subcommand for, in the same conventions (the inputs echoed, SI units named in the key)
-// ---------------------------------------------------------------------------------------------
-
 inline std::vector<Column> prefill_columns() {
     auto columns = input_columns();
-    append(columns, std::vector<Column>{{"batch", "batch"},
-                                        {"prompt_tokens", "prompt"},
-                                        {"cached_prompt_tokens", "cached"},
-                                        {"chunk_tokens", "chunk"},
-                                        {"chunks", "chunks"},
-                                        {"bytes_per_device", "bytes/device"},
-                                        {"flop", "FLOP"},
-                                        {"attention_score_flop", "attention FLOP"},
-                                        {"memory_time_s", "memory time"},
-                                        {"compute_time_s", "compute time"},
-                                        {"time_to_first_token_s", "TTFT"},
-                                        {"bound", "bound", false}});
+    append_columns(columns, ridgeline::prefill_fields());
     return columns;
 }
-
-inline std::vector<Cell> prefill_cells(const Resolved& s, std::int64_t batch, std::int64_t cached, const ridgeline::Prefill& p) {
-    using namespace ridgeline;
+inline std::vector<Cell> prefill_cells(const Resolved& s, const ridgeline::PrefillRow& r) {
     auto row = input_cells(s);
-    append(row, std::vector<Cell>{integer(batch), integer(p.prompt_tokens), integer(cached), integer(p.chunk_tokens), integer(p.chunks),
-                                  number(p.bytes_per_device.in(bytes), si(p.bytes_per_device.in(bytes), "B")),
-                                  number(p.flops.in(flop), si(p.flops.in(flop), "FLOP")),
-                                  number(p.attention_flops.in(flop), si(p.attention_flops.in(flop), "FLOP")),
-                                  converted(p.memory_time.in(seconds), p.memory_time.in(ms), 2, "{} ms"),
-                                  converted(p.compute_time.in(seconds), p.compute_time.in(ms), 2, "{} ms"),
-                                  converted(p.time.in(seconds), p.time.in(ms), 2, "{} ms"), text(name_of(p.bound))});
+    append_cells(row, ridgeline::prefill_fields(), r);
     return row;
 }
 
 inline std::vector<Column> speculative_columns() {
     auto columns = input_columns();
-    append(columns, std::vector<Column>{{"batch", "batch"},
-                                        {"context_tokens", "context"},
-                                        {"draft_model", "draft", false},
-                                        {"draft_tokens", "draft tokens"},
-                                        {"acceptance", "acceptance"},
-                                        {"expected_tokens_per_verification", "tokens/verification"},
-                                        {"plain_step_time_s", "plain step"},
-                                        {"verify_step_time_s", "verify step"},
-                                        {"draft_time_s", "draft time"},
-                                        {"cycle_time_s", "cycle"},
-                                        {"tokens_per_s", "tok/s/seq"},
-                                        {"total_tokens_per_s", "tok/s"},
-                                        {"speedup", "speedup"}});
+    append_columns(columns, ridgeline::speculative_fields());
     return columns;
 }
-
-// `draft`: the draft model's name, or nothing for a free draft (prompt lookup, n-grams).
-inline std::vector<Cell> speculative_cells(const Resolved& s, const ridgeline::Workload& w, const ridgeline::Speculation& spec,
-                                           const std::optional<std::string>& draft, const ridgeline::SpeculativeDecode& r) {
-    using namespace ridgeline;
-    const auto time = [](Seconds v) { return converted(v.in(seconds), v.in(ms), 3, "{} ms"); };
+inline std::vector<Cell> speculative_cells(const Resolved& s, const ridgeline::SpeculativeRow& r) {
     auto row = input_cells(s);
-    append(row, std::vector<Cell>{integer(w.batch), integer(w.context), draft ? text(*draft) : null("free"), integer(spec.draft_tokens),
-                                  number(spec.acceptance, 3), number(r.expected_tokens, 3), time(r.plain.step_time),
-                                  time(r.verify.step_time), time(r.draft_time), time(r.cycle_time), number(r.tokens_per_s.in(per_s), 1),
-                                  number(r.total_tokens_per_s.in(per_s), 1), number(r.speedup, 2)});
-    return row;
-}
-
-inline std::vector<Column> operator_columns() {
-    auto columns = input_columns();
-    append(columns, std::vector<Column>{{"batch", "batch"},
-                                        {"context_tokens", "context"},
-                                        {"operator", "operator", false},
-                                        {"layer_group", "group"},
-                                        {"layers", "layers"},
-                                        {"bytes_per_device", "bytes/device"},
-                                        {"flop_per_device", "FLOP/device"},
-                                        {"arithmetic_intensity_flop_per_byte", "FLOP/B"},
-                                        {"bound", "bound", false},
-                                        {"time_s", "time"},
-                                        {"compute_bound_batch", "compute-bound from batch"}});
-    return columns;
-}
-
-inline std::vector<Cell> operator_cells(const Resolved& s, const ridgeline::Workload& w, const ridgeline::Operator& o) {
-    using namespace ridgeline;
-    auto row = input_cells(s);
-    append(row, std::vector<Cell>{integer(w.batch), integer(w.context), text(std::string(o.name)),
-                                  integer(static_cast<std::int64_t>(o.group)), integer(o.layers),
-                                  number(o.bytes.in(bytes), si(o.bytes.in(bytes), "B")), number(o.flops.in(flop), si(o.flops.in(flop), "FLOP")),
-                                  number(o.intensity.in(flop_per_byte), 1), text(name_of(o.bound)),
-                                  converted(o.time.in(seconds), o.time.in(us), 2, "{} us"),
-                                  o.compute_bound_batch.exists() ? number(o.compute_bound_batch.value(), 1) : null("never")});
+    append_cells(row, ridgeline::speculative_fields(), r);
     return row;
 }
 
@@ -575,7 +488,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
     std::vector<Observation> obs;
     for (const std::size_t i : run.kept) {
         const MeasuredRow& r = set.rows[i];
-        obs.push_back({load_model(r.model), r.workload, r.parallel, r.measured_step});
+        obs.push_back(observation(r));
     }
     CalibrationTerms terms;
     terms.per_layer = a.per_layer;
@@ -602,7 +515,8 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
 inline Table calibrate_table(const CalibrateRun& run) {
     using namespace ridgeline;
     Table t({{"row", "row"}, {"engine", "engine", false}, {"model", "model", false}, {"weights", "weights", false}, {"tp", "tp"},
-             {"batch", "batch"}, {"context_tokens", "context"}, {"measured_step_s", "measured"}, {"predicted_step_s", "predicted"},
+             {"batch", "batch"}, {"context_tokens", "context"}, {"timed", "timed", false}, {"measured_step_s", "measured"},
+             {"predicted_step_s", "predicted"},
              {"residual_s", "residual"}, {"residual_fraction", "residual %"}, {"fitted", "fitted", false}});
     const Calibration& c = run.fit;
     for (std::size_t i = 0; i < run.kept.size(); ++i) {
@@ -611,7 +525,11 @@ inline Table calibrate_table(const CalibrateRun& run) {
         const double rel = c.residuals[i].in(seconds) / r.measured_step.in(seconds);
         t.add({integer(static_cast<std::int64_t>(run.kept[i])), text(r.engine.empty() ? "-" : r.engine), text(r.model),
                text(format_name(r.workload.precision.weights)), integer(r.parallel.tensor), integer(r.workload.batch),
-               integer(r.workload.context), converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
+               integer(r.workload.context),
+               text(r.requests.timed == Timed::decode_steps ? std::string("steps")
+                    : std::to_string(r.requests.prompt) + "+" + std::to_string(r.requests.output) +
+                          (r.requests.timed == Timed::whole_requests ? " requests" : " served")),
+               converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
                converted(c.predicted[i].in(seconds), c.predicted[i].in(ms), 2, "{} ms"),
                converted(c.residuals[i].in(seconds), c.residuals[i].in(ms), 2, "{} ms", true),
                converted(rel, 100 * rel, 1, "{}%", true), Cell{used, used ? "yes" : "set aside"}});

@@ -3,7 +3,9 @@
 // assumptions), marks a setup that does not fit beside its tok/s, shows the library's own error
 // beside the field, and keeps working. The plan tab prints `ridgeline plan --format json`'s text
 // byte for byte, clears its results on a wrong input, and the default search is timed against the
-// native CLI (printed, not asserted).
+// native CLI (printed, not asserted). The per-operator table equals `ridgeline operators` for the
+// same setting, figure for figure and header for header. Two devices side by side each show the
+// CLI's figures for that device, and a wrong input clears both.
 //     node test.mjs PAGE_DIR CLI SCREENSHOT
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
@@ -21,12 +23,16 @@ const check = (name, actual, expected) => {
   ++checks;
   console.log("ok   " + name);
 };
-// The CLI's one JSON row for a decode at batch 1.
-const decode = (...args) => {
-  const rows = JSON.parse(execFileSync(cli, ["decode", "-H", "h100-sxm", "--format", "json", ...args]));
+// The CLI's one JSON row for a decode at batch 1, on h100-sxm or the device named; the flags that
+// gave it are kept, to ask the CLI for the same setting's operators.
+const flagsOf = new WeakMap();
+const decodeOn = (hardware, ...args) => {
+  const rows = JSON.parse(execFileSync(cli, ["decode", "-H", hardware, "--format", "json", ...args]));
   assert.equal(rows.length, 1);
+  flagsOf.set(rows[0], ["-H", hardware, ...args]);
   return rows[0];
 };
+const decode = (...args) => decodeOn("h100-sxm", ...args);
 // What the CLI says on stderr for arguments it refuses.
 const cliError = (...args) => {
   try {
@@ -44,6 +50,53 @@ try {
   await page.goto(`file://${pageDir}/index.html#hardware=h100-sxm&model=llama-3.1-8b&context=4096&batch=1`);
   await page.waitForSelector("body[data-ready=yes]", { timeout: 30000 });
   const value = async (id, attr = "data-value") => Number(await page.getAttribute(id, attr));
+
+  // A device panel ("" the device's, "-2" the one compared with): its figures as the CLI's JSON
+  // keys, read back from the cells' exact values.
+  const figures = async panel => ({
+    tokens_per_s: await value("#r-tokens-per-s" + panel), total_tokens_per_s: await value("#r-total-tokens-per-s" + panel),
+    step_time_s: await value("#r-step" + panel), bytes_per_step: await value("#r-bytes" + panel),
+    communication_time_s: await value("#r-communication" + panel), memory_per_device_bytes: await value("#r-memory" + panel),
+    memory_budget_bytes: await value("#r-memory" + panel, "data-budget"),
+    fits: (await page.getAttribute("#r-memory" + panel, "data-fits")) === "true" });
+  const cliFigures = row => Object.fromEntries(["tokens_per_s", "total_tokens_per_s", "step_time_s", "bytes_per_step", "communication_time_s",
+                                                "memory_per_device_bytes", "memory_budget_bytes", "fits"].map(k => [k, row[k]]));
+  // The operator table: its columns (key, header) and every cell's exact value (data-raw, JSON).
+  const operatorTable = panel => page.evaluate(p => {
+    const t = document.getElementById("operators" + p);
+    return { columns: [...t.querySelectorAll("thead th")].map(th => [th.dataset.key, th.textContent]),
+             rows: [...t.querySelectorAll("tbody tr")].map(tr => Object.fromEntries([...tr.cells].map(td => [td.dataset.key, JSON.parse(td.dataset.raw)]))) };
+  }, panel);
+  // The panel's operator table against `ridgeline operators` for the CLI row's setting, bit for
+  // bit: the same columns and headers (the CLI's table header ends with them) and every value.
+  const checkOperators = async (name, panel, cliRow) => {
+    const flags = flagsOf.get(cliRow);
+    const shown = await operatorTable(panel);
+    const keys = shown.columns.map(([key]) => key);
+    const header = execFileSync(cli, ["operators", ...flags]).toString().split("\n")[0].trim().split(/ {2,}/);
+    check(`${name}: the operator table's columns are the CLI's (keys and headers)`, shown.columns.map(([, h]) => h),
+          header.slice(header.length - keys.length));
+    const reference = JSON.parse(execFileSync(cli, ["operators", ...flags, "--format", "json"]))
+                        .map(row => Object.fromEntries(keys.map(k => [k, row[k]])));
+    check(`${name}: each operator's bytes, FLOPs, bound and time equal the CLI's, bit for bit (${shown.rows.length} operators)`,
+          shown.rows, reference);
+    // Tied to the CLI's row itself: on one device the operators' bytes are the step's, and when
+    // every operator has the step's bound their times (links aside) are its time.
+    const near = (x, y) => Math.abs(x - y) <= 1e-12 * Math.abs(y);
+    const sum = key => shown.rows.reduce((a, o) => a + o[key], 0);
+    if (cliRow.tp * cliRow.pp * cliRow.dp === 1)
+      check(`${name}: the operators' bytes add up to the CLI's bytes_per_step (to 1e-12)`, near(sum("bytes"), cliRow.bytes_per_step), true);
+    if (cliRow.pp === 1 && shown.rows.every(o => o.bound === cliRow.bound))
+      check(`${name}: the operators' times and the links' add up to the CLI's step_time_s (to 1e-12)`,
+            near(sum("time_s") + cliRow.communication_time_s, cliRow.step_time_s), true);
+  };
+  // What a panel still shows: non-empty result cells, memory bar parts, chart nodes, table rows.
+  const panelContents = panel => page.evaluate(p => ({
+    cells: [...document.querySelectorAll(`#results${p} td`)].filter(td => td.textContent !== "").length,
+    memory: document.getElementById("memory-bar" + p).children.length,
+    chart: document.getElementById("chart" + p).children.length,
+    operators: document.getElementById("operators" + p).rows.length }), panel);
+  const empty = { cells: 0, memory: 0, chart: 0, operators: 0 };
 
   // Llama-3.1-8B on h100-sxm at 4k context, physical assumptions (the default): the page's
   // numbers are the CLI's, bit for bit, and the setup fits.
@@ -69,6 +122,10 @@ try {
         ["1", "1", "1"]);
   check("the chart's title names the formats and the parallelism", await page.textContent("#chart svg title"),
         "llama-3.1-8b on NVIDIA H100 SXM5 80GB: bf16 weights, bf16 KV, TP 1 (roofline and decode throughput)");
+  // The step per operator, as the library computes it (operators.hpp).
+  await checkOperators("llama-3.1-8b at 4k (physical)", "", physical);
+  check("one device: no second panel", [await page.isHidden("#device-2"), await page.evaluate(() => document.body.classList.contains("compare"))],
+        [true, false]);
 
   // Seed 003's assumptions, chosen on the page: seed 003's 201.8.
   await page.selectOption("#assumptions", "seed_003");
@@ -79,6 +136,7 @@ try {
   check("memory per device equals the CLI's (seed_003)", await value("#r-memory"), seed.memory_per_device_bytes);
   check("ridge batch at 4k reads never", await page.textContent("#r-ridge"), "never");
   check("the roofline is drawn", (await page.$$("#chart svg circle.step")).length > 0, true);
+  await checkOperators("llama-3.1-8b at 4k (seed_003)", "", seed);
 
   // A malformed config.json: the library's message beside the field; clearing it recovers.
   await page.fill("#config", '{"model_type": "llama", "num_hidden_layers": 32, "hidden_size": "big"}');
@@ -93,6 +151,7 @@ try {
   await page.fill("#batch", "0");
   await page.waitForSelector("body[data-state=error]");
   check("batch 0 shows an error beside the field", await page.textContent("#error-batch"), "got 0, expected an integer >= 1");
+  check("batch 0: the results, memory bar, chart and operator table are cleared, not left stale", await panelContents(""), empty);
   await page.fill("#batch", "1");
   await page.waitForSelector("body[data-state=ok]");
 
@@ -160,6 +219,7 @@ try {
   check("gpt-oss-120b: tok/s with the checkpoint's formats equals the CLI's", await value("#r-tokens-per-s"), oss.tokens_per_s);
   check("gpt-oss-120b: the page says its experts are mxfp4, from the checkpoint",
         (await page.textContent("#r-formats")).startsWith("bf16, experts mxfp4 (from the checkpoint: "), true);
+  await checkOperators("gpt-oss-120b (routed experts)", "", oss);
 
   // Llama-3.1-70B in fp8 over four H100s: the CLI's numbers, links included.
   await page.selectOption("#model", "llama-3.1-70b");
@@ -189,6 +249,62 @@ try {
   await page.fill("#link_latency_us", "");
   await page.waitForSelector("#r-link[data-from='hardware preset']");
   check("clearing the link latency returns to the preset's", await value("#r-communication"), tp4.communication_time_s);
+  await checkOperators("tp 4 llama-3.1-70b fp8", "", tp4);
+
+  // ---- Two devices side by side: each panel is the CLI's decode for its device. -------------
+  await page.selectOption("#hardware2", "h200");
+  await page.waitForSelector("body.compare #device-2[data-state=ok]");
+  const tp4h200 = decodeOn("h200", "-m", "llama-3.1-70b", "-c", "4096", "--tp", "4", "--weights", "fp8");
+  check("compare with h200: the second panel is shown, headed by its device",
+        [await page.isVisible("#device-2"), await page.textContent("#device-name"), await page.textContent("#device-name-2")],
+        [true, "h100-sxm (NVIDIA H100 SXM5 80GB)", "h200 (NVIDIA H200 SXM 141GB)"]);
+  check("compare: the first panel's figures are still the CLI's for h100-sxm", await figures(""), cliFigures(tp4));
+  check("compare: the second panel's figures are the CLI's for h200", await figures("-2"), cliFigures(tp4h200));
+  check("compare: the two devices differ (h200's bandwidth)", tp4h200.tokens_per_s > tp4.tokens_per_s, true);
+  check("compare: each panel names its device", [(await page.textContent("#r-model")).includes(" on NVIDIA H100 SXM5 80GB, 4 devices"),
+        (await page.textContent("#r-model-2")).includes(" on NVIDIA H200 SXM 141GB, 4 devices")], [true, true]);
+  const barOf = panel => page.evaluate(p => Object.fromEntries([...document.querySelectorAll(`#memory-bar${p} div`)].map(d => [d.dataset.part, Number(d.dataset.bytes)])), panel);
+  for (const [panel, row, device] of [["", tp4, "h100-sxm"], ["-2", tp4h200, "h200"]]) {
+    const p = await barOf(panel);
+    check(`compare: ${device}'s memory bar adds up to the CLI's memory per device and budget`,
+          [p.weights + p.kv + p.activations, p.free], [row.memory_per_device_bytes, row.memory_budget_bytes - row.memory_per_device_bytes]);
+  }
+  check("compare: each chart is titled with its device", [await page.textContent("#chart svg title"), await page.textContent("#chart-2 svg title")],
+        ["llama-3.1-70b on NVIDIA H100 SXM5 80GB: fp8 weights, bf16 KV, TP 4 (roofline and decode throughput)",
+         "llama-3.1-70b on NVIDIA H200 SXM 141GB: fp8 weights, bf16 KV, TP 4 (roofline and decode throughput)"]);
+  check("compare: both charts ring batch 1", await page.evaluate(() => [...document.querySelectorAll("#chart-2 circle.chosen")].map(c => c.dataset.batch)),
+        ["1", "1", "1"]);
+  await checkOperators("compare: h100-sxm's operator table", "", tp4);
+  await checkOperators("compare: h200's operator table", "-2", tp4h200);
+  // A shared link keeps the second device.
+  const shared = await browser.newPage();
+  await shared.goto(page.url());
+  await shared.waitForSelector("body[data-ready=yes]");
+  check("the URL fragment keeps the second device", [await shared.inputValue("#hardware2"),
+        Number(await shared.getAttribute("#r-tokens-per-s-2", "data-value"))], ["h200", tp4h200.tokens_per_s]);
+  await shared.close();
+  // A wrong input clears both panels; its message is said once, beside the field.
+  await page.fill("#batch", "0");
+  await page.waitForSelector("body[data-state=error]");
+  check("compare, batch 0: one message beside batch", await page.textContent("#error-batch"), "got 0, expected an integer >= 1");
+  check("compare, batch 0: both panels are cleared, not left stale", [await panelContents(""), await panelContents("-2")], [empty, empty]);
+  await page.fill("#batch", "1");
+  await page.waitForSelector("body[data-state=ok]");
+  await page.fill("#tp", "3");
+  await page.waitForSelector("body[data-state=error]");
+  check("compare, tp 3: the library's refusal beside tp, once, in the CLI's words", await page.textContent("#error-tp"),
+        cliError("decode", "-m", "llama-3.1-70b", "--tp", "3").replace(/^ridgeline: --tp:/, "tensor-parallel degree:"));
+  check("compare, tp 3: both panels are cleared", [await panelContents(""), await panelContents("-2")], [empty, empty]);
+  await page.fill("#tp", "4");
+  await page.waitForSelector("body[data-state=ok]");
+  check("correcting the input brings both devices back", [await figures(""), await figures("-2")], [cliFigures(tp4), cliFigures(tp4h200)]);
+  await checkOperators("compare, after the correction: h200's operator table", "-2", tp4h200);
+  await page.screenshot({ path: screenshot.replace(/\.png$/, "") + "-compare.png", fullPage: true });
+  await page.selectOption("#hardware2", "");
+  await page.waitForSelector("#device-2[data-state=cleared]", { state: "attached" });
+  check("no second device: one panel again, the page as before",
+        [await page.isHidden("#device-2"), await page.evaluate(() => document.body.classList.contains("compare")), await figures("")],
+        [true, false, cliFigures(tp4)]);
 
   // ---- The plan tab: `ridgeline plan`'s answer, byte for byte. ------------------------------
   // The page's fields are the CLI's flags: run a search there and the same flags here.

@@ -7,6 +7,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$1
 cli=$2
 "$root/examples/web/build.sh" "$build/web" >/dev/null
+mkdir -p "$build/web-test"
 if [ ! -d "$build/web-test/node_modules/playwright-core" ]; then
     mkdir -p "$build/web-test"
     npm install --prefix "$build/web-test" --no-audit --no-fund --silent playwright-core@1.65.1 >/dev/null

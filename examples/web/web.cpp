@@ -12,12 +12,15 @@
 #include <variant>
 #include <string>
 
+#include <ridgeline/answers_schema.hpp>
 #include <ridgeline/decode_schema.hpp>
 #include <ridgeline/json.hpp>
+#include <ridgeline/operators_schema.hpp>
 #include <ridgeline/ridgeline.hpp>
 #include <ridgeline/plan_json.hpp>
 #include <ridgeline/plan_svg.hpp>
 #include <ridgeline/roofline_svg.hpp>
+#include <ridgeline/schema_json.hpp>
 
 #include "../ridgeline/args.hpp"
 #include "../ridgeline/plan_args.hpp"
@@ -112,6 +115,26 @@ std::string field_of(const error& e) {
     return "model";
 }
 
+// The step per operator (operators.hpp), one object per operator keyed by its schema
+// (operators_schema.hpp); null, with the library's reason in `why`, for a model whose
+// parameters are declared rather than derived (operators need the architecture).
+json operator_rows(const Deployment& dep, const Model& m, const Workload& w, json& why) {
+    std::vector<Operator> ops;
+    try {
+        ops = operators(dep, m, w);
+    } catch (const error& e) {
+        why = e.what();
+        return nullptr;
+    }
+    json rows = json::array();
+    for (const Operator& o : ops) {
+        json row = json::object();
+        put_fields(row, operator_fields(), o);
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
 json evaluate(const json& request) {
     const Hardware hw = load_hardware(request.at("hardware").get<std::string>());
     // The model and its checkpoint's storage formats, as the CLI reads them.
@@ -161,10 +184,8 @@ json evaluate(const json& request) {
     try {
         validate(dep, m);
         const DecodeStep d = decode_step(dep, m, w);
-        const RidgeBatch r = ridge_batch(dep, m, w);
-        const auto nstar = n_star(dep, m, w);
-        const auto largest = w.context > 0 ? largest_batch(dep, m, w, w.context) : std::nullopt;
-        const ContextFit longest = longest_context(dep, m, w, w.batch);
+        const RidgeRow ridge = ridge_row(dep, m, w, w.context, n_star(dep, m, w));
+        const CapacityRow capacity = capacity_row(dep, m, w, w.context, w.batch);
         std::vector<std::int64_t> batches;
         for (std::int64_t b = 1; b <= 1024; b *= 2) batches.push_back(b);
         std::vector<std::int64_t> contexts{w.context};
@@ -180,6 +201,8 @@ json evaluate(const json& request) {
                         {"messages", d.links.messages}};
         }
         json out{{"ok", true},
+                 {"operator_columns", schema_columns<json>(operator_fields())},
+                 {"operators_error", nullptr},
                  {"hardware", std::string(hw.name.view())},
                  {"model", std::string(m.name.view())},
                  {"tp", par.tensor},
@@ -200,18 +223,13 @@ json evaluate(const json& request) {
                  {"weights_per_device_bytes", d.memory.weights.in(bytes)},
                  {"kv_per_device_bytes", d.memory.kv.in(bytes)},
                  {"activations_per_device_bytes", d.memory.activations.in(bytes)},
-                 {"weights_fit", d.memory.weights <= d.memory.budget},
-                 {"ridge_batch", r.is_never() ? json(nullptr) : json(r.value())},
-                 {"n_star_tokens", nstar ? json(*nstar) : json(nullptr)},
-                 {"largest_batch", largest ? json(*largest) : json(nullptr)},
-                 {"kv_tokens_held", largest ? json(static_cast<double>(*largest) * static_cast<double>(w.context)) : json(nullptr)},
-                 {"longest_context_tokens", longest.is_unbounded() ? json("unbounded")
-                                            : longest.fits()       ? json(longest.tokens())
-                                                                   : json(nullptr)},
                  {"svg", roofline_svg(dep, m, w, batches, contexts, w.batch)}};
-        // The step's own fields, from the schema the CLI's decode columns use (decode_schema.hpp).
-        for (const DecodeField& f : decode_fields())
-            std::visit([&](const auto& v) { out[f.key] = v; }, f.get(d));
+        // The step's, the ridge's and capacity's own fields, from the schemas the CLI's columns use
+        // (decode_schema.hpp, answers_schema.hpp).
+        put_fields(out, ridge_fields(), ridge);
+        put_fields(out, capacity_fields(), capacity);
+        put_fields(out, decode_fields(), d);
+        out["operators"] = operator_rows(dep, m, w, out["operators_error"]);
         return out;
     } catch (const error& e) {
         throw field_error(field_of(e), e.what());
@@ -324,7 +342,8 @@ const char* ridgeline_presets() {
 
 // A request (hardware, model or config, formats, batch, context, tp, pp, ep, link_latency_us,
 // assumptions, efficiency, max_context) in, results or {"ok": false, "field", "message"} out.
-// Every result carries the per-device memory and whether it fits, beside the tok/s.
+// Every result carries the per-device memory and whether it fits, beside the tok/s, and the step
+// per operator (operator_columns, operators).
 const char* ridgeline_evaluate(const char* request) {
     try {
         return answer(evaluate(json::parse(request)));

@@ -2,7 +2,9 @@
 // Efficiency) by bounded least squares on the relative error,
 //     measured ~ max(memory / bandwidth efficiency, compute / compute efficiency)
 //                + links + a fixed time per step + a time per layer,
-// with each efficiency in (0, 1] and each time at least 0; then predict other settings with them,
+// summed over the steps a row timed (one decode step, or a whole request's prefill and decode:
+// observation.hpp), with each efficiency in (0, 1] and each time at least 0; then predict other
+// settings with them,
 // with a range. It never refuses what it can fit: one row fits the fixed time with the
 // efficiencies held at a stated default; rows faster than their own ceiling are set aside, named.
 // Not constexpr: it works on std::vectors (see operators.hpp).
@@ -16,15 +18,11 @@
 #include <vector>
 
 #include "decode.hpp"
+#include "observation.hpp"
+#include "prefill.hpp"
+#include "serving.hpp"
 
 namespace ridgeline {
-
-struct Observation {
-    Model model;
-    Workload workload;      // as measured; its efficiency is ignored
-    Parallelism parallel{};  // how the measurement split the model
-    Seconds measured_step;  // time per output token
-};
 
 // Which terms a fit may move; the rest stay at `held`.
 struct CalibrationTerms {
@@ -137,6 +135,71 @@ inline bool solve(const std::vector<std::array<double, 4>>& X, const std::vector
     }
     return true;
 }
+
+// A row as the fit sees it, per output token at the ideal rates: its steps' memory and compute
+// times (each step is bound by the larger once the efficiencies divide them), the time that no
+// term moves (links), and how many stages and layers pay the per-step and per-layer times.
+struct Part {
+    double memory = 0, compute = 0;  // seconds, every pipeline stage
+    double weight = 1;               // steps this part stands for, per output token (-1: taken away; row())
+};
+struct Row {
+    std::vector<Part> parts;
+    double fixed = 0, layers = 0, measured = 0, stages = 1;  // seconds; all layers; pipeline stages
+};
+
+// Decode steps of a whole-request row sampled at this many contexts at most, each standing for
+// its share of the steps: a step's times are linear in the context between window corners, so
+// the sum is exact there and off by under a step's change elsewhere.
+inline constexpr std::int64_t decode_samples = 64;
+
+inline Row row(const Deployment& d, const Observation& o) {
+    Row r;
+    r.stages = static_cast<double>(o.parallel.pipeline);
+    r.layers = static_cast<double>(layer_count(o.model));
+    r.measured = o.measured_step.in(s);
+    Workload ideal = o.workload;
+    ideal.efficiency = Efficiency{};
+    const auto add_step = [&](const DecodeStep& step, double weight) {
+        r.parts.push_back(Part{(r.stages * step.memory_time).in(s), (r.stages * step.compute_time).in(s), weight});
+        const Seconds roof = step.bound == Bound::compute ? step.compute_time : step.memory_time;
+        r.fixed += weight * (step.step_time - r.stages * roof).in(s);
+    };
+    const Requests& q = o.requests;
+    if (q.timed == Timed::decode_steps) {
+        add_step(decode_step(d, o.model, ideal), 1);
+        return r;
+    }
+    validate(q);
+    require_context_within(o.model, q.prompt + q.output, "prompt + output");
+    const auto output = static_cast<double>(q.output);
+    // Decode steps at contexts first .. first + steps - 1, sampled, each standing for its share.
+    const auto add_decode_steps = [&](std::int64_t first, std::int64_t steps) {
+        const std::int64_t samples = steps < decode_samples ? steps : decode_samples;
+        for (std::int64_t k = 0; k < samples; ++k) {
+            const std::int64_t from = k * steps / samples, to = (k + 1) * steps / samples;
+            ideal.context = first + (from + to) / 2;
+            add_step(decode_step(d, o.model, ideal), static_cast<double>(to - from) / output);
+        }
+    };
+    if (q.timed == Timed::whole_requests) {
+        // The prefill makes the first token (generation.hpp): one step through every stage.
+        const Prefill p = prefill(d, o.model, ideal, q.prompt);
+        r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), 1 / output});
+        r.fixed += (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s) / output;
+        add_decode_steps(q.prompt, q.output - 1);
+        return r;
+    }
+    // Interleaved prefill (serving.hpp's aggregated TPOT): the mean decode step, plus the
+    // mid-context step with its share of prefill tokens less the same step without them (a part
+    // of weight -1, so each keeps its own bound, as serve() takes the larger of each).
+    add_decode_steps(q.prompt, q.output);
+    const InterleavedPrefill ip = interleaved_prefill(d, o.model, ideal, Traffic{q.prompt, q.output});
+    r.parts.push_back(Part{(r.stages * ip.memory).in(s), (r.stages * ip.compute).in(s), 1});
+    r.parts.push_back(Part{(r.stages * ip.decode.memory_time).in(s), (r.stages * ip.decode.compute_time).in(s), -1});
+    r.fixed += ip.links_added.in(s);
+    return r;
+}
 }  // namespace calibrate_detail
 
 // Fits `terms` to the observations on `hw`. Variables (each >= 0): 1/bandwidth efficiency - 1,
@@ -147,27 +210,22 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     if (observations.empty()) throw error("", "observations", "none", "at least one measurement");
     validate(Workload{.efficiency = terms.held});
     Calibration c;
-    struct Row {
-        double memory = 0, compute = 0, fixed = 0, layers = 0, measured = 0, stages = 1;  // seconds; all layers; pipeline stages
-    };
-    std::vector<Row> rows(observations.size());
+    std::vector<calibrate_detail::Row> rows(observations.size());
     for (std::size_t i = 0; i < observations.size(); ++i) {
         const Observation& o = observations[i];
         if (!(o.measured_step > Seconds{}) || !is_finite(o.measured_step))
             throw error("", "observations[" + std::to_string(i) + "].measured_step", number_text(o.measured_step.in(ms)) + " ms",
                         "a positive, finite time");
-        Workload ideal = o.workload;
-        ideal.efficiency = Efficiency{};
-        const Deployment d{hw, o.parallel};
-        const DecodeStep step = decode_step(d, o.model, ideal);
-        const auto stages = static_cast<double>(o.parallel.pipeline);
-        rows[i] = Row{(stages * step.memory_time).in(s), (stages * step.compute_time).in(s),
-                      (step.step_time - stages * (step.bound == Bound::compute ? step.compute_time : step.memory_time)).in(s),
-                      static_cast<double>(layer_count(o.model)), o.measured_step.in(s), stages};
+        try {
+            rows[i] = calibrate_detail::row(Deployment{hw, o.parallel}, o);
+        } catch (const error& e) {
+            throw error("", "observations[" + std::to_string(i) + "]." + e.path(), e.value(), e.expected());
+        }
         // A row faster than its own ideal ceiling is not a measurement of the stated setting.
-        if (o.measured_step < step.step_time)
+        const Seconds ceiling = time_per_output_token(Deployment{hw, o.parallel}, o, Efficiency{});
+        if (o.measured_step < ceiling)
             c.set_aside.push_back("observations[" + std::to_string(i) + "]: " + number_text(o.measured_step.in(ms)) +
-                                  " ms, faster than this setting's ideal ceiling of " + number_text(step.step_time.in(ms)) + " ms");
+                                  " ms, faster than this setting's ideal ceiling of " + number_text(ceiling.in(ms)) + " ms");
         else
             c.used.push_back(i);
     }
@@ -188,22 +246,40 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     std::array<double, 4> best{};  // a - 1, c - 1, o, l
     std::array<std::array<double, 4>, 4> inverse{};
     double best_rss = -1;
-    std::vector<bool> compute_bound(rows.size());
-    for (std::size_t i : c.used) compute_bound[i] = rows[i].compute > rows[i].memory;
+    // Each step's bound, settled by iteration under the fitted efficiencies.
+    std::vector<std::vector<bool>> compute_bound(rows.size());
+    for (std::size_t i : c.used)
+        for (const calibrate_detail::Part& p : rows[i].parts) compute_bound[i].push_back(p.compute > p.memory);
+    // A row's memory and compute times split by bound, and its roofline time, under `bound`.
+    struct Split {
+        double memory = 0, compute = 0, roof = 0;
+    };
+    const auto split = [&](std::size_t i) {
+        Split x;
+        for (std::size_t k = 0; k < rows[i].parts.size(); ++k) {
+            const calibrate_detail::Part& p = rows[i].parts[k];
+            if (compute_bound[i][k])
+                x.compute += p.weight * p.compute;
+            else
+                x.memory += p.weight * p.memory;
+        }
+        x.roof = x.memory + x.compute;
+        return x;
+    };
     for (int iteration = 0; iteration < 20; ++iteration) {
         // Weighted by 1/measured: least squares on the relative error.
         std::vector<std::array<double, 4>> X;
         std::vector<double> y;
         for (std::size_t i : c.used) {
-            const Row& r = rows[i];
+            const calibrate_detail::Row& r = rows[i];
             const double w = 1 / r.measured;
-            const double roof = compute_bound[i] ? r.compute : r.memory;
+            const Split b = split(i);
             // The fixed time is paid on every pipeline stage (decode.hpp); the per-layer time on every layer.
-            std::array<double, 4> x{compute_bound[i] ? 0 : r.memory * w, compute_bound[i] ? r.compute * w : 0, r.stages * w, r.layers * w};
-            double target = r.measured - r.fixed - roof;
+            std::array<double, 4> x{b.memory * w, b.compute * w, r.stages * w, r.layers * w};
+            double target = r.measured - r.fixed - b.roof;
             // Terms held, not fitted, are moved to the target.
-            if (!(allowed & 1u) && !compute_bound[i]) target -= (held_a - 1) * r.memory;
-            if (!(allowed & 2u) && compute_bound[i]) target -= (held_c - 1) * r.compute;
+            if (!(allowed & 1u)) target -= (held_a - 1) * b.memory;
+            if (!(allowed & 2u)) target -= (held_c - 1) * b.compute;
             if (!(allowed & 4u)) target -= held_o * r.stages;
             if (!(allowed & 8u)) target -= held_l * r.layers;
             for (unsigned k = 0; k < 4; ++k)
@@ -236,11 +312,13 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
         // Settle each row's bound under the fitted efficiencies.
         const double a = (allowed & 1u) ? 1 + best[0] : held_a, cc = (allowed & 2u) ? 1 + best[1] : held_c;
         bool changed = false;
-        for (std::size_t i : c.used) {
-            const bool cb = cc * rows[i].compute > a * rows[i].memory;
-            changed = changed || cb != compute_bound[i];
-            compute_bound[i] = cb;
-        }
+        for (std::size_t i : c.used)
+            for (std::size_t k = 0; k < rows[i].parts.size(); ++k) {
+                const calibrate_detail::Part& p = rows[i].parts[k];
+                const bool cb = cc * p.compute > a * p.memory;
+                changed = changed || cb != compute_bound[i][k];
+                compute_bound[i][k] = cb;
+            }
         if (!changed) break;
     }
     const double a = (allowed & 1u) ? 1 + best[0] : held_a, cc = (allowed & 2u) ? 1 + best[1] : held_c;
@@ -269,20 +347,23 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     Seconds ceiling{};
     for (std::size_t i = 0; i < observations.size(); ++i) {
         const Observation& o = observations[i];
-        const Seconds predicted = predict(Deployment{hw, o.parallel}, o.model, o.workload, c).step_time;
+        const Seconds predicted = time_per_output_token(Deployment{hw, o.parallel}, o, c.efficiency());
         c.predicted.push_back(predicted);
         c.residuals.push_back(o.measured_step - predicted);
     }
     for (std::size_t i : c.used) {
-        const Row& r = rows[i];
+        const calibrate_detail::Row& r = rows[i];
         const double rel = c.residuals[i].in(s) / r.measured;
         sq += rel * rel / n;
-        const bool cb = cc * r.compute > a * r.memory;
-        parts.bandwidth += s(cb ? 0 : (a - 1) * r.memory) / n;
-        parts.compute += s(cb ? (cc - 1) * r.compute : 0) / n;
+        for (const calibrate_detail::Part& p : r.parts) {
+            const bool cb = cc * p.compute > a * p.memory;
+            parts.bandwidth += s(cb ? 0 : p.weight * (a - 1) * p.memory) / n;
+            parts.compute += s(cb ? p.weight * (cc - 1) * p.compute : 0) / n;
+            ceiling += s(p.weight * std::max(p.memory, p.compute)) / n;
+        }
         parts.overhead += r.stages * c.overhead / n;
         parts.per_layer += s(c.per_layer.in(s) * r.layers) / n;
-        ceiling += s(r.fixed + std::max(r.memory, r.compute)) / n;
+        ceiling += s(r.fixed) / n;
     }
     c.rms_relative_error = std::sqrt(sq);
     c.explanation = explain_gap(parts, ceiling);
@@ -302,8 +383,8 @@ inline std::vector<double> leave_one_out(const Hardware& hw, const std::vector<O
         for (const std::size_t j : all.used)
             if (j != i) rest.push_back(observations[j]);
         const Calibration c = calibrate(hw, rest, terms);
+        const Seconds predicted = time_per_output_token(Deployment{hw, observations[i].parallel}, observations[i], c.efficiency());
         const Observation& o = observations[i];
-        const Seconds predicted = predict(Deployment{hw, o.parallel}, o.model, o.workload, c).step_time;
         errors.push_back(std::abs(static_cast<double>((predicted - o.measured_step) / o.measured_step)));
     }
     return errors;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -86,12 +87,62 @@ private:
     std::vector<Frame> frames_;
 };
 
+// Python's json module writes a non-finite float as a bare NaN, Infinity or -Infinity, which is
+// not JSON; transformers' Mamba-2 configs carry one ("time_step_limit": [0.0, Infinity] in the
+// Hub's Nemotron-H and Bamba files). Each such value (after a ':', ',' or '[', outside strings) is
+// read as the string "NaN", "Infinity" or "-Infinity": a key ridgeline reads then names it as a
+// string that is not the number it expects, and none becomes a NaN or an infinity.
+inline std::string quote_python_constants(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 16);
+    bool in_string = false, escaped = false;
+    char previous = '\0';  // the last character outside strings that is not whitespace
+    const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    const auto ends_word = [&](std::size_t i) {
+        if (i >= text.size()) return true;
+        const char c = text[i];
+        return !(c == '_' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'));
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            out += c;
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (previous == ':' || previous == ',' || previous == '[') {
+            bool quoted = false;
+            for (const std::string_view word : {std::string_view{"NaN"}, std::string_view{"Infinity"}, std::string_view{"-Infinity"}})
+                if (text.substr(i, word.size()) == word && ends_word(i + word.size())) {
+                    out += '"';
+                    out += word;
+                    out += '"';
+                    i += word.size() - 1;
+                    previous = '"';
+                    quoted = true;
+                    break;
+                }
+            if (quoted) continue;
+        }
+        out += c;
+        if (c == '"') in_string = true;
+        if (!is_space(c)) previous = c;
+    }
+    return out;
+}
+
 }  // namespace json_detail
 
 // Parses JSON text; bad JSON, or a key twice in one object, is a ridgeline::error naming `file`.
+// Python's bare NaN, Infinity and -Infinity values are read as strings (quote_python_constants).
 inline nlohmann::json parse_json_text(std::string_view text, const std::string& file = "") {
     const std::string name = json_detail::printable(file);
     json_detail::DuplicateKeys duplicates{name};
+    const bool python = text.find("NaN") != std::string_view::npos || text.find("Infinity") != std::string_view::npos;
+    const std::string quoted = python ? json_detail::quote_python_constants(text) : std::string{};
+    if (python) text = quoted;
     try {
         return nlohmann::json::parse(text, nlohmann::json::parser_callback_t{std::ref(duplicates)});
     } catch (const nlohmann::json::exception& e) {  // syntax errors, and numbers out of range

@@ -71,16 +71,19 @@ inline Format compressed_tensors_weights(const Node& w) {
 //    bf16, Precision's default.
 //  - quant_method "fp8": FP8 (E4M3) weights; with weight_block_size [a, b] one FP32 scale per
 //    a x b block (DeepSeek-V3 stores weight_scale_inv in float32), i.e. fp8/g(a*b)/s32. Experts
-//    follow the weights; embeddings stay at torch_dtype.
+//    follow the weights; embeddings and the LM head stay at torch_dtype (DeepSeek-V3's
+//    inference code builds its head in the default dtype; transformers' FP8 quantizer skips
+//    lm_head).
 //  - "mxfp4": the routed experts in MXFP4 (what transformers' Mxfp4 quantizer converts, and all
 //    gpt-oss ships so: attention, router, embeddings and head are in modules_to_not_convert);
 //    everything else at torch_dtype.
 //  - "awq", "gptq": bits 4 or 8 in groups of group_size with one 16-bit scale each (int4/g128);
 //    group_size -1 (per channel) is plain int4. Zero points are not counted. Embeddings stay at
-//    torch_dtype.
-//  - "compressed-tensors": config_groups' weights schemes, all alike: nvfp4, fp8 or intN/gG.
-// Not modelled: the LM head's own format (Precision has none; an untied head is charged at the
-// weights' format, so an fp8 checkpoint's bf16 head is counted in fp8).
+//    torch_dtype, and so does the LM head (AutoAWQ never quantises it; GPTQ only with
+//    "lm_head": true).
+//  - "compressed-tensors": config_groups' weights schemes, all alike: nvfp4, fp8 or intN/gG; the
+//    LM head at torch_dtype where "ignore" names lm_head (as llm-compressor writes it), else in
+//    the scheme's format.
 inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json& j, const std::string& file = "") {
     using json_detail::Node;
     const Node root{j, file, ""};
@@ -115,6 +118,7 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         }
         p.weights = quantised;
         p.embeddings = dtype;
+        p.lm_head = dtype;
     } else if (method == "mxfp4") {
         quantised = formats::mxfp4;
         p.experts = quantised;
@@ -127,6 +131,8 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         else quantised = Format{element, 16, json_detail::small_positive(g, "a positive group size, or -1 for per-channel scales")};
         p.weights = quantised;
         p.embeddings = dtype;
+        const bool head_quantised = method == "gptq" && q.has("lm_head") && q.at("lm_head").boolean();
+        if (!head_quantised) p.lm_head = dtype;
     } else if (method == "compressed-tensors") {
         const Node groups = q.need("config_groups", "an object of quantisation groups");
         groups.require_object("an object of quantisation groups");
@@ -141,11 +147,18 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         quantised = *all;
         p.weights = quantised;
         p.embeddings = dtype;
+        if (q.has("ignore") && !q.at("ignore").value().is_null()) {
+            const Node ignore = q.at("ignore");
+            if (!ignore.value().is_array()) ignore.fail("an array of module names");
+            for (const auto& name : ignore.value())
+                if (name.is_string() && name.get<std::string>() == "lm_head") p.lm_head = dtype;
+        }
     } else {
         q.at("quant_method").fail(methods);
     }
     source += "; quantization_config " + method + ": " + (method == "mxfp4" ? "experts " : "weights ") + format_name(quantised);
     if (p.embeddings || method == "mxfp4") source += ", embeddings " + format_name(dtype);
+    if (p.lm_head) source += ", lm_head " + format_name(*p.lm_head);
     return {p, source};
 }
 

@@ -16,6 +16,7 @@
 #include "family_granitemoehybrid.hpp"
 #include "family_llama.hpp"
 #include "family_llama4.hpp"
+#include "family_nemotron_h.hpp"
 #include "family_nemotron_nas.hpp"
 #include "family_phi3.hpp"
 #include "family_qwen3_next.hpp"
@@ -53,6 +54,7 @@ inline constexpr Family families[] = {
     {"granitemoe", "GraniteMoeForCausalLM", false, read_granitemoe},
     {"nemotron-nas", "DeciLMForCausalLM", false, read_nemotron_nas},
     {"granitemoehybrid", "GraniteMoeHybridForCausalLM", false, read_granitemoehybrid},
+    {"nemotron_h", "NemotronHForCausalLM", false, read_nemotron_h},
 };
 
 inline const Family* find_family(std::string_view model_type) {

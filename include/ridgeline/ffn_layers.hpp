@@ -33,6 +33,34 @@ struct DenseMlp {
     [[nodiscard]] std::string describe() const { return "MLP " + std::to_string(intermediate); }
 };
 
+// A two-matrix MLP without a gate (Nemotron-H's ReLU^2 MLP: up from hidden to intermediate, the
+// activation, down back), as NemotronHMLP builds it in huggingface/transformers
+//   src/transformers/models/nemotron_h/modular_nemotron_h.py @008d9e9577b0eb0149aa6bb0c44da582b10e0b6e:
+//   up_proj hidden -> intermediate and down_proj intermediate -> hidden, each with a bias only
+//   with mlp_bias.
+struct NonGatedMlp {
+    std::int64_t intermediate = 0;
+    bool bias = false;  // mlp_bias: a bias on up (intermediate) and on down (hidden)
+    friend constexpr bool operator==(const NonGatedMlp&, const NonGatedMlp&) = default;
+
+    // Split by intermediate columns (up by its outputs, down by its inputs); the down bias replicated.
+    template <class F>
+    constexpr void weights(double h, std::int64_t t, F&& f) const {
+        const double I = layer_detail::d(intermediate);
+        const double split = 2 * h * I + (bias ? I : 0);
+        f("mlp (up, down; no gate)", Part::dense_mlp, split + (bias ? h : 0), split / layer_detail::d(t) + (bias ? h : 0));
+    }
+    [[nodiscard]] constexpr RoutedExperts routed(double) const { return {}; }
+    // Activation elements per token: the up output (the activation works in place).
+    [[nodiscard]] constexpr double activation_width() const { return layer_detail::d(intermediate); }
+    [[nodiscard]] constexpr std::int64_t widest() const { return intermediate; }
+    template <class Check>
+    constexpr void validate(Check& check) const {
+        layer_detail::positive(check, intermediate, "intermediate_size");
+    }
+    [[nodiscard]] std::string describe() const { return "MLP " + std::to_string(intermediate) + " (no gate)"; }
+};
+
 // Routed experts (each a gated MLP of expert_intermediate), a router, and shared experts that
 // every token uses.
 struct Moe {

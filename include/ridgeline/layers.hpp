@@ -12,6 +12,6 @@
 namespace ridgeline {
 
 using Attention = std::variant<Gqa, Mla, GatedDeltaNet, Mamba2, NoAttention>;
-using FeedForward = std::variant<DenseMlp, Moe, NoFfn>;
+using FeedForward = std::variant<DenseMlp, NonGatedMlp, Moe, NoFfn>;
 
 }  // namespace ridgeline

@@ -9,6 +9,7 @@
 
 #include "catalogue.hpp"
 #include "json_node.hpp"
+#include "observation.hpp"
 #include "workload.hpp"
 
 namespace ridgeline {
@@ -24,7 +25,11 @@ struct MeasuredRow {
     std::string model;
     Workload workload;
     Parallelism parallel{};
-    Seconds measured_step{};                    // time per output token
+    Seconds measured_step{};                    // time per output token per sequence
+    // What the figure timed: decode steps, or (includes_prefill, interleaved_prefill) requests of
+    // a prompt and an output, whose workload context is then the mean a decode step sees,
+    // prompt + output / 2.
+    Requests requests{};
     std::optional<double> source_GB_per_s{};    // the source's own bandwidth figure, if it gives one
     // Where a row came from, when the rows of one file do not share it.
     std::string engine;          // "vLLM", "TensorRT-LLM", "llama.cpp", ...
@@ -71,7 +76,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         const Node r = list.at(i);  // errors name the file and the row: /measurements/<i>/...
         r.require_object("a measurement object");
         r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "tensor_parallel",
-                     "pipeline_parallel", "expert_parallel", "batch", "context", "tokens_per_s", "tpot_ms", "source_GB_per_s",
+                     "pipeline_parallel", "expert_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
                      "engine", "engine_version", "date", "source", "notes", "flagged"});
         MeasuredRow row;
         row.hardware = r.need("hardware", "a hardware preset name or path").string();
@@ -85,10 +90,29 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         if (r.has("tensor_parallel")) row.parallel.tensor = r.at("tensor_parallel").positive_integer();
         if (r.has("pipeline_parallel")) row.parallel.pipeline = r.at("pipeline_parallel").positive_integer();
         if (r.has("batch")) w.batch = r.at("batch").positive_integer();
-        if (r.has("context")) {
-            const Node c = r.at("context");
-            if (!c.value().is_number_integer() || c.value().get<std::int64_t>() < 0) c.fail("an integer >= 0 tokens");
-            w.context = c.value().get<std::int64_t>();
+        const auto tokens = [&](const Node& c, std::int64_t least) {
+            if (!c.value().is_number_integer() || c.value().get<std::int64_t>() < least || c.value().get<std::int64_t>() > max_context)
+                c.fail(least == 0 ? "an integer from 0 to 2^40 tokens" : "an integer from 1 to 2^40 tokens");
+            return c.value().get<std::int64_t>();
+        };
+        // What the figure timed (observation.hpp): the prompt and output lengths say it where it
+        // was more than decode steps.
+        const bool whole = r.has("includes_prefill") && r.at("includes_prefill").boolean();
+        const bool interleaved = r.has("interleaved_prefill") && r.at("interleaved_prefill").boolean();
+        if (whole && interleaved)
+            r.at("interleaved_prefill").fail("not both includes_prefill and interleaved_prefill (a figure times whole requests or served steps)");
+        if (whole || interleaved) {
+            const std::string key = whole ? "includes_prefill" : "interleaved_prefill";
+            if (r.has("context")) r.at("context").fail("no context where " + key + " is true (it follows from prompt and output)");
+            row.requests.timed = whole ? Timed::whole_requests : Timed::interleaved_prefill;
+            row.requests.prompt = tokens(r.need("prompt", "the prompt tokens per request, where " + key + " is true"), 1);
+            row.requests.output = tokens(r.need("output", "the output tokens per request, where " + key + " is true"), 1);
+            w.context = mean_decode_context(row.requests);
+        } else {
+            for (const char* key : {"prompt", "output"})
+                if (r.has(key))
+                    r.at(key).fail("no prompt or output unless includes_prefill or interleaved_prefill is true (give the decode steps' context)");
+            if (r.has("context")) w.context = tokens(r.at("context"), 0);
         }
         if (r.has("tokens_per_s") == r.has("tpot_ms"))
             r.fail("exactly one of tokens_per_s (per sequence) and tpot_ms");
@@ -118,6 +142,11 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         set.rows.push_back(std::move(row));
     }
     return set;
+}
+
+// The observation calibration fits for a row, with its model loaded.
+inline Observation observation(const MeasuredRow& r) {
+    return Observation{load_model(r.model), r.workload, r.parallel, r.measured_step, r.requests};
 }
 
 inline MeasurementSet load_measurements(std::string_view name_or_path) {

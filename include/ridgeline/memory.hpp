@@ -36,7 +36,8 @@ constexpr double busiest_stage_factor(const Model& m, std::int64_t stages) {
 }  // namespace memory_detail
 
 // Weights resident on one device: every parameter in its storage format (the input table and a
-// tied head in the embeddings' format, routed experts in theirs), split as the layer kinds say.
+// tied head in the embeddings' format, an untied head and routed experts in theirs), split as the
+// layer kinds say.
 // DeepSeek's multi-token-prediction module is not loaded (engines load it only to speculate).
 constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Parallelism& par = {}) {
     validate(m);
@@ -58,7 +59,8 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
         const RoutedExperts e = routed_experts(g.spec, h);
         layers += L * static_cast<double>(e.experts) * e.parameters_per_expert / T * p.expert_format().bytes_per_element().in(bytes);
     }
-    const double head = (m.tied_embeddings ? table_bytes : static_cast<double>(m.vocab_size) * h / T * pw) + h * pw;  // + final norm
+    const double head = (m.tied_embeddings ? table_bytes : static_cast<double>(m.vocab_size) * h / T * p.lm_head_format().bytes_per_element().in(bytes)) +
+                        h * pw;  // + final norm
     if (par.pipeline == 1) return bytes(layers + table_bytes + (m.tied_embeddings ? h * pw : head));
     const double stage = layers / static_cast<double>(par.pipeline) * memory_detail::busiest_stage_factor(m, par.pipeline);
     return bytes(stage + (table_bytes > head ? table_bytes : head));

@@ -3,10 +3,12 @@
 // Bytes and FLOPs are sums over layers, and layers come in a few kinds, so a model is
 //     embeddings (vocab x hidden, tied or not) + groups of `count x LayerSpec`,
 // where a LayerSpec is an attention kind (GQA, MLA, Gated DeltaNet, Mamba-2 or none; optionally
-// windowed or chunked) and a feed-forward kind (a dense gated MLP, a mixture of experts, or
-// none). Llama-3.1-8B is one group; DeepSeek-V3 is 3 dense MLA layers and 58 MoE MLA layers;
-// gpt-oss alternates windowed and full layers (order does not change a sum, so that is two
-// groups); nemotron-nas has a different block almost every layer.
+// windowed or chunked) and a feed-forward kind (a dense gated MLP, a two-matrix MLP without a
+// gate, a mixture of experts, or none). Llama-3.1-8B is one group; DeepSeek-V3 is 3 dense MLA
+// layers and 58 MoE MLA layers; gpt-oss alternates windowed and full layers (order does not
+// change a sum, so that is two groups); nemotron-nas has a different block almost every layer;
+// a Nemotron-H block is one mixer alone (Mamba-2 with no MLP, attention with no MLP, or an MLP
+// with no attention).
 #pragma once
 
 #include <array>

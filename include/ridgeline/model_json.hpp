@@ -81,11 +81,14 @@ inline LayerSpec read_own_group(const Node& g) {
     }
     const Node ffn = g.need("ffn", "an ffn object");
     ffn.require_object("an ffn object");
-    const char* ffn_kinds = "\"dense\", \"moe\" or \"none\"";
+    const char* ffn_kinds = "\"dense\", \"ungated\", \"moe\" or \"none\"";
     const std::string fk = ffn.need("kind", ffn_kinds).string(ffn_kinds);
     if (fk == "dense") {
         ffn.only_keys({"kind", "intermediate", "bias"});
         spec.ffn = DenseMlp{positive(ffn, "intermediate"), flag(ffn, "bias")};
+    } else if (fk == "ungated") {
+        ffn.only_keys({"kind", "intermediate", "bias"});
+        spec.ffn = NonGatedMlp{positive(ffn, "intermediate"), flag(ffn, "bias")};
     } else if (fk == "moe") {
         ffn.only_keys({"kind", "experts", "experts_per_token", "expert_intermediate", "shared_experts",
                        "shared_intermediate", "router_bias", "expert_bias", "shared_gate"});
@@ -288,6 +291,8 @@ inline void to_json(nlohmann::json& j, const Model& m) {
         json ffn;
         if (const auto* d = std::get_if<DenseMlp>(&g.spec.ffn))
             ffn = {{"kind", "dense"}, {"intermediate", d->intermediate}, {"bias", d->bias}};
+        else if (const auto* u = std::get_if<NonGatedMlp>(&g.spec.ffn))
+            ffn = {{"kind", "ungated"}, {"intermediate", u->intermediate}, {"bias", u->bias}};
         else if (const auto* e = std::get_if<Moe>(&g.spec.ffn))
             ffn = {{"kind", "moe"},
                    {"experts", e->experts},

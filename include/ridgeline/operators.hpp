@@ -146,7 +146,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
     b.weights("final norm", 0, 0, h, h);
     // LM head: its own matrix, or the tied input table.
     if (m.tied_embeddings) b.weights("lm_head (tied to the embeddings)", 0, 0, all.embeddings, all.embeddings / t, table_bytes);
-    else b.weights("lm_head", 0, 0, all.embeddings, all.embeddings / t);
+    else b.weights("lm_head", 0, 0, all.embeddings, all.embeddings / t, w.precision.lm_head_format().bytes_per_element().in(bytes));
     return b.out;
 }
 

@@ -143,6 +143,7 @@ inline PlanResult plan(const PlanRequest& r) {
             w.precision.weights = weights;
             w.precision.experts.reset();
             w.precision.embeddings.reset();
+            w.precision.lm_head.reset();
             for (const Parallelism& par : shapes(dev, r.model, r)) {
                 const Deployment d{dev.device, par};
                 std::optional<std::int64_t> most;

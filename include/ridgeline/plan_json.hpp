@@ -4,24 +4,18 @@
 
 #include <cstdint>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "plan_schema.hpp"
+#include "schema_json.hpp"
 
 namespace ridgeline {
 
 inline nlohmann::ordered_json plan_row_json(const PlanRow& row) {
     nlohmann::ordered_json o = nlohmann::ordered_json::object();
-    for (const PlanField& f : plan_fields()) {
-        const PlanValue v = f.get(row);
-        if (const auto* d = std::get_if<double>(&v)) o[f.key] = *d;
-        else if (const auto* n = std::get_if<std::int64_t>(&v)) o[f.key] = *n;
-        else if (const auto* t = std::get_if<std::string>(&v)) o[f.key] = *t;
-        else o[f.key] = nullptr;
-    }
+    put_fields(o, plan_fields(), row);
     return o;
 }
 

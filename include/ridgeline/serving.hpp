@@ -93,24 +93,64 @@ struct MixedStep {
     const Workload& workload;  // the decode step's
     Rates rates;
     PrefillLoad load;
-    // The stage time added, and the pipeline hops added, by `tokens` prefill tokens.
-    [[nodiscard]] constexpr Seconds added(double tokens) const {
+    // One stage's memory and compute time with `tokens` prefill tokens riding the step, and the
+    // link time (the all-reduces' per-stage share and the pipeline hops) they add.
+    struct Times {
+        Seconds memory{}, compute{}, links_added{};
+    };
+    [[nodiscard]] constexpr Times with(double tokens) const {
         const auto whole = static_cast<std::int64_t>(tokens + 0.5);
         const std::int64_t decoding = workload.batch * workload.tokens_per_sequence;
         const Seconds experts = (cost.routed_bytes(decoding + whole) - cost.routed_bytes(decoding)) / rates.bandwidth;
-        const Seconds before = step.memory_time < step.compute_time ? step.compute_time : step.memory_time;
-        const Seconds memory = step.memory_time + tokens * load.memory_per_token + experts;
-        const Seconds compute = step.compute_time + tokens * load.compute_per_token;
         // The all-reduces carry the prefill tokens' activations too.
         Workload mixed = workload;
         mixed.batch = 1;
         mixed.tokens_per_sequence = decoding + whole;
         const Communication links = communication(deployment, model, mixed, cost);
         const auto stages = static_cast<double>(deployment.parallel.pipeline);
-        return stages * ((memory < compute ? compute : memory) - before + links.per_stage - step.links.per_stage) +
-               (links.pipeline_hops - step.links.pipeline_hops);
+        return Times{step.memory_time + tokens * load.memory_per_token + experts, step.compute_time + tokens * load.compute_per_token,
+                     stages * (links.per_stage - step.links.per_stage) + (links.pipeline_hops - step.links.pipeline_hops)};
+    }
+    // The stage time added, and the pipeline hops added, by `tokens` prefill tokens.
+    [[nodiscard]] constexpr Seconds added(double tokens) const {
+        const Times t = with(tokens);
+        const Seconds before = step.memory_time < step.compute_time ? step.compute_time : step.memory_time;
+        const auto stages = static_cast<double>(deployment.parallel.pipeline);
+        return stages * ((t.memory < t.compute ? t.compute : t.memory) - before) + t.links_added;
     }
 };
+
+// What aggregated serving's steps are made of: one prompt's prefill (its new tokens, in chunks),
+// what each of its tokens adds to a decode step, and the pure decode step at the generation's
+// middle context with its cost model and rates.
+struct Aggregated {
+    Prefill pre;
+    PrefillLoad load;
+    Workload mid;
+    DecodeStep step;
+    StepCost cost;
+    Rates rates;
+    [[nodiscard]] constexpr MixedStep mixed(const Deployment& d, const Model& m) const { return MixedStep{step, cost, d, m, mid, rates, load}; }
+};
+constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
+    Workload one = w;
+    one.batch = 1;
+    const std::int64_t fresh = traffic.new_prompt();
+    Aggregated a;
+    // Prefill of the new tokens only: their chunks attend to the cached prefix.
+    a.pre = prefill(d, m, one, traffic.prompt, traffic.prefill_chunk, traffic.cached_prompt);
+    // Per new token, per stage: the prefill's bytes beyond one weight read per chunk, and its FLOPs.
+    const StepCost c1 = step_cost(m, one, d.parallel);
+    a.rates = effective_rates(d.device, w);
+    const Bytes weight_reads = static_cast<double>(a.pre.chunks) * (c1.fixed_bytes + c1.routed_bytes(a.pre.chunk_tokens));
+    const Seconds memory = a.pre.memory_time - weight_reads / a.rates.bandwidth;
+    a.load = PrefillLoad{(memory > Seconds{} ? memory : Seconds{}) / static_cast<double>(fresh), a.pre.compute_time / static_cast<double>(fresh)};
+    a.mid = w;
+    a.mid.context = traffic.prompt + traffic.output / 2;
+    a.step = decode_step(d, m, a.mid);
+    a.cost = step_cost(m, a.mid, d.parallel);
+    return a;
+}
 }  // namespace serving_detail
 
 // One replica of `d` serving `traffic` with `w.batch` sequences per micro-batch (w's context is
@@ -142,29 +182,19 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     const auto steps_per_request = static_cast<double>(traffic.output);
     const auto B = static_cast<double>(w.batch);
     if (fresh > 0) {
-        // Prefill of the new tokens only: their chunks attend to the cached prefix.
-        const std::int64_t chunk = mode == ServingMode::aggregated ? traffic.prefill_chunk : 0;
-        const Prefill pre = prefill(d, m, one, traffic.prompt, chunk, traffic.cached_prompt);
-        s.prefill_time = pre.time;
         if (mode == ServingMode::aggregated) {
-            // Per new token, per stage: the prefill's bytes beyond one weight read per chunk, and its FLOPs.
-            const StepCost c1 = step_cost(m, one, d.parallel);
-            const Rates r = effective_rates(d.device, w);
-            const Bytes weight_reads = static_cast<double>(pre.chunks) * (c1.fixed_bytes + c1.routed_bytes(pre.chunk_tokens));
-            const Seconds memory = pre.memory_time - weight_reads / r.bandwidth;
-            const serving_detail::PrefillLoad load{(memory > Seconds{} ? memory : Seconds{}) / static_cast<double>(fresh),
-                                                   pre.compute_time / static_cast<double>(fresh)};
-            Workload mid = w;
-            mid.context = traffic.prompt + traffic.output / 2;
-            const DecodeStep step = decode_step(d, m, mid);
-            const StepCost c = step_cost(m, mid, d.parallel);
-            const serving_detail::MixedStep mixed{step, c, d, m, mid, r, load};
+            const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
+            const serving_detail::MixedStep mixed = a.mixed(d, m);
+            s.prefill_time = a.pre.time;
             s.prefill_tokens_per_step = B * static_cast<double>(fresh) / steps_per_request;
             const double per_chunk = static_cast<double>(traffic.prefill_chunk < fresh ? traffic.prefill_chunk : fresh);
             s.keeps_up = s.prefill_tokens_per_step <= static_cast<double>(traffic.prefill_chunk);
             s.tpot = s.decode_tpot + mixed.added(s.prefill_tokens_per_step);
             const double chunks_of_prompt = static_cast<double>((fresh + traffic.prefill_chunk - 1) / traffic.prefill_chunk);
             s.ttft = chunks_of_prompt * (s.decode_tpot + mixed.added(per_chunk));
+        } else {
+            // One prompt alone on one replica, unchunked.
+            s.prefill_time = prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
         }
     }
     if (mode == ServingMode::aggregated) {
@@ -196,6 +226,38 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                             s.replica_devices;
     s.tokens_per_s_per_device = s.tokens_per_s / s.devices();
     return s;
+}
+
+// Aggregated serving's average step apart from the pure decode steps, for a calibration to weigh
+// (calibrate.hpp): serve()'s TPOT is the mean pure decode step plus, per stage, the larger of
+// `memory` and `compute` less the larger of the mid-context decode step's, plus `links_added`.
+struct InterleavedPrefill {
+    DecodeStep decode;          // the pure decode step at the generation's middle context
+    Seconds memory{}, compute{};  // one stage, the same step carrying `tokens` prefill tokens
+    Seconds links_added{};
+    double tokens = 0;          // prefill tokens a step carries on average: batch x new prompt / output
+};
+constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
+    validate(traffic);
+    validate(d, m);
+    require_context_within(m, traffic.prompt + traffic.output, "prompt + output");
+    InterleavedPrefill p;
+    if (traffic.new_prompt() == 0) {
+        Workload mid = w;
+        mid.context = traffic.prompt + traffic.output / 2;
+        p.decode = decode_step(d, m, mid);
+        p.memory = p.decode.memory_time;
+        p.compute = p.decode.compute_time;
+        return p;
+    }
+    const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
+    p.decode = a.step;
+    p.tokens = static_cast<double>(w.batch) * static_cast<double>(traffic.new_prompt()) / static_cast<double>(traffic.output);
+    const serving_detail::MixedStep::Times t = a.mixed(d, m).with(p.tokens);
+    p.memory = t.memory;
+    p.compute = t.compute;
+    p.links_added = t.links_added;
+    return p;
 }
 
 }  // namespace ridgeline

@@ -219,6 +219,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     const double per_weight = w.precision.weights.bytes_per_element().in(bytes);
     const double per_table_weight = w.precision.embedding_format().bytes_per_element().in(bytes);
     const double per_expert_weight = w.precision.expert_format().bytes_per_element().in(bytes);
+    const double per_head_weight = w.precision.lm_head_format().bytes_per_element().in(bytes);
     const double h = static_cast<double>(m.hidden_size);
     const std::int64_t t = par.tensor;
     const auto T = static_cast<double>(t);
@@ -242,7 +243,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
         // A document's declared count: the norms replicated, the rest split evenly.
         read = ((*m.declared_parameters - table - all.norms) / T + all.norms) * per_weight;
     } else {
-        read += (h + all.lm_head / T) * per_weight;  // the final norm, replicated, and the LM head's share
+        read += h * per_weight + all.lm_head / T * per_head_weight;  // the final norm, replicated, and the LM head's share
         for (const auto& g : m) read += static_cast<double>(g.count) * layer_parameters_per_device(g.spec, h, t) * per_weight;
     }
     {

@@ -23,9 +23,13 @@ struct Precision {
     Numeric compute = Numeric::bf16;
     std::optional<Format> embeddings{};
     std::optional<Format> experts{};
+    // An untied LM head's format, if not the weights': quantised checkpoints keep it at torch_dtype
+    // (checkpoint_formats.hpp). A tied head is the input table, in the embeddings' format.
+    std::optional<Format> lm_head{};
 
     [[nodiscard]] constexpr Format embedding_format() const noexcept { return embeddings ? *embeddings : weights; }
     [[nodiscard]] constexpr Format expert_format() const noexcept { return experts ? *experts : weights; }
+    [[nodiscard]] constexpr Format lm_head_format() const noexcept { return lm_head ? *lm_head : weights; }
     friend constexpr bool operator==(const Precision&, const Precision&) = default;
 };
 

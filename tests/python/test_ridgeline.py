@@ -37,6 +37,10 @@ def same_row(ours, theirs):
         assert type(ours[key]) is type(theirs[key]), key
 
 
+# The inputs every row of decode, ridge, capacity, generate and operators echoes (rows.hpp).
+INPUTS = 19
+
+
 def same_rows(ours, theirs):
     assert len(ours) == len(theirs)
     for a, b in zip(ours, theirs):
@@ -116,6 +120,7 @@ def test_seed001_diagnosis_of_70_tok_s():
     ("qwen3-30b-a3b", ["--ep", "2"], {"ep": 2}),
     ("llama-3.1-70b", ["--kv", "fp8", "--assumptions", "seed_003", "--efficiency", "0.8", "--memory-fraction", "0.85", "--pp", "2"],
      {"kv": "fp8", "assumptions": "seed_003", "efficiency": 0.8, "memory_fraction": 0.85, "pp": 2}),
+    ("llama-3.1-8b", ["--weights", "int4/g128", "--lm-head", "fp8"], {"weights": "int4/g128", "lm_head": "fp8"}),
     ("gpt-oss-120b", ["--overhead-us", "20", "--link-latency-us", "3", "--accounting", "every", "--attention-flops", "off"],
      {"overhead_s": 20 * 1e-6, "link_latency_s": 3 * 1e-6, "accounting": "every", "attention_flops": False}),
 ])
@@ -305,8 +310,8 @@ def test_plan_by_rate_equals_cli():
 
 
 # ---------------------------------------------------------------------------------------------
-# prefill, speculative decoding, operators: no CLI subcommand, so hand calculations and the
-# CLI's rows for the parts they share
+# prefill and speculative decoding (no CLI subcommand: hand calculations, and the CLI's rows for
+# the parts they share), and operators
 # ---------------------------------------------------------------------------------------------
 
 # Llama-3.1-8B (data/models/llama-3.1-8b.json): 32 layers, hidden 4096, 32 query heads and 8 KV
@@ -325,9 +330,9 @@ def test_prefill_llama_8b_by_hand():
     # 32 heads of 32 layers.
     pairs = 4096 * 4097 // 2
     attention = pairs * (2 * 128 + 2 * 128) * 32 * 32
-    assert row["attention_score_flop"] == attention
+    assert row["attention_score_flops"] == attention
     assert LLAMA_8B_CHARGED == 8_030_261_248 - 128256 * 4096
-    assert row["flop"] == pytest.approx(2 * LLAMA_8B_CHARGED * 4096 + attention, rel=1e-12)
+    assert row["flops"] == pytest.approx(2 * LLAMA_8B_CHARGED * 4096 + attention, rel=1e-12)
     # Compute-bound: the time is the FLOPs at the H100's 989 TFLOP/s (seed 003's F).
     assert row["bound"] == "compute"
     assert row["time_to_first_token_s"] == pytest.approx((2 * LLAMA_8B_CHARGED * 4096 + attention) / 989e12, rel=1e-12)
@@ -342,7 +347,7 @@ def test_prefill_is_generates_first_token():
                           "-b", "4")[0]
         ours = ridgeline.prefill("qwen3-32b", "h200", prompt=8192, batch=4, chunk=chunk, tp=2)
         assert ours["time_to_first_token_s"] == theirs["time_to_first_token_s"]
-        same_row({k: ours[k] for k in list(ours)[:18]}, {k: theirs[k] for k in list(theirs)[:18]})  # the inputs echoed
+        same_row({k: ours[k] for k in list(ours)[:INPUTS]}, {k: theirs[k] for k in list(theirs)[:INPUTS]})  # the inputs echoed
 
 
 def test_speculative_by_hand():
@@ -362,6 +367,19 @@ def test_speculative_by_hand():
     assert drafted["draft_time_s"] == pytest.approx(4 * ridgeline.decode("llama-3.1-8b", "h200", 1, 4096)["step_time_s"], rel=1e-12)
 
 
+@needs_cli
+@pytest.mark.parametrize("model,extra,kwargs", [
+    ("llama-3.1-8b", [], {}),
+    ("qwen3-30b-a3b", ["--tp", "2", "--ep", "2"], {"tp": 2, "ep": 2}),
+    ("deepseek-v3", ["--tp", "8", "--weights", "fp8"], {"tp": 8, "weights": "fp8"}),
+    ("gpt-oss-120b", ["--kv", "fp8", "--attention-flops", "off"], {"kv": "fp8", "attention_flops": False}),
+])
+def test_operators_equal_cli(model, extra, kwargs):
+    theirs = cli_json("operators", "-m", model, "-H", "h200", "-b", "1,16", "-c", "0,4096", *extra)
+    ours = [row for b in (1, 16) for n in (0, 4096) for row in ridgeline.operators(model, "h200", b, n, **kwargs)]
+    same_rows(ours, theirs)
+
+
 def test_operators_add_up_to_the_step():
     # operators.hpp: the operators' bytes add up to the step's exactly (per device; decode's
     # bytes_per_step counts the tp x pp devices).
@@ -369,11 +387,11 @@ def test_operators_add_up_to_the_step():
         ops = ridgeline.operators(model, "h200", batch=16, context=4096, **kwargs)
         step = ridgeline.decode(model, "h200", 16, 4096, **kwargs)
         devices = step["tp"] * step["pp"]
-        assert sum(o["bytes_per_device"] for o in ops) == pytest.approx(step["bytes_per_step"] / devices, rel=1e-12)
+        assert sum(o["bytes"] for o in ops) == pytest.approx(step["bytes_per_step"] / devices, rel=1e-12)
         # Each operator's own roofline time: together at least the step's roofline, which is the
         # step's time less its links (one stage, no overhead).
         assert sum(o["time_s"] for o in ops) >= (step["step_time_s"] - step["communication_time_s"]) * (1 - 1e-12)
-        assert all(list(o)[:20] == list(step)[:20] for o in ops)  # the inputs, batch and context echoed
+        assert all(list(o)[:INPUTS + 2] == list(step)[:INPUTS + 2] for o in ops)  # the inputs, batch and context echoed
     names = [o["operator"] for o in ridgeline.operators("llama-3.1-8b", "h100-sxm")]
     assert names[0] == "embeddings (rows)" and names[-1] == "lm_head"
 
@@ -492,7 +510,7 @@ def test_python_type_errors():
 # ---------------------------------------------------------------------------------------------
 
 DECODE_KEYS = ["hardware", "model", "weights", "kv", "compute", "tp", "pp", "ep", "dp", "assumptions", "accounting", "attention_flops",
-               "embedding_lookup_flops", "memory_fraction", "runtime_reserve_bytes", "experts", "embeddings", "formats_source", "batch",
+               "embedding_lookup_flops", "memory_fraction", "runtime_reserve_bytes", "experts", "embeddings", "lm_head", "formats_source", "batch",
                "context_tokens", "weight_bytes", "kv_bytes", "bytes_per_step", "step_time_s", "tokens_per_s", "total_tokens_per_s", "bound",
                "arithmetic_intensity_flop_per_byte", "communication_time_s", "memory_per_device_bytes", "memory_budget_bytes", "fits"]
 

@@ -393,6 +393,25 @@ TEST_CASE("architectures: a model without an LM head is refused, not counted", "
     CHECK_NOTHROW(model_from_config(j));
 }
 
+TEST_CASE("checkpoint formats: an AWQ checkpoint's LM head is read at 16 bits", "[catalogue][formats]") {
+    // Llama-3.1-8B with AutoAWQ's quantization_config (int4, groups of 128, one 16-bit scale each:
+    // 4 + 16/128 = 4.125 bits, 0.515625 B). By hand from its config.json (hidden 4096, vocab 128256,
+    // 32 layers, untied): 8,030,261,248 parameters, of which the input table and the LM head are
+    // 128256 x 4096 = 525,336,576 each and the norms 32 x 2 x 4096 + 4096 = 266,240. A batch-1 step
+    // at context 0 reads every layer weight and norm at 0.515625 B, the head at 2 B (AWQ leaves it
+    // in bf16), and one 8,192-byte row of the table:
+    //   (8,030,261,248 - 2 x 525,336,576) x 0.515625 + 525,336,576 x 2 + 8,192 = 4,649,531,456 B,
+    // where a head counted at the weights' format would give 3,869,734,976 B, 17% less.
+    nlohmann::json j = preset_config("llama-3.1-8b");
+    j["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true}, {"version", "gemm"}};
+    const Model m = model_from_config(j);
+    Workload w;
+    w.precision = checkpoint_formats(j).first;
+    CHECK(decode_step(load_hardware("h100-sxm"), m, w).weight_bytes.in(bytes) == Approx(4'649'531'456.0).epsilon(1e-12));
+    w.precision.lm_head.reset();  // what --weights int4/g128 alone says: the head too
+    CHECK(decode_step(load_hardware("h100-sxm"), m, w).weight_bytes.in(bytes) == Approx(3'869'734'976.0).epsilon(1e-12));
+}
+
 TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded model's formats", "[catalogue][formats]") {
     // gpt-oss-120b: quant_method mxfp4 with attention, router, embeddings and head not converted
     // (the Hub file's modules_to_not_convert); no torch_dtype, so bf16 for what is not converted.
@@ -410,7 +429,8 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
     CHECK(ds.precision.weights.bits_per_element() == 8 + 32.0 / 16384);
     CHECK(ds.precision.expert_format() == ds.precision.weights);
     CHECK(ds.precision.embedding_format() == formats::bf16);
-    CHECK(ds.precision_source == "torch_dtype bfloat16; quantization_config fp8: weights fp8/g16384/s32, embeddings bf16");
+    CHECK(ds.precision.lm_head_format() == formats::bf16);
+    CHECK(ds.precision_source == "torch_dtype bfloat16; quantization_config fp8: weights fp8/g16384/s32, embeddings bf16, lm_head bf16");
     // No quantization_config: torch_dtype alone (Llama-2-7B ships float16).
     const LoadedModel l2 = load_model_with_formats("llama-2-7b");
     CHECK(l2.precision == Precision{formats::fp16});
@@ -423,14 +443,21 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
     auto [awq, awq_source] = checkpoint_formats(j);
     CHECK(awq.weights == *parse_format("int4/g128"));
     CHECK(awq.embedding_format() == formats::bf16);
-    CHECK(awq_source == "torch_dtype bfloat16; quantization_config awq: weights int4/g128, embeddings bf16");
+    CHECK(awq.lm_head_format() == formats::bf16);
+    CHECK(awq_source == "torch_dtype bfloat16; quantization_config awq: weights int4/g128, embeddings bf16, lm_head bf16");
     j["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}, {"group_size", -1}, {"sym", true}};
     CHECK(checkpoint_formats(j).first.weights == formats::int4);
+    CHECK(checkpoint_formats(j).first.lm_head_format() == formats::bf16);
+    j["quantization_config"]["lm_head"] = true;  // GPTQConfig's switch for quantising the head too
+    CHECK(checkpoint_formats(j).first.lm_head_format() == formats::int4);
     // compressed-tensors NVFP4: 4-bit floats in groups of 16.
     j["quantization_config"] = {{"quant_method", "compressed-tensors"},
                                 {"config_groups", {{"group_0", {{"targets", {"Linear"}},
                                                                 {"weights", {{"num_bits", 4}, {"type", "float"}, {"group_size", 16}}}}}}}};
     CHECK(checkpoint_formats(j).first.weights == formats::nvfp4);
+    CHECK(checkpoint_formats(j).first.lm_head_format() == formats::nvfp4);  // no "ignore": the head is a Linear too
+    j["quantization_config"]["ignore"] = {"lm_head"};                       // as llm-compressor writes it
+    CHECK(checkpoint_formats(j).first.lm_head_format() == formats::bf16);
     // Errors name the file, the JSON path, the value and what was expected.
     j["quantization_config"] = {{"quant_method", "bitsandbytes"}};
     CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),

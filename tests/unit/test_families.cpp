@@ -229,6 +229,214 @@ TEST_CASE("nemotron-nas: a block per layer, skipped attention, widths from ffn_m
     decodes(m, "h100-sxm", 4);
 }
 
+TEST_CASE("nemotron-nas: Llama-3.1-Nemotron-Ultra-253B, the second size", "[families][nemotron]") {
+    const Model m = hub_model("llama-3_1-nemotron-ultra-253b-v1-from-nemo.json");
+    // By hand from the 162 block_configs (hidden 16384, 128 heads of 128, n_heads_in_group 16 ->
+    // 8 KV heads): 64 layers with attention, 98 without; 81 MLPs, 81 skipped. Widths
+    // int(2 x mult x 16384 / 3) rounded up to 256: 0.4875 -> 5324 -> 5376 (1 layer), 0.975 ->
+    // 10752 (1), 1.4625 -> 16128 (6), 1.95 -> 21504 (10), 2.4375 -> 26624 (19), 2.925 -> 32000 (2),
+    // 3.4125 -> 37376 (4), 4.875 -> 53248 (34), and four wide ones: 27.5625 -> 301056,
+    // 31.40625 -> 343040, 36.5625 -> 399360, 39.0 -> 425984.
+    const double attention = 64 * (2 * 16384.0 * 16384 + 2 * 16384.0 * 1024);
+    const double widths = 5376.0 + 10752 + 6 * 16128 + 10 * 21504 + 19 * 26624 + 2 * 32000 + 4 * 37376 + 34 * 53248 +
+                          301056 + 343040 + 399360 + 425984;
+    const double mlp = 3 * 16384.0 * widths;
+    const double norms = (64 + 81 + 1) * 16384.0, embeddings = 2 * 128256.0 * 16384;
+    CHECK(derived_parameters(m).attention == attention);
+    CHECK(derived_parameters(m).dense_mlp == mlp);
+    CHECK(derived_parameters(m).norms == norms);
+    CHECK(derived_parameters(m).total() == Approx(attention + mlp + norms + embeddings).epsilon(1e-15));
+    // NVIDIA names it 253B (SOURCES.md); the count is 253.40 B.
+    CHECK(derived_parameters(m).total() / 1e9 == Approx(253).margin(0.5));
+    CHECK(json_detail::nemotron_nas::intermediate_from_mult(0.4875, 16384) == 5376);
+    CHECK(json_detail::nemotron_nas::intermediate_from_mult(39.0, 16384) == 425984);  // 2 x 39 x 16384 / 3 exactly
+    // 64 attention layers, 8 KV heads x 128, BF16.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 64 * 2 * 8 * 128 * 2.0);
+    // At TP 8 the 64 attention blocks and 81 MLPs end in an all-reduce, 2 x 7 ring steps each.
+    Workload w;
+    w.batch = 1;
+    w.context = 1000;
+    CHECK(decode_step(Deployment{load_hardware("h200"), Parallelism{.tensor = 8}}, m, w).links.messages == (64 + 81) * 2 * 7);
+    decodes(m, "h200", 8);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nemotron-H: each block one mixer alone (M Mamba-2, * attention, - a ReLU^2 MLP without a gate)
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+bool is_mamba(const LayerSpec& s) { return std::holds_alternative<Mamba2>(s.attention) && std::holds_alternative<NoFfn>(s.ffn); }
+bool is_attention(const LayerSpec& s) { return std::holds_alternative<Gqa>(s.attention) && std::holds_alternative<NoFfn>(s.ffn); }
+bool is_mlp(const LayerSpec& s) { return std::holds_alternative<NoAttention>(s.attention) && std::holds_alternative<NonGatedMlp>(s.ffn); }
+}  // namespace
+
+TEST_CASE("nemotron_h: Nemotron-H-56B, Mamba-2, attention and ungated MLP blocks, one mixer each", "[families][nemotron_h][mamba2]") {
+    const Model m = hub_model("nemotron-h-56b-base-8k.json");  // its time_step_limit holds Python's bare Infinity
+    // hybrid_override_pattern: 54 M, 10 *, 54 - (NVIDIA: "54 Mamba-2, 54 MLP, and 10 Self-Attention layers").
+    CHECK(layer_count(m) == 118);
+    CHECK(layers_where(m, is_mamba) == 54);
+    CHECK(layers_where(m, is_attention) == 10);
+    CHECK(layers_where(m, is_mlp) == 54);
+    CHECK(layers_where(m, [](const LayerSpec& s) { return s.norms == 1; }) == 118);  // one RMSNorm per block
+    const Mamba2& s = first<Mamba2>(m);
+    CHECK(s == Mamba2{256, 64, 256, 8, 4, true, false});
+    // One Mamba-2 block by hand (hidden 8192; I = 256 heads x 64 = 16384; 8 groups of state 256,
+    // so B and C 2 x 8 x 256 = 4096 and 20480 conv channels):
+    //   in_proj 8192 x (16384 z + 20480 x, B, C + 256 dt), conv1d 20480 x (4 taps + a bias),
+    //   dt_bias, A_log and D 3 x 256, the gated norm 16384, out_proj 16384 x 8192.
+    const double mamba = 8192.0 * 37120 + 20480.0 * 5 + 3 * 256 + 16384 + 16384.0 * 8192;
+    CHECK(kind_parameters(s, 8192) == mamba);
+    // An attention block: 64 heads and 8 KV heads of 128 (attention_head_dim), no biases.
+    const double attention = 2 * 8192.0 * 8192 + 2 * 8192.0 * 1024;
+    // An MLP block: up 8192 x 32768 and down 32768 x 8192, no gate.
+    const double mlp = 2 * 8192.0 * 32768;
+    CHECK(kind_parameters(std::get<NonGatedMlp>(m.groups[1].spec.ffn), 8192) == mlp);
+    // The whole model: (118 + 1) norms of 8192, and two tables of 131072 x 8192 (not tied).
+    const double total = 54 * mamba + 10 * attention + 54 * mlp + 119 * 8192.0 + 2 * 131072.0 * 8192;
+    CHECK(derived_parameters(m).total() == total);
+    CHECK(derived_parameters(m).dense_mlp == 54 * mlp);
+    // NVIDIA's card: "This model has 56B model parameters"; the count is 56.32 B.
+    CHECK(total / 1e9 == Approx(56).margin(0.5));
+    // KV per token: only the 10 attention blocks, 2 x 8 KV heads x 128, BF16.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 10 * 2 * 8 * 128 * 2.0);
+    // State per sequence, per Mamba-2 block: the SSM state 256 heads x 64 x 256 and the conv
+    // state 20480 channels x (4 - 1) taps; 54 blocks, BF16.
+    const double state = 54 * (256 * 64 * 256.0 + 20480 * 3.0) * 2;
+    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == state);
+    CHECK(kv_per_sequence_per_device(m, formats::bf16, 8192).in(bytes) == 8192 * 10 * 2048 * 2.0 + state);
+    // 8 groups split at TP 8, so the state splits exactly.
+    CHECK(s.splits_over(8));
+    CHECK(s.kv_share(8) == Approx(1.0 / 8).epsilon(1e-15));
+    // The recurrence: 5 FLOPs per SSM state element per token (attention_layers.hpp).
+    CHECK(attention_flops_per_token(m, 0).in(flop) == 54 * 5 * 256 * 64 * 256.0);
+    // Every block ends in one all-reduce at TP 2 (2 ring steps): 118 x 2, the empty half of a
+    // block (no MLP after Mamba-2 or attention, no attention before an MLP) adding none.
+    Workload w;
+    w.batch = 1;
+    w.context = 1000;
+    CHECK(decode_step(Deployment{load_hardware("h200"), Parallelism{.tensor = 2}}, m, w).links.messages == 118 * 2);
+    decodes(m, "h200", 2);
+    decodes(m, "h200", 8);
+}
+
+TEST_CASE("nemotron_h: Nemotron-H-8B from a trimmed copy of its config.json", "[families][nemotron_h][mamba2]") {
+    const Model m = hub_model("nemotron-h-8b-base-8k-partial-from-megatron-bridge.json");
+    // 52 blocks: 24 M, 4 *, 24 - (NVIDIA: 24 Mamba-2, 24 MLP and 4 self-attention layers).
+    CHECK(layers_where(m, is_mamba) == 24);
+    CHECK(layers_where(m, is_attention) == 4);
+    CHECK(layers_where(m, is_mlp) == 24);
+    CHECK(first<Mamba2>(m) == Mamba2{128, 64, 128, 8, 4, true, false});
+    // By hand (hidden 4096; I = 128 x 64 = 8192; B and C 2 x 8 x 128 = 2048; 10240 conv channels):
+    //   Mamba-2: in_proj 4096 x (8192 + 10240 + 128), conv 10240 x 5, 3 x 128, norm 8192,
+    //   out_proj 8192 x 4096; attention 32 heads and 8 KV heads of 128; MLP 2 x 4096 x 21504;
+    //   53 norms, two tables of 131072 x 4096.
+    const double mamba = 4096.0 * 18560 + 10240.0 * 5 + 3 * 128 + 8192 + 8192.0 * 4096;
+    const double attention = 2 * 4096.0 * 4096 + 2 * 4096.0 * 1024, mlp = 2 * 4096.0 * 21504;
+    const double total = 24 * mamba + 4 * attention + 24 * mlp + 53 * 4096.0 + 2 * 131072.0 * 4096;
+    CHECK(derived_parameters(m).total() == total);
+    // NVIDIA names it 8B (SOURCES.md); the count is 8.10 B.
+    CHECK(total / 1e9 == Approx(8).margin(0.5));
+    // KV: 4 attention blocks, 2 x 8 x 128, BF16; state: 24 x (128 x 64 x 128 + 10240 x 3), BF16.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 4 * 2 * 8 * 128 * 2.0);
+    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == 24 * (128 * 64 * 128.0 + 10240 * 3.0) * 2);
+    decodes(m);
+}
+
+TEST_CASE("nemotron_h: the ungated MLP kind, its split and its own form", "[families][nemotron_h]") {
+    const NonGatedMlp plain{32768, false}, biased{32768, true};
+    // Up and down, 2 h I; with mlp_bias, I on up and h on down (replicated under TP).
+    CHECK(kind_parameters(plain, 8192) == 2 * 8192.0 * 32768);
+    CHECK(kind_parameters(biased, 8192) == 2 * 8192.0 * 32768 + 32768 + 8192);
+    CHECK(kind_parameters_per_device(biased, 8192, 4) == (2 * 8192.0 * 32768 + 32768) / 4 + 8192);
+    CHECK(plain.activation_width() == 32768);
+    CHECK(plain.describe() == "MLP 32768 (no gate)");
+    // A gated MLP of the same width holds 3 h I: the gate is the difference.
+    CHECK(kind_parameters(DenseMlp{32768}, 8192) - kind_parameters(plain, 8192) == 8192.0 * 32768);
+    const Model m = hub_model("nemotron-h-8b-base-8k-partial-from-megatron-bridge.json");
+    const nlohmann::json own = nlohmann::json(m);
+    CHECK(own.at("layer_groups").dump().find("\"kind\":\"ungated\"") != std::string::npos);
+    CHECK(model_from_config(own) == m);
+    nlohmann::json bad = own;
+    for (auto& g : bad["layer_groups"])
+        if (g["ffn"]["kind"] == "ungated") g["ffn"]["kind"] = "relu2";
+    CHECK_THROWS_WITH(model_from_config(bad, "own.json"), Catch::Contains("expected \"dense\", \"ungated\", \"moe\" or \"none\""));
+}
+
+TEST_CASE("defaults: nemotron_h, as NemotronHConfig has them", "[families][defaults][nemotron_h]") {
+    const nlohmann::json j = hub("nemotron-h-56b-base-8k.json");
+    const Model file = model_from_config(j, "test.json");
+    // The file states these at the class defaults, so leaving them out changes nothing:
+    // num_key_value_heads 8, mamba_head_dim 64, n_groups 8, conv_kernel 4, use_conv_bias,
+    // no use_bias, attention_bias or mlp_bias, sliding_window None, untied embeddings.
+    CHECK(without(j, {"num_key_value_heads", "mamba_head_dim", "n_groups", "conv_kernel", "use_conv_bias", "use_bias",
+                      "attention_bias", "mlp_bias", "sliding_window", "tie_word_embeddings", "num_hidden_layers"}) == file);
+    // attention_head_dim (NVIDIA's earlier name) gone: head_dim's default, 128, the same here.
+    CHECK(first<Gqa>(without(j, {"attention_head_dim"})).head_dim == 128);
+    // head_dim, where given, wins over attention_head_dim.
+    CHECK(first<Gqa>(with(j, "head_dim", 64)).head_dim == 64);
+    // Others differ from the file: mamba_num_heads 128, ssm_state_size 128.
+    CHECK(first<Mamba2>(without(j, {"mamba_num_heads"})).heads == 128);
+    CHECK(first<Mamba2>(without(j, {"ssm_state_size"})).state_size == 128);
+    // The older names __post_init__ still reads: mamba_n_groups, mamba_d_conv, mamba_conv_bias.
+    nlohmann::json old = j;
+    old.erase("n_groups");
+    old.erase("conv_kernel");
+    old.erase("use_conv_bias");
+    old["mamba_n_groups"] = 4;
+    old["mamba_d_conv"] = 3;
+    old["mamba_conv_bias"] = false;
+    CHECK(first<Mamba2>(model_from_config(old, "test.json")) == Mamba2{256, 64, 256, 4, 3, false, false});
+    // use_bias puts biases on in_proj and out_proj; mamba_proj_bias, which the model does not read, does not.
+    CHECK(first<Mamba2>(with(j, "use_bias", true)).proj_bias);
+    CHECK_FALSE(first<Mamba2>(with(j, "mamba_proj_bias", true)).proj_bias);
+    // num_key_value_heads null: every head its own KV head.
+    CHECK(first<Gqa>(with(j, "num_key_value_heads", nullptr)).kv_heads == 64);
+    // layers_block_type, where given, names the blocks (and wins over the pattern).
+    nlohmann::json listed = j;
+    listed["layers_block_type"] = nlohmann::json::array();
+    for (const char ch : j.at("hybrid_override_pattern").get<std::string>())
+        listed["layers_block_type"].push_back(ch == 'M' ? "mamba" : ch == '*' ? "attention" : "mlp");
+    listed["hybrid_override_pattern"] = "M";
+    CHECK(model_from_config(listed, "test.json") == file);
+    // layer_types, its attribute_map name, the same; with the newer names for Mamba-2 and attention.
+    nlohmann::json aliased = j;
+    aliased["layer_types"] = nlohmann::json::array();
+    for (const char ch : j.at("hybrid_override_pattern").get<std::string>())
+        aliased["layer_types"].push_back(ch == 'M' ? "linear_attention" : ch == '*' ? "full_attention" : "mlp");
+    aliased.erase("hybrid_override_pattern");
+    CHECK(model_from_config(aliased, "test.json") == file);
+    aliased["num_hidden_layers"] = 117;
+    CHECK_THROWS_WITH(model_from_config(aliased, "test.json"),
+                      "test.json: /num_hidden_layers: got 117, expected the number of layers the layer_types names (118)");
+}
+
+TEST_CASE("nemotron_h: a bad or missing pattern is named", "[families][nemotron_h][errors]") {
+    const nlohmann::json j = hub("nemotron-h-8b-base-8k-partial-from-megatron-bridge.json");
+    CHECK_THROWS_WITH(without(j, {"hybrid_override_pattern"}),
+                      "test.json: /hybrid_override_pattern: got nothing (the key is missing), expected a string of M "
+                      "(Mamba-2), * (attention) and - (MLP), one character per layer (model_type nemotron_h needs it, or "
+                      "layers_block_type)");
+    CHECK_THROWS_WITH(with(j, "hybrid_override_pattern", "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-X"),
+                      Catch::StartsWith("test.json: /hybrid_override_pattern: got \"M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-"
+                                        "M-M-M-M-M-X\" (a string), whose character 52 is 'X', expected a string of M"));
+    CHECK_THROWS_WITH(with(j, "hybrid_override_pattern", "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"),
+                      Catch::EndsWith("; E / \"moe\" blocks (routed experts, Nemotron 3) are not read yet"));
+    CHECK_THROWS_WITH(with(j, "hybrid_override_pattern", "M-*"),
+                      "test.json: /num_hidden_layers: got 52, expected the number of layers the hybrid_override_pattern "
+                      "names (3)");
+    CHECK_THROWS_WITH(with(j, "n_groups", 3),
+                      "test.json: /n_groups: got 3, expected a divisor of mamba_num_heads (128)");
+    nlohmann::json listed = j;
+    listed["layers_block_type"] = {"mamba", "moe"};
+    CHECK_THROWS_WITH(model_from_config(listed, "test.json"),
+                      "test.json: /layers_block_type/1: got \"moe\" (a string), expected \"mamba\", \"attention\" or \"mlp\" "
+                      "(or \"linear_attention\", \"full_attention\"); E / \"moe\" blocks (routed experts, Nemotron 3) are "
+                      "not read yet");
+    CHECK_THROWS_WITH(without(j, {"intermediate_size"}),
+                      "test.json: /intermediate_size: got nothing (the key is missing), expected a positive integer "
+                      "(model_type nemotron_h needs it)");
+}
+
 TEST_CASE("mimo: MTP layers reported apart", "[families][mimo]") {
     const Model m = hub_model("mimo-7b-base-partial.json");
     CHECK(m.mtp_layers == 1);

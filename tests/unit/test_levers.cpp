@@ -11,6 +11,7 @@
 #include <ridgeline/json.hpp>
 #include <ridgeline/operators.hpp>
 #include <ridgeline/prefill.hpp>
+#include <ridgeline/serving.hpp>
 #include <ridgeline/ridgeline.hpp>
 
 #include "../seed_inputs.hpp"
@@ -395,6 +396,104 @@ TEST_CASE("calibrate: a time per layer, fitted where the rows differ in depth", 
     CHECK(c.rms_relative_error < 1e-9);
 }
 
+TEST_CASE("calibrate: rows that timed whole requests are fitted and predicted with their prefill", "[calibrate]") {
+    // Hand calculation: one sequence, a 1-token prompt and 2 output tokens. The prefill of one token
+    // and the decode step after it each read every weight but the embedding table once: Llama-2-7B's
+    // config.json (hidden 4096, vocab 32000) gives 6,738,415,616 parameters, less 32000 x 4096 =
+    // 131,072,000 looked up, at 2 bytes = 13,214,687,232 B, over the H100 SXM's 3.35 TB/s = 3.9447 ms.
+    // The KV of one or two tokens (0.5 MB each) adds under 0.02%.
+    const Model llama2 = load_model("llama-2-7b");
+    const Observation tiny{llama2, Workload{}, {}, ms(4), Requests{Timed::whole_requests, 1, 2}};
+    CHECK(time_per_output_token(h100(), tiny, Efficiency{}).in(ms) == Approx(13'214'687'232.0 / 3.35e12 * 1e3).epsilon(3e-4));
+
+    // A seeded simulation: rows timed over whole requests at 80% bandwidth, 60% compute and 2 ms a
+    // step, from prefill-heavy (batch 256, 2048 in, 16 out) to decode-heavy; the fit recovers the
+    // three terms. The decode steps are sampled at 64 contexts (calibrate.hpp), so the recovery is
+    // close, not exact.
+    const Efficiency truth{0.8, 0.6, ms(2), Seconds{}};
+    std::vector<Observation> rows;
+    struct Shape {
+        const char* model;
+        std::int64_t batch, prompt, output;
+    };
+    for (const Shape& x : {Shape{"llama-2-7b", 256, 2048, 16}, Shape{"llama-2-7b", 64, 128, 2048}, Shape{"llama-2-7b", 1, 512, 512},
+                           Shape{"llama-3.1-8b", 768, 128, 128}, Shape{"llama-3.1-8b", 16, 4096, 1000}, Shape{"qwen3-8b", 4, 300, 3000}}) {
+        Workload w{.batch = x.batch};
+        const Observation o{load_model(x.model), w, {}, s(1), Requests{Timed::whole_requests, x.prompt, x.output}};
+        rows.push_back(o);
+        rows.back().measured_step = time_per_output_token(h100(), o, truth);
+    }
+    const Calibration c = calibrate(h100(), rows);
+    CHECK(c.used.size() == rows.size());
+    CHECK(c.bandwidth_efficiency == Approx(0.8).epsilon(0.01));
+    CHECK(c.compute_efficiency == Approx(0.6).epsilon(0.01));
+    CHECK(c.overhead.in(ms) == Approx(2).epsilon(0.02));
+    for (std::size_t i = 0; i < rows.size(); ++i) CHECK(c.predicted[i].in(s) == Approx(rows[i].measured_step.in(s)).epsilon(0.005));
+    // Read as decode steps at the mean context instead, the prefill-heavy row is missed by far:
+    // its 2048-token prompts at batch 256 take longer than its 16 output steps.
+    Observation as_steps = rows[0];
+    as_steps.requests = Requests{};
+    as_steps.workload.context = mean_decode_context(rows[0].requests);
+    CHECK(time_per_output_token(h100(), as_steps, truth) < 0.5 * rows[0].measured_step);
+}
+
+TEST_CASE("calibrate: rows timed under continuous batching carry their share of arriving prompts' prefill", "[calibrate]") {
+    // A seeded simulation: inter-token latencies at concurrencies 1 to 64 with 5000-token prompts
+    // arriving (the aggregated serving model's TPOT, serving.hpp) at 70% bandwidth, 50% compute and
+    // 3 ms a step, on Llama-3.1-70B in fp8 over two H100s. The fit recovers the three terms.
+    const Efficiency truth{0.7, 0.5, ms(3), Seconds{}};
+    const Model m = load_model("llama-3.1-70b");
+    std::vector<Observation> rows;
+    for (std::int64_t b : {1, 5, 25, 50, 64}) {
+        Workload w{.batch = b};
+        w.precision.weights = formats::fp8;
+        const Observation o{m, w, Parallelism{.tensor = 2}, s(1), Requests{Timed::interleaved_prefill, 5000, 500}};
+        rows.push_back(o);
+        rows.back().measured_step = time_per_output_token(Deployment{h100(), o.parallel}, o, truth);
+    }
+    const Calibration c = calibrate(h100(), rows);
+    CHECK(c.bandwidth_efficiency == Approx(0.7).epsilon(0.01));
+    CHECK(c.compute_efficiency == Approx(0.5).epsilon(0.01));
+    CHECK(c.overhead.in(ms) == Approx(3).epsilon(0.02));
+    // Each row is the serving model's TPOT, which at concurrency 50 is far from a decode step's:
+    // 50 x 5000 / 500 = 500 prompt tokens ride every step.
+    const Serving served = serve(Deployment{h100(), rows[3].parallel}, m, rows[3].workload, Traffic{5000, 500}, ServingMode::aggregated);
+    CHECK(served.prefill_tokens_per_step == 500);
+    Observation as_step = rows[3];
+    as_step.requests = Requests{};
+    as_step.workload.context = 5000 + 250;
+    CHECK(time_per_output_token(Deployment{h100(), as_step.parallel}, as_step, truth) < 0.75 * rows[3].measured_step);
+}
+
+TEST_CASE("measurements: includes_prefill and interleaved_prefill rows give their prompt and output, not a context", "[calibrate][json]") {
+    const auto load = [](const char* row) {
+        return measurements_from_json(nlohmann::json::parse(std::string(R"({"source": "test", "measurements": [)") + row + "]}"), "m.json");
+    };
+    const MeasurementSet ok = load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 64, "includes_prefill": true,
+                                       "prompt": 128, "output": 2048, "tokens_per_s": 80})");
+    CHECK(ok.rows[0].requests.prompt == 128);
+    CHECK(ok.rows[0].requests.output == 2048);
+    CHECK(ok.rows[0].workload.context == 128 + 1024);  // the mean a decode step sees, for diagnose
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "includes_prefill": true, "prompt": 128, "output": 128,
+                              "context": 192, "tokens_per_s": 80})"),
+                      "m.json: /measurements/0/context: got 192, expected no context where includes_prefill is true (it follows from prompt and output)");
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "includes_prefill": true, "prompt": 128, "tokens_per_s": 80})"),
+                      "m.json: /measurements/0/output: got nothing (the key is missing), expected the output tokens per request, where includes_prefill is true");
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "prompt": 128, "tokens_per_s": 80})"),
+                      "m.json: /measurements/0/prompt: got 128, expected no prompt or output unless includes_prefill or interleaved_prefill is true "
+                      "(give the decode steps' context)");
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "includes_prefill": true, "prompt": 0, "output": 8, "tokens_per_s": 80})"),
+                      "m.json: /measurements/0/prompt: got 0, expected an integer from 1 to 2^40 tokens");
+    const MeasurementSet served = load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 8, "interleaved_prefill": true,
+                                           "prompt": 1000, "output": 200, "tpot_ms": 20})");
+    CHECK(served.rows[0].requests.timed == Timed::interleaved_prefill);
+    CHECK(served.rows[0].workload.context == 1100);
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "includes_prefill": true, "interleaved_prefill": true,
+                              "prompt": 1000, "output": 200, "tpot_ms": 20})"),
+                      "m.json: /measurements/0/interleaved_prefill: got true (a boolean), expected not both includes_prefill and "
+                      "interleaved_prefill (a figure times whole requests or served steps)");
+}
+
 TEST_CASE("operators: bytes and FLOPs add up to the step; memory-bound times too", "[operators]") {
     for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-120b", "mistral-7b-v0.1"}) {
         for (const auto accounting : {WeightAccounting::every_parameter, WeightAccounting::bytes_read}) {
@@ -437,7 +536,7 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
             CHECK(r.engine == p.engine);
             CHECK(r.hardware == p.hardware);
             CHECK_FALSE(r.flagged);
-            obs.push_back({load_model(r.model), r.workload, r.parallel, r.measured_step});
+            obs.push_back(observation(r));
         }
         const Calibration c = calibrate(load_hardware(p.hardware), obs);
         CHECK(c.bandwidth_efficiency == Approx(p.fit.bandwidth_efficiency).epsilon(1e-9));

@@ -222,6 +222,17 @@ TEST_CASE("properties: extreme inputs are rejected with the documented error", "
     CHECK_THROWS_WITH(model_from_config(nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":33554432,
         "num_attention_heads":1,"intermediate_size":1,"vocab_size":1})"), "m.json"),
                       "m.json: model 'model' hidden_size: got 33554432, expected at most 16777216");
-    CHECK_THROWS_WITH(parse_json_text("{\"a\": NaN}", "n.json"),
+    // Python's bare NaN / Infinity (which transformers writes into Mamba-2 configs) are read as
+    // strings, so no NaN gets in: a key that needs a number names the string.
+    CHECK(parse_json_text("{\"a\": NaN, \"b\": [0.0, Infinity], \"c\": -Infinity, \"d\": \"NaN: Infinity\"}", "n.json") ==
+          nlohmann::json{{"a", "NaN"}, {"b", {0.0, "Infinity"}}, {"c", "-Infinity"}, {"d", "NaN: Infinity"}});
+    CHECK_THROWS_WITH(model_from_config(parse_json_text(R"({"model_type":"llama","num_hidden_layers":NaN,"hidden_size":8,
+        "num_attention_heads":1,"intermediate_size":1,"vocab_size":1})", "n.json"), "n.json"),
+                      "n.json: /num_hidden_layers: got \"NaN\" (a string), expected a positive integer");
+    // Only whole values: NaNa, a top-level NaN and a NaN inside a string stay as they are.
+    CHECK_THROWS_WITH(parse_json_text("{\"a\": NaNa}", "n.json"),
                       Catch::StartsWith("n.json: got text that is not JSON ([json.exception.parse_error.101]"));
+    CHECK_THROWS_WITH(parse_json_text("NaN", "n.json"),
+                      Catch::StartsWith("n.json: got text that is not JSON ([json.exception.parse_error.101]"));
+    CHECK(parse_json_text(R"({"a\" NaN": "\\", "b": 1})", "n.json") == nlohmann::json{{"a\" NaN", "\\"}, {"b", 1}});
 }
