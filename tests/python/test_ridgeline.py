@@ -133,6 +133,20 @@ def test_decode_equals_cli(model, extra, kwargs):
 
 
 @needs_cli
+def test_a_config_json_equals_cli(tmp_path):
+    # A Hub config.json by path, and a checkpoint directory holding one: the CLI's rows.
+    config = os.path.join(ROOT, "tests/data/hub/glm-4.7-fp8-partial.json")
+    checkpoint = tmp_path / "GLM-4.7-FP8"
+    checkpoint.mkdir()
+    (checkpoint / "config.json").write_text(open(config).read())
+    for path in (config, str(checkpoint)):
+        rows = cli_json("decode", "-m", path, "-H", "h200", "--tp", "8", "-b", "1,32", "-c", "4096")
+        for row in rows:
+            same_row(ridgeline.decode(path, "h200", row["batch"], 4096, tp=8), row)
+        same_row(ridgeline.decode(ridgeline.load_model(path), "h200", 1, 4096, tp=8), rows[0])
+
+
+@needs_cli
 def test_value_types_give_the_keyword_rows():
     # The same setting as Workload, Deployment and Assumptions objects: the same CLI row.
     row = cli_json("decode", "-m", "llama-3.1-70b", "-H", "h200", "--tp", "4", "--dp", "2", "-b", "32", "-c", "8192", "--weights", "fp8",
