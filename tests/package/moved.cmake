@@ -1,16 +1,18 @@
 # Installs the build tree into a scratch prefix, moves (renames) that prefix, and checks that
 # what it holds still works from anywhere without RIDGELINE_DATA_DIR: the installed CLI finds
 # the moved presets next to its bin/, and a consumer configured against the moved prefix finds
-# them through ridgelineConfig.cmake. Expects BUILD_DIR, CONSUMER_DIR and WORK_DIR.
+# them through ridgelineConfig.cmake. Expects BUILD_DIR, CONSUMER_DIR and WORK_DIR; with PYTHON
+# (the interpreter) and PYTHON_DIR (where the module is installed, relative to the prefix), also
+# imports the installed Python module from the moved prefix, PYTHONPATH at its PYTHON_DIR only.
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(installed "${WORK_DIR}/installed")
 set(moved "${WORK_DIR}/moved/elsewhere/prefix")  # a different depth, so no ../ guess can work
 set(elsewhere "${WORK_DIR}/cwd")                 # neither the prefix nor the source tree
 file(MAKE_DIRECTORY "${elsewhere}" "${WORK_DIR}/moved/elsewhere")
 
-# run(<output variable> COMMAND...): runs with RIDGELINE_DATA_DIR unset, from `elsewhere`.
+# run(<output variable> COMMAND...): runs with RIDGELINE_DATA_DIR (and PYTHONHOME) unset, from `elsewhere`.
 function(run out)
-    execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=RIDGELINE_DATA_DIR ${ARGN}
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=RIDGELINE_DATA_DIR --unset=PYTHONHOME ${ARGN}
                     WORKING_DIRECTORY "${elsewhere}"
                     RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
     if(NOT rc EQUAL 0)
@@ -62,3 +64,24 @@ expect("${found}" "=${moved}/share/cmake/ridgeline$" "find_package(ridgeline) to
 run(_ "${CMAKE_COMMAND}" --build "${WORK_DIR}/consumer")
 run(out "${WORK_DIR}/consumer/consumer")
 expect("${out}" "201\\.8 tok/s" "the consumer's 201.8 tok/s")
+
+# The installed Python module, imported from elsewhere: it must be the moved prefix's, read the
+# moved share/ridgeline (the preset only it holds), and give seed 003's 201.8 tok/s.
+if(DEFINED PYTHON)
+    file(GLOB module "${moved}/${PYTHON_DIR}/ridgeline*.so")
+    if(NOT module)
+        message(FATAL_ERROR "the install did not put the Python module in ${PYTHON_DIR}")
+    endif()
+    run(out "${CMAKE_COMMAND}" -E env "PYTHONPATH=${moved}/${PYTHON_DIR}" PYTHONDONTWRITEBYTECODE=1 "${PYTHON}" -c [=[
+import os, sys
+import ridgeline
+prefix = sys.argv[1]
+assert os.path.realpath(ridgeline.__file__).startswith(os.path.realpath(prefix) + os.sep), ridgeline.__file__
+assert "only-in-moved-prefix" in ridgeline.list_hardware(), ridgeline.list_hardware()
+# Seed 003: Llama-3.1-8B on the H100 SXM at 4096 tokens of context, batch 1: 201.8 tok/s.
+row = ridgeline.decode("llama-3.1-8b", "h100-sxm", batch=1, context=4096, assumptions="seed_003")
+print("module", ridgeline.__file__)
+print("tokens_per_s %.1f" % row["tokens_per_s"])
+]=] "${moved}")
+    expect("${out}" "tokens_per_s 201\\.8\n" "the installed module's 201.8 tok/s")
+endif()
