@@ -262,11 +262,10 @@ void run_model(Setting& s) {
     cli::model_formats_table(s.m).print(s.format);
 }
 
-void run_decode(Setting& all) {
-    std::vector<Setting> settings = combinations(all);
-    require_rows(settings.front(), true, true, settings.size());
-    cli::Table t(cli::decode_columns());
-    std::optional<DecodeStep> last;
+// Every setting of the lists, at every batch and context (batches outer), as decode and
+// operators print them; `current_device` names the device an error is about.
+template <class Visit>
+void each_point(const std::vector<Setting>& settings, Visit visit) {
     for (const Setting& s : settings)
         for (std::int64_t b : s.batches)
             for (std::int64_t n : s.contexts) {
@@ -274,10 +273,20 @@ void run_decode(Setting& all) {
                 Workload w = s.base;
                 w.batch = b;
                 w.context = n;
-                const DecodeStep d = decode_step(s.dep, s.m, w);
-                last = d;
-                t.add(cli::decode_cells(s, d));
+                visit(s, w);
             }
+}
+
+void run_decode(Setting& all) {
+    std::vector<Setting> settings = combinations(all);
+    require_rows(settings.front(), true, true, settings.size());
+    cli::Table t(cli::decode_columns());
+    std::optional<DecodeStep> last;
+    each_point(settings, [&](const Setting& s, const Workload& w) {
+        const DecodeStep d = decode_step(s.dep, s.m, w);
+        last = d;
+        t.add(cli::decode_cells(s, d));
+    });
     t.print(all.format);
     print_assumptions(settings.back(), last);
 }
@@ -287,15 +296,9 @@ void run_operators(Setting& all) {
     std::vector<Setting> settings = combinations(all);
     require_rows(settings.front(), true, true, settings.size());
     cli::Table t(cli::operator_columns());
-    for (const Setting& s : settings)
-        for (std::int64_t b : s.batches)
-            for (std::int64_t n : s.contexts) {
-                current_device = s.hw;
-                Workload w = s.base;
-                w.batch = b;
-                w.context = n;
-                for (const Operator& o : operators(s.dep, s.m, w)) t.add(cli::operator_cells(s, w, o));
-            }
+    each_point(settings, [&](const Setting& s, const Workload& w) {
+        for (const Operator& o : operators(s.dep, s.m, w)) t.add(cli::operator_cells(s, w, o));
+    });
     t.print(all.format);
     print_assumptions(settings.back());
 }

@@ -146,6 +146,20 @@ void append_cells(std::vector<Cell>& cells, const ridgeline::Schema<Row>& fields
     for (const ridgeline::Field<Row>& f : fields) cells.push_back(field_cell(f.show, f.decimals, f.get(row)));
 }
 
+// An answer's row: the setting's inputs, then the schema's fields.
+template <class Row>
+std::vector<Column> answer_columns(const ridgeline::Schema<Row>& fields) {
+    auto columns = input_columns();
+    append_columns(columns, fields);
+    return columns;
+}
+template <class Row>
+std::vector<Cell> answer_cells(const Resolved& s, const ridgeline::Schema<Row>& fields, const Row& r) {
+    auto row = input_cells(s);
+    append_cells(row, fields, r);
+    return row;
+}
+
 inline std::vector<Column> decode_columns() {
     auto columns = input_columns();
     append(columns, std::vector<Column>{{"batch", "batch"}, {"context_tokens", "context"}});
@@ -173,61 +187,31 @@ inline std::vector<Cell> operator_cells(const Resolved& s, const ridgeline::Work
     return row;
 }
 
-inline std::vector<Column> ridge_columns() {
-    auto columns = input_columns();
-    append_columns(columns, ridgeline::ridge_fields());
-    return columns;
-}
+inline std::vector<Column> ridge_columns() { return answer_columns(ridgeline::ridge_fields()); }
 // `n_star`: the setting's, computed once for all its contexts.
 inline std::vector<Cell> ridge_cells(const Resolved& s, std::int64_t context, const std::optional<double>& n_star) {
-    auto row = input_cells(s);
-    append_cells(row, ridgeline::ridge_fields(), ridgeline::ridge_row(s.dep, s.m, s.base, context, n_star));
-    return row;
+    return answer_cells(s, ridgeline::ridge_fields(), ridgeline::ridge_row(s.dep, s.m, s.base, context, n_star));
 }
 
-inline std::vector<Column> capacity_columns() {
-    auto columns = input_columns();
-    append_columns(columns, ridgeline::capacity_fields());
-    return columns;
-}
+inline std::vector<Column> capacity_columns() { return answer_columns(ridgeline::capacity_fields()); }
 // The largest batch at context n (n > 0) and the longest context at batch b.
 inline std::vector<Cell> capacity_cells(const Resolved& s, std::int64_t n, std::int64_t b) {
-    auto row = input_cells(s);
-    append_cells(row, ridgeline::capacity_fields(), ridgeline::capacity_row(s.dep, s.m, s.base, n, b));
-    return row;
+    return answer_cells(s, ridgeline::capacity_fields(), ridgeline::capacity_row(s.dep, s.m, s.base, n, b));
 }
 
-inline std::vector<Column> generate_columns() {
-    auto columns = input_columns();
-    append_columns(columns, ridgeline::generation_fields());
-    return columns;
-}
+inline std::vector<Column> generate_columns() { return answer_columns(ridgeline::generation_fields()); }
 inline std::vector<Cell> generate_cells(const Resolved& s, std::int64_t b, const ridgeline::Generation& g) {
-    auto row = input_cells(s);
-    append_cells(row, ridgeline::generation_fields(), ridgeline::GenerationRow{b, g});
-    return row;
+    return answer_cells(s, ridgeline::generation_fields(), ridgeline::GenerationRow{b, g});
 }
 
-inline std::vector<Column> prefill_columns() {
-    auto columns = input_columns();
-    append_columns(columns, ridgeline::prefill_fields());
-    return columns;
-}
+inline std::vector<Column> prefill_columns() { return answer_columns(ridgeline::prefill_fields()); }
 inline std::vector<Cell> prefill_cells(const Resolved& s, const ridgeline::PrefillRow& r) {
-    auto row = input_cells(s);
-    append_cells(row, ridgeline::prefill_fields(), r);
-    return row;
+    return answer_cells(s, ridgeline::prefill_fields(), r);
 }
 
-inline std::vector<Column> speculative_columns() {
-    auto columns = input_columns();
-    append_columns(columns, ridgeline::speculative_fields());
-    return columns;
-}
+inline std::vector<Column> speculative_columns() { return answer_columns(ridgeline::speculative_fields()); }
 inline std::vector<Cell> speculative_cells(const Resolved& s, const ridgeline::SpeculativeRow& r) {
-    auto row = input_cells(s);
-    append_cells(row, ridgeline::speculative_fields(), r);
-    return row;
+    return answer_cells(s, ridgeline::speculative_fields(), r);
 }
 
 // ---------------------------------------------------------------------------------------------

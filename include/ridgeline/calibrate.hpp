@@ -383,8 +383,8 @@ inline std::vector<double> leave_one_out(const Hardware& hw, const std::vector<O
         for (const std::size_t j : all.used)
             if (j != i) rest.push_back(observations[j]);
         const Calibration c = calibrate(hw, rest, terms);
-        const Seconds predicted = time_per_output_token(Deployment{hw, observations[i].parallel}, observations[i], c.efficiency());
         const Observation& o = observations[i];
+        const Seconds predicted = time_per_output_token(Deployment{hw, o.parallel}, o, c.efficiency());
         errors.push_back(std::abs(static_cast<double>((predicted - o.measured_step) / o.measured_step)));
     }
     return errors;

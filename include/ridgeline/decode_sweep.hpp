@@ -85,20 +85,20 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
     validate(dep, m);
     validate(base);
     if (!batches.empty()) {
+        const auto [least, most] = std::minmax_element(batches.begin(), batches.end());
         Workload w = base;
-        w.batch = batches.front();
-        for (const std::int64_t b : batches) w.batch = b < w.batch ? b : w.batch;
-        validate(w);
-        for (const std::int64_t b : batches) w.batch = b > w.batch ? b : w.batch;
-        validate(w);
+        for (const std::int64_t b : {*least, *most}) {
+            w.batch = b;
+            validate(w);
+        }
     }
     if (!contexts.empty()) {
+        const auto [least, most] = std::minmax_element(contexts.begin(), contexts.end());
         Workload w = base;
-        w.context = contexts.front();
-        for (const std::int64_t n : contexts) w.context = n < w.context ? n : w.context;
-        validate(w);
-        for (const std::int64_t n : contexts) w.context = n > w.context ? n : w.context;
-        validate(w);
+        for (const std::int64_t n : {*least, *most}) {
+            w.context = n;
+            validate(w);
+        }
         require_context_within(m, w.context, "context");
     }
     const std::size_t nb = batches.size(), nc = contexts.size();
