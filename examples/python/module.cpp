@@ -521,22 +521,24 @@ py::object calibrate_py(const std::string& measurements, const py::kwargs& kw) {
     r.engine = k.optional_text("engine");
     r.model = k.optional_text("model");
     r.per_layer = k.optional_flag("per_layer").value_or(false);
-    if (const py::object where = k.take("where"); !where.is_none()) {
-        if (py::isinstance<py::dict>(where)) {
-            for (const auto& [key, value] : where.cast<py::dict>()) {
+    std::vector<std::string> where;  // KEY=VALUE
+    if (const py::object w = k.take("where"); !w.is_none()) {
+        if (py::isinstance<py::dict>(w)) {
+            for (const auto& [key, value] : w.cast<py::dict>()) {
                 if (!py::isinstance<py::str>(key) || !py::isinstance<py::str>(value))
                     throw py::type_error("calibrate(): where must be a dict of str to str, or a list of 'KEY=VALUE'");
-                r.where.push_back(key.cast<std::string>() + "=" + value.cast<std::string>());
+                where.push_back(key.cast<std::string>() + "=" + value.cast<std::string>());
             }
         } else {
-            r.where = names_of(where, "calibrate", "where");
+            where = names_of(w, "calibrate", "where");
         }
     }
     k.done();
-    for (const auto& w : r.where) {
+    for (const auto& w : where) {
         const std::size_t eq = w.find('=');
         if (eq == std::string::npos || eq == 0) throw ridgeline::error("", "where", w, "KEY=VALUE, e.g. weights=bf16");
         if (!cli::row_field(MeasuredRow{}, w.substr(0, eq))) throw ridgeline::error("", "where", w.substr(0, eq), cli::where_keys);
+        r.where.emplace_back(w.substr(0, eq), w.substr(eq + 1));
     }
     const cli::CalibrateRun run = cli::run_calibration(r);
     if (run.kept.empty())

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <ridgeline/formats.hpp>
+#include <ridgeline/units.hpp>
 
 namespace cli {
 
@@ -141,6 +142,41 @@ inline double parse_number(const std::string& option, const std::string& s, doub
     if (zero_ok && v == 0) return 0;
     if (!(v >= min && v <= max)) bad_value(option, s, expected);
     return v;
+}
+
+// What --format asks for.
+enum class Output { table, csv, json };
+
+// --format: table, csv or json.
+inline Output parse_output(const std::string& option, const std::string& s) {
+    if (s == "table") return Output::table;
+    if (s == "csv") return Output::csv;
+    if (s == "json") return Output::json;
+    bad_value(option, s, "table, csv or json");
+}
+
+// A list flag, read once: its values, and the text as typed, which later errors quote
+// ("--batch: got \"1,8\", expected one batch size").
+struct ListFlag {
+    std::vector<std::int64_t> values;
+    std::string text;
+};
+
+inline ListFlag parse_list_flag(const std::string& option, const std::string& s, std::int64_t min) {
+    return {parse_list(option, s, min), s};
+}
+
+// Parallel degrees: a list or range (--tp 1..8x2), each from 1 to 1024.
+inline std::vector<std::int64_t> parse_degrees(const std::string& option, const std::string& s) {
+    std::vector<std::int64_t> out = parse_list(option, s, 1);
+    for (const std::int64_t v : out)
+        if (v > 1024) bad_value(option, s, "degrees from 1 to 1024");
+    return out;
+}
+
+// Times and sizes with their units: 0 allowed, then [min, max] in the flag's unit.
+inline ridgeline::Seconds parse_microseconds(const std::string& option, const std::string& s, double max, const std::string& expected) {
+    return ridgeline::us(parse_number(option, s, 1e-6, max, expected, true));
 }
 
 }  // namespace cli

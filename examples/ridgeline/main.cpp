@@ -42,137 +42,206 @@ using cli::seconds;
 using cli::si;
 
 // ---------------------------------------------------------------------------------------------
-// Options most subcommands share
+// Options: each flag read into its typed value once, as CLI11 parses it
 // ---------------------------------------------------------------------------------------------
 
-// The flags as typed, and (cli::Resolved) the setting they resolve to.
-struct Setting : cli::Resolved {
-    Setting() {
-        hardware = "h100-sxm";
-        formats_source = "flags";
-    }
-    std::string model;
-    std::string kv = "bf16", compute = "bf16";
-    // Unset unless given: "--max-context ''" is given, and refused, not taken for absent. Unset
-    // storage formats come from the checkpoint (its torch_dtype and quantization_config).
-    std::optional<std::string> weights, embeddings, experts, lm_head;
-    std::string batch = "1", context = "0";
-    std::string tp_arg = "1", pp_arg = "1", ep_arg = "1", dp_arg = "1";  // as typed
-    std::string efficiency = "1", overhead_us = "0";
-    std::string assumptions = "physical", accounting, attention_flops;
-    std::optional<std::string> memory_fraction, reserve_gib, link_latency_us, max_context_arg;
-    std::string format = "table";
+// An option whose text `read(flag, text)` turns into the target's value as CLI11 parses it, so a
+// bad value is a usage error naming its flag before any file is read.
+template <class T, class Read>
+CLI::Option* add_read(CLI::App* app, const std::string& names, T& target, Read read, const std::string& help) {
+    const std::string flag = names.substr(0, names.find(','));
+    return app->add_option_function<std::string>(
+        names, [&target, read, flag](const std::string& text) { target = read(flag, text); }, help);
+}
 
-    // Resolved (with cli::Resolved's hardware, model, deployment and workload)
-    std::int64_t tp = 1, pp = 1, ep = 1, dp = 1;
+const auto read_format = [](const std::string& f, const std::string& t) { return cli::parse_format_option(f, t); };
+const auto read_output = [](const std::string& f, const std::string& t) { return cli::parse_output(f, t); };
+const auto read_fraction = [](const std::string& f, const std::string& t) {
+    return cli::parse_number(f, t, 1e-6, 1.0, "a fraction in [1e-6, 1]");
+};
+
+// The flags the workload subcommands share (decode, operators, ridge, capacity, generate,
+// diagnose, predict, plot), typed. Lists hold every value the list commands combine; the
+// single-setting commands take one of each.
+struct WorkloadOptions {
+    std::vector<std::string> hardware{"h100-sxm"};  // preset names or files
+    std::string model;
+    std::vector<std::optional<Format>> weights{std::nullopt};  // nullopt: the checkpoint's formats
+    Format kv = formats::bf16;
+    Numeric compute = Numeric::bf16;
+    std::optional<Format> embeddings, experts, lm_head;
+    cli::ListFlag batches{{1}, "1"}, contexts{{0}, "0"};
+    std::vector<std::int64_t> tp{1}, pp{1}, ep{1};
+    std::int64_t dp = 1;
+    std::optional<Seconds> link_latency;
+    double efficiency = 1;
+    Seconds overhead{};
+    bool seed_assumptions = false;  // --assumptions seed_003
+    std::optional<WeightAccounting> accounting;
+    std::optional<bool> attention_flops;
+    std::optional<double> memory_fraction;
+    std::optional<Bytes> reserve;
+    std::optional<std::int64_t> max_context;
+    cli::Output format = cli::Output::table;
+};
+
+// How many settings a subcommand takes: the list commands combine lists of -H, --weights, --tp,
+// --pp and --ep; the others read one setting.
+enum class Settings { lists, one };
+
+void add_format(CLI::App* app, cli::Output& format) {
+    add_read(app, "--format", format, read_output, "Output: table (default), csv or json");
+}
+
+void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
+    using cli::parse_integer_option;
+    const bool lists = settings == Settings::lists;
+    add_read(app, "--hardware,-H", o.hardware,
+             [lists, command = app->get_name()](const std::string& f, const std::string& t) {
+                 if (!lists && t.find(',') != std::string::npos) cli::bad_value(f, t, "one device: " + command + " reads a single setting");
+                 return lists ? cli::split_commas(t) : std::vector<std::string>{t};
+             },
+             lists ? "Hardware preset names or JSON files, a list: h100-sxm,h200 (default h100-sxm)"
+                   : "Hardware preset name or JSON file (default h100-sxm)");
+    app->add_option("--model,-m", o.model, "Model preset name, or a path to a config.json or checkpoint directory")->required();
+    add_read(app, "--weights", o.weights,
+             [lists](const std::string& f, const std::string& t) {
+                 std::vector<std::optional<Format>> out;
+                 for (const auto& piece : lists ? cli::split_commas(t) : std::vector<std::string>{t})
+                     out.emplace_back(cli::parse_format_option(f, piece));
+                 return out;
+             },
+             std::string("Weight format: bf16, fp8, int8, int4, mxfp4, int4/g128, ... (default: the checkpoint's, from its "
+                         "torch_dtype and quantization_config)") + (lists ? "; a list: bf16,fp8" : ""));
+    add_read(app, "--kv", o.kv, read_format, "KV-cache format (default bf16)");
+    add_read(app, "--compute", o.compute, [](const std::string& f, const std::string& t) { return cli::parse_numeric_option(f, t); },
+             "Compute format whose peak the math runs on (default bf16)");
+    add_read(app, "--embeddings", o.embeddings, read_format, "Format of the input embedding table, if not the weights'");
+    add_read(app, "--experts", o.experts, read_format, "Format of the routed experts, if not the weights'");
+    add_read(app, "--lm-head", o.lm_head, read_format, "Format of an untied LM head, if not the weights'");
+    add_read(app, "--batch,-b", o.batches, [](const std::string& f, const std::string& t) { return cli::parse_list_flag(f, t, 1); },
+             "Batch sizes: 1,8,64 or 1..256x2 (default 1)");
+    add_read(app, "--context,-c", o.contexts, [](const std::string& f, const std::string& t) { return cli::parse_list_flag(f, t, 0); },
+             "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
+    const auto degrees = [lists](const std::string& f, const std::string& t) {
+        return lists ? cli::parse_degrees(f, t) : std::vector<std::int64_t>{parse_integer_option(f, t, 1, 1024)};
+    };
+    add_read(app, "--tp", o.tp, degrees,
+             lists ? "Tensor-parallel degrees (default 1): 1,2,4 or 1..8x2" : "Tensor-parallel degree (default 1)");
+    add_read(app, "--pp", o.pp, degrees, lists ? "Pipeline-parallel degrees (default 1); a list as --tp" : "Pipeline-parallel degree (default 1)");
+    add_read(app, "--ep", o.ep, degrees,
+             lists ? "Expert-parallel groups within the tensor-parallel devices (default 1; divides --tp); a list as --tp"
+                   : "Expert-parallel groups within the tensor-parallel devices (default 1; divides --tp)");
+    add_read(app, "--dp", o.dp, [](const std::string& f, const std::string& t) { return parse_integer_option(f, t, 1, std::int64_t{1} << 20); },
+             "Data-parallel replicas (default 1)");
+    add_read(app, "--link-latency-us", o.link_latency,
+             [](const std::string& f, const std::string& t) {
+                 return std::optional<Seconds>(cli::parse_microseconds(f, t, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6"));
+             },
+             "Latency per message on the scale-up link, us (default: the hardware preset's)");
+    add_read(app, "--efficiency", o.efficiency, read_fraction, "Fraction of peak bandwidth achieved, in (0, 1] (default 1: the ceiling)");
+    add_read(app, "--overhead-us", o.overhead,
+             [](const std::string& f, const std::string& t) {
+                 return cli::parse_microseconds(f, t, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9");
+             },
+             "Fixed time per step in microseconds (default 0)");
+    add_read(app, "--assumptions", o.seed_assumptions,
+             [](const std::string& f, const std::string& t) {
+                 if (t != "physical" && t != "seed_003") cli::bad_value(f, t, "physical or seed_003");
+                 return t == "seed_003";
+             },
+             "What results count: physical (default) or seed_003 (the seed documents' budget)");
+    add_read(app, "--accounting", o.accounting,
+             [](const std::string& f, const std::string& t) {
+                 if (t != "read" && t != "every") cli::bad_value(f, t, "read or every");
+                 return std::optional(t == "read" ? WeightAccounting::bytes_read : WeightAccounting::every_parameter);
+             },
+             "Weights charged: read (bytes read, default) or every (every parameter, the seeds')");
+    add_read(app, "--attention-flops", o.attention_flops,
+             [](const std::string& f, const std::string& t) {
+                 if (t != "on" && t != "off") cli::bad_value(f, t, "on or off");
+                 return std::optional(t == "on");
+             },
+             "Count attention-score FLOPs: on (default) or off (the seeds')");
+    add_read(app, "--memory-fraction", o.memory_fraction, read_fraction,
+             "Share of the reported memory the engine takes, in (0, 1] (default 0.9)");
+    add_read(app, "--reserve-gib", o.reserve,
+             [](const std::string& f, const std::string& t) {
+                 return std::optional(GiB(cli::parse_number(f, t, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true)));
+             },
+             "Memory kept back for the runtime per device, GiB (default 1)");
+    add_read(app, "--max-context", o.max_context,
+             [](const std::string& f, const std::string& t) { return std::optional(parse_integer_option(f, t, 1, std::int64_t{1} << 40)); },
+             "Raise the model's context limit (max_position_embeddings), e.g. 131072 for Qwen3 with YaRN");
+    add_format(app, o.format);
+}
+
+// The device of the setting being computed, for errors in the user's terms (a copy: the
+// settings are gone by the time an error reaches main).
+std::optional<Hardware> current_device;
+
+// One setting of the options' lists, resolved: its device, model, deployment and workload.
+struct Setting : cli::Resolved {
+    std::int64_t tp = 1;
     std::vector<std::int64_t> batches, contexts;
 };
 
-void add_format(CLI::App* app, Setting& s) {
-    app->add_option("--format", s.format, "Output: table (default), csv or json")
-        ->check(CLI::IsMember({"table", "csv", "json"}));
-}
-
-void add_device(CLI::App* app, Setting& s, bool need_model = true) {
-    app->add_option("--hardware,-H", s.hardware, "Hardware preset name or JSON file (default h100-sxm); decode, capacity and generate take a list: h100-sxm,h200");
-    auto* model = app->add_option("--model,-m", s.model, "Model preset name, or a path to a config.json or preset");
-    if (need_model) model->required();
-}
-
-void add_workload(CLI::App* app, Setting& s, bool lists = true) {
-    app->add_option("--weights", s.weights,
-                    "Weight format: bf16, fp8, int8, int4, mxfp4, int4/g128, ... (default: the checkpoint's, from its "
-                    "torch_dtype and quantization_config); decode, capacity and generate take a list: bf16,fp8");
-    app->add_option("--kv", s.kv, "KV-cache format (default bf16)");
-    app->add_option("--compute", s.compute, "Compute format whose peak the math runs on (default bf16)");
-    app->add_option("--embeddings", s.embeddings, "Format of the input embedding table, if not the weights'");
-    app->add_option("--experts", s.experts, "Format of the routed experts, if not the weights'");
-    app->add_option("--lm-head", s.lm_head, "Format of an untied LM head, if not the weights'");
-    if (lists) {
-        app->add_option("--batch,-b", s.batch, "Batch sizes: 1,8,64 or 1..256x2 (default 1)");
-        app->add_option("--context,-c", s.context, "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
-    }
-    app->add_option("--tp", s.tp_arg, "Tensor-parallel degree (default 1); decode, capacity and generate take a list: 1,2,4 or 1..8x2");
-    app->add_option("--pp", s.pp_arg, "Pipeline-parallel degree (default 1); a list as --tp");
-    app->add_option("--ep", s.ep_arg, "Expert-parallel groups within the tensor-parallel devices (default 1; divides --tp)");
-    app->add_option("--dp", s.dp_arg, "Data-parallel replicas (default 1)");
-    app->add_option("--link-latency-us", s.link_latency_us,
-                    "Latency per message on the scale-up link, us (default: the hardware preset's)");
-    app->add_option("--efficiency", s.efficiency, "Fraction of peak bandwidth achieved, in (0, 1] (default 1: the ceiling)");
-    app->add_option("--overhead-us", s.overhead_us, "Fixed time per step in microseconds (default 0)");
-    app->add_option("--assumptions", s.assumptions,
-                    "What results count: physical (default) or seed_003 (the seed documents' budget)")
-        ->check(CLI::IsMember({"physical", "seed_003"}));
-    app->add_option("--accounting", s.accounting, "Weights charged: read (bytes read, default) or every (every parameter, the seeds')")
-        ->check(CLI::IsMember({"every", "read"}));
-    app->add_option("--attention-flops", s.attention_flops, "Count attention-score FLOPs: on (default) or off (the seeds')")
-        ->check(CLI::IsMember({"on", "off"}));
-    app->add_option("--memory-fraction", s.memory_fraction, "Share of the reported memory the engine takes, in (0, 1] (default 0.9)");
-    app->add_option("--reserve-gib", s.reserve_gib, "Memory kept back for the runtime per device, GiB (default 1)");
-    app->add_option("--max-context", s.max_context_arg,
-                    "Raise the model's context limit (max_position_embeddings), e.g. 131072 for Qwen3 with YaRN");
-}
-
-void resolve(Setting& s, bool need_model = true) {
-    // Every flag is checked before any file is read, so a typo is a usage error (exit 2).
-    s.tp = cli::parse_integer_option("--tp", s.tp_arg, 1, 1024);
-    s.pp = cli::parse_integer_option("--pp", s.pp_arg, 1, 1024);
-    s.ep = cli::parse_integer_option("--ep", s.ep_arg, 1, 1024);
-    s.dp = cli::parse_integer_option("--dp", s.dp_arg, 1, std::int64_t{1} << 20);
-    const std::int64_t max_context =
-        s.max_context_arg ? cli::parse_integer_option("--max-context", *s.max_context_arg, 1, std::int64_t{1} << 40) : 0;
+Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std::optional<Format>& weights, std::int64_t tp,
+                std::int64_t pp, std::int64_t ep) {
+    Setting s;
+    s.hardware = hardware;
+    s.tp = tp;
+    s.batches = o.batches.values;
+    s.contexts = o.contexts.values;
     Workload& w = s.base;
-    if (s.weights) w.precision.weights = cli::parse_format_option("--weights", *s.weights);
-    w.precision.kv = cli::parse_format_option("--kv", s.kv);
-    w.precision.compute = cli::parse_numeric_option("--compute", s.compute);
-    if (s.embeddings) w.precision.embeddings = cli::parse_format_option("--embeddings", *s.embeddings);
-    if (s.experts) w.precision.experts = cli::parse_format_option("--experts", *s.experts);
-    if (s.lm_head) w.precision.lm_head = cli::parse_format_option("--lm-head", *s.lm_head);
-    Parallelism par{.tensor = s.tp, .pipeline = s.pp, .expert = s.ep, .data = s.dp};
-    if (s.link_latency_us)
-        par.link_latency = us(cli::parse_number("--link-latency-us", *s.link_latency_us, 1e-6, 1e6,
-                                                "a time in microseconds: 0, or from 1e-6 to 1e6", true));
-    w.efficiency.bandwidth = cli::parse_number("--efficiency", s.efficiency, 1e-6, 1.0, "a fraction in [1e-6, 1]");
-    w.efficiency.overhead = us(cli::parse_number("--overhead-us", s.overhead_us, 1e-6, 1e9,
-                                                 "a time in microseconds: 0, or from 1e-6 to 1e9", true));
+    Precision& p = w.precision;
+    p.kv = o.kv;
+    p.compute = o.compute;
+    Parallelism par{.tensor = tp, .pipeline = pp, .expert = ep, .data = o.dp};
+    par.link_latency = o.link_latency;
+    w.efficiency.bandwidth = o.efficiency;
+    w.efficiency.overhead = o.overhead;
     Assumptions& a = w.assumptions;
-    a = s.assumptions == "seed_003" ? assumptions::seed_003 : assumptions::physical;
-    if (!s.accounting.empty()) a.accounting = s.accounting == "read" ? WeightAccounting::bytes_read : WeightAccounting::every_parameter;
-    if (!s.attention_flops.empty()) a.attention_flops = s.attention_flops == "on";
-    if (s.memory_fraction)
-        a.memory_fraction = cli::parse_number("--memory-fraction", *s.memory_fraction, 1e-6, 1.0, "a fraction in [1e-6, 1]");
-    if (s.reserve_gib)
-        a.runtime_reserve = GiB(cli::parse_number("--reserve-gib", *s.reserve_gib, 1e-6, 9e5,
-                                                  "a size in GiB: 0, or from 1e-6 to 900000", true));
-    s.batches = cli::parse_list("--batch", s.batch, 1);
-    s.contexts = cli::parse_list("--context", s.context, 0);
+    a = o.seed_assumptions ? assumptions::seed_003 : assumptions::physical;
+    if (o.accounting) a.accounting = *o.accounting;
+    if (o.attention_flops) a.attention_flops = *o.attention_flops;
+    if (o.memory_fraction) a.memory_fraction = *o.memory_fraction;
+    if (o.reserve) a.runtime_reserve = *o.reserve;
 
-    s.hw = load_hardware(s.hardware);
-    if (need_model || !s.model.empty()) {
-        // The checkpoint's storage formats, unless a flag sets them: --weights alone sets every
-        // tensor's format (its experts' and embeddings' too, unless those flags are given).
-        LoadedModel loaded = load_model_with_formats(s.model);
-        s.m = loaded.model;
-        s.model_notes = loaded.notes;
-        Precision& p = w.precision;
-        if (!s.weights) {
-            p.weights = loaded.precision.weights;
-            if (!s.experts) p.experts = loaded.precision.experts;
-            if (!s.embeddings) p.embeddings = loaded.precision.embeddings;
-            if (!s.lm_head) p.lm_head = loaded.precision.lm_head;
-            s.formats_source = "the checkpoint: " + loaded.precision_source;
-        } else {
-            s.formats_source = "--weights";
-        }
+    s.hw = load_hardware(hardware);
+    current_device = s.hw;
+    // The checkpoint's storage formats, unless a flag sets them: --weights alone sets every
+    // tensor's format (its experts' and embeddings' too, unless those flags are given).
+    LoadedModel loaded = load_model_with_formats(o.model);
+    s.m = loaded.model;
+    s.model_notes = loaded.notes;
+    if (weights) {
+        p.weights = *weights;  // experts, embeddings and an untied head follow it
+        s.formats_source = "--weights";
+    } else {
+        p.weights = loaded.precision.weights;
+        p.experts = loaded.precision.experts;
+        p.embeddings = loaded.precision.embeddings;
+        p.lm_head = loaded.precision.lm_head;
+        s.formats_source = "the checkpoint: " + loaded.precision_source;
     }
-    if (max_context > 0) s.m.max_context = max_context;
+    if (o.embeddings) p.embeddings = *o.embeddings;
+    if (o.experts) p.experts = *o.experts;
+    if (o.lm_head) p.lm_head = *o.lm_head;
+    if (o.max_context) s.m.max_context = *o.max_context;
     s.dep = Deployment{s.hw, par};
     if (s.m.group_count > 0) validate(s.dep, s.m);
+    return s;
+}
+
+// The one setting of a single-setting command.
+Setting resolve_one(const WorkloadOptions& o) {
+    return resolve(o, o.hardware.front(), o.weights.front(), o.tp.front(), o.pp.front(), o.ep.front());
 }
 
 // Bounded work: a command makes one row per combination of its lists, and at most 100,000 rows.
-void require_rows(const Setting& s, bool batches, bool contexts, std::size_t combinations = 1) {
-    const std::size_t b = batches ? s.batches.size() : 1, c = contexts ? s.contexts.size() : 1;
+void require_rows(const WorkloadOptions& o, bool batches, bool contexts, std::size_t combinations = 1) {
+    const std::size_t b = batches ? o.batches.values.size() : 1, c = contexts ? o.contexts.values.size() : 1;
     if (b * c * combinations <= cli::max_values) return;  // 100,000 x 100,000 x 1,000 fits in size_t
     if (combinations == 1)
         throw cli::usage_error(fmt::format("--batch x --context: got {} x {} = {} rows, expected at most 100,000 rows (shorten the lists)",
@@ -181,57 +250,46 @@ void require_rows(const Setting& s, bool batches, bool contexts, std::size_t com
                                        "(shorten the lists)", b, c, combinations, b * c * combinations));
 }
 
-// The device of the setting being computed, for errors in the user's terms (a copy: the
-// settings are gone by the time an error reaches main).
-std::optional<Hardware> current_device;
-
-// The settings a command's lists ask for: one per combination of -H, --weights, --tp, --pp and
-// --ep (each a comma list; --tp, --pp and --ep also take ranges such as 1..8x2), in that order.
-// Each is checked as a whole before any file is read; then each setting is resolved.
-std::vector<Setting> combinations(const Setting& s) {
-    const auto degrees = [](const char* flag, const std::string& arg) {
-        std::vector<std::string> out;
-        for (const std::int64_t v : cli::parse_list(flag, arg, 1)) {
-            if (v > 1024) cli::bad_value(flag, arg, "degrees from 1 to 1024");
-            out.push_back(std::to_string(v));
-        }
-        return out;
-    };
-    const std::vector<std::string> hardware = cli::split_commas(s.hardware);
-    std::vector<std::optional<std::string>> weights{s.weights};
-    if (s.weights) {
-        weights.clear();
-        for (const auto& w : cli::split_commas(*s.weights)) weights.emplace_back(w);
-    }
-    const auto tps = degrees("--tp", s.tp_arg), pps = degrees("--pp", s.pp_arg), eps = degrees("--ep", s.ep_arg);
-    const std::size_t count = hardware.size() * weights.size() * tps.size() * pps.size() * eps.size();
+// How many settings the lists ask for: one per combination of -H, --weights, --tp, --pp and --ep.
+// At most 1,000, and at most 100,000 rows with the batches and contexts a command combines them with.
+std::size_t settings_count(const WorkloadOptions& o, bool batches, bool contexts) {
+    const std::size_t count = o.hardware.size() * o.weights.size() * o.tp.size() * o.pp.size() * o.ep.size();
     if (count > 1000)
         throw cli::usage_error(fmt::format("-H x --weights x --tp x --pp x --ep: got {} combinations, expected at most 1,000", count));
+    require_rows(o, batches, contexts, count);
+    return count;
+}
+
+// Each setting of the lists, in that order, resolved (files read) once the work is known to be bounded.
+std::vector<Setting> combinations(const WorkloadOptions& o, bool batches, bool contexts) {
+    settings_count(o, batches, contexts);
     std::vector<Setting> out;
-    for (const auto& h : hardware)
-        for (const auto& w : weights)
-            for (const auto& t : tps)
-                for (const auto& p : pps)
-                    for (const auto& e : eps) {
-                        Setting one = s;
-                        one.hardware = h;
-                        one.weights = w;
-                        one.tp_arg = t;
-                        one.pp_arg = p;
-                        one.ep_arg = e;
-                        out.push_back(std::move(one));
-                    }
-    // Resolved only once every list has been read, so a typo in any list is a usage error first.
-    for (Setting& one : out) {
-        resolve(one);
-        current_device = one.hw;
-    }
+    for (const auto& h : o.hardware)
+        for (const auto& w : o.weights)
+            for (const auto t : o.tp)
+                for (const auto p : o.pp)
+                    for (const auto e : o.ep) out.push_back(resolve(o, h, w, t, p, e));
     return out;
 }
 
+// The commands that read one setting refuse lists of batches and contexts, before any file is read.
+void require_one_point(const WorkloadOptions& o, const char* command) {
+    if (o.batches.values.size() > 1) cli::bad_value("--batch", o.batches.text, std::string("one batch size: ") + command + " reads a single setting");
+    if (o.contexts.values.size() > 1)
+        cli::bad_value("--context", o.contexts.text, std::string("one context length: ") + command + " reads a single setting");
+}
+
+// The workload at a single-setting command's one batch and context.
+Workload at_point(const Setting& s) {
+    Workload w = s.base;
+    w.batch = s.batches.front();
+    w.context = s.contexts.front();
+    return w;
+}
+
 // One line under a table: what the numbers count (JSON and CSV carry it in every row).
-void print_assumptions(const Setting& s, const std::optional<DecodeStep>& step = std::nullopt) {
-    if (s.format != "table") return;
+void print_assumptions(cli::Output format, const Setting& s, const std::optional<DecodeStep>& step = std::nullopt) {
+    if (format != cli::Output::table) return;
     const Assumptions& a = s.base.assumptions;
     std::string links;
     if (step && step->links.messages > 0) {
@@ -253,14 +311,26 @@ void print_assumptions(const Setting& s, const std::optional<DecodeStep>& step =
 // Subcommands
 // ---------------------------------------------------------------------------------------------
 
-void run_list(const std::string& what, const std::string& format) { cli::list_table(what).print(format); }
+struct ListOptions {
+    std::string what;
+    cli::Output format = cli::Output::table;
+};
 
-void run_show(const std::string& target, const std::string& format) { cli::show_table(target).print(format); }
+void run_list(const ListOptions& o) { cli::list_table(o.what).print(o.format); }
 
-void run_model(Setting& s) {
-    s.m = load_model(s.model);
-    cli::model_formats_table(s.m).print(s.format);
-}
+struct ShowOptions {
+    std::string target;
+    cli::Output format = cli::Output::table;
+};
+
+void run_show(const ShowOptions& o) { cli::show_table(o.target).print(o.format); }
+
+struct ModelOptions {
+    std::string model;
+    cli::Output format = cli::Output::table;
+};
+
+void run_model(const ModelOptions& o) { cli::model_formats_table(load_model(o.model)).print(o.format); }
 
 // Every setting of the lists, at every batch and context (batches outer), as decode and
 // operators print them; `current_device` names the device an error is about.
@@ -277,9 +347,11 @@ void each_point(const std::vector<Setting>& settings, Visit visit) {
             }
 }
 
-void run_decode(Setting& all) {
-    std::vector<Setting> settings = combinations(all);
-    require_rows(settings.front(), true, true, settings.size());
+// decode, operators and capacity: the workload's lists, nothing more.
+struct DecodeOptions : WorkloadOptions {};
+
+void run_decode(const DecodeOptions& o) {
+    const std::vector<Setting> settings = combinations(o, true, true);
     cli::Table t(cli::decode_columns());
     std::optional<DecodeStep> last;
     each_point(settings, [&](const Setting& s, const Workload& w) {
@@ -287,34 +359,23 @@ void run_decode(Setting& all) {
         last = d;
         t.add(cli::decode_cells(s, d));
     });
-    t.print(all.format);
-    print_assumptions(settings.back(), last);
+    t.print(o.format);
+    print_assumptions(o.format, settings.back(), last);
 }
 
 // The step per operator (operators.hpp), one device's share, in the page's columns (operators_schema.hpp).
-void run_operators(Setting& all) {
-    std::vector<Setting> settings = combinations(all);
-    require_rows(settings.front(), true, true, settings.size());
+void run_operators(const DecodeOptions& o) {
+    const std::vector<Setting> settings = combinations(o, true, true);
     cli::Table t(cli::operator_columns());
     each_point(settings, [&](const Setting& s, const Workload& w) {
-        for (const Operator& o : operators(s.dep, s.m, w)) t.add(cli::operator_cells(s, w, o));
+        for (const Operator& op : operators(s.dep, s.m, w)) t.add(cli::operator_cells(s, w, op));
     });
-    t.print(all.format);
-    print_assumptions(settings.back());
+    t.print(o.format);
+    print_assumptions(o.format, settings.back());
 }
 
-void run_ridge(Setting& s) {
-    resolve(s);
-    const auto nstar = n_star(s.dep, s.m, s.base);
-    cli::Table t(cli::ridge_columns());
-    for (std::int64_t n : s.contexts) t.add(cli::ridge_cells(s, n, nstar));
-    t.print(s.format);
-    print_assumptions(s);
-}
-
-void run_capacity(Setting& all) {
-    std::vector<Setting> settings = combinations(all);
-    require_rows(settings.front(), true, true, settings.size());
+void run_capacity(const DecodeOptions& o) {
+    const std::vector<Setting> settings = combinations(o, true, true);
     cli::Table t(cli::capacity_columns());
     for (const Setting& s : settings)
         for (std::int64_t n : s.contexts)
@@ -322,92 +383,96 @@ void run_capacity(Setting& all) {
                 current_device = s.hw;
                 t.add(cli::capacity_cells(s, n, b));
             }
-    t.print(all.format);
-    print_assumptions(settings.back());
+    t.print(o.format);
+    print_assumptions(o.format, settings.back());
 }
 
-// The generate flags as typed, parsed here so that a bad one names itself.
-struct GenerateArgs {
-    std::string prompt = "0", new_tokens = "128", chunk = "0";
+struct RidgeOptions : WorkloadOptions {};
+
+void run_ridge(const RidgeOptions& o) {
+    const Setting s = resolve_one(o);
+    const auto nstar = n_star(s.dep, s.m, s.base);
+    cli::Table t(cli::ridge_columns());
+    for (std::int64_t n : s.contexts) t.add(cli::ridge_cells(s, n, nstar));
+    t.print(o.format);
+    print_assumptions(o.format, s);
+}
+
+struct GenerateOptions : WorkloadOptions {
+    std::int64_t prompt = 0, new_tokens = 128, chunk = 0;
+    bool context_given = false;  // -c: refused, the prompt is the context
 };
 
 // Prefill chunks the library computes one by one, over all batches: enough for a 1M-token prompt
 // in 1k-token chunks at a thousand batch sizes, and seconds of work at most.
 constexpr std::int64_t max_chunk_steps = 10'000'000;
 
-void run_generate(Setting& all, const GenerateArgs& args) {
-    const std::int64_t prompt = cli::parse_integer_option("--prompt", args.prompt, 0, 100'000'000);
-    const std::int64_t new_tokens = cli::parse_integer_option("--new", args.new_tokens, 1, 100'000'000);
-    const std::int64_t chunk = cli::parse_integer_option("--chunk", args.chunk, 0, 100'000'000);
-    std::vector<Setting> settings = combinations(all);
-    const Setting& first = settings.front();
-    require_rows(first, true, false, settings.size());
-    const std::int64_t chunks = chunk > 0 ? (prompt + chunk - 1) / chunk : 1;
-    const auto steps = static_cast<std::int64_t>(first.batches.size() * settings.size()) * chunks;
+void run_generate(const GenerateOptions& o) {
+    // generate starts from an empty context: the prompt is the context it decodes from.
+    if (o.context_given)
+        cli::bad_value("--context", o.contexts.text, "no --context for generate: it starts from an empty context; give the prompt length with --prompt");
+    const std::size_t count = settings_count(o, true, false);
+    const std::int64_t chunks = o.chunk > 0 ? (o.prompt + o.chunk - 1) / o.chunk : 1;
+    const auto batches = o.batches.values.size() * count;
+    const auto steps = static_cast<std::int64_t>(batches) * chunks;
     if (steps > max_chunk_steps)
         throw cli::usage_error(fmt::format(
             "--chunk: got {}, expected a chunk giving at most 10,000,000 prefill steps in all ({} chunks of a {}-token "
             "--prompt x {} --batch values = {}; use a larger --chunk or fewer batches)",
-            chunk, chunks, prompt, first.batches.size() * settings.size(), steps));
+            o.chunk, chunks, o.prompt, batches, steps));
+    const std::vector<Setting> settings = combinations(o, true, false);
     cli::Table t(cli::generate_columns());
     for (const Setting& s : settings)
         for (std::int64_t b : s.batches) {
             current_device = s.hw;
             Workload w = s.base;
             w.batch = b;
-            t.add(cli::generate_cells(s, b, generate(s.dep, s.m, w, prompt, new_tokens, chunk)));
+            t.add(cli::generate_cells(s, b, generate(s.dep, s.m, w, o.prompt, o.new_tokens, o.chunk)));
         }
-    t.print(all.format);
-    print_assumptions(settings.back());
+    t.print(o.format);
+    print_assumptions(o.format, settings.back());
 }
 
-struct DiagnoseArgs {
-    std::optional<std::string> tok_s, tpot_ms;
-    std::string draft_tokens = "4";
+struct DiagnoseOptions : WorkloadOptions {
+    std::optional<Seconds> per_token;  // from --measured-tok-s or --measured-tpot-ms
+    int measurements = 0;              // how many of the two were given
+    std::int64_t draft_tokens = 4;
 };
 
-void run_diagnose(Setting& s, const DiagnoseArgs& args) {
-    if (args.tok_s.has_value() == args.tpot_ms.has_value()) throw cli::usage_error("diagnose: give exactly one of --measured-tok-s and --measured-tpot-ms");
-    const Seconds measured =
-        args.tok_s
-            ? ridgeline::s(1.0 / cli::parse_number("--measured-tok-s", *args.tok_s, 1e-6, 1e9, "a rate in tokens/s from 1e-6 to 1e9"))
-            : ms(cli::parse_number("--measured-tpot-ms", *args.tpot_ms, 1e-6, 1e9, "a time in ms from 1e-6 to 1e9"));
-    const std::int64_t draft_tokens = cli::parse_integer_option("--draft-tokens", args.draft_tokens, 1, 64);
-    resolve(s);
-    // One setting is diagnosed; a list would silently use its first value.
-    if (s.batches.size() > 1) cli::bad_value("--batch", s.batch, "one batch size: diagnose reads a single setting");
-    if (s.contexts.size() > 1) cli::bad_value("--context", s.context, "one context length: diagnose reads a single setting");
-    Workload w = s.base;
-    w.batch = s.batches.front();
-    w.context = s.contexts.front();
-    cli::diagnose_table(s, w, measured, draft_tokens).print(s.format);
+void run_diagnose(const DiagnoseOptions& o) {
+    if (o.measurements != 1) throw cli::usage_error("diagnose: give exactly one of --measured-tok-s and --measured-tpot-ms");
+    require_one_point(o, "diagnose");
+    const Setting s = resolve_one(o);
+    cli::diagnose_table(s, at_point(s), *o.per_token, o.draft_tokens).print(o.format);
 }
 
-struct CalibrateArgs {
+// A --where filter: KEY=VALUE, with KEY one of cli::where_keys.
+std::pair<std::string, std::string> parse_where(const std::string& option, const std::string& w) {
+    const std::size_t eq = w.find('=');
+    if (eq == std::string::npos || eq == 0) cli::bad_value(option, w, "KEY=VALUE, e.g. weights=bf16");
+    const std::string key = w.substr(0, eq);
+    if (!cli::row_field(MeasuredRow{}, key)) throw cli::usage_error(option + ": got \"" + key + "\", expected " + cli::where_keys);
+    return {key, w.substr(eq + 1)};
+}
+
+struct CalibrateOptions {
     cli::CalibrateRequest request;
     std::optional<std::string> save;
-    std::string format = "table";
+    cli::Output format = cli::Output::table;
 };
 
-void run_calibrate(const CalibrateArgs& args) {
-    const cli::CalibrateRequest& a = args.request;
-    for (const auto& w : a.where) {
-        const std::size_t eq = w.find('=');
-        if (eq == std::string::npos || eq == 0) cli::bad_value("--where", w, "KEY=VALUE, e.g. weights=bf16");
-        // An unknown key is a usage error before any file is read.
-        if (!cli::row_field(MeasuredRow{}, w.substr(0, eq)))
-            throw cli::usage_error("--where: got \"" + w.substr(0, eq) + "\", expected " + cli::where_keys);
-    }
+void run_calibrate(const CalibrateOptions& o) {
+    const cli::CalibrateRequest& a = o.request;
     const cli::CalibrateRun run = cli::run_calibration(a);
     if (run.kept.empty())
         throw cli::usage_error("calibrate: no row of " + a.measurements + " is left by the filters" +
                                (run.flagged.empty() ? "" : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"));
     const Calibration& c = run.fit;
-    cli::calibrate_table(run).print(args.format);
+    cli::calibrate_table(run).print(o.format);
     const auto pm = [](double v, const std::optional<double>& e, double scale, int decimals, const char* unit) {
         return cli::shown(v * scale, decimals) + (e ? " +/- " + cli::shown(*e * scale, decimals) : "") + unit;
     };
-    if (args.format == "table") {
+    if (o.format == cli::Output::table) {
         fmt::print("fit on {} of {} rows for {}: bandwidth {}, compute {}, {} a step{}; rms error {}%\n", c.used.size(), run.kept.size(),
                    cli::printable(run.hardware), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%"),
                    pm(c.compute_efficiency, c.compute_efficiency_error, 100, 1, "%"),
@@ -424,43 +489,50 @@ void run_calibrate(const CalibrateArgs& args) {
         }
         for (const auto& x : run.flagged) fmt::print("flagged in the file, not fitted: {}\n", cli::printable(x));
     }
-    if (args.save) {
-        std::ofstream out(*args.save, std::ios::binary);
+    if (o.save) {
+        std::ofstream out(*o.save, std::ios::binary);
         if (!out || !(out << cli::dump_json(cli::calibration_preset(a, run)) << "\n"))
-            throw error(*args.save, "", "a file that cannot be written", "a writable path");
-        fmt::print(stderr, "wrote {}\n", cli::printable(*args.save));
+            throw error(*o.save, "", "a file that cannot be written", "a writable path");
+        fmt::print(stderr, "wrote {}\n", cli::printable(*o.save));
     }
 }
 
+struct PredictOptions : WorkloadOptions {
+    std::string calibration;  // an efficiency preset name or file
+};
+
 // The estimate for a setting with an engine-and-device calibration, its range, and the ceiling.
-void run_predict(Setting& s, const std::string& calibration) {
-    resolve(s);
-    if (s.batches.size() > 1) cli::bad_value("--batch", s.batch, "one batch size: predict reads a single setting");
-    if (s.contexts.size() > 1) cli::bad_value("--context", s.context, "one context length: predict reads a single setting");
-    const EfficiencyPreset preset = load_efficiency(calibration);
-    Workload w = s.base;
-    w.batch = s.batches.front();
-    w.context = s.contexts.front();
-    cli::predict_table(s, w, preset).print(s.format);
-    if (s.format == "table" && preset.hardware != s.hardware)
+void run_predict(const PredictOptions& o) {
+    require_one_point(o, "predict");
+    const Setting s = resolve_one(o);
+    const Workload w = at_point(s);
+    const EfficiencyPreset preset = load_efficiency(o.calibration);
+    cli::predict_table(s, w, preset).print(o.format);
+    if (o.format == cli::Output::table && preset.hardware != s.hardware)
         fmt::print("note: the calibration was fitted on {}, not {}\n", cli::printable(preset.hardware), cli::printable(s.hardware));
 }
 
-void run_plot(Setting& s, const std::string& out) {
-    if (s.batch == "1") s.batch = "1..1024x2";
-    if (s.context == "0") s.context = "0,4096,32768";
-    resolve(s);
-    require_rows(s, true, true);
+struct PlotOptions : WorkloadOptions {
+    PlotOptions() {
+        batches = {cli::parse_list("--batch", "1..1024x2", 1), "1..1024x2"};
+        contexts = {{0, 4096, 32768}, "0,4096,32768"};
+    }
+    std::string out = "roofline.svg";
+};
+
+void run_plot(const PlotOptions& o) {
+    require_rows(o, true, true);
+    const Setting s = resolve_one(o);
     const std::string svg = roofline_svg(s.dep, s.m, s.base, s.batches, s.contexts);
-    if (out == "-") {
+    if (o.out == "-") {
         fmt::print("{}", svg);
         return;
     }
-    std::ofstream file(out, std::ios::binary);
-    if (!file) throw error(out, "", "a file that cannot be written", "a writable path for the SVG");
+    std::ofstream file(o.out, std::ios::binary);
+    if (!file) throw error(o.out, "", "a file that cannot be written", "a writable path for the SVG");
     file << svg;
-    if (!file) throw error(out, "", "a failed write", "a writable path for the SVG");
-    fmt::print(stderr, "wrote {}\n", cli::printable(out));
+    if (!file) throw error(o.out, "", "a failed write", "a writable path for the SVG");
+    fmt::print(stderr, "wrote {}\n", cli::printable(o.out));
 }
 
 
@@ -468,14 +540,13 @@ void run_plot(Setting& s, const std::string& out) {
 // plan
 // ---------------------------------------------------------------------------------------------
 
-// A cell from a schema field: the raw SI value for JSON and CSV, readable text for the table.
-void run_plan(const cli::PlanArgs& a) {
+void run_plan(const cli::PlanOptions& a) {
     const cli::PlanSetting setting = cli::plan_setting(a);
     const PlanRequest& r = setting.request;
     const Workload& w = r.base;
     const std::int64_t top = setting.top;
     const PlanResult result = plan(r);
-    const std::vector<PlanRow>& rows = a.show == "pareto" ? result.pareto : result.plans;
+    const std::vector<PlanRow>& rows = a.pareto ? result.pareto : result.plans;
     std::vector<cli::Column> columns{{"rank", "#"}};
     cli::append_columns(columns, plan_fields());
     cli::Table t(columns);
@@ -486,22 +557,24 @@ void run_plan(const cli::PlanArgs& a) {
         cli::append_cells(cells, plan_fields(), row);
         t.add(cells);
     }
-    if (a.format == "json") {
+    if (a.format == cli::Output::json) {
         // One object: the rows, and what the search concluded (plan_json.hpp, shared with the page).
         const nlohmann::ordered_json j = plan_json(result, r.model, top);
         fmt::print("{}\n", cli::dump_json(j));
     } else {
-        if (rows.empty()) fmt::print("no plan {}\n", a.show == "pareto" ? "fits in memory" : "meets the targets");
+        if (rows.empty()) fmt::print("no plan {}\n", a.pareto ? "fits in memory" : "meets the targets");
         else t.print(a.format);
     }
-    if (a.format == "table") {
+    if (a.format == cli::Output::table) {
+        std::string weights;
+        for (const Format f : a.weights) weights += (weights.empty() ? "" : ",") + format_name(f);
         fmt::print("{}\n", cli::printable(result.verdict));
         fmt::print("traffic: {}; prompt {} tokens ({} cached), {} out; prefill chunk {}; every sequence may reach prompt + output\n",
                    r.users ? cli::shown(*r.users, 0) + " users"
                            : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
                    r.traffic.cached_prompt, r.traffic.output, r.traffic.prefill_chunk);
         fmt::print("searched: {} serving evaluations; weights {}; KV {}; memory: {} of the reported memory less {} GiB{}\n",
-                   result.evaluated, a.weights, a.kv, cli::shown(w.assumptions.memory_fraction, 2),
+                   result.evaluated, weights, format_name(a.kv), cli::shown(w.assumptions.memory_fraction, 2),
                    cli::shown(w.assumptions.runtime_reserve.in(GiB), 2), setting.priced ? "" : "; no prices: ranked by devices");
         if (!setting.model_notes.empty()) fmt::print("model: {}\n", cli::printable(setting.model_notes));
     }
@@ -574,121 +647,115 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.footer("Examples:\n  ridgeline decode -m llama-3.1-8b -c 4096,32768,131072\n  ridgeline ridge -m qwen3-32b -c 0,128,512,848\n"
                "Presets: ridgeline list hardware | ridgeline list models. JSON numbers are SI base units.");
-    Setting s;
-    std::string list_what, show_target, out = "roofline.svg";
-    GenerateArgs gen_args;
-    DiagnoseArgs diag_args;
-
+    // One options struct per subcommand, each flag read into it as CLI11 parses (add_read).
+    ListOptions list_o;
     auto* list = app.add_subcommand("list", "List hardware or model presets");
-    list->add_option("what", list_what, "hardware or models")->required()->check(CLI::IsMember({"hardware", "models"}));
-    add_format(list, s);
+    list->add_option("what", list_o.what, "hardware or models")->required()->check(CLI::IsMember({"hardware", "models"}));
+    add_format(list, list_o.format);
     list->footer("Example: ridgeline list models --format csv");
 
+    ShowOptions show_o;
     auto* show = app.add_subcommand("show", "Show a preset or a config.json with its derived parameter breakdown");
-    show->add_option("target", show_target, "A preset name or a JSON file")->required();
-    add_format(show, s);
+    show->add_option("target", show_o.target, "A preset name or a JSON file")->required();
+    add_format(show, show_o.format);
     show->footer("Example: ridgeline show deepseek-v3");
 
+    ModelOptions model_o;
     auto* model = app.add_subcommand("model", "Total and active parameters, weight bytes per format, KV per token");
-    model->add_option("--model,-m", s.model, "Model preset name or config.json")->required();
-    add_format(model, s);
+    model->add_option("--model,-m", model_o.model, "Model preset name or config.json")->required();
+    add_format(model, model_o.format);
     model->footer("Example: ridgeline model -m gpt-oss-120b");
 
+    DecodeOptions decode_o, operators_o, capacity_o;
     auto* decode = app.add_subcommand("decode", "The decode step for each batch and context: bytes, time, bound, tok/s");
-    add_device(decode, s);
-    add_workload(decode, s);
-    add_format(decode, s);
+    add_workload(decode, decode_o, Settings::lists);
     decode->footer("Example: ridgeline decode -m llama-3.1-8b -b 1,64,512 -c 4096 --format json");
 
     auto* ops = app.add_subcommand("operators", "The decode step per operator (one device's share): bytes, FLOPs, time, bound, ridge batch");
-    add_device(ops, s);
-    add_workload(ops, s);
-    add_format(ops, s);
+    add_workload(ops, operators_o, Settings::lists);
     ops->footer("Example: ridgeline operators -m llama-3.1-8b -b 1,64 -c 4096");
 
+    RidgeOptions ridge_o;
     auto* ridge = app.add_subcommand("ridge", "The ridge batch at each context, and n*");
-    add_device(ridge, s);
-    add_workload(ridge, s);
-    add_format(ridge, s);
+    add_workload(ridge, ridge_o, Settings::one);
     ridge->footer("Example: ridgeline ridge -m qwen3-32b -c 0,128,512,848,4096");
 
     auto* capacity = app.add_subcommand("capacity", "KV tokens that fit, largest batch at a context, longest context at a batch");
-    add_device(capacity, s);
-    add_workload(capacity, s);
-    add_format(capacity, s);
+    add_workload(capacity, capacity_o, Settings::lists);
     capacity->footer("Example: ridgeline capacity -m llama-3.1-70b -H h200 -c 4096,32768 -b 1,16");
 
+    GenerateOptions gen_o;
     auto* gen = app.add_subcommand("generate", "Time for a whole generation: prefill, then decode with the KV growing");
-    add_device(gen, s);
-    add_workload(gen, s);
-    gen->add_option("--prompt", gen_args.prompt, "Prompt tokens (default 0); the context starts here, so -c is refused");
-    gen->add_option("--new", gen_args.new_tokens, "New tokens to generate (default 128)");
-    gen->add_option("--chunk", gen_args.chunk, "Prefill chunk in tokens (default 0: whole prompt)");
-    add_format(gen, s);
+    add_workload(gen, gen_o, Settings::lists);
+    const auto tokens = [](std::int64_t min) {
+        return [min](const std::string& f, const std::string& t) { return cli::parse_integer_option(f, t, min, 100'000'000); };
+    };
+    add_read(gen, "--prompt", gen_o.prompt, tokens(0), "Prompt tokens (default 0); the context starts here, so -c is refused");
+    add_read(gen, "--new", gen_o.new_tokens, tokens(1), "New tokens to generate (default 128)");
+    add_read(gen, "--chunk", gen_o.chunk, tokens(0), "Prefill chunk in tokens (default 0: whole prompt)");
     gen->footer("Example: ridgeline generate -m llama-3.1-8b --prompt 4096 --new 512 -b 1,32");
 
+    DiagnoseOptions diag_o;
     auto* diag = app.add_subcommand("diagnose", "From a measured tok/s or TPOT: implied bandwidth, utilisation, verdict");
-    add_device(diag, s);
-    add_workload(diag, s);
-    diag->add_option("--measured-tok-s", diag_args.tok_s, "Measured tokens/s per sequence");
-    diag->add_option("--measured-tpot-ms", diag_args.tpot_ms, "Measured time per output token, ms");
-    diag->add_option("--draft-tokens", diag_args.draft_tokens, "Draft length for the speculation explanation (default 4)");
-    add_format(diag, s);
+    add_workload(diag, diag_o, Settings::one);
+    diag->add_option_function<std::string>(
+        "--measured-tok-s",
+        [&diag_o](const std::string& t) {
+            diag_o.per_token = ridgeline::s(1.0 / cli::parse_number("--measured-tok-s", t, 1e-6, 1e9, "a rate in tokens/s from 1e-6 to 1e9"));
+            ++diag_o.measurements;
+        },
+        "Measured tokens/s per sequence");
+    diag->add_option_function<std::string>(
+        "--measured-tpot-ms",
+        [&diag_o](const std::string& t) {
+            diag_o.per_token = ms(cli::parse_number("--measured-tpot-ms", t, 1e-6, 1e9, "a time in ms from 1e-6 to 1e9"));
+            ++diag_o.measurements;
+        },
+        "Measured time per output token, ms");
+    add_read(diag, "--draft-tokens", diag_o.draft_tokens,
+             [](const std::string& f, const std::string& t) { return cli::parse_integer_option(f, t, 1, 64); },
+             "Draft length for the speculation explanation (default 4)");
     diag->footer("Example: ridgeline diagnose -m llama-3.3-70b -c 4096 --measured-tok-s 70");
 
-    CalibrateArgs cal_args;
+    CalibrateOptions cal_o;
+    cli::CalibrateRequest& cal_r = cal_o.request;
     auto* cal = app.add_subcommand("calibrate", "Fit the overhead model (efficiencies, time per step and per layer) to measurements");
-    cal->add_option("--measurements", cal_args.request.measurements, "A measurements JSON file or a name in data/measurements")->required();
-    cal->add_option("--hardware,-H", cal_args.request.hardware, "Use the rows of this hardware (default: the first remaining row's)");
-    cal->add_option("--engine", cal_args.request.engine, "Use the rows of this engine only");
-    cal->add_option("--model,-m", cal_args.request.model, "Use the rows of this model only");
-    cal->add_option("--where", cal_args.request.where, "KEY=VALUE on engine, engine_version, date, model, hardware, weights, tp, batch (repeatable)");
-    cal->add_flag("--per-layer", cal_args.request.per_layer, "Also fit a time per layer (kernel launches)");
-    cal->add_option("--save", cal_args.save, "Write the fit as an efficiency preset (data/efficiency/) to this file");
-    cal->add_option("--format", cal_args.format, "Output: table (default), csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
+    cal->add_option("--measurements", cal_r.measurements, "A measurements JSON file or a name in data/measurements")->required();
+    cal->add_option("--hardware,-H", cal_r.hardware, "Use the rows of this hardware (default: the first remaining row's)");
+    cal->add_option("--engine", cal_r.engine, "Use the rows of this engine only");
+    cal->add_option("--model,-m", cal_r.model, "Use the rows of this model only");
+    cal->add_option_function<std::vector<std::string>>(
+        "--where",
+        [&cal_r](const std::vector<std::string>& items) {
+            for (const auto& w : items) cal_r.where.push_back(parse_where("--where", w));
+        },
+        "KEY=VALUE on engine, engine_version, date, model, hardware, weights, tp, batch (repeatable)");
+    cal->add_flag("--per-layer", cal_r.per_layer, "Also fit a time per layer (kernel launches)");
+    cal->add_option("--save", cal_o.save, "Write the fit as an efficiency preset (data/efficiency/) to this file");
+    add_format(cal, cal_o.format);
     cal->footer("Example: ridgeline calibrate --measurements published --engine TensorRT-LLM -H h100-sxm");
 
-    std::string calibration;
+    PredictOptions pred_o;
     auto* pred = app.add_subcommand("predict", "A setting's step time with an engine-and-device calibration, with a range, next to the ceiling");
-    add_device(pred, s);
-    add_workload(pred, s);
-    pred->add_option("--calibration", calibration, "An efficiency preset name (data/efficiency/) or file")->required();
-    add_format(pred, s);
+    add_workload(pred, pred_o, Settings::one);
+    pred->add_option("--calibration", pred_o.calibration, "An efficiency preset name (data/efficiency/) or file")->required();
     pred->footer("Example: ridgeline predict -m llama-3.1-8b -H h100-sxm -b 64 -c 4096 --calibration tensorrt-llm-h100-sxm");
 
+    PlotOptions plot_o;
     auto* plot = app.add_subcommand("plot", "Write the roofline and tok/s-vs-batch picture as a standalone SVG");
-    add_device(plot, s);
-    add_workload(plot, s);
-    plot->add_option("--out,-o", out, "Output file, or - for stdout (default roofline.svg)");
-    plot->footer("Example: ridgeline plot -m llama-3.1-8b -c 0,4096,32768 -o roofline.svg");
+    add_workload(plot, plot_o, Settings::one);
+    plot->add_option("--out,-o", plot_o.out, "Output file, or - for stdout (default roofline.svg)");
+    plot->footer("Example: ridgeline plot -m llama-3.1-8b -b 1..1024x2 -c 0,4096,32768 -o roofline.svg (the batches and contexts shown are the defaults)");
 
-    cli::PlanArgs plan_args;
+    cli::PlanOptions plan_o;
     auto* planner = app.add_subcommand("plan", "The cheapest deployment that meets TTFT and TPOT targets, and the Pareto front");
-    planner->add_option("--model,-m", plan_args.model, "Model preset name, or a path to a config.json or checkpoint directory")->required();
-    planner->add_option("--hardware,-H", plan_args.hardware, "Candidate devices: h100-sxm,h200 (default: every hardware preset)");
-    planner->add_option("--prompt", plan_args.prompt, "Prompt tokens per request, the context it starts from (default 1024)");
-    planner->add_option("--output", plan_args.output, "Output tokens per request (default 256)");
-    planner->add_option("--cached-prompt", plan_args.cached, "Of the prompt, tokens already cached from an earlier turn (default 0)");
-    planner->add_option("--users", plan_args.users, "Concurrent users (sequences)");
-    planner->add_option("--rate", plan_args.rate, "Requests per second (instead of --users)");
-    planner->add_option("--tpot-ms", plan_args.tpot_ms, "Time-per-output-token target, ms");
-    planner->add_option("--ttft-ms", plan_args.ttft_ms, "Time-to-first-token target, ms");
-    planner->add_option("--price", plan_args.price, "Price per device-hour: h100-sxm=2.50,h200=3.50 (ranks by cost per million tokens)");
-    planner->add_option("--max-devices", plan_args.max_devices, "Most devices a plan may use (default 64)");
-    planner->add_option("--weights", plan_args.weights, "Weight formats to try (default bf16,fp8)");
-    planner->add_option("--mode", plan_args.mode, "Serving: agg, disagg or both (default)")->check(CLI::IsMember({"agg", "disagg", "both"}));
-    planner->add_option("--chunk", plan_args.chunk, "Aggregated: prompt tokens a step carries at most (default 2048)");
-    planner->add_option("--kv", plan_args.kv, "KV-cache format (default bf16)");
-    planner->add_option("--compute", plan_args.compute, "Compute format (default bf16)");
-    planner->add_option("--efficiency", plan_args.efficiency, "Fraction of peak bandwidth achieved (default 1: the ceiling)");
-    planner->add_option("--overhead-us", plan_args.overhead_us, "Fixed time per step in microseconds (default 0)");
-    planner->add_option("--memory-fraction", plan_args.memory_fraction, "Share of the reported memory the engine takes (default 0.9)");
-    planner->add_option("--reserve-gib", plan_args.reserve_gib, "Memory kept back for the runtime per device, GiB (default 1)");
-    planner->add_option("--link-latency-us", plan_args.link_latency_us, "Latency per message on the links, us (default: the preset's)");
-    planner->add_option("--show", plan_args.show, "plans (default: feasible plans, cheapest first) or pareto")->check(CLI::IsMember({"plans", "pareto"}));
-    planner->add_option("--top", plan_args.top, "Rows shown (default 20)");
-    planner->add_option("--svg", plan_args.svg, "Write the Pareto front as an SVG here");
-    planner->add_option("--format", plan_args.format, "Output: table (default), csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
+    for (const cli::PlanFlag& f : cli::plan_flags()) {
+        const std::string names = f.names;
+        const std::string flag = names.substr(0, names.find(','));
+        auto* option = planner->add_option_function<std::string>(
+            names, [&plan_o, read = f.read, flag](const std::string& t) { read(plan_o, flag, t); }, f.help);
+        if (flag == "--model") option->required();
+    }
     planner->footer("Example: ridgeline plan -m llama-3.1-70b -H h100-sxm,h200 --prompt 8192 --cached-prompt 7936 --output 512 "
                     "--users 64 --tpot-ms 30 --price h100-sxm=2.50,h200=3.50 --max-devices 16");
 
@@ -697,6 +764,11 @@ int main(int argc, char** argv) {
         return cli::printable(e.what()) + "\nRun with --help for more information.\n";
     });
 
+    // The device a library error is about, for the compute-format suggestion.
+    const auto device_of_error = [&]() -> Hardware {
+        if (current_device) return *current_device;
+        return Hardware{};
+    };
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -706,34 +778,35 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         app.exit(e);
         return 2;
+    } catch (const cli::usage_error& e) {  // a flag's value, read as it was parsed
+        fmt::print(stderr, "ridgeline: {}\n", cli::printable(e.what()));
+        return 2;
     }
 
     try {
-        if (*list) run_list(list_what, s.format);
-        else if (*show) run_show(show_target, s.format);
-        else if (*model) run_model(s);
-        else if (*decode) run_decode(s);
-        else if (*ridge) run_ridge(s);
-        else if (*ops) run_operators(s);
-        else if (*capacity) run_capacity(s);
+        if (*list) run_list(list_o);
+        else if (*show) run_show(show_o);
+        else if (*model) run_model(model_o);
+        else if (*decode) run_decode(decode_o);
+        else if (*ridge) run_ridge(ridge_o);
+        else if (*ops) run_operators(operators_o);
+        else if (*capacity) run_capacity(capacity_o);
         else if (*gen) {
-            // generate starts from an empty context: the prompt is the context it decodes from.
-            if (gen->count("--context") > 0)
-                cli::bad_value("--context", s.context, "no --context for generate: it starts from an empty context; give the prompt length with --prompt");
-            run_generate(s, gen_args);
+            gen_o.context_given = gen->count("--context") > 0;
+            run_generate(gen_o);
         }
-        else if (*diag) run_diagnose(s, diag_args);
-        else if (*cal) run_calibrate(cal_args);
-        else if (*pred) run_predict(s, calibration);
-        else if (*plot) run_plot(s, out);
-        else if (*planner) run_plan(plan_args);
+        else if (*diag) run_diagnose(diag_o);
+        else if (*cal) run_calibrate(cal_o);
+        else if (*pred) run_predict(pred_o);
+        else if (*plot) run_plot(plot_o);
+        else if (*planner) run_plan(plan_o);
         return 0;
     } catch (const cli::usage_error& e) {
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(e.what()));
         return 2;
     } catch (const ridgeline::error& e) {
         const bool flags = !*cal && !*list && !*show && !*model && !*planner;  // the rest take the workload flags
-        fmt::print(stderr, "ridgeline: {}\n", cli::printable(flags ? in_user_terms(e, current_device ? *current_device : s.hw) : e.what()));
+        fmt::print(stderr, "ridgeline: {}\n", cli::printable(flags ? in_user_terms(e, device_of_error()) : e.what()));
         return 1;
     } catch (const std::exception& e) {
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(e.what()));

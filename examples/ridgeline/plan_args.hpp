@@ -1,6 +1,6 @@
-// `ridgeline plan`'s flags as typed, and the PlanRequest they make: one reading shared by the CLI
+// `ridgeline plan`'s options, typed, and the PlanRequest they make: one reading shared by the CLI
 // and the page's plan tab, so both refuse the same input with the same words, in the same order.
-// Every flag is checked before any file is read, so a typo is a usage error (exit 2).
+// Every flag is read before any file is, so a typo is a usage error (exit 2).
 #pragma once
 
 #include <algorithm>
@@ -17,18 +17,133 @@
 
 namespace cli {
 
-struct PlanArgs {
-    std::string hardware;  // empty: every hardware preset
+// `ridgeline plan`'s options, typed. Each flag's text is read once, by its reader in plan_flags().
+struct PlanOptions {
+    std::vector<std::string> hardware;  // empty: every hardware preset
+    std::string hardware_text;          // -H as typed, for errors that quote it
     std::string model;
-    std::string prompt = "1024", output = "256", cached = "0", chunk = "2048";
-    std::optional<std::string> users, rate, tpot_ms, ttft_ms, price, svg;
-    std::string max_devices = "64", weights = "bf16,fp8", mode = "both", show = "plans", top = "20";
-    std::string kv = "bf16", compute = "bf16", efficiency = "1", overhead_us = "0";
-    std::optional<std::string> memory_fraction, reserve_gib, link_latency_us;
-    std::string format = "table";
+    std::int64_t prompt = 1024, output = 256, cached = 0, chunk = 2048;
+    std::string cached_text = "0";  // --cached-prompt as typed
+    std::optional<std::int64_t> users;
+    std::optional<double> rate;
+    std::optional<ridgeline::Seconds> tpot, ttft;
+    std::vector<std::pair<std::string, double>> prices;  // DEVICE=PRICE, in the order given
+    std::string price_text;                              // --price as typed
+    std::int64_t max_devices = 64, top = 20;
+    std::vector<ridgeline::Format> weights{ridgeline::formats::bf16, ridgeline::formats::fp8};
+    std::vector<ridgeline::ServingMode> modes{ridgeline::ServingMode::aggregated, ridgeline::ServingMode::disaggregated};
+    bool pareto = false;  // --show pareto: the front, not the feasible plans
+    ridgeline::Format kv = ridgeline::formats::bf16;
+    ridgeline::Numeric compute = ridgeline::Numeric::bf16;
+    double efficiency = 1;
+    ridgeline::Seconds overhead{};
+    std::optional<double> memory_fraction;
+    std::optional<ridgeline::Bytes> reserve;
+    std::optional<ridgeline::Seconds> link_latency;
+    std::optional<std::string> svg;
+    Output format = Output::table;
 };
 
-// What the flags ask for: the request, how many rows to show, and what the output says of them.
+// One flag of `ridgeline plan`: its CLI11 names, the key the page sends it under (empty: not on
+// the page), its help, and how its text becomes its typed value. The CLI registers these in this
+// order and the page reads its fields in this order, so both give the same first error.
+struct PlanFlag {
+    const char* names;
+    const char* page_key;
+    const char* help;
+    void (*read)(PlanOptions&, const std::string& flag, const std::string& text);
+};
+
+inline const std::vector<PlanFlag>& plan_flags() {
+    using namespace ridgeline;
+    static const std::vector<PlanFlag> flags{
+        {"--model,-m", "model", "Model preset name, or a path to a config.json or checkpoint directory",
+         [](PlanOptions& o, const std::string&, const std::string& t) { o.model = t; }},
+        {"--hardware,-H", "hardware", "Candidate devices: h100-sxm,h200 (default: every hardware preset)",
+         [](PlanOptions& o, const std::string&, const std::string& t) {
+             o.hardware_text = t;
+             o.hardware = t.empty() ? std::vector<std::string>{} : split_commas(t);
+         }},
+        {"--prompt", "prompt", "Prompt tokens per request, the context it starts from (default 1024)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.prompt = parse_integer_option(f, t, 0, 100'000'000); }},
+        {"--output", "output", "Output tokens per request (default 256)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.output = parse_integer_option(f, t, 1, 100'000'000); }},
+        {"--cached-prompt", "cached", "Of the prompt, tokens already cached from an earlier turn (default 0)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             o.cached = parse_integer_option(f, t, 0, 100'000'000);
+             o.cached_text = t;
+         }},
+        {"--chunk", "chunk", "Aggregated: prompt tokens a step carries at most (default 2048)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.chunk = parse_integer_option(f, t, 1, 100'000'000); }},
+        {"--users", "users", "Concurrent users (sequences)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.users = parse_integer_option(f, t, 1, 1'000'000'000); }},
+        {"--rate", "rate", "Requests per second (instead of --users)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.rate = parse_number(f, t, 1e-6, 1e9, "requests per second from 1e-6 to 1e9"); }},
+        {"--tpot-ms", "tpot_ms", "Time-per-output-token target, ms",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.tpot = ms(parse_number(f, t, 1e-3, 1e9, "a time in ms from 0.001 to 1e9")); }},
+        {"--ttft-ms", "ttft_ms", "Time-to-first-token target, ms",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.ttft = ms(parse_number(f, t, 1e-3, 1e9, "a time in ms from 0.001 to 1e9")); }},
+        {"--max-devices", "max_devices", "Most devices a plan may use (default 64)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.max_devices = parse_integer_option(f, t, 1, 65536); }},
+        {"--top", "top", "Rows shown (default 20)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.top = parse_integer_option(f, t, 1, 1'000'000); }},
+        {"--weights", "weights", "Weight formats to try (default bf16,fp8)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             o.weights.clear();
+             for (const auto& piece : split_commas(t)) o.weights.push_back(parse_format_option(f, piece));
+         }},
+        {"--mode", "mode", "Serving: agg, disagg or both (default)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             if (t == "agg") o.modes = {ServingMode::aggregated};
+             else if (t == "disagg") o.modes = {ServingMode::disaggregated};
+             else if (t == "both") o.modes = {ServingMode::aggregated, ServingMode::disaggregated};
+             else bad_value(f, t, "agg, disagg or both");
+         }},
+        {"--kv", "kv", "KV-cache format (default bf16)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.kv = parse_format_option(f, t); }},
+        {"--compute", "compute", "Compute format (default bf16)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.compute = parse_numeric_option(f, t); }},
+        {"--efficiency", "efficiency", "Fraction of peak bandwidth achieved (default 1: the ceiling)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.efficiency = parse_number(f, t, 1e-6, 1.0, "a fraction in [1e-6, 1]"); }},
+        {"--overhead-us", "overhead_us", "Fixed time per step in microseconds (default 0)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             o.overhead = parse_microseconds(f, t, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9");
+         }},
+        {"--memory-fraction", "memory_fraction", "Share of the reported memory the engine takes (default 0.9)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.memory_fraction = parse_number(f, t, 1e-6, 1.0, "a fraction in [1e-6, 1]"); }},
+        {"--reserve-gib", "reserve_gib", "Memory kept back for the runtime per device, GiB (default 1)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             o.reserve = GiB(parse_number(f, t, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true));
+         }},
+        {"--link-latency-us", "link_latency_us", "Latency per message on the links, us (default: the preset's)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             o.link_latency = parse_microseconds(f, t, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6");
+         }},
+        // Prices: "h100-sxm=2.50,h200=3.50"; that each names a device of -H is checked with -H.
+        {"--price", "price", "Price per device-hour: h100-sxm=2.50,h200=3.50 (ranks by cost per million tokens)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             o.price_text = t;
+             o.prices.clear();
+             for (const auto& item : split_commas(t)) {
+                 const std::size_t eq = item.find('=');
+                 if (eq == std::string::npos || eq == 0) bad_value(f, t, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
+                 o.prices.emplace_back(item.substr(0, eq), parse_number(f, item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
+             }
+         }},
+        {"--show", "", "plans (default: feasible plans, cheapest first) or pareto",
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             if (t != "plans" && t != "pareto") bad_value(f, t, "plans or pareto");
+             o.pareto = t == "pareto";
+         }},
+        {"--svg", "", "Write the Pareto front as an SVG here",
+         [](PlanOptions& o, const std::string&, const std::string& t) { o.svg = t; }},
+        {"--format", "", "Output: table (default), csv or json",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.format = parse_output(f, t); }},
+    };
+    return flags;
+}
+
+// What the options ask for: the request, how many rows to show, and what the output says of them.
 struct PlanSetting {
     ridgeline::PlanRequest request;
     std::int64_t top = 20;
@@ -36,59 +151,45 @@ struct PlanSetting {
     std::string model_notes;  // how the model's file was read, when that needs saying
 };
 
-inline PlanSetting plan_setting(const PlanArgs& a) {
+// The checks across flags, then the files: presets and the model.
+inline PlanSetting plan_setting(const PlanOptions& o) {
     using namespace ridgeline;
     PlanSetting out;
     PlanRequest& r = out.request;
-    r.traffic.prompt = parse_integer_option("--prompt", a.prompt, 0, 100'000'000);
-    r.traffic.output = parse_integer_option("--output", a.output, 1, 100'000'000);
-    r.traffic.cached_prompt = parse_integer_option("--cached-prompt", a.cached, 0, 100'000'000);
-    if (r.traffic.cached_prompt > r.traffic.prompt) bad_value("--cached-prompt", a.cached, "at most --prompt (" + a.prompt + ")");
-    r.traffic.prefill_chunk = parse_integer_option("--chunk", a.chunk, 1, 100'000'000);
-    if (a.users.has_value() == a.rate.has_value()) throw usage_error("plan: give exactly one of --users and --rate");
-    if (a.users) r.users = static_cast<double>(parse_integer_option("--users", *a.users, 1, 1'000'000'000));
-    if (a.rate) r.requests_per_s = parse_number("--rate", *a.rate, 1e-6, 1e9, "requests per second from 1e-6 to 1e9");
-    if (a.tpot_ms) r.tpot_target = ms(parse_number("--tpot-ms", *a.tpot_ms, 1e-3, 1e9, "a time in ms from 0.001 to 1e9"));
-    if (a.ttft_ms) r.ttft_target = ms(parse_number("--ttft-ms", *a.ttft_ms, 1e-3, 1e9, "a time in ms from 0.001 to 1e9"));
-    r.max_devices = parse_integer_option("--max-devices", a.max_devices, 1, 65536);
-    out.top = parse_integer_option("--top", a.top, 1, 1'000'000);
-    r.weights.clear();
-    for (const auto& f : split_commas(a.weights)) r.weights.push_back(parse_format_option("--weights", f));
-    if (a.mode == "agg") r.modes = {ServingMode::aggregated};
-    else if (a.mode == "disagg") r.modes = {ServingMode::disaggregated};
-    else if (a.mode != "both") bad_value("--mode", a.mode, "agg, disagg or both");
+    if (o.cached > o.prompt) bad_value("--cached-prompt", o.cached_text, "at most --prompt (" + std::to_string(o.prompt) + ")");
+    if (o.users.has_value() == o.rate.has_value()) throw usage_error("plan: give exactly one of --users and --rate");
+    r.traffic.prompt = o.prompt;
+    r.traffic.output = o.output;
+    r.traffic.cached_prompt = o.cached;
+    r.traffic.prefill_chunk = o.chunk;
+    if (o.users) r.users = static_cast<double>(*o.users);
+    r.requests_per_s = o.rate;
+    r.tpot_target = o.tpot;
+    r.ttft_target = o.ttft;
+    r.max_devices = o.max_devices;
+    out.top = o.top;
+    r.weights = o.weights;
+    r.modes = o.modes;
     Workload& w = r.base;
-    w.precision.kv = parse_format_option("--kv", a.kv);
-    w.precision.compute = parse_numeric_option("--compute", a.compute);
-    w.efficiency.bandwidth = parse_number("--efficiency", a.efficiency, 1e-6, 1.0, "a fraction in [1e-6, 1]");
-    w.efficiency.overhead = us(parse_number("--overhead-us", a.overhead_us, 1e-6, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9", true));
-    if (a.memory_fraction)
-        w.assumptions.memory_fraction = parse_number("--memory-fraction", *a.memory_fraction, 1e-6, 1.0, "a fraction in [1e-6, 1]");
-    if (a.reserve_gib)
-        w.assumptions.runtime_reserve = GiB(parse_number("--reserve-gib", *a.reserve_gib, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true));
-    if (a.link_latency_us)
-        r.links.link_latency = us(parse_number("--link-latency-us", *a.link_latency_us, 1e-6, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6", true));
-    // Prices: "h100-sxm=2.50,h200=3.50", each naming a device of -H.
-    std::vector<std::pair<std::string, double>> prices;
-    if (a.price)
-        for (const auto& item : split_commas(*a.price)) {
-            const std::size_t eq = item.find('=');
-            if (eq == std::string::npos || eq == 0)
-                bad_value("--price", *a.price, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
-            prices.emplace_back(item.substr(0, eq), parse_number("--price", item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
-        }
-    out.priced = !prices.empty();
-    const std::vector<std::string> names = a.hardware.empty() ? list_presets(PresetKind::hardware) : split_commas(a.hardware);
-    for (const auto& [name, price] : prices)
+    w.precision.kv = o.kv;
+    w.precision.compute = o.compute;
+    w.efficiency.bandwidth = o.efficiency;
+    w.efficiency.overhead = o.overhead;
+    if (o.memory_fraction) w.assumptions.memory_fraction = *o.memory_fraction;
+    if (o.reserve) w.assumptions.runtime_reserve = *o.reserve;
+    if (o.link_latency) r.links.link_latency = *o.link_latency;
+    out.priced = !o.prices.empty();
+    const std::vector<std::string> names = o.hardware.empty() ? list_presets(PresetKind::hardware) : o.hardware;
+    for (const auto& [name, price] : o.prices)
         if (std::find(names.begin(), names.end(), name) == names.end())
-            bad_value("--price", *a.price, "prices only for devices of -H (" + a.hardware + "); " + name + " is not one");
+            bad_value("--price", o.price_text, "prices only for devices of -H (" + o.hardware_text + "); " + name + " is not one");
     for (const auto& name : names) {
         std::optional<double> price;
-        for (const auto& [n, p] : prices)
+        for (const auto& [n, p] : o.prices)
             if (n == name) price = p;
         r.devices.push_back({name, load_hardware(name), price});
     }
-    LoadedModel loaded = load_model_with_formats(a.model);
+    LoadedModel loaded = load_model_with_formats(o.model);
     r.model = loaded.model;
     out.model_notes = std::move(loaded.notes);
     return out;

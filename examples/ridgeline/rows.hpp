@@ -424,7 +424,7 @@ struct CalibrateRequest {
     std::string measurements;  // a file, or a name in data/measurements
     std::string hardware;      // empty: the first remaining row's
     std::optional<std::string> engine, model;
-    std::vector<std::string> where;  // KEY=VALUE, as given (each checked by the caller: a '=' after a key of where_keys)
+    std::vector<std::pair<std::string, std::string>> where;  // KEY, VALUE: KEY one of where_keys
     bool per_layer = false;
 };
 
@@ -443,11 +443,6 @@ struct CalibrateRun {
 // so in its own terms.
 inline CalibrateRun run_calibration(const CalibrateRequest& a) {
     using namespace ridgeline;
-    std::vector<std::pair<std::string, std::string>> where;
-    for (const auto& w : a.where) {
-        const std::size_t eq = w.find('=');
-        where.emplace_back(w.substr(0, eq), eq == std::string::npos ? "" : w.substr(eq + 1));
-    }
     CalibrateRun run;
     run.set = load_measurements(a.measurements);
     const MeasurementSet& set = run.set;
@@ -456,7 +451,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         if (a.engine && r.engine != *a.engine) continue;
         if (a.model && r.model != *a.model) continue;
         bool match = true;
-        for (const auto& [k, v] : where) match = match && row_field(r, k) == v;
+        for (const auto& [k, v] : a.where) match = match && row_field(r, k) == v;
         if (!match) continue;
         if (run.hardware.empty()) run.hardware = r.hardware;
         if (r.hardware != run.hardware) continue;
@@ -529,7 +524,8 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     j["engine"] = a.engine.value_or(run.set.rows[run.kept.front()].engine);
     j["hardware"] = run.hardware;
     j["measurements"] = a.measurements;
-    j["filters"] = a.where;
+    j["filters"] = nlohmann::ordered_json::array();
+    for (const auto& [k, v] : a.where) j["filters"].push_back(k + "=" + v);
     j["bandwidth_efficiency"] = c.bandwidth_efficiency;
     j["compute_efficiency"] = c.compute_efficiency;
     j["overhead_s"] = c.overhead.in(seconds);

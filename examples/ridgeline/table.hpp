@@ -12,6 +12,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "args.hpp"
+
 namespace cli {
 
 // Text as it may reach a terminal: control characters (C0, DEL) written as \xNN, so a preset
@@ -50,9 +52,9 @@ public:
     void add(std::vector<Cell> row) { rows_.push_back(std::move(row)); }
     [[nodiscard]] bool empty() const { return rows_.empty(); }
 
-    void print(const std::string& format, std::FILE* out = stdout) const {
-        if (format == "json") fmt::print(out, "{}\n", dump_json(json()));
-        else if (format == "csv") print_csv(out);
+    void print(Output format, std::FILE* out = stdout) const {
+        if (format == Output::json) fmt::print(out, "{}\n", dump_json(json()));
+        else if (format == Output::csv) print_csv(out);
         else print_table(out);
     }
 

@@ -259,17 +259,12 @@ std::optional<std::string> given(const json& request, const char* key) {
 
 // The page field a plan error is about: the flag a usage error names, or the library's path.
 std::string plan_field_of(const std::string& message, const std::string& path) {
-    static const std::pair<const char*, const char*> flags[] = {
-        {"--prompt", "prompt"},           {"--output", "output"},         {"--cached-prompt", "cached"},
-        {"--chunk", "chunk"},             {"--users", "users"},           {"--rate", "rate"},
-        {"--tpot-ms", "tpot_ms"},         {"--ttft-ms", "ttft_ms"},       {"--max-devices", "max_devices"},
-        {"--top", "top"},                 {"--weights", "weights"},       {"--mode", "mode"},
-        {"--kv", "kv"},                   {"--compute", "compute"},       {"--efficiency", "efficiency"},
-        {"--overhead-us", "overhead_us"}, {"--memory-fraction", "memory_fraction"},
-        {"--reserve-gib", "reserve_gib"}, {"--link-latency-us", "link_latency_us"},
-        {"--price", "price"},             {"plan: give exactly one of --users and --rate", "users"}};
-    for (const auto& [flag, field] : flags)
-        if (message.rfind(std::string(flag) + (flag[0] == '-' ? ":" : ""), 0) == 0) return field;
+    for (const cli::PlanFlag& f : cli::plan_flags()) {
+        const std::string_view names = f.names;
+        const std::string flag(names.substr(0, names.find(',')));
+        if (*f.page_key && message.rfind(flag + ":", 0) == 0) return f.page_key;
+    }
+    if (message.rfind("plan: give exactly one of --users and --rate", 0) == 0) return "users";
     if (path == "hardware preset" || path == "devices") return "hardware";
     if (path.rfind("price of ", 0) == 0) return "price";
     if (path == "users" || path == "traffic") return "users";
@@ -286,36 +281,22 @@ struct PlanAnswer {
     std::string svg;        // the Pareto front, as `plan --svg` writes it
 };
 
-// The request's fields are the CLI's flags, as text: hardware (-H; empty: every hardware preset),
-// model, prompt, output, cached (--cached-prompt), chunk, users, rate, tpot_ms, ttft_ms, price,
-// max_devices, weights, mode, top, kv, compute, efficiency, overhead_us, memory_fraction,
-// reserve_gib, link_latency_us. An empty field is a flag left out. Read by the CLI's own reading
-// of its flags (examples/ridgeline/plan_args.hpp), so the first error is the CLI's first error.
+// The request's fields are the CLI's flags, as text, under the page keys of cli::plan_flags()
+// (examples/ridgeline/plan_args.hpp): hardware (-H; empty: every hardware preset), model, prompt,
+// output, cached (--cached-prompt), chunk, users, rate, ... An empty field is a flag left out.
+// Each is read by the CLI's own reader, in the CLI's order, so the first error is the CLI's.
 PlanAnswer plan_answer(const json& q) {
-    cli::PlanArgs a;
-    a.hardware = text(q, "hardware");
-    a.model = text(q, "model");
-    const auto set = [&](const char* key, std::string& field) {
-        if (const auto v = given(q, key)) field = *v;
-    };
-    set("prompt", a.prompt);
-    set("output", a.output);
-    set("cached", a.cached);
-    set("chunk", a.chunk);
-    set("max_devices", a.max_devices);
-    set("weights", a.weights);
-    set("mode", a.mode);
-    set("top", a.top);
-    set("kv", a.kv);
-    set("compute", a.compute);
-    set("efficiency", a.efficiency);
-    set("overhead_us", a.overhead_us);
-    for (const auto& [key, field] : {std::pair{"users", &a.users}, std::pair{"rate", &a.rate}, std::pair{"tpot_ms", &a.tpot_ms},
-                                     std::pair{"ttft_ms", &a.ttft_ms}, std::pair{"price", &a.price},
-                                     std::pair{"memory_fraction", &a.memory_fraction}, std::pair{"reserve_gib", &a.reserve_gib},
-                                     std::pair{"link_latency_us", &a.link_latency_us}})
-        *field = given(q, key);
-    const cli::PlanSetting setting = cli::plan_setting(a);  // as `ridgeline plan` reads its flags
+    cli::PlanOptions o;
+    for (const cli::PlanFlag& f : cli::plan_flags()) {
+        if (!*f.page_key) continue;
+        const std::string_view names = f.names;
+        const std::string flag(names.substr(0, names.find(',')));
+        // The model and the devices are always read (an empty -H: every preset); the rest when given.
+        const bool always = std::string_view(f.page_key) == "model" || std::string_view(f.page_key) == "hardware";
+        if (always) f.read(o, flag, text(q, f.page_key));
+        else if (const auto v = given(q, f.page_key)) f.read(o, flag, *v);
+    }
+    const cli::PlanSetting setting = cli::plan_setting(o);  // as `ridgeline plan` reads its flags
     const PlanRequest& r = setting.request;
     const std::int64_t top = setting.top;
     const PlanResult result = plan(r);
