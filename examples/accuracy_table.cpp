@@ -1,8 +1,13 @@
 // How well the calibrated model predicts published measurements: for each engine-and-device
 // group of data/measurements/published.json, leave-one-out (each row predicted by a fit on the
 // others, the overhead model's bandwidth and compute efficiencies and fixed time per step; then
-// again with a time per layer), the median and worst relative error, and how many credible rows
-// sit below the ideal ceiling. Rows that timed whole requests are predicted as whole requests.
+// again with a time per layer, and again with the term set of the two that nested leave-one-out
+// picks: for each row left out, the set whose own leave-one-out error over the other rows is the
+// smaller, so the choice never sees the row predicted), the median and worst relative error, and
+// how many credible rows sit below the ideal ceiling. Rows that timed whole requests are
+// predicted as whole requests. Every fit also chooses how the attention reads a GQA layer's KV
+// (calibrate.hpp, Efficiency::kv_per_query_head); the last column says which the group's fit on
+// all its rows keeps.
 // The README's accuracy table is this program's output, checked by CTest.
 //     accuracy_table [measurements]
 #include <fmt/core.h>
@@ -38,11 +43,13 @@ int main(int argc, char** argv) {
             }
             groups[{r.engine, r.hardware}].push_back(&r);
         }
-        fmt::print("| engine | device | rows | below the ceiling | leave-one-out median | worst | with a time per layer: median | worst |\n"
-                   "|---|---|---|---|---|---|---|---|\n");
-        std::vector<double> all, all_layered;
+        fmt::print("| engine | device | rows | below the ceiling | leave-one-out median | worst | with a time per layer: median | worst "
+                   "| terms chosen by nested leave-one-out: median | worst | KV read per |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|---|\n");
+        std::vector<double> all, all_layered, all_chosen;
         CalibrationTerms layered;
         layered.per_layer = true;
+        const std::vector<CalibrationTerms> candidates{CalibrationTerms{}, layered};
         std::size_t rows = 0, below = 0;
         for (const auto& [key, list] : groups) {
             const Hardware hw = load_hardware(key.second);
@@ -54,18 +61,21 @@ int main(int argc, char** argv) {
             }
             rows += list.size();
             below += under;
-            std::vector<double> e = leave_one_out(hw, obs), l = leave_one_out(hw, obs, layered);
-            std::sort(e.begin(), e.end());
-            std::sort(l.begin(), l.end());
+            std::vector<double> e = leave_one_out(hw, obs), l = leave_one_out(hw, obs, layered),
+                                n = nested_leave_one_out(hw, obs, candidates);
+            for (auto* v : {&e, &l, &n}) std::sort(v->begin(), v->end());
             all.insert(all.end(), e.begin(), e.end());
             all_layered.insert(all_layered.end(), l.begin(), l.end());
-            fmt::print("| {} | {} | {} | {} of {} | {} | {} | {} | {} |\n", key.first, key.second, list.size(), under, list.size(),
-                       pct(e, false), pct(e, true), pct(l, false), pct(l, true));
+            all_chosen.insert(all_chosen.end(), n.begin(), n.end());
+            const bool per_query = calibrate(hw, obs, candidates[choose_terms(hw, obs, candidates)]).kv_per_query_head;
+            fmt::print("| {} | {} | {} | {} of {} | {} | {} | {} | {} | {} | {} | {} |\n", key.first, key.second, list.size(), under, list.size(),
+                       pct(e, false), pct(e, true), pct(l, false), pct(l, true), pct(n, false), pct(n, true),
+                       per_query ? "query head" : "KV head");
         }
-        std::sort(all.begin(), all.end());
-        std::sort(all_layered.begin(), all_layered.end());
-        fmt::print("| all {} groups ({} flagged rows not fitted) | | {} | {} of {} | {} | {} | {} | {} |\n", groups.size(), flagged, rows, below,
-                   rows, pct(all, false), pct(all, true), pct(all_layered, false), pct(all_layered, true));
+        for (auto* v : {&all, &all_layered, &all_chosen}) std::sort(v->begin(), v->end());
+        fmt::print("| all {} groups ({} flagged rows not fitted) | | {} | {} of {} | {} | {} | {} | {} | {} | {} | |\n", groups.size(), flagged,
+                   rows, below, rows, pct(all, false), pct(all, true), pct(all_layered, false), pct(all_layered, true),
+                   pct(all_chosen, false), pct(all_chosen, true));
         return 0;
     } catch (const std::exception& e) {
         fmt::print(stderr, "accuracy_table: {}\n", e.what());

@@ -530,6 +530,8 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     j["compute_efficiency"] = c.compute_efficiency;
     j["overhead_s"] = c.overhead.in(seconds);
     j["per_layer_s"] = c.per_layer.in(seconds);
+    j["per_layer_term"] = a.per_layer;
+    j["kv_per_query_head"] = c.kv_per_query_head;
     const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
     j["bandwidth_efficiency_error"] = opt(c.bandwidth_efficiency_error);
     j["compute_efficiency_error"] = opt(c.compute_efficiency_error);

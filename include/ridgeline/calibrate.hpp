@@ -30,6 +30,10 @@ struct CalibrationTerms {
     bool compute = true;     // only moves when some row is compute-bound
     bool overhead = true;    // a fixed time per step
     bool per_layer = false;  // a time per layer per step (kernel launches without CUDA graphs)
+    // Whether the attention reads each KV head once per query head (Efficiency::kv_per_query_head)
+    // is chosen by the fit: both readings are fitted and the one with the smaller rms error kept
+    // (only rows on grouped-query models can tell them apart). Off: held's reading.
+    bool kv_reads = true;
     Efficiency held{};       // the values of terms not fitted (a one-row fit holds both efficiencies)
 };
 
@@ -38,6 +42,7 @@ struct Calibration {
     double compute_efficiency = 1;
     Seconds overhead{};               // fitted fixed time per step
     Seconds per_layer{};              // fitted time per layer per step
+    bool kv_per_query_head = false;   // the attention's KV reads, as chosen (Efficiency::kv_per_query_head)
     // One standard error of each fitted term (nullopt: not fitted, or too few rows to say).
     std::optional<double> bandwidth_efficiency_error, compute_efficiency_error;
     std::optional<Seconds> overhead_error, per_layer_error;
@@ -49,7 +54,7 @@ struct Calibration {
     std::string explanation;             // which term explains the gap to the ceiling, in words
 
     [[nodiscard]] constexpr Efficiency efficiency() const {
-        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer};
+        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head};
     }
 };
 
@@ -153,13 +158,14 @@ struct Row {
 // the sum is exact there and off by under a step's change elsewhere.
 inline constexpr std::int64_t decode_samples = 64;
 
-inline Row row(const Deployment& d, const Observation& o) {
+inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head) {
     Row r;
     r.stages = static_cast<double>(o.parallel.pipeline);
     r.layers = static_cast<double>(layer_count(o.model));
     r.measured = o.measured_step.in(s);
     Workload ideal = o.workload;
     ideal.efficiency = Efficiency{};
+    ideal.efficiency.kv_per_query_head = kv_per_query_head;  // what the bytes are, not an overhead
     const auto add_step = [&](const DecodeStep& step, double weight) {
         r.parts.push_back(Part{(r.stages * step.memory_time).in(s), (r.stages * step.compute_time).in(s), weight});
         const Seconds roof = step.bound == Bound::compute ? step.compute_time : step.memory_time;
@@ -200,13 +206,43 @@ inline Row row(const Deployment& d, const Observation& o) {
     r.fixed += ip.links_added.in(s);
     return r;
 }
+
+// Whether a model has grouped-query attention whose KV heads serve more than one query head
+// (the rows on which Efficiency::kv_per_query_head changes the bytes).
+inline bool shares_kv_heads(const Model& m) {
+    for (const auto& g : m)
+        if (const Gqa* a = std::get_if<Gqa>(&g.spec.attention); a && a->heads > a->kv_heads) return true;
+    return false;
+}
+
+inline Calibration fit(const Hardware& hw, const std::vector<Observation>& observations, const CalibrationTerms& terms, bool kv_per_query_head);
 }  // namespace calibrate_detail
 
 // Fits `terms` to the observations on `hw`. Variables (each >= 0): 1/bandwidth efficiency - 1,
 // 1/compute efficiency - 1, the fixed time, the time per layer; every subset of them is solved
 // in closed form and the best feasible one kept (at most 16 small solves), with each row's
-// bound (memory or compute) settled by iteration.
+// bound (memory or compute) settled by iteration. With terms.kv_reads, the attention's KV reads
+// (once per KV head, or once per query head) are chosen by fitting both and keeping the smaller
+// rms error.
 inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>& observations, CalibrationTerms terms = {}) {
+    bool choose = terms.kv_reads;
+    if (choose) {
+        choose = false;
+        for (const Observation& o : observations) choose = choose || calibrate_detail::shares_kv_heads(o.model);
+    }
+    if (!choose) return calibrate_detail::fit(hw, observations, terms, terms.held.kv_per_query_head);
+    Calibration shared = calibrate_detail::fit(hw, observations, terms, false);
+    Calibration per_query = calibrate_detail::fit(hw, observations, terms, true);
+    // The reading is one more thing fitted, so it must pay for itself: Akaike's criterion for
+    // one parameter, n ln(rss per query / rss shared) < -2, i.e. the rms error below exp(-1/n)
+    // of the shared reading's (0.72 at 3 rows, 0.92 at 12). Rows that cannot tell the readings
+    // apart keep the physical one.
+    const auto n = static_cast<double>(shared.used.size());
+    return per_query.rms_relative_error < std::exp(-1 / n) * shared.rms_relative_error ? per_query : shared;
+}
+
+inline Calibration calibrate_detail::fit(const Hardware& hw, const std::vector<Observation>& observations, const CalibrationTerms& terms,
+                                         bool kv_per_query_head) {
     if (observations.empty()) throw error("", "observations", "none", "at least one measurement");
     validate(Workload{.efficiency = terms.held});
     Calibration c;
@@ -217,7 +253,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
             throw error("", "observations[" + std::to_string(i) + "].measured_step", number_text(o.measured_step.in(ms)) + " ms",
                         "a positive, finite time");
         try {
-            rows[i] = calibrate_detail::row(Deployment{hw, o.parallel}, o);
+            rows[i] = calibrate_detail::row(Deployment{hw, o.parallel}, o, kv_per_query_head);
         } catch (const error& e) {
             throw error("", "observations[" + std::to_string(i) + "]." + e.path(), e.value(), e.expected());
         }
@@ -326,6 +362,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     c.compute_efficiency = 1 / cc;
     c.overhead = s((allowed & 4u) ? best[2] : held_o);
     c.per_layer = s((allowed & 8u) ? best[3] : held_l);
+    c.kv_per_query_head = kv_per_query_head;
 
     // Standard errors of the terms that moved, where the rows outnumber them.
     unsigned moved = 0, count = 0;
@@ -367,6 +404,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     }
     c.rms_relative_error = std::sqrt(sq);
     c.explanation = explain_gap(parts, ceiling);
+    if (kv_per_query_head) c.explanation += "; the attention reads each KV head once per query head (no GQA sharing)";
     return c;
 }
 
@@ -383,6 +421,45 @@ inline std::vector<double> leave_one_out(const Hardware& hw, const std::vector<O
         for (const std::size_t j : all.used)
             if (j != i) rest.push_back(observations[j]);
         const Calibration c = calibrate(hw, rest, terms);
+        const Observation& o = observations[i];
+        const Seconds predicted = time_per_output_token(Deployment{hw, o.parallel}, o, c.efficiency());
+        errors.push_back(std::abs(static_cast<double>((predicted - o.measured_step) / o.measured_step)));
+    }
+    return errors;
+}
+
+// Which of `candidates` (term sets, the simplest first) predicts these rows best: the least mean
+// of leave_one_out's errors, the earlier on a tie. The first when fewer than three rows can be
+// fitted (two leave one row to fit, which says nothing about the terms beyond a fixed time).
+inline std::size_t choose_terms(const Hardware& hw, const std::vector<Observation>& observations,
+                                const std::vector<CalibrationTerms>& candidates) {
+    if (candidates.empty()) throw error("", "candidates", "none", "at least one term set");
+    std::size_t best = 0;
+    double best_error = -1;
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+        const std::vector<double> e = leave_one_out(hw, observations, candidates[k]);
+        if (e.size() < 3) return 0;
+        double mean = 0;
+        for (double x : e) mean += x / static_cast<double>(e.size());
+        if (best_error < 0 || mean < best_error) best = k, best_error = mean;
+    }
+    return best;
+}
+
+// Nested leave-one-out: each row predicted by a fit on the others with the term set that
+// choose_terms picks using those others alone, so the choice never sees the row it predicts.
+// Errors as leave_one_out's, in row order.
+inline std::vector<double> nested_leave_one_out(const Hardware& hw, const std::vector<Observation>& observations,
+                                                const std::vector<CalibrationTerms>& candidates) {
+    std::vector<double> errors;
+    if (candidates.empty()) throw error("", "candidates", "none", "at least one term set");
+    const Calibration all = calibrate(hw, observations, candidates.front());
+    if (all.used.size() < 2) return errors;
+    for (const std::size_t i : all.used) {
+        std::vector<Observation> rest;
+        for (const std::size_t j : all.used)
+            if (j != i) rest.push_back(observations[j]);
+        const Calibration c = calibrate(hw, rest, candidates[choose_terms(hw, rest, candidates)]);
         const Observation& o = observations[i];
         const Seconds predicted = time_per_output_token(Deployment{hw, o.parallel}, o, c.efficiency());
         errors.push_back(std::abs(static_cast<double>((predicted - o.measured_step) / o.measured_step)));

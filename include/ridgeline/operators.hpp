@@ -135,7 +135,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
             const StepCost::ContextTerm& term = c.context_terms[i];
             if (term.group != gi) continue;
             const double span = StepCost::span(term, n);
-            b.add(term.name, L, gi, Bytes{}, span * term.kv_per_token, b.tokens * span * term.attention_flops_per_token);
+            b.add(term.name, L, gi, Bytes{}, span * term.reads * term.kv_per_token, b.tokens * span * term.attention_flops_per_token);
         }
         std::visit([&](const auto& f) { f.weights(h, tp, weight); }, g.spec.ffn);
         if (g.spec.norms > 0) {

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "model.hpp"
 #include "units.hpp"
@@ -95,7 +96,8 @@ struct StepCost {
     // One stream of cached context a group reads (a layer kind may read more than one: an
     // indexer's keys over the whole context and the main cache over its top-k).
     struct ContextTerm {
-        Bytes kv_per_token{};
+        Bytes kv_per_token{};               // cached (and written) per token
+        double reads = 1;                   // times each cached byte is read in a step (Efficiency::kv_per_query_head)
         Flops attention_flops_per_token{};  // 0 unless the workload counts attention FLOPs
         std::int64_t window = 0;            // reads at most this many tokens; 0: all of them
         Flops prefill_flops_per_pair{};     // per (query, cached token) pair in prefill's form
@@ -164,7 +166,8 @@ struct StepCost {
     // KV (and recurrent state) one sequence reads at `context` tokens.
     [[nodiscard]] constexpr Bytes kv_bytes(double context) const {
         Bytes b = state_bytes;
-        for (std::size_t i = 0; i < context_count; ++i) b += span(context_terms[i], context) * context_terms[i].kv_per_token;
+        for (std::size_t i = 0; i < context_count; ++i)
+            b += span(context_terms[i], context) * context_terms[i].reads * context_terms[i].kv_per_token;
         return b;
     }
     // FLOPs one sequence does in the step, at `context` cached tokens.
@@ -186,7 +189,7 @@ struct StepCost {
     [[nodiscard]] constexpr Bytes kv_growth(double at) const noexcept {
         Bytes b{};
         for (std::size_t i = 0; i < context_count; ++i)
-            if (grows_past(context_terms[i], at)) b += context_terms[i].kv_per_token;
+            if (grows_past(context_terms[i], at)) b += context_terms[i].reads * context_terms[i].kv_per_token;
         return b;
     }
     [[nodiscard]] constexpr Flops attention_growth(double at) const noexcept {
@@ -272,6 +275,12 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
             k.reads(t, [&](const ContextRead& r) {
                 StepCost::ContextTerm term;
                 term.kv_per_token = bytes(L * r.elements_per_token * kv_width);
+                // A multi-head kernel on grouped-query attention: each query head on the device
+                // reads its KV head's cache, so the KV heads held are read that many times over.
+                if constexpr (std::is_same_v<std::decay_t<decltype(k)>, Gqa>)
+                    if (w.efficiency.kv_per_query_head)
+                        term.reads = static_cast<double>(k.heads) / static_cast<double>(t) /
+                                     (static_cast<double>(k.kv_heads) * k.kv_share(t));
                 if (a.attention_flops) term.attention_flops_per_token = flop(L * r.decode_flops);
                 term.window = read_cap(spec.window, r);
                 term.prefill_flops_per_pair = flop(L * r.prefill_flops);

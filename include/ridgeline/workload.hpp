@@ -122,8 +122,14 @@ struct Efficiency {
     double compute = 1.0;
     Seconds overhead{};   // per step, per pipeline stage
     Seconds per_layer{};  // per layer per step (kernel launches; CUDA graphs make it small)
+    // The decode attention kernel reads each KV head once for every query head it serves instead
+    // of once for its group: grouped-query attention run by a multi-head kernel (TensorRT-LLM's
+    // masked MHA before its XQA kernel), so a GQA layer's cached K and V are read heads / kv_heads
+    // times (per device: its query heads over its KV heads). Writes and the cache's size are not
+    // changed. An engine's property, like the terms above, so calibration may choose it.
+    bool kv_per_query_head = false;
     [[nodiscard]] constexpr bool is_ideal() const noexcept {
-        return bandwidth == 1.0 && compute == 1.0 && overhead == Seconds{} && per_layer == Seconds{};
+        return bandwidth == 1.0 && compute == 1.0 && overhead == Seconds{} && per_layer == Seconds{} && !kv_per_query_head;
     }
     friend constexpr bool operator==(const Efficiency&, const Efficiency&) = default;
 };

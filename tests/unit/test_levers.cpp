@@ -2,7 +2,9 @@
 // diagnosis, calibration and the per-operator view. Hand-computed cases, limits, invariants.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <filesystem>
 
 #include <ridgeline/calibrate.hpp>
@@ -396,6 +398,105 @@ TEST_CASE("calibrate: a time per layer, fitted where the rows differ in depth", 
     CHECK(c.rms_relative_error < 1e-9);
 }
 
+TEST_CASE("efficiency: a multi-head kernel on grouped-query attention reads each KV head once per query head", "[efficiency]") {
+    // Hand calculation. Llama-3.1-8B (config.json: 32 layers, 32 query heads, 8 KV heads, head
+    // dim 4096 / 32 = 128) caches 2 (K, V) x 32 x 8 x 128 x 2 bytes (bf16) = 131,072 B a token;
+    // at 4096 tokens that is 536,870,912 B a sequence. Read once per query head, each KV head is
+    // read 32 / 8 = 4 times: 2,147,483,648 B. What the cache holds does not change.
+    const Model m = load_model("llama-3.1-8b");
+    Workload w{.batch = 1, .context = 4096};
+    Workload per_query = w;
+    per_query.efficiency.kv_per_query_head = true;
+    CHECK(decode_step(h100(), m, w).kv_bytes.in(bytes) == Approx(536'870'912.0).epsilon(1e-12));
+    CHECK(decode_step(h100(), m, per_query).kv_bytes.in(bytes) == Approx(2'147'483'648.0).epsilon(1e-12));
+    CHECK(decode_step(h100(), m, per_query).memory.kv == decode_step(h100(), m, w).memory.kv);
+    // Over 16 devices the 8 KV heads are replicated, one a device, which serves 32 / 16 = 2 query
+    // heads: 2 x 32 x 1 x 128 x 2 = 16,384 B a token a device read twice, 32,768 B.
+    const Deployment sixteen{h100(), Parallelism{.tensor = 16}};
+    CHECK(step_cost(m, w, sixteen.parallel).kv_bytes(1).in(bytes) == Approx(16'384.0).epsilon(1e-12));
+    CHECK(step_cost(m, per_query, sixteen.parallel).kv_bytes(1).in(bytes) == Approx(32'768.0).epsilon(1e-12));
+    // Multi-head attention (Llama-2-7B: 32 heads, 32 KV heads) is read once either way.
+    const Model mha = load_model("llama-2-7b");
+    CHECK(decode_step(h100(), mha, per_query).kv_bytes == decode_step(h100(), mha, w).kv_bytes);
+}
+
+TEST_CASE("calibrate: the attention's KV reading is chosen where the rows tell it apart", "[calibrate]") {
+    // A seeded simulation: rows of Llama-2-7B (multi-head) and Llama-2-70B (8 KV heads for 64
+    // query heads) at batches 1 to 256 and contexts 128 to 8192, timed at 80% bandwidth and 1 ms a
+    // step with each KV head read once per query head, each time off by up to +-2% (a fixed seed).
+    // The fit keeps the per-query reading and recovers the terms; rows made with the shared
+    // reading keep it; rows of multi-head models alone cannot tell and keep the shared one.
+    std::mt19937 rng(15);
+    std::uniform_real_distribution<double> noise(-0.02, 0.02);
+    const auto rows_with = [&](bool per_query, bool gqa) {
+        Efficiency truth{0.8, 1.0, ms(1), Seconds{}};
+        truth.kv_per_query_head = per_query;
+        std::vector<Observation> rows;
+        for (const char* name : {"llama-2-7b", "llama-2-70b"}) {
+            if (!gqa && std::string(name) == "llama-2-70b") continue;
+            const Model m = load_model(name);
+            const std::int64_t t = std::string(name) == "llama-2-70b" ? 4 : 1;
+            for (std::int64_t b : {1, 16, 64, 256})
+                for (std::int64_t n : {128, 2048, 8192}) {
+                    if (m.max_context < n) continue;
+                    Workload w{.batch = b, .context = n};
+                    w.precision.weights = w.precision.kv = formats::fp8;
+                    Observation o{m, w, Parallelism{.tensor = t}, s(1)};
+                    o.measured_step = (1 + noise(rng)) * time_per_output_token(Deployment{h100(), o.parallel}, o, truth);
+                    rows.push_back(o);
+                }
+        }
+        return rows;
+    };
+    const Calibration per_query = calibrate(h100(), rows_with(true, true));
+    CHECK(per_query.kv_per_query_head);
+    CHECK(per_query.bandwidth_efficiency == Approx(0.8).epsilon(0.03));
+    CHECK(per_query.overhead.in(ms) == Approx(1).epsilon(0.2));
+    CHECK(per_query.rms_relative_error < 0.02);
+    CHECK(per_query.explanation.find("once per query head") != std::string::npos);
+    const Calibration shared = calibrate(h100(), rows_with(false, true));
+    CHECK_FALSE(shared.kv_per_query_head);
+    CHECK(shared.bandwidth_efficiency == Approx(0.8).epsilon(0.03));
+    CHECK_FALSE(calibrate(h100(), rows_with(true, false)).kv_per_query_head);
+    // Held instead of chosen: the fit keeps what it is given.
+    CalibrationTerms held;
+    held.kv_reads = false;
+    CHECK_FALSE(calibrate(h100(), rows_with(true, true), held).kv_per_query_head);
+}
+
+TEST_CASE("calibrate: nested leave-one-out picks the term set without the row it predicts", "[calibrate]") {
+    // A seeded simulation: batch-1 rows of models 24 to 80 layers deep, in bf16 and int4 (so the
+    // bytes do not follow the depth), at 90% bandwidth and 100 us a layer (no fixed time), each
+    // off by up to +-1%. Leave-one-out on these rows prefers the term set with a time per layer,
+    // and nested leave-one-out, which chooses without the row it predicts, predicts every row
+    // within 5%, where the default terms (a fixed time) miss some row by more.
+    std::mt19937 rng(15);
+    std::uniform_real_distribution<double> noise(-0.01, 0.01);
+    const Efficiency truth{0.9, 1.0, Seconds{}, us(100)};
+    std::vector<Observation> rows;
+    for (const char* name : {"gpt-oss-20b", "llama-3.1-8b", "llama-2-13b", "qwen3-32b", "llama-2-70b"})
+        for (const Format f : {formats::bf16, *parse_format("int4/g128")}) {
+            const Model m = load_model(name);
+            Workload w{.batch = 1, .context = 1024};
+            w.precision.weights = f;
+            Observation o{m, w, Parallelism{.tensor = layer_count(m) == 80 ? 2 : 1}, s(1)};
+            o.measured_step = (1 + noise(rng)) * time_per_output_token(Deployment{h100(), o.parallel}, o, truth);
+            rows.push_back(o);
+        }
+    CalibrationTerms layered;
+    layered.per_layer = true;
+    const std::vector<CalibrationTerms> candidates{CalibrationTerms{}, layered};
+    CHECK(choose_terms(h100(), rows, candidates) == 1);
+    const std::vector<double> nested = nested_leave_one_out(h100(), rows, candidates);
+    REQUIRE(nested.size() == rows.size());
+    for (double e : nested) CHECK(e < 0.05);
+    const std::vector<double> plain = leave_one_out(h100(), rows);
+    CHECK(*std::max_element(plain.begin(), plain.end()) > 0.05);
+    // One candidate: nested leave-one-out is leave-one-out. Two rows: nothing to choose with.
+    CHECK(nested_leave_one_out(h100(), rows, {layered}) == leave_one_out(h100(), rows, layered));
+    CHECK(choose_terms(h100(), {rows[0], rows[9]}, candidates) == 0);
+}
+
 TEST_CASE("calibrate: rows that timed whole requests are fitted and predicted with their prefill", "[calibrate]") {
     // Hand calculation: one sequence, a 1-token prompt and 2 output tokens. The prefill of one token
     // and the decode step after it each read every weight but the embedding table once: Llama-2-7B's
@@ -538,7 +639,11 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
             CHECK_FALSE(r.flagged);
             obs.push_back(observation(r));
         }
-        const Calibration c = calibrate(load_hardware(p.hardware), obs);
+        CalibrationTerms terms;
+        terms.per_layer = p.per_layer_term;
+        const Calibration c = calibrate(load_hardware(p.hardware), obs, terms);
+        CHECK(c.kv_per_query_head == p.fit.kv_per_query_head);
+        CHECK(c.per_layer.in(s) == Approx(p.fit.per_layer.in(s)).epsilon(1e-9).margin(1e-15));
         CHECK(c.bandwidth_efficiency == Approx(p.fit.bandwidth_efficiency).epsilon(1e-9));
         CHECK(c.overhead.in(s) == Approx(p.fit.overhead.in(s)).epsilon(1e-9).margin(1e-15));
         CHECK(c.rms_relative_error == Approx(p.fit.rms_relative_error).epsilon(1e-9));
