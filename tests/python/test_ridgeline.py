@@ -270,11 +270,12 @@ def test_calibrate_equals_cli_on_published_rows(tmp_path):
 
 @needs_cli
 def test_the_shipped_efficiency_preset_is_what_calibrate_makes():
-    # data/efficiency/tensorrt-llm-h100-sxm.json was written by `calibrate --save`: the module's
-    # preset for the same filters is that file.
+    # data/efficiency/tensorrt-llm-h100-sxm.json was written by `calibrate --save` (with
+    # --per-layer, as the preset records): the module's preset for the same filters is that file.
     with open(os.path.join(ROOT, "data/efficiency/tensorrt-llm-h100-sxm.json")) as f:
         shipped = json.load(f)
-    ours = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="h100-sxm")["preset"]
+    assert shipped["per_layer_term"]
+    ours = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="h100-sxm", per_layer=True)["preset"]
     assert ours == shipped
 
 
