@@ -388,6 +388,8 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     add("hardware", text(s.hardware));
     add("model", text(std::string(s.m.name.view())));
     add("calibration", text(preset.engine + " on " + preset.hardware));
+    // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
+    add("kv_read_per", text(preset.fit.kv_per_query_head ? "query head" : "KV head"));
     add("batch", integer(w.batch));
     add("context_tokens", integer(w.context));
     add("ceiling_step_s", time(r.ceiling.step_time));
