@@ -133,9 +133,55 @@ TEST_CASE("llama4: Scout and Maverick, chunked local layers and NoPE global ones
     CHECK(derived_parameters(maverick).dense_mlp == 24 * 3 * 5120.0 * 16384);
     // Three layers in four attend within 8,192-token chunks; every fourth (NoPE) to everything.
     CHECK(layers_where(scout, [](const LayerSpec& s) { return s.chunked && s.window == 8192; }) == 36);
-    // 8 KV heads x 128 = 2,048 elements a layer; at 32k the 36 chunked layers read a chunk.
-    CHECK(kv_bytes_read(scout, formats::bf16, 32768).in(bytes) == (36 * 8192.0 + 12 * 32768.0) * 2048 * 2);
+    // K and V of 8 KV heads x 128 = 2,048 elements a layer. At 32k (four whole chunks) the 36
+    // chunked layers start a new chunk and read none of their cache; the 12 NoPE layers read all.
+    CHECK(kv_bytes_read(scout, formats::bf16, 32768).in(bytes) == (36 * 0.0 + 12 * 32768.0) * 2048 * 2);
     decodes(scout, "h200", 8);
+}
+
+TEST_CASE("llama4: a chunked layer reads the tokens since its chunk began and keeps at most a chunk", "[families][llama4]") {
+    // Llama-4-Scout's text_config (tests/data/hub/llama-4-scout-17b-16e-instruct-partial.json):
+    // 48 layers, attention_chunk_size 8192, no_rope_layer_interval absent (4: 36 chunked RoPE
+    // layers, 12 global NoPE ones), 40 query heads and 8 KV heads of head_dim 128. A layer's K and
+    // V are 2 x 8 x 128 = 2,048 elements a token, 4,096 bytes in bf16; its attention scores and
+    // weighted values cost 4 x 40 x 128 = 20,480 FLOPs per token attended (reach.hpp: at context n
+    // a chunked layer reads the n mod 8192 cached tokens of its own chunk).
+    const Model scout = hub_model("llama-4-scout-17b-16e-instruct-partial.json");
+    const double per_token = 2 * 8 * 128 * 2.0, flops_per_token = 4 * 40 * 128.0;
+    struct Point {
+        std::int64_t n;
+        double chunked_reads;  // n mod 8192, by hand
+    };
+    for (const Point p : {Point{8191, 8191}, Point{8192, 0}, Point{8193, 1}, Point{20000, 20000 - 2 * 8192}}) {
+        INFO("context " << p.n);
+        const double tokens = 36 * p.chunked_reads + 12 * static_cast<double>(p.n);
+        Workload w;
+        w.context = p.n;
+        const DecodeStep d = decode_step(load_hardware("h200"), scout, w);
+        CHECK(d.kv_bytes.in(bytes) == tokens * per_token);
+        CHECK(d.attention_flops.in(flop) == Approx(tokens * flops_per_token).epsilon(1e-12));
+        // Tensor parallelism splits it as GQA: at TP 8 each device holds and reads one KV head of 8.
+        CHECK(step_cost(scout, w, Parallelism{.tensor = 8}).kv_bytes(static_cast<double>(p.n)).in(bytes) ==
+              tokens * per_token / 8);
+    }
+    // By hand: 8191 -> 48 x 8191 = 393,168 layer-tokens (1.61 GB); 8192 -> 12 x 8192 = 98,304
+    // (0.40 GB); 20000 -> 36 x 3,616 + 12 x 20,000 = 370,176 (1.52 GB), where the window reading
+    // said 36 x 8,192 + 240,000 = 534,912 (2.19 GB).
+    CHECK(kv_bytes_read(scout, formats::bf16, 20000).in(bytes) == 370176 * per_token);
+    // Memory keeps the bound a sequence reaches: min(n, 8192) in a chunked layer.
+    CHECK(kv_per_sequence_per_device(scout, formats::bf16, 8191).in(bytes) == 48 * 8191 * per_token);
+    CHECK(kv_per_sequence_per_device(scout, formats::bf16, 20000).in(bytes) == (36 * 8192 + 12 * 20000) * per_token);
+    // Prefill of 20,000 tokens: query j of a chunked layer sees (j mod 8192) + 1 tokens, so two
+    // whole chunks of 8192 x 8193 / 2 pairs and a last one of 3616 x 3617 / 2; a NoPE layer
+    // 20000 x 20001 / 2. The sum does not depend on how the prompt is chunked.
+    const double chunked_pairs = 2 * (8192.0 * 8193 / 2) + 3616.0 * 3617 / 2, full_pairs = 20000.0 * 20001 / 2;
+    const double attention = flops_per_token * (36 * chunked_pairs + 12 * full_pairs);
+    CHECK(prefill(load_hardware("h200"), scout, Workload{}, 20000).attention_flops.in(flop) == Approx(attention).epsilon(1e-12));
+    CHECK(prefill(load_hardware("h200"), scout, Workload{}, 20000, 3000).attention_flops.in(flop) ==
+          Approx(attention).epsilon(1e-12));
+    // The model table says chunked, not window.
+    for (const auto& g : scout)
+        if (g.spec.chunked) CHECK(g.spec.reach().describe() == "chunked 8192 (aligned chunks)");
 }
 
 TEST_CASE("deepseek_v32: the indexer reads its keys over the context, the main cache its top-k", "[families][deepseek]") {
