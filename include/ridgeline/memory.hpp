@@ -71,14 +71,14 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
 // chunked layer at most its window or chunk (reach.hpp), and a recurrent layer's fixed state.
 constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {}) {
     validate(m);
-    double elements = 0;
+    Bytes held{};
     for (const auto& g : m)
         std::visit([&](const auto& k) {
-            elements += static_cast<double>(g.count) * k.kv_share(par.tensor) *
-                        (k.kv_elements_per_token() * g.spec.reach().kept(context) + k.state_elements());
+            held += static_cast<double>(g.count) * k.kv_share(par.tensor) *
+                    (g.spec.reach().kept(context) * k.cache_bytes_per_token(kv) + k.state_elements() * kv.bytes_per_element());
         }, g.spec.attention);
     const double stage = par.pipeline == 1 ? 1.0 : memory_detail::busiest_stage_factor(m, par.pipeline) / static_cast<double>(par.pipeline);
-    return elements * stage * kv.bytes_per_element();
+    return stage * held;
 }
 
 // Workspace per token in flight on one device: the live activations of one layer (residual,

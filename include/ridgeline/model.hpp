@@ -298,17 +298,18 @@ constexpr double parameter_count(const Model& m) {
 // KV cache and attention FLOPs
 // ---------------------------------------------------------------------------------------------
 
-// Elements one layer caches per token of context, all heads (each kind says; layers.hpp).
-constexpr double kv_elements_per_token(const Attention& attention) {
-    return std::visit([](const auto& a) { return a.kv_elements_per_token(); }, attention);
+// Bytes one layer caches per token of context, all heads, in the KV format unless a stream has
+// its own (each kind says; layers.hpp).
+constexpr Bytes cache_bytes_per_token(const Attention& attention, Format kv) {
+    return std::visit([kv](const auto& a) { return a.cache_bytes_per_token(kv); }, attention);
 }
 
 // KV written per token of context, all layers (a window caps what is kept and read, not this).
 constexpr Bytes kv_bytes_per_token(const Model& m, Format kv) {
     validate(m);
-    double elements = 0;
-    for (const auto& g : m) elements += static_cast<double>(g.count) * kv_elements_per_token(g.spec.attention);
-    return elements * kv.bytes_per_element();
+    Bytes b{};
+    for (const auto& g : m) b += static_cast<double>(g.count) * cache_bytes_per_token(g.spec.attention, kv);
+    return b;
 }
 
 // Fixed state one sequence keeps whatever its context (recurrent layers), all layers.
@@ -325,14 +326,14 @@ constexpr Bytes state_bytes_per_sequence(const Model& m, Format kv) {
 // recurrent state.
 constexpr Bytes kv_bytes_read(const Model& m, Format kv, double context) {
     validate(m);
-    double elements = 0;
+    double read = 0;  // in bytes
     for (const auto& g : m)
         std::visit([&](const auto& a) {
             a.reads(1, [&](const ContextRead& r) {
-                elements += static_cast<double>(g.count) * r.elements_per_token * g.spec.reach(r.cap).read(context);
+                read += static_cast<double>(g.count) * r.bytes_per_token(kv) * g.spec.reach(r.cap).read(context);
             });
         }, g.spec.attention);
-    return elements * kv.bytes_per_element();
+    return bytes(read);
 }
 
 // Attention FLOPs for one new token at `context`, all layers, as decode kernels do them (MLA

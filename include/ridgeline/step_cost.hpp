@@ -296,7 +296,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
             state_flops += L * k.state_flops_per_token() / T;
             k.reads(t, [&](const ContextRead& r) {
                 StepCost::ContextTerm term;
-                term.kv_per_token = bytes(L * r.elements_per_token * kv_width);
+                term.kv_per_token = bytes(L * r.bytes_per_token(w.precision.kv));
                 if (a.attention_flops) term.attention_flops_per_token = flop(L * r.decode_flops);
                 term.reach = spec.reach(r.cap);
                 term.prefill_flops_per_pair = flop(L * r.prefill_flops);

@@ -197,12 +197,34 @@ TEST_CASE("deepseek_v32: the indexer reads its keys over the context, the main c
     // DeepSeek: "671 billion total parameters ... activating only 37 billion" for V3, which V3.2
     // keeps, plus the indexer's 0.85 B.
     CHECK(derived_parameters(m).total() / 1e9 == Approx(671 + 61 * indexer / 1e9).margin(1));
-    // Kept per token: the latent 512, its rope key 64 and the indexer key 128, 61 layers.
-    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 61 * (512 + 64 + 128) * 2.0);
+    // Kept per token and layer: the latent 512 and its rope key 64 in the KV format, and the
+    // indexer's key as DeepSeek's reference stores it (inference/model.py of DeepSeek-V3.2-Exp,
+    // family_deepseek.hpp): 128 fp8 bytes and one fp32 scale per 128 elements, 128 + 4 = 132 B,
+    // whatever the KV format. bf16: 576 x 2 + 132 = 1,284 B a layer, 78,324 B over 61 layers;
+    // fp8: 576 + 132 = 708 B a layer.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 61 * (576 * 2 + (128 + 4)));
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 78324);
+    CHECK(kv_bytes_per_token(m, formats::fp8).in(bytes) == 61 * (576 + 132));
     // Read at 100k: the latent and rope key of the 2,048 chosen tokens, the indexer keys of all.
-    CHECK(kv_bytes_read(m, formats::bf16, 100000).in(bytes) == 61 * (576 * 2048.0 + 128 * 100000.0) * 2);
+    CHECK(kv_bytes_read(m, formats::bf16, 100000).in(bytes) == 61 * (576 * 2 * 2048.0 + 132 * 100000.0));
+    Workload at_100k;
+    at_100k.context = 100000;
+    CHECK(step_cost(m, at_100k, Parallelism{.tensor = 8}).kv_bytes(100000).in(bytes) ==
+          61 * (576 * 2 * 2048.0 + 132 * 100000.0));  // MLA and the indexer: every device caches all
     // Memory keeps everything.
-    CHECK(kv_per_sequence_per_device(m, formats::bf16, 100000).in(bytes) == 61 * 704 * 100000.0 * 2);
+    CHECK(kv_per_sequence_per_device(m, formats::bf16, 100000).in(bytes) == 61 * 1284 * 100000.0);
+    // Costed in the KV format instead when the model says so: 128 bf16 elements, 256 B.
+    Model in_kv = m;
+    for (std::size_t i = 0; i < in_kv.group_count; ++i) std::get<Mla>(in_kv.groups[i].spec.attention).index_key_format.reset();
+    CHECK(kv_bytes_per_token(in_kv, formats::bf16).in(bytes) == 61 * (512 + 64 + 128) * 2.0);
+    CHECK(a.describe() == "MLA 128 heads, latent 512 + rope 64, indexer 64 x 128 top-2048, its keys in fp8/g128/s32, 132 B a token");
+    // ridgeline's own form writes the key format and reads it back.
+    nlohmann::json own = m;
+    CHECK(own["layer_groups"][0]["attention"]["index_key_format"] == "fp8/g128/s32");
+    CHECK(model_from_config(own) == m);
+    own["layer_groups"][0]["attention"]["index_key_format"] = "fp9";
+    CHECK_THROWS_WITH(model_from_config(own, "own.json"),
+                      Catch::Contains("/layer_groups/0/attention/index_key_format") && Catch::Contains("fp8/g128/s32"));
     // Indexer FLOPs per cached token and layer: 2 x 64 heads x 128.
     CHECK(attention_flops_per_token(m, 100000).in(flop) ==
           Approx(61 * (278528.0 * 2048 + 2 * 64 * 128 * 100000.0)).epsilon(1e-12));
