@@ -100,10 +100,10 @@ inline LayerSpec read_own_group(const Node& g) {
         spec.ffn = NonGatedMlp{positive(ffn, "intermediate"), flag(ffn, "bias")};
     } else if (fk == "moe") {
         ffn.only_keys({"kind", "experts", "experts_per_token", "expert_intermediate", "shared_experts",
-                       "shared_intermediate", "router_bias", "expert_bias", "shared_gate"});
+                       "shared_intermediate", "router_bias", "expert_bias", "shared_gate", "ungated"});
         spec.ffn = Moe{positive(ffn, "experts"), positive(ffn, "experts_per_token"), positive(ffn, "expert_intermediate"),
                        count(ffn, "shared_experts"), count(ffn, "shared_intermediate"), flag(ffn, "router_bias"),
-                       flag(ffn, "expert_bias"), flag(ffn, "shared_gate")};
+                       flag(ffn, "expert_bias"), flag(ffn, "shared_gate"), flag(ffn, "ungated")};
     } else if (fk == "none") {
         ffn.only_keys({"kind", "linear"});
         spec.ffn = NoFfn{flag(ffn, "linear")};
@@ -312,7 +312,8 @@ inline void to_json(nlohmann::json& j, const Model& m) {
                    {"shared_intermediate", e->shared_intermediate},
                    {"router_bias", e->router_bias},
                    {"expert_bias", e->expert_bias},
-                   {"shared_gate", e->shared_gate}};
+                   {"shared_gate", e->shared_gate},
+                   {"ungated", e->ungated}};
         else
             ffn = {{"kind", "none"}, {"linear", std::get<NoFfn>(g.spec.ffn).linear}};
         groups.push_back({{"count", g.count},

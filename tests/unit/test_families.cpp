@@ -482,27 +482,90 @@ TEST_CASE("nemotron_h: a bad or missing pattern is named", "[families][nemotron_
     const nlohmann::json j = hub("nemotron-h-8b-base-8k-partial-from-megatron-bridge.json");
     CHECK_THROWS_WITH(without(j, {"hybrid_override_pattern"}),
                       "test.json: /hybrid_override_pattern: got nothing (the key is missing), expected a string of M "
-                      "(Mamba-2), * (attention) and - (MLP), one character per layer (model_type nemotron_h needs it, or "
-                      "layers_block_type)");
+                      "(Mamba-2), * (attention), - (MLP) and E (MoE), one character per layer (model_type nemotron_h needs "
+                      "it, or layers_block_type)");
     CHECK_THROWS_WITH(with(j, "hybrid_override_pattern", "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-X"),
                       Catch::StartsWith("test.json: /hybrid_override_pattern: got \"M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-"
                                         "M-M-M-M-M-X\" (a string), whose character 52 is 'X', expected a string of M"));
+    // E blocks need the MoE sizes, which the 8B file does not have.
     CHECK_THROWS_WITH(with(j, "hybrid_override_pattern", "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"),
-                      Catch::EndsWith("; E / \"moe\" blocks (routed experts, Nemotron 3) are not read yet"));
+                      "test.json: /n_routed_experts: got nothing (the key is missing), expected a positive integer "
+                      "(model_type nemotron_h needs it)");
     CHECK_THROWS_WITH(with(j, "hybrid_override_pattern", "M-*"),
                       "test.json: /num_hidden_layers: got 52, expected the number of layers the hybrid_override_pattern "
                       "names (3)");
     CHECK_THROWS_WITH(with(j, "n_groups", 3),
                       "test.json: /n_groups: got 3, expected a divisor of mamba_num_heads (128)");
     nlohmann::json listed = j;
-    listed["layers_block_type"] = {"mamba", "moe"};
+    listed["layers_block_type"] = {"mamba", "expert"};
     CHECK_THROWS_WITH(model_from_config(listed, "test.json"),
-                      "test.json: /layers_block_type/1: got \"moe\" (a string), expected \"mamba\", \"attention\" or \"mlp\" "
-                      "(or \"linear_attention\", \"full_attention\"); E / \"moe\" blocks (routed experts, Nemotron 3) are "
-                      "not read yet");
+                      "test.json: /layers_block_type/1: got \"expert\" (a string), expected \"mamba\", \"attention\", \"mlp\" "
+                      "or \"moe\" (or \"linear_attention\", \"full_attention\")");
     CHECK_THROWS_WITH(without(j, {"intermediate_size"}),
                       "test.json: /intermediate_size: got nothing (the key is missing), expected a positive integer "
                       "(model_type nemotron_h needs it)");
+}
+
+TEST_CASE("nemotron_h: Nemotron 3 Nano's E blocks, ungated routed experts and a shared one", "[families][nemotron_h]") {
+    // tests/data/hub/nvidia-nemotron-3-nano-30b-a3b-bf16-from-jax-llm-examples.json: hidden 2688,
+    // vocab 131072 (untied); pattern of 52 blocks, 23 M, 23 E, 6 *; Mamba-2 64 heads x 64, 8
+    // groups, state 128, conv 4 (with biases); attention 32 heads, 2 KV heads of 128; experts
+    // 128 top-6 of moe_intermediate_size 1856 and one shared of 3712, each up and down only
+    // (NemotronHExperts, NemotronHMLP), a router of 128 x 2688 and a correction bias per expert.
+    const Model m = hub_model("nvidia-nemotron-3-nano-30b-a3b-bf16-from-jax-llm-examples.json");
+    const double h = 2688;
+    // Per block, by hand:
+    //   Mamba-2 (I = 64 x 64 = 4096, B and C 2 x 8 x 128 = 2048): in_proj h x (2 I + 2048 + 64),
+    //   conv (I + 2048) x (4 + 1), dt_bias/A_log/D 3 x 64, gated norm I, out_proj I x h.
+    const double mamba = h * (2 * 4096 + 2048 + 64) + (4096 + 2048) * 5.0 + 3 * 64 + 4096 + 4096 * h;
+    //   attention: q and o 2 x h x 4096, k and v 2 x h x 256.
+    const double attention = 2 * h * 4096 + 2 * h * 256;
+    //   experts: 128 x (up + down) 2 x h x 1856; shared 2 x h x 3712; router h x 128 + 128.
+    const double expert = 2 * h * 1856, routed = 128 * expert, shared = 2 * h * 3712, router = h * 128 + 128;
+    const double tables = 2 * 131072 * h, norms = 53 * h;  // one norm a block and the final one
+    const double total = 23 * mamba + 6 * attention + 23 * (routed + shared + router) + tables + norms;
+    CHECK(derived_parameters(m).total() == Approx(total).epsilon(1e-12));
+    CHECK(derived_parameters(m).experts == 23 * routed);
+    CHECK(derived_parameters(m).shared_experts == 23 * shared);
+    CHECK(derived_parameters(m).router == 23 * router);
+    // Active: 6 of the 128 experts; 31,577,940,288 in all and 3,579,076,352 active, 3,226,754,816
+    // without the input table. NVIDIA (research.nvidia.com/labs/nemotron/Nemotron-3/, SOURCES.md):
+    // "Nemotron 3 Nano is a 3.2B active (3.6B with embeddings), 31.6B total parameter model".
+    const double active = total - 23 * routed + 23 * 6 * expert;
+    CHECK(active_parameters(m).total() == Approx(active).epsilon(1e-12));
+    CHECK(derived_parameters(m).total() / 1e9 == Approx(31.6).margin(0.05));
+    CHECK(active_parameters(m).total() / 1e9 == Approx(3.6).margin(0.05));
+    CHECK(active_without_tables(m, false) / 1e9 == Approx(3.2).margin(0.05));
+    // Cache: 6 attention blocks x K and V of 2 x 128, 6,144 B a token in bf16; 23 Mamba-2 states
+    // of 64 x 64 x 128 and a conv state of (4096 + 2048) x 3.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 6 * 2 * 2 * 128 * 2.0);
+    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == 23 * (64 * 64 * 128.0 + 6144 * 3) * 2);
+    const Moe& e = std::get<Moe>(m.groups[1].spec.ffn);
+    CHECK(e.describe() == "MoE 128 experts top-6 x 1856 + 1 shared (no gate)");
+    // A step reads the experts its batch touches: one token, 6 per block.
+    Workload w;
+    w.context = 1000;
+    const StepCost one = step_cost(m, w);
+    CHECK(one.routed_bytes(1).in(bytes) == Approx(23 * 6 * expert * 2).epsilon(1e-12));
+    // ridgeline's own form keeps the ungated experts.
+    nlohmann::json own = m;
+    CHECK(model_from_config(own) == m);
+    decodes(m, "h200", 8);
+    // What is not read yet is refused by name.
+    const nlohmann::json j = hub("nvidia-nemotron-3-nano-30b-a3b-bf16-from-jax-llm-examples.json");
+    CHECK_THROWS_WITH(with(j, "moe_latent_size", 1024), Catch::StartsWith("test.json: /moe_latent_size: got 1024, expected null or absent"));
+    CHECK_THROWS_WITH(with(j, "mlp_bias", true), Catch::Contains("the shared expert's biases are not read yet"));
+    CHECK_THROWS_WITH(with(j, "n_shared_experts", 2), Catch::Contains("NemotronHMoE builds one shared expert"));
+    CHECK_THROWS_WITH(without(j, {"moe_shared_expert_intermediate_size"}),
+                      "test.json: /moe_shared_expert_intermediate_size: got nothing (the key is missing), expected a "
+                      "positive integer (model_type nemotron_h needs it)");
+    // num_local_experts, the class's attribute_map name, reads as n_routed_experts.
+    nlohmann::json renamed = j;
+    renamed.erase("n_routed_experts");
+    renamed["num_local_experts"] = 128;
+    const Model r = model_from_config(renamed, "test.json");
+    CHECK(r.groups == m.groups);
+    CHECK(r.group_count == m.group_count);
 }
 
 TEST_CASE("mimo: MTP layers reported apart", "[families][mimo]") {
