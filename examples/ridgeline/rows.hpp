@@ -275,7 +275,7 @@ inline Table model_table(const ridgeline::Model& m, const std::string& notes = "
         const LayerGroup& g = m.groups[i];
         std::string d = fmt::format("{} layers, ", g.count);
         d += std::visit([](const auto& k) { return k.describe(); }, g.spec.attention);
-        if (g.spec.window > 0) d += fmt::format(", {} {}", g.spec.chunked ? "chunk" : "window", g.spec.window);
+        if (g.spec.window > 0) d += ", " + g.spec.reach().describe();
         d += ", " + std::visit([](const auto& k) { return k.describe(); }, g.spec.ffn);
         if (g.spec.norms != 2) d += fmt::format(", {} norms", g.spec.norms);
         t.add({text(fmt::format("layer_group_{}", i)), text(d)});

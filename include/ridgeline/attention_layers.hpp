@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "formats.hpp"
 #include "layer_kind.hpp"
 
 namespace ridgeline {
@@ -42,13 +44,13 @@ struct Gqa {
         f("v_proj", Part::attention, kv_proj, kv_proj * kv_share(t));
         f("o_proj", Part::attention, q * h + (o_bias ? h : 0), q * h / T + (o_bias ? h : 0));
     }
-    // K and V per KV head.
-    [[nodiscard]] constexpr double kv_elements_per_token() const { return 2 * kv_width(); }
+    // K and V per KV head, in the KV format.
+    [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format kv) const { return 2 * kv_width() * kv.bytes_per_element(); }
     // q.k and p.v: a multiply-add per head dimension for each, per head; decode and prefill alike.
     template <class F>
     constexpr void reads(std::int64_t t, F&& f) const {
         const double flops = 4 * q_width() / layer_detail::d(t);
-        f(ContextRead{kv_elements_per_token() * kv_share(t), flops, flops, 0, 0});
+        f(ContextRead{2 * kv_width() * kv_share(t), flops, flops, 0, 0});
     }
     [[nodiscard]] constexpr double state_elements() const { return 0; }
     [[nodiscard]] constexpr double state_flops_per_token() const { return 0; }
@@ -81,7 +83,9 @@ struct Gqa {
 // Multi-head latent attention (DeepSeek-V2/V3). The cache holds, per token and layer, the
 // compressed latent (kv_lora_rank) and the shared rope key (qk_rope_head_dim). With an indexer
 // (DeepSeek-V3.2's sparse attention) it also caches one small key per token, scores every
-// cached token with it, and attends only to the index_topk best.
+// cached token with it, and attends only to the index_topk best. The indexer's keys may have a
+// format of their own: DeepSeek's reference keeps them in FP8 with an FP32 scale per 128 elements
+// whatever the main cache's format (family_deepseek.hpp).
 struct Mla {
     std::int64_t heads = 0;
     std::int64_t q_lora_rank = 0;  // 0: q is projected directly from the hidden state
@@ -92,6 +96,7 @@ struct Mla {
     std::int64_t index_heads = 0;     // the indexer's query heads; 0: no indexer, dense attention
     std::int64_t index_head_dim = 0;  // its key width, one key per token shared by its heads
     std::int64_t index_topk = 0;      // cached tokens the main attention reads per query
+    std::optional<Format> index_key_format{};  // the indexer's key cache; none: the KV format
     friend constexpr bool operator==(const Mla&, const Mla&) = default;
 
     [[nodiscard]] constexpr double qk_head() const { return layer_detail::d(qk_nope_head_dim + qk_rope_head_dim); }
@@ -118,10 +123,12 @@ struct Mla {
             f("indexer (sparse attention)", Part::attention, p, p);
         }
     }
-    // The latent and the rope key (and the indexer's key), shared by all heads: every device
-    // caches all of it.
-    [[nodiscard]] constexpr double kv_elements_per_token() const {
-        return layer_detail::d(kv_lora_rank + qk_rope_head_dim + (sparse() ? index_head_dim : 0));
+    // The latent and the rope key in the KV format, and the indexer's key in its own, shared by
+    // all heads: every device caches all of it.
+    [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format kv) const {
+        const Bytes main = layer_detail::d(kv_lora_rank + qk_rope_head_dim) * kv.bytes_per_element();
+        if (!sparse()) return main;
+        return main + layer_detail::d(index_head_dim) * (index_key_format ? *index_key_format : kv).bytes_per_element();
     }
     [[nodiscard]] constexpr double kv_share(std::int64_t) const { return 1.0; }
     // Decode runs the absorbed form: per head and cached token the scores cost 2 (kv_lora +
@@ -147,7 +154,7 @@ struct Mla {
         if (sparse()) {
             // The indexer is replicated (every device scores every cached token), so not split by t.
             const double score = 2 * layer_detail::d(index_heads) * layer_detail::d(index_head_dim);
-            f(ContextRead{layer_detail::d(index_head_dim), score, score, 0, 0, "indexer over its key cache"});
+            f(ContextRead{layer_detail::d(index_head_dim), score, score, 0, 0, "indexer over its key cache", index_key_format});
         }
     }
     [[nodiscard]] constexpr double state_elements() const { return 0; }
@@ -182,9 +189,14 @@ struct Mla {
     [[nodiscard]] std::string describe() const {
         std::string d = "MLA " + std::to_string(heads) + " heads, latent " + std::to_string(kv_lora_rank) + " + rope " +
                         std::to_string(qk_rope_head_dim);
-        if (sparse())
+        if (sparse()) {
             d += ", indexer " + std::to_string(index_heads) + " x " + std::to_string(index_head_dim) + " top-" +
-                 std::to_string(index_topk);
+                 std::to_string(index_topk) + ", its keys ";
+            if (!index_key_format) return d + "in the KV format";
+            const double b = layer_detail::d(index_head_dim) * index_key_format->bytes_per_element().in(bytes);
+            d += "in " + format_name(*index_key_format) + ", " + std::to_string(static_cast<std::int64_t>(b)) +
+                 (b == static_cast<double>(static_cast<std::int64_t>(b)) ? "" : "+") + " B a token";
+        }
         return d;
     }
 };
@@ -219,7 +231,7 @@ struct GatedDeltaNet {
           conv / T + layer_detail::d(value_head_dim));
         f("out_proj (DeltaNet)", Part::attention, value_width() * h, value_width() * h / T);
     }
-    [[nodiscard]] constexpr double kv_elements_per_token() const { return 0; }
+    [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format) const { return Bytes{}; }
     template <class F>
     constexpr void reads(std::int64_t, F&&) const {}
     [[nodiscard]] constexpr double state_elements() const {
@@ -316,7 +328,7 @@ struct Mamba2 {
           conv_heads / T + BC * per_channel * gs);
         f("out_proj (Mamba-2)", Part::attention, I * h + bias * h, I * h / T + bias * h);
     }
-    [[nodiscard]] constexpr double kv_elements_per_token() const { return 0; }
+    [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format) const { return Bytes{}; }
     template <class F>
     constexpr void reads(std::int64_t, F&&) const {}
     [[nodiscard]] constexpr double state_elements() const {
@@ -372,7 +384,7 @@ struct NoAttention {
         if (linear) f("linear (in place of attention)", Part::attention, h * h, h * h / layer_detail::d(t));
     }
     [[nodiscard]] constexpr double kv_share(std::int64_t) const { return 1.0; }
-    [[nodiscard]] constexpr double kv_elements_per_token() const { return 0; }
+    [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format) const { return Bytes{}; }
     template <class F>
     constexpr void reads(std::int64_t, F&&) const {}
     [[nodiscard]] constexpr double state_elements() const { return 0; }

@@ -7,6 +7,13 @@
 //   deepseek_v32 has no transformers class: it is V3's configuration plus index_n_heads,
 //   index_head_dim and index_topk (deepseek-ai/DeepSeek-V3.2's config.json; vLLM reads the
 //   same keys), so V3's defaults apply and the three index keys are required.
+// The indexer's key cache is FP8 whatever the main cache's format, as DeepSeek's reference code
+// keeps it: Indexer in inference/model.py of deepseek-ai/DeepSeek-V3.2-Exp
+//   @6d8cb70dfdd6f37c83c5208105a3e2c8da117485 registers k_cache (max_seq_len x index_head_dim,
+//   torch.float8_e4m3fn) and k_scale_cache (index_head_dim // block_size, torch.float32; block_size
+//   = 128) and fills them from act_quant(k, block_size): per token and layer 128 B of keys and one
+//   4-byte scale, 132 B -- an fp8 format with a 32-bit scale per 128 elements (fp8/g128/s32).
+//   Set Mla::index_key_format to nullopt to cost it in the KV format instead.
 // Kimi K2 ships model_type kimi_k2 with architectures DeepseekV3ForCausalLM and is read as
 // deepseek_v3 through the registry's architecture names.
 #pragma once
@@ -35,6 +42,7 @@ inline void read_deepseek(const ConfigReader& c, Model& m) {
         l.index_heads = c.integer("index_n_heads");
         l.index_head_dim = c.integer("index_head_dim");
         l.index_topk = c.integer("index_topk");
+        l.index_key_format = block_scaled(Numeric::fp8, 32, 128);
     }
     Moe moe = read_moe(c, "n_routed_experts", "moe_intermediate_size");
     // Absent keys: DeepseekV3Config n_shared_experts=1, first_k_dense_replace=3;

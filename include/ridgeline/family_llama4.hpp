@@ -1,6 +1,7 @@
 // Llama 4's language model (llama4_text, inside Llama4ForConditionalGeneration's text_config):
-// GQA whose RoPE layers attend within aligned chunks and whose NoPE layers (every fourth) attend
-// to everything; routed experts on every interleave_moe_layer_step-th layer with one shared
+// GQA whose RoPE layers attend within aligned chunks (a chunked reach, reach.hpp: the tokens
+// since the chunk began, not a sliding window) and whose NoPE layers (every fourth) attend to
+// everything; routed experts on every interleave_moe_layer_step-th layer with one shared
 // expert, dense MLPs of intermediate_size_mlp between them.
 //
 // Defaults: Llama4TextConfig, huggingface/transformers

@@ -1,10 +1,12 @@
-// Nemotron-H (nemotron_h, NemotronHForCausalLM): Nemotron-H-8B/47B/56B, Nemotron Nano 9B/12B v2.
-// Each block is ONE mixer under one RMSNorm, named per layer by hybrid_override_pattern:
+// Nemotron-H (nemotron_h, NemotronHForCausalLM): Nemotron-H-8B/47B/56B, Nemotron Nano 9B/12B v2,
+// Nemotron 3 Nano 30B-A3B. Each block is ONE mixer under one RMSNorm, named per layer by
+// hybrid_override_pattern:
 //   M  a Mamba-2 mixer (attention_layers.hpp, Mamba2), no MLP
 //   *  GQA attention (no positional encoding in the attention layers), no MLP
 //   -  a two-matrix ReLU^2 MLP without a gate (ffn_layers.hpp, NonGatedMlp), no attention
+//   E  routed experts and a shared expert, each such a two-matrix MLP (Moe, ungated), no attention
 // or by layers_block_type (or layer_types, its attribute_map name), one name per layer ("mamba"
-// or "linear_attention", "attention" or "full_attention", "mlp"; "moe"), which transformers
+// or "linear_attention", "attention" or "full_attention", "mlp", "moe"), which transformers
 // prefers when both are given.
 //
 // Layers: NemotronHBlock, NemotronHMamba2Mixer, NemotronHAttention and NemotronHMLP in
@@ -16,7 +18,15 @@
 //     with use_conv_bias;
 //   - attention projections carry biases with attention_bias; head_dim is the file's head_dim,
 //     else its attention_head_dim (the name the Nemotron-H-8B/56B files use, which the class
-//     itself ignores, taking its 128: the same there, as hidden / heads is 128), else 128.
+//     itself ignores, taking its 128: the same there, as hidden / heads is 128), else 128;
+//   - NemotronHMoE: NemotronHExperts holds n_routed_experts up_proj (moe_intermediate_size x
+//     hidden) and down_proj (hidden x moe_intermediate_size), no gate and no biases; the router
+//     is DeepseekV3TopkRouter's (n_routed_experts x hidden, and an e_score_correction_bias per
+//     expert); the shared expert is ONE NemotronHMLP of moe_shared_expert_intermediate_size (with
+//     mlp_bias biases), whatever n_shared_experts says; num_experts_per_tok routed per token.
+//     With moe_latent_size the experts work in a smaller latent behind two projections (Nemotron
+//     3 Super): not read yet, and refused, as are mlp_bias shared-expert biases and an
+//     n_shared_experts other than 1.
 // Defaults: NemotronHConfig, huggingface/transformers
 //   src/transformers/models/nemotron_h/configuration_nemotron_h.py @13923c63d59f73faebae79b2ee3fafc7e3a35201:
 //   num_key_value_heads=8 (None: num_attention_heads), head_dim=128, attention_bias=False,
@@ -25,8 +35,9 @@
 //   __post_init__ reads the older names mamba_n_groups, mamba_d_conv and mamba_conv_bias in
 //   their place. intermediate_size (21504 in the class) stays required, as in every family here,
 //   and so does the pattern: the class's default layers_block_type is a 4-layer example, not a
-//   model. Not read yet: "E" / "moe" blocks (Nemotron 3's routed experts, themselves ungated),
-//   and multi-token-prediction layers.
+//   model, and so are the MoE sizes (n_routed_experts or its attribute_map name
+//   num_local_experts, num_experts_per_tok, moe_intermediate_size,
+//   moe_shared_expert_intermediate_size). Not read yet: multi-token-prediction layers.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +49,7 @@
 namespace ridgeline::json_detail {
 
 namespace nemotron_h {
-enum class Block { mamba, attention, mlp };
+enum class Block { mamba, attention, mlp, moe };
 
 // An integer under its current name or, where the class still reads it, its older one.
 inline std::int64_t integer_or_alias(const ConfigReader& c, const std::string& key, const std::string& alias,
@@ -55,14 +66,14 @@ inline bool flag_or_alias(const ConfigReader& c, const std::string& key, const s
 inline std::vector<Block> blocks(const ConfigReader& c) {
     const Node& root = c.root();
     std::vector<Block> out;
-    const std::string moe_not_read = "E / \"moe\" blocks (routed experts, Nemotron 3) are not read yet";
     // layer_types is the class's attribute_map name for layers_block_type.
     const std::string list_key = c.present("layers_block_type") ? "layers_block_type"
                                  : c.present("layer_types")     ? "layer_types"
                                                                 : "";
     if (!list_key.empty()) {
         const Node list = root.at(list_key);
-        const std::string expected = "\"mamba\", \"attention\" or \"mlp\" (or \"linear_attention\", \"full_attention\")";
+        const std::string expected =
+            "\"mamba\", \"attention\", \"mlp\" or \"moe\" (or \"linear_attention\", \"full_attention\")";
         if (!list.value().is_array() || list.value().empty() || list.value().size() > 100000)
             list.fail("an array of block types, one per layer: " + expected);
         for (std::size_t i = 0; i < list.value().size(); ++i) {
@@ -72,11 +83,11 @@ inline std::vector<Block> blocks(const ConfigReader& c) {
             if (s == "mamba" || s == "linear_attention") out.push_back(Block::mamba);
             else if (s == "attention" || s == "full_attention") out.push_back(Block::attention);
             else if (s == "mlp") out.push_back(Block::mlp);
-            else if (s == "moe") item.fail(expected + "; " + moe_not_read);
+            else if (s == "moe") out.push_back(Block::moe);
             else item.fail(expected);
         }
     } else {
-        const std::string expected = "a string of M (Mamba-2), * (attention) and - (MLP), one character per layer";
+        const std::string expected = "a string of M (Mamba-2), * (attention), - (MLP) and E (MoE), one character per layer";
         const Node p = root.need("hybrid_override_pattern", expected + " (model_type nemotron_h needs it, or layers_block_type)");
         const std::string pattern = p.string(expected);
         if (pattern.size() > 100000) p.fail(expected + ", at most 100,000 layers");
@@ -85,10 +96,11 @@ inline std::vector<Block> blocks(const ConfigReader& c) {
             if (ch == 'M') out.push_back(Block::mamba);
             else if (ch == '*') out.push_back(Block::attention);
             else if (ch == '-') out.push_back(Block::mlp);
+            else if (ch == 'E') out.push_back(Block::moe);
             else
                 throw error(root.file(), p.where(),
                             describe(p.value()) + ", whose character " + std::to_string(i) + " is '" + printable(std::string(1, ch)) + "'",
-                            expected + (ch == 'E' ? "; " + moe_not_read : ""));
+                            expected);
         }
     }
     // transformers takes the count from the pattern and warns on a num_hidden_layers that
@@ -102,16 +114,35 @@ inline std::vector<Block> blocks(const ConfigReader& c) {
     }
     return out;
 }
+
+// An E block's experts (NemotronHMoE; see the header comment).
+inline Moe moe(const ConfigReader& c) {
+    const Node& root = c.root();
+    if (c.present("moe_latent_size"))
+        root.at("moe_latent_size").fail("null or absent: experts behind a latent projection (Nemotron 3 Super) are not read yet");
+    if (c.flag_or("mlp_bias", false))
+        root.at("mlp_bias").fail("false in a model with MoE blocks: the shared expert's biases are not read yet");
+    if (c.present("n_shared_experts") && !(root.at("n_shared_experts").value() == 1))
+        root.at("n_shared_experts").fail("1: NemotronHMoE builds one shared expert of moe_shared_expert_intermediate_size");
+    const std::string experts = !c.present("n_routed_experts") && c.present("num_local_experts") ? "num_local_experts" : "n_routed_experts";
+    Moe e = read_moe(c, experts, "moe_intermediate_size");
+    e.ungated = true;
+    e.router_bias = true;  // e_score_correction_bias
+    e.shared_experts = 1;
+    e.shared_intermediate = c.integer("moe_shared_expert_intermediate_size");
+    return e;
+}
 }  // namespace nemotron_h
 
 inline void read_nemotron_h(const ConfigReader& c, Model& m) {
     using nemotron_h::Block;
     const std::vector<Block> kinds = nemotron_h::blocks(c);
-    bool any_attention = false, any_mamba = false, any_mlp = false;
+    bool any_attention = false, any_mamba = false, any_mlp = false, any_moe = false;
     for (const Block b : kinds) {
         any_attention = any_attention || b == Block::attention;
         any_mamba = any_mamba || b == Block::mamba;
         any_mlp = any_mlp || b == Block::mlp;
+        any_moe = any_moe || b == Block::moe;
     }
     Attention attention{NoAttention{}};
     std::int64_t window = 0;
@@ -146,6 +177,8 @@ inline void read_nemotron_h(const ConfigReader& c, Model& m) {
     }
     FeedForward mlp{NoFfn{}};
     if (any_mlp) mlp = NonGatedMlp{c.integer("intermediate_size"), c.flag_or("mlp_bias", false)};
+    FeedForward experts{NoFfn{}};
+    if (any_moe) experts = nemotron_h::moe(c);
 
     std::vector<LayerSpec> specs(kinds.size());
     for (std::size_t i = 0; i < kinds.size(); ++i) {
@@ -160,6 +193,7 @@ inline void read_nemotron_h(const ConfigReader& c, Model& m) {
                 s.window = window;
                 break;
             case Block::mlp: s.ffn = mlp; break;
+            case Block::moe: s.ffn = experts; break;
         }
     }
     add_layer_specs(m, specs, c.root());

@@ -61,8 +61,8 @@ struct NonGatedMlp {
     [[nodiscard]] std::string describe() const { return "MLP " + std::to_string(intermediate) + " (no gate)"; }
 };
 
-// Routed experts (each a gated MLP of expert_intermediate), a router, and shared experts that
-// every token uses.
+// Routed experts (each a gated MLP of expert_intermediate, or with `ungated` a two-matrix one),
+// a router, and shared experts that every token uses, of the same kind.
 struct Moe {
     std::int64_t experts = 0;
     std::int64_t experts_per_token = 0;
@@ -72,16 +72,18 @@ struct Moe {
     bool router_bias = false;  // a bias per expert on the router (gpt-oss; DeepSeek-V3's correction bias)
     bool expert_bias = false;  // biases inside each expert's projections (gpt-oss)
     bool shared_gate = false;  // a hidden -> 1 sigmoid gate on the shared expert (Qwen3-Next)
+    bool ungated = false;      // experts are NonGatedMlps, up and down only (Nemotron 3's ReLU^2)
     friend constexpr bool operator==(const Moe&, const Moe&) = default;
 
-    // One routed expert, with its gate/up and down biases where it has them.
-    [[nodiscard]] constexpr double expert_parameters(double h) const {
-        const double I = layer_detail::d(expert_intermediate);
-        return layer_detail::gated_mlp(h, I) + (expert_bias ? 2 * I + h : 0.0);
+    // One expert of width `intermediate`: a DenseMlp or, ungated, a NonGatedMlp, biases and all.
+    [[nodiscard]] constexpr double mlp_parameters(double h, std::int64_t intermediate, bool bias) const {
+        return ungated ? kind_parameters(NonGatedMlp{intermediate, bias}, h) : kind_parameters(DenseMlp{intermediate, bias}, h);
     }
+    // One routed expert, with its biases where it has them.
+    [[nodiscard]] constexpr double expert_parameters(double h) const { return mlp_parameters(h, expert_intermediate, expert_bias); }
     [[nodiscard]] constexpr double routed_parameters(double h) const { return layer_detail::d(experts) * expert_parameters(h); }
     [[nodiscard]] constexpr double shared_parameters(double h) const {
-        return layer_detail::d(shared_experts) * layer_detail::gated_mlp(h, layer_detail::d(shared_intermediate));
+        return shared_experts > 0 ? layer_detail::d(shared_experts) * mlp_parameters(h, shared_intermediate, false) : 0.0;
     }
     [[nodiscard]] constexpr double router_parameters(double h) const {
         return h * layer_detail::d(experts) + (router_bias ? layer_detail::d(experts) : 0.0) + (shared_gate ? h : 0.0);
@@ -97,9 +99,10 @@ struct Moe {
         f("routed experts", Part::experts, routed_parameters(h), routed_parameters(h) / T);
     }
     [[nodiscard]] constexpr RoutedExperts routed(double h) const { return {experts, experts_per_token, expert_parameters(h)}; }
-    // Activation elements per token: gate and up outputs of the k chosen and the shared experts.
+    // Activation elements per token: gate and up outputs (up alone, ungated) of the k chosen and
+    // the shared experts.
     [[nodiscard]] constexpr double activation_width() const {
-        return 2 * layer_detail::d(experts_per_token * expert_intermediate + shared_experts * shared_intermediate);
+        return (ungated ? 1.0 : 2.0) * layer_detail::d(experts_per_token * expert_intermediate + shared_experts * shared_intermediate);
     }
     [[nodiscard]] constexpr std::int64_t widest() const {
         return layer_detail::widest_of({experts, expert_intermediate, shared_experts, shared_intermediate});
@@ -119,7 +122,7 @@ struct Moe {
         std::string d = "MoE " + std::to_string(experts) + " experts top-" + std::to_string(experts_per_token) + " x " +
                         std::to_string(expert_intermediate);
         if (shared_experts > 0) d += " + " + std::to_string(shared_experts) + " shared";
-        return d;
+        return ungated ? d + " (no gate)" : d;
     }
 };
 

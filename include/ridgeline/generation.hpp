@@ -1,12 +1,12 @@
 // A whole generation: prefill of the prompt, then m decode steps with the KV growing by one
 // token each step. The decode part is summed in closed form: step time is the larger of two
-// functions linear in the context between window corners, so the sum splits into arithmetic
-// series at the corners and where the step crosses from compute- to memory-bound.
+// functions linear in the context between corners (windows filling, chunks starting), so the
+// sum splits into arithmetic series at the corners and where the step crosses from compute- to
+// memory-bound.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <array>
 #include <utility>
 #include <cstddef>
 
@@ -68,31 +68,24 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
     g.new_tokens = new_tokens;
     const auto begin = static_cast<double>(prompt), end = static_cast<double>(prompt + new_tokens);
 
-    // Corners: where a windowed layer stops growing.
-    // At most one corner per layer group, plus the two ends: a fixed array keeps this constexpr
-    // with any standard library.
-    std::array<double, StepCost::max_terms + 2> cuts{};
-    std::size_t count = 0;
-    cuts[count++] = begin;
-    cuts[count++] = end;
-    for (std::size_t i = 0; i < c.context_count; ++i) {
-        const auto win = static_cast<double>(c.context_terms[i].window);
-        if (win > begin && win < end) cuts[count++] = win;
-    }
-    // Insertion sort: a handful of values (std::sort on a 6-element array trips g++ 12's
-    // -Warray-bounds at -O2).
-    for (std::size_t i = 1; i < count; ++i)
-        for (std::size_t j = i; j > 0 && cuts[j - 1] > cuts[j]; --j) std::swap(cuts[j - 1], cuts[j]);
-
+    // Pieces between corners (a window filling, a chunk starting: StepCost::next_corner), on
+    // each of which memory and compute time are linear in the context. A chunked model has one
+    // piece a chunk; past a million pieces the generation is refused (prefill's chunk bound).
+    const Bytes weights = c.weight_bytes(w.batch);
     double seconds = 0;
-    for (std::size_t k = 0; k + 1 < count; ++k) {
-        const double a = cuts[k], b = cuts[k + 1];
-        if (!(b > a)) continue;
+    std::int64_t pieces = 0;
+    for (double a = begin; a < end;) {
+        double b = c.next_corner(a);
+        if (b < 0 || b > end) b = end;
+        if (++pieces > 1'000'000)
+            throw error("", "new_tokens", std::to_string(new_tokens),
+                        "a generation crossing at most 1,000,000 chunks of the model's chunked layers (chunk " +
+                            std::to_string(static_cast<std::int64_t>(c.chunk_period())) + ")");
         // Memory and compute time of one stage as lines in n on [a, b).
         const double kv_slope = c.kv_growth(a).in(bytes), att_slope = c.attention_growth(a).in(flop);
         const double bw = rates.bandwidth.in(bytes_per_s), peak = rates.peak.in(flop_per_s);
         const double q = static_cast<double>(c.tokens_per_sequence);
-        const Line memory{((c.weight_bytes(w.batch) + B * c.kv_bytes(a)).in(bytes) - B * kv_slope * a) / bw, B * kv_slope / bw};
+        const Line memory{((weights + B * c.kv_bytes(a)).in(bytes) - B * kv_slope * a) / bw, B * kv_slope / bw};
         const Line compute{((B * c.flops(a)).in(flop) - B * q * att_slope * a) / peak, B * q * att_slope / peak};
         // Where they cross inside the piece, the larger one changes.
         double split = b;
@@ -109,6 +102,7 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
             seconds += stages * generation_detail::series(compute_bound ? compute : memory, lo, hi);
             if (compute_bound) g.compute_bound_steps += static_cast<std::int64_t>(hi - lo);
         }
+        a = b;
     }
     g.decode_time = s(seconds) + static_cast<double>(new_tokens) * constant;
     g.total_time = g.decode_time;

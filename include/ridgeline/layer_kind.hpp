@@ -1,12 +1,16 @@
 // What every layer kind answers, in one vocabulary. A kind lists its weights by name and by
 // part (the model sums them into a breakdown, the operator table prints them), the context it
-// reads (per cached token, with the FLOPs of attending to it), the fixed state it keeps per
-// sequence, its activation width, how tensor parallelism splits it, and what makes it invalid.
+// reads (per cached token, with the FLOPs of attending to it) and the bytes it caches per token,
+// the fixed state it keeps per sequence, its activation width, how tensor parallelism splits it,
+// and what makes it invalid.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
+
+#include "formats.hpp"
 
 namespace ridgeline {
 
@@ -21,6 +25,12 @@ struct ContextRead {
     double prefix_flops = 0;        // per token cached by earlier prefill chunks, redone by a later one
     std::int64_t cap = 0;           // reads at most this many cached tokens (a top-k); 0: all it keeps
     const char* name = "attention over the KV cache";
+    std::optional<Format> format{};  // the stream's own storage format; none: the workload's KV format
+
+    // Bytes per attended token, in its own format or else the KV format.
+    [[nodiscard]] constexpr double bytes_per_token(Format kv) const {
+        return elements_per_token * (format ? *format : kv).bytes_per_element().in(bytes);
+    }
 };
 
 // A routed-expert pool, for the costs that depend on which experts a batch touches.

@@ -67,18 +67,18 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
 }
 
 // KV one sequence keeps on one device at `context` tokens: each layer's share of its cache
-// (its KV heads, or all of MLA's latent; a top-k attention keeps every token), a windowed layer
-// at most its window, and a recurrent layer's fixed state.
+// (its KV heads, or all of MLA's latent; a top-k attention keeps every token), a windowed or
+// chunked layer at most its window or chunk (reach.hpp), and a recurrent layer's fixed state.
 constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {}) {
     validate(m);
-    double elements = 0;
+    Bytes held{};
     for (const auto& g : m)
         std::visit([&](const auto& k) {
-            elements += static_cast<double>(g.count) * k.kv_share(par.tensor) *
-                        (k.kv_elements_per_token() * attended_tokens(g.spec.window, context) + k.state_elements());
+            held += static_cast<double>(g.count) * k.kv_share(par.tensor) *
+                    (g.spec.reach().kept(context) * k.cache_bytes_per_token(kv) + k.state_elements() * kv.bytes_per_element());
         }, g.spec.attention);
     const double stage = par.pipeline == 1 ? 1.0 : memory_detail::busiest_stage_factor(m, par.pipeline) / static_cast<double>(par.pipeline);
-    return elements * stage * kv.bytes_per_element();
+    return stage * held;
 }
 
 // Workspace per token in flight on one device: the live activations of one layer (residual,

@@ -3,7 +3,7 @@
 // Bytes and FLOPs are sums over layers, and layers come in a few kinds, so a model is
 //     embeddings (vocab x hidden, tied or not) + groups of `count x LayerSpec`,
 // where a LayerSpec is an attention kind (GQA, MLA, Gated DeltaNet, Mamba-2 or none; optionally
-// windowed or chunked) and a feed-forward kind (a dense gated MLP, a two-matrix MLP without a
+// windowed or chunked: its reach, reach.hpp) and a feed-forward kind (a dense gated MLP, a two-matrix MLP without a
 // gate, a mixture of experts, or none). Llama-3.1-8B is one group; DeepSeek-V3 is 3 dense MLA
 // layers and 58 MoE MLA layers; gpt-oss alternates windowed and full layers (order does not
 // change a sum, so that is two groups); nemotron-nas has a different block almost every layer;
@@ -24,6 +24,7 @@
 #include "formats.hpp"
 #include "layers.hpp"
 #include "name.hpp"
+#include "reach.hpp"
 #include "units.hpp"
 
 namespace ridgeline {
@@ -35,11 +36,13 @@ struct LayerSpec {
     // Norm vectors of hidden width the layer holds: 2 for a pre-norm block (Llama), 4 with
     // Gemma's post-norms, fewer where a block is skipped; a LayerNorm's weight and bias count 2.
     std::int64_t norms = 2;
-    // The window is a chunk (Llama 4's local attention within aligned chunks). It keeps at most a
-    // chunk and is read as a window of that size: the most it reads (at a chunk's last token);
-    // right after a boundary it reads fewer.
+    // The window is an aligned chunk (Llama 4's local attention): it reads the tokens since the
+    // last chunk boundary and keeps at most a chunk (reach.hpp).
     bool chunked = false;
     friend constexpr bool operator==(const LayerSpec&, const LayerSpec&) = default;
+
+    // How far back the layer attends, for a read capped at `cap` tokens (a top-k; 0: none).
+    [[nodiscard]] constexpr Reach reach(std::int64_t cap = 0) const noexcept { return Reach{window, chunked, cap}; }
 };
 
 struct LayerGroup {
@@ -145,13 +148,21 @@ constexpr void validate(const Model& m) {
     non_negative(m, m.mtp_layers, "num_nextn_predict_layers");
     bounded(m, m.mtp_layers, 1024, "num_nextn_predict_layers");
     non_negative(m, m.max_context, "max_position_embeddings");
-    std::int64_t layers = 0;
+    std::int64_t layers = 0, chunk = 0;
     for (const auto& g : m) {
         positive(m, g.count, "num_hidden_layers");
         bounded(m, g.count, 100000, "num_hidden_layers");
         layers += g.count;
         bounded(m, layers, 100000, "num_hidden_layers");
         non_negative(m, g.spec.window, "sliding_window");
+        // One chunk size a model: n* walks the chunks as one period (ridge.hpp).
+        if (g.spec.chunked) {
+            if (g.spec.window == 0) fail(m, "chunked layer's window", "0", "its chunk size, a positive integer");
+            if (chunk != 0 && g.spec.window != chunk)
+                fail(m, "chunked layer's window", std::to_string(g.spec.window),
+                     "the chunk size of the model's other chunked layers (" + std::to_string(chunk) + ")");
+            chunk = g.spec.window;
+        }
         if (g.spec.norms < 0 || g.spec.norms > 16) fail(m, "norms per layer", std::to_string(g.spec.norms), "0 to 16");
         auto check = [&m](const char* field, const std::string& value, const std::string& expected) { fail(m, field, value, expected); };
         std::visit([&](const auto& a) {
@@ -287,17 +298,18 @@ constexpr double parameter_count(const Model& m) {
 // KV cache and attention FLOPs
 // ---------------------------------------------------------------------------------------------
 
-// Elements one layer caches per token of context, all heads (each kind says; layers.hpp).
-constexpr double kv_elements_per_token(const Attention& attention) {
-    return std::visit([](const auto& a) { return a.kv_elements_per_token(); }, attention);
+// Bytes one layer caches per token of context, all heads, in the KV format unless a stream has
+// its own (each kind says; layers.hpp).
+constexpr Bytes cache_bytes_per_token(const Attention& attention, Format kv) {
+    return std::visit([kv](const auto& a) { return a.cache_bytes_per_token(kv); }, attention);
 }
 
 // KV written per token of context, all layers (a window caps what is kept and read, not this).
 constexpr Bytes kv_bytes_per_token(const Model& m, Format kv) {
     validate(m);
-    double elements = 0;
-    for (const auto& g : m) elements += static_cast<double>(g.count) * kv_elements_per_token(g.spec.attention);
-    return elements * kv.bytes_per_element();
+    Bytes b{};
+    for (const auto& g : m) b += static_cast<double>(g.count) * cache_bytes_per_token(g.spec.attention, kv);
+    return b;
 }
 
 // Fixed state one sequence keeps whatever its context (recurrent layers), all layers.
@@ -309,30 +321,19 @@ constexpr Bytes state_bytes_per_sequence(const Model& m, Format kv) {
     return elements * kv.bytes_per_element();
 }
 
-// Cached tokens a layer keeps (and, unless it reads a top-k, attends to) at `context`: all of
-// them, or at most its window.
-constexpr double attended_tokens(std::int64_t window, double context) noexcept {
-    return window > 0 && static_cast<double>(window) < context ? static_cast<double>(window) : context;
-}
-
-// The most tokens a read of `read` reaches in a layer windowed at `window`.
-constexpr std::int64_t read_cap(std::int64_t window, const ContextRead& read) noexcept {
-    if (read.cap == 0) return window;
-    return window == 0 || read.cap < window ? read.cap : window;
-}
-
 // Cached context one sequence reads in a step at `context` tokens (a windowed layer at most its
-// window, a top-k attention at most its k), without the recurrent state.
+// window, a chunked one the tokens of its chunk, a top-k attention at most its k), without the
+// recurrent state.
 constexpr Bytes kv_bytes_read(const Model& m, Format kv, double context) {
     validate(m);
-    double elements = 0;
+    double read = 0;  // in bytes
     for (const auto& g : m)
         std::visit([&](const auto& a) {
             a.reads(1, [&](const ContextRead& r) {
-                elements += static_cast<double>(g.count) * r.elements_per_token * attended_tokens(read_cap(g.spec.window, r), context);
+                read += static_cast<double>(g.count) * r.bytes_per_token(kv) * g.spec.reach(r.cap).read(context);
             });
         }, g.spec.attention);
-    return elements * kv.bytes_per_element();
+    return bytes(read);
 }
 
 // Attention FLOPs for one new token at `context`, all layers, as decode kernels do them (MLA
@@ -344,7 +345,7 @@ constexpr Flops attention_flops_per_token(const Model& m, double context) {
         std::visit([&](const auto& a) {
             f += static_cast<double>(g.count) * a.state_flops_per_token();
             a.reads(1, [&](const ContextRead& r) {
-                f += static_cast<double>(g.count) * r.decode_flops * attended_tokens(read_cap(g.spec.window, r), context);
+                f += static_cast<double>(g.count) * r.decode_flops * g.spec.reach(r.cap).read(context);
             });
         }, g.spec.attention);
     return flop(f);

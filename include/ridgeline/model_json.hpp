@@ -54,10 +54,19 @@ inline LayerSpec read_own_group(const Node& g) {
                              flag(at, "o_bias"), flag(at, "qk_norm"), flag(at, "sinks"), flag(at, "output_gate")};
     } else if (kind == "mla") {
         at.only_keys({"kind", "heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-                      "index_heads", "index_head_dim", "index_topk"});
-        spec.attention = Mla{positive(at, "heads"), count(at, "q_lora_rank"), positive(at, "kv_lora_rank"),
-                             positive(at, "qk_nope_head_dim"), positive(at, "qk_rope_head_dim"), positive(at, "v_head_dim"),
-                             count(at, "index_heads"), count(at, "index_head_dim"), count(at, "index_topk")};
+                      "index_heads", "index_head_dim", "index_topk", "index_key_format"});
+        Mla l{positive(at, "heads"), count(at, "q_lora_rank"), positive(at, "kv_lora_rank"),
+              positive(at, "qk_nope_head_dim"), positive(at, "qk_rope_head_dim"), positive(at, "v_head_dim"),
+              count(at, "index_heads"), count(at, "index_head_dim"), count(at, "index_topk")};
+        // The indexer's key format when it has its own (absent or null: the KV format).
+        if (at.has("index_key_format") && !at.at("index_key_format").value().is_null()) {
+            const Node f = at.at("index_key_format");
+            const char* expected = "a format name such as \"fp8/g128/s32\" (fp8 with a 32-bit scale per 128), or null";
+            const auto parsed = parse_format(f.string(expected));
+            if (!parsed) f.fail(expected);
+            l.index_key_format = *parsed;
+        }
+        spec.attention = l;
     } else if (kind == "gated_deltanet") {
         at.only_keys({"kind", "key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel"});
         spec.attention = GatedDeltaNet{positive(at, "key_heads"), positive(at, "value_heads"), positive(at, "key_head_dim"),
@@ -91,10 +100,10 @@ inline LayerSpec read_own_group(const Node& g) {
         spec.ffn = NonGatedMlp{positive(ffn, "intermediate"), flag(ffn, "bias")};
     } else if (fk == "moe") {
         ffn.only_keys({"kind", "experts", "experts_per_token", "expert_intermediate", "shared_experts",
-                       "shared_intermediate", "router_bias", "expert_bias", "shared_gate"});
+                       "shared_intermediate", "router_bias", "expert_bias", "shared_gate", "ungated"});
         spec.ffn = Moe{positive(ffn, "experts"), positive(ffn, "experts_per_token"), positive(ffn, "expert_intermediate"),
                        count(ffn, "shared_experts"), count(ffn, "shared_intermediate"), flag(ffn, "router_bias"),
-                       flag(ffn, "expert_bias"), flag(ffn, "shared_gate")};
+                       flag(ffn, "expert_bias"), flag(ffn, "shared_gate"), flag(ffn, "ungated")};
     } else if (fk == "none") {
         ffn.only_keys({"kind", "linear"});
         spec.ffn = NoFfn{flag(ffn, "linear")};
@@ -278,7 +287,8 @@ inline void to_json(nlohmann::json& j, const Model& m) {
                   {"v_head_dim", l->v_head_dim},
                   {"index_heads", l->index_heads},
                   {"index_head_dim", l->index_head_dim},
-                  {"index_topk", l->index_topk}};
+                  {"index_topk", l->index_topk},
+                  {"index_key_format", l->index_key_format ? json(format_name(*l->index_key_format)) : json(nullptr)}};
         else if (const auto* d = std::get_if<GatedDeltaNet>(&g.spec.attention))
             at = {{"kind", "gated_deltanet"},        {"key_heads", d->key_heads},       {"value_heads", d->value_heads},
                   {"key_head_dim", d->key_head_dim}, {"value_head_dim", d->value_head_dim}, {"conv_kernel", d->conv_kernel}};
@@ -302,7 +312,8 @@ inline void to_json(nlohmann::json& j, const Model& m) {
                    {"shared_intermediate", e->shared_intermediate},
                    {"router_bias", e->router_bias},
                    {"expert_bias", e->expert_bias},
-                   {"shared_gate", e->shared_gate}};
+                   {"shared_gate", e->shared_gate},
+                   {"ungated", e->ungated}};
         else
             ffn = {{"kind", "none"}, {"linear", std::get<NoFfn>(g.spec.ffn).linear}};
         groups.push_back({{"count", g.count},

@@ -24,15 +24,6 @@ struct Prefill {
     Bound bound = Bound::compute;   // of the summed memory and compute terms, the larger
 };
 
-namespace prefill_detail {
-// Causal attention span summed over queries 0..x-1: query j sees min(j + 1, window) tokens.
-constexpr double span_sum(double x, std::int64_t window) {
-    if (window == 0 || x <= static_cast<double>(window)) return x * (x + 1) / 2;
-    const auto w = static_cast<double>(window);
-    return w * (w + 1) / 2 + (x - w) * w;
-}
-}  // namespace prefill_detail
-
 // Prefill of `prompt` tokens for each of the workload's batch, in chunks of `chunk` tokens
 // (0: the whole prompt at once). The workload's context is ignored: the prompt starts empty, or
 // with its first `cached` tokens already in the cache (an earlier turn's), which the chunks of
@@ -77,9 +68,9 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         Flops attention{};
         for (std::size_t i = 0; i < c.context_count; ++i) {
             const auto& t = c.context_terms[i];
-            // In prefill's own form (MLA expanded; attention_layers.hpp), per device.
-            attention += (prefill_detail::span_sum(static_cast<double>(end), t.window) -
-                          prefill_detail::span_sum(static_cast<double>(start), t.window)) *
+            // In prefill's own form (MLA expanded; attention_layers.hpp), per device: the chunk's
+            // queries' pairs, each capped by its window or kept within its chunk (reach.hpp).
+            attention += (t.reach.pairs(static_cast<double>(end)) - t.reach.pairs(static_cast<double>(start))) *
                          t.prefill_flops_per_pair;
             attention += StepCost::span(t, static_cast<double>(start)) * t.prefix_flops_per_token;  // re-expanded cache
         }

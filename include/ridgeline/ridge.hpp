@@ -2,8 +2,10 @@
 // which no batch ever gets there.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "decode.hpp"
 
@@ -38,6 +40,40 @@ namespace ridge_detail {
 constexpr Seconds surplus(const StepCost& c, const Rates& r, double context) {
     return c.flops(context) / r.peak - c.sequence_bytes(context) / r.bandwidth;
 }
+// Its slope per token of context on the piece that starts at `at`.
+constexpr Seconds surplus_slope(const StepCost& c, const Rates& r, double at) {
+    return c.attention_growth(at) / r.peak - c.kv_growth(at) / r.bandwidth;
+}
+
+// Where the surplus is positive on [from, to), walked piece by piece between the corners
+// (linear on each, restarting where a chunk does): the last context it is positive at (-1:
+// nowhere) and the most it reaches. At most a million pieces in all, counted in `pieces`.
+struct Positive {
+    double last = -1;
+    Seconds most{};
+    bool any = false;
+};
+constexpr Positive positive_part(const StepCost& c, const Rates& r, double from, double to, std::int64_t& pieces) {
+    Positive out;
+    for (double at = from; at < to;) {
+        if (++pieces > 1'000'000)
+            throw error("", "n*", "more than 1,000,000 pieces of context to walk",
+                        "chunked layers whose chunk is not tiny beside the model's windows (chunk " +
+                            std::to_string(static_cast<std::int64_t>(c.chunk_period())) + ", widest window " +
+                            std::to_string(static_cast<std::int64_t>(c.last_fixed_corner())) + ")");
+        double next = c.next_corner(at);
+        if (next < 0 || next > to) next = to;
+        const Seconds value = surplus(c, r, at), slope = surplus_slope(c, r, at);
+        const Seconds end = value + (next - at) * slope;  // the limit at the piece's end
+        const Seconds most = value > end ? value : end;
+        if (!out.any || most > out.most) out.most = most;
+        out.any = true;
+        if (end > Seconds{}) out.last = next;
+        else if (value > Seconds{}) out.last = at + static_cast<double>(value / -slope);
+        at = next;
+    }
+    return out;
+}
 }  // namespace ridge_detail
 
 // The batch where memory time equals compute time:
@@ -71,38 +107,54 @@ constexpr RidgeBatch ridge_batch(const Deployment& d, const Model& m, const Work
     return ridge_batch(step_cost(m, w, d.parallel), effective_rates(d.device, w), w.context);
 }
 
-// n*: the context at which one sequence's memory time catches up with its compute time, so the
-// ridge batch stops existing. 0 when there is no ridge even at empty context; nullopt when the
-// ridge never goes away (no KV growth, every layer windowed, or counted attention FLOPs growing
-// faster than the KV time). In the seeds' case (one dense group, no window, attention FLOPs
-// not counted) this is 2P * bw / (F * kv), seed 003's weight_bytes / (ops:byte * kv) when the
-// weights are BF16. Weight bytes do not enter: they sit in the ridge batch's numerator, not in
-// its zero. Routed experts do not either: a large batch touches them all. The workload's own
-// context is ignored.
+// n*: the context past which one sequence's memory time stays above its compute time, so the
+// ridge batch no longer exists at any batch. 0 when there is no ridge at any context; nullopt
+// when the ridge never goes away (no KV growth, every layer windowed or chunked, or counted
+// attention FLOPs growing faster than the KV time). In the seeds' case (one dense group, no
+// window, attention FLOPs not counted) this is 2P * bw / (F * kv), seed 003's
+// weight_bytes / (ops:byte * kv) when the weights are BF16. Weight bytes do not enter: they sit
+// in the ridge batch's numerator, not in its zero. Routed experts do not either: a large batch
+// touches them all. The workload's own context is ignored.
+//
+// The surplus (compute less memory time per sequence) is linear between corners: a window
+// filling, a chunk starting, where the chunked layers' read restarts. Past the last window it
+// repeats every chunk, shifted by the full layers' growth, so n* is found in the last chunk
+// whose surplus still turns positive, not by walking every chunk.
 constexpr std::optional<double> n_star(const Deployment& d, const Model& m, const Workload& w) {
+    using ridge_detail::positive_part;
     validate(d, m);
     const StepCost c = step_cost(m, w, d.parallel);
     const Rates r = effective_rates(d.device, w);
-    // surplus(n) is piecewise linear with corners at the windows; walk the pieces in order.
-    double at = 0;
-    Seconds value = ridge_detail::surplus(c, r, 0.0);
-    if (!(value > Seconds{})) return 0.0;
-    for (;;) {
-        double next = -1;  // the next window corner past `at`, or none
-        for (std::size_t i = 0; i < c.context_count; ++i) {
-            const auto win = static_cast<double>(c.context_terms[i].window);
-            if (win > at && (next < 0 || win < next)) next = win;
-        }
-        // Slope of the surplus per token of context on this piece.
-        const Seconds slope = c.attention_growth(at) / r.peak - c.kv_growth(at) / r.bandwidth;
-        if (slope < Seconds{}) {
-            const double root = at + static_cast<double>(value / -slope);
-            if (next < 0 || root <= next) return root;
-        }
-        if (next < 0) return std::nullopt;  // the surplus never reaches zero
-        value += (next - at) * slope;
-        at = next;
+    std::int64_t pieces = 0;
+    const double tail = c.last_fixed_corner(), period = c.chunk_period();
+    if (period == 0) {
+        // Past the last window the surplus is one line: positive for good, or its root.
+        const ridge_detail::Positive before = positive_part(c, r, 0, tail, pieces);
+        const Seconds value = ridge_detail::surplus(c, r, tail), slope = ridge_detail::surplus_slope(c, r, tail);
+        if (slope > Seconds{} || (slope == Seconds{} && value > Seconds{})) return std::nullopt;
+        if (value > Seconds{}) return tail + static_cast<double>(value / -slope);
+        return before.last < 0 ? 0.0 : before.last;
     }
+    // The first chunk boundary at or past the last window; from there every chunk is the one
+    // before it plus `shift`.
+    auto whole = static_cast<double>(static_cast<std::int64_t>(tail / period));
+    if (whole * period < tail) whole += 1;
+    const double start = whole * period;
+    const ridge_detail::Positive before = positive_part(c, r, 0, start, pieces);
+    const ridge_detail::Positive first = positive_part(c, r, start, start + period, pieces);
+    const Seconds shift = ridge_detail::surplus(c, r, start + period) - ridge_detail::surplus(c, r, start);
+    if (shift > Seconds{}) return std::nullopt;
+    if (!(first.most > Seconds{})) return before.last < 0 ? 0.0 : before.last;
+    if (!(shift < Seconds{})) return std::nullopt;  // a positive stretch in every chunk, for ever
+    // The last chunk k whose most is still positive: first.most + k * shift > 0.
+    const double ratio = static_cast<double>(first.most / -shift);
+    auto k = static_cast<double>(static_cast<std::int64_t>(ratio < 0x1p62 ? ratio : 0x1p62));
+    if (k >= ratio) k -= 1;
+    if (k < 1) return first.last;
+    // Past 2^50 tokens (no model's context) the chunk's own stretch, shifted, is close enough.
+    if (start + (k + 1) * period > 0x1p50) return first.last + k * period;
+    const ridge_detail::Positive last = positive_part(c, r, start + k * period, start + (k + 1) * period, pieces);
+    return last.last >= 0 ? last.last : first.last + k * period;
 }
 
 }  // namespace ridgeline

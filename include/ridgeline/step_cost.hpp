@@ -4,7 +4,8 @@
 //     flops(B, n) = B * (per_token + attention(n))
 // `fixed` is every weight the step reads in full whatever the batch; `routed(B)` is the routed
 // experts the batch is expected to touch (0 for a dense model); kv(n) and attention(n) grow
-// with the context, each windowed layer only up to its window.
+// with the context, each windowed layer only up to its window, each chunked layer within its
+// chunk (reach.hpp).
 #pragma once
 
 #include <array>
@@ -92,14 +93,13 @@ constexpr double expected_busiest_group_experts(double experts, double per_token
 }
 
 struct StepCost {
-    // One group's KV and attention terms, per sequence per token of context it reads.
     // One stream of cached context a group reads (a layer kind may read more than one: an
     // indexer's keys over the whole context and the main cache over its top-k).
     struct ContextTerm {
         Bytes kv_per_token{};               // cached (and written) per token
         double reads = 1;                   // times each cached byte is read in a step (Efficiency::kv_per_query_head)
         Flops attention_flops_per_token{};  // 0 unless the workload counts attention FLOPs
-        std::int64_t window = 0;            // reads at most this many tokens; 0: all of them
+        Reach reach{};                      // which of the cached tokens it reads
         Flops prefill_flops_per_pair{};     // per (query, cached token) pair in prefill's form
         Flops prefix_flops_per_token{};     // per token cached by earlier chunks, in each later chunk
         std::size_t group = 0;              // the model's layer group it belongs to
@@ -182,24 +182,49 @@ struct StepCost {
         return static_cast<double>(tokens_per_sequence) * per_sequence_bytes + kv_bytes(context);
     }
 
-    static constexpr double span(const ContextTerm& t, double context) noexcept { return attended_tokens(t.window, context); }
+    static constexpr double span(const ContextTerm& t, double context) noexcept { return t.reach.read(context); }
 
-    // Per token of context past `at`: the KV bytes and attention FLOPs of one sequence that
-    // still grow (full layers, and windowed layers whose window lies beyond `at`).
+    // Per token of context on the piece that starts at `at`: the KV bytes and attention FLOPs of
+    // one sequence that still grow (full layers, windowed layers whose window lies beyond `at`,
+    // chunked layers within their chunk).
     [[nodiscard]] constexpr Bytes kv_growth(double at) const noexcept {
         Bytes b{};
         for (std::size_t i = 0; i < context_count; ++i)
-            if (grows_past(context_terms[i], at)) b += context_terms[i].reads * context_terms[i].kv_per_token;
+            if (context_terms[i].reach.grows_at(at)) b += context_terms[i].reads * context_terms[i].kv_per_token;
         return b;
     }
     [[nodiscard]] constexpr Flops attention_growth(double at) const noexcept {
         Flops f{};
         for (std::size_t i = 0; i < context_count; ++i)
-            if (grows_past(context_terms[i], at)) f += context_terms[i].attention_flops_per_token;
+            if (context_terms[i].reach.grows_at(at)) f += context_terms[i].attention_flops_per_token;
         return f;
     }
-    static constexpr bool grows_past(const ContextTerm& t, double at) noexcept {
-        return t.window == 0 || static_cast<double>(t.window) > at;
+    // The next context past `at` where kv(n) and attention(n) change slope or drop (a window
+    // filling, a chunk starting); -1 where they stay linear from `at` on.
+    [[nodiscard]] constexpr double next_corner(double at) const noexcept {
+        double next = -1;
+        for (std::size_t i = 0; i < context_count; ++i) {
+            const double c = context_terms[i].reach.next_corner(at);
+            if (c > at && (next < 0 || c < next)) next = c;
+        }
+        return next;
+    }
+    // The chunk of the chunked terms (one a model, model.hpp), 0 if none: past every window,
+    // kv(n) and attention(n) repeat with this period on top of the full layers' growth.
+    [[nodiscard]] constexpr double chunk_period() const noexcept {
+        for (std::size_t i = 0; i < context_count; ++i)
+            if (context_terms[i].reach.is_chunked()) return static_cast<double>(context_terms[i].reach.tokens);
+        return 0;
+    }
+    // The last corner that does not repeat: the widest window or top-k outside chunked terms.
+    [[nodiscard]] constexpr double last_fixed_corner() const noexcept {
+        double last = 0;
+        for (std::size_t i = 0; i < context_count; ++i) {
+            const Reach& r = context_terms[i].reach;
+            const auto c = static_cast<double>(r.fixed_cap());
+            if (!r.is_chunked() && c > last) last = c;
+        }
+        return last;
     }
 };
 
@@ -274,7 +299,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
             state_flops += L * k.state_flops_per_token() / T;
             k.reads(t, [&](const ContextRead& r) {
                 StepCost::ContextTerm term;
-                term.kv_per_token = bytes(L * r.elements_per_token * kv_width);
+                term.kv_per_token = bytes(L * r.bytes_per_token(w.precision.kv));
                 // A multi-head kernel on grouped-query attention: each query head on the device
                 // reads its KV head's cache, so the KV heads held are read that many times over.
                 if constexpr (std::is_same_v<std::decay_t<decltype(k)>, Gqa>)
@@ -282,7 +307,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
                         term.reads = static_cast<double>(k.heads) / static_cast<double>(t) /
                                      (static_cast<double>(k.kv_heads) * k.kv_share(t));
                 if (a.attention_flops) term.attention_flops_per_token = flop(L * r.decode_flops);
-                term.window = read_cap(spec.window, r);
+                term.reach = spec.reach(r.cap);
                 term.prefill_flops_per_pair = flop(L * r.prefill_flops);
                 term.prefix_flops_per_token = flop(L * r.prefix_flops);
                 term.group = gi;

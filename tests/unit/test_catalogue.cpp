@@ -229,6 +229,47 @@ TEST_CASE("windows: n* walks past the window corners; all-windowed models never 
     CHECK(longest_context(h, oss, Workload{.precision = {.weights = formats::mxfp4}}, 8).tokens() > 0);
 }
 
+TEST_CASE("chunks: n* is found in the last chunk whose surplus still turns positive", "[ridge][chunked]") {
+    const Hardware h = load_hardware("h100-sxm");
+    // Mistral-7B-v0.1's layers (K and V of 8 heads x 128 in bf16: 4,096 B a token each), 24 of
+    // them chunked at 64 tokens and 8 full, so that n* lies many chunks out.
+    Model m = load_model("mistral-7b-v0.1");
+    LayerSpec full = m.groups[0].spec;
+    full.window = 0;
+    m.groups[0].count = 24;
+    m.groups[0].spec.window = 64;
+    m.groups[0].spec.chunked = true;
+    m.add_layers(8, full);
+    const Workload w = seed::seed_003(Workload{});
+    // Seed 003's accounting: no attention FLOPs and no per-sequence weight rows, so one
+    // sequence's surplus at n is f - (8 x 4096 n + 24 x 4096 (n mod 64)) / bw. It peaks at each
+    // chunk's start; the last start with a positive one is chunk k = floor(f bw / (64 x 32768)),
+    // and n* is where that chunk's line reaches zero.
+    const double f = step_cost(m, w).flops_per_token.in(flop) / 989e12, bw = 3.35e12;
+    const double k = std::floor(f * bw / (64 * 32768.0));
+    const double expected = 64 * k + (f - 64 * k * 32768 / bw) / ((32768 + 98304) / bw);
+    REQUIRE(k > 2);
+    REQUIRE(expected < 64 * (k + 1));
+    CHECK(*n_star(h, m, w) == Approx(expected).epsilon(1e-12));
+    const auto at = [&](std::int64_t n) { return ridge_batch(h, m, seed::seed_003(Workload{.context = n})); };
+    CHECK(at(static_cast<std::int64_t>(expected)).exists());
+    CHECK(at(64 * static_cast<std::int64_t>(k) - 1).is_never());  // the chunk before ends below zero
+    for (auto n = static_cast<std::int64_t>(expected) + 1; n < static_cast<std::int64_t>(expected) + 1000; ++n)
+        if (!at(n).is_never()) FAIL("the ridge returns at context " << n);
+    // Only chunked layers: the ridge comes back at every chunk's start, so it never goes away.
+    Model chunked_only = m;
+    chunked_only.group_count = 1;
+    CHECK_FALSE(n_star(h, chunked_only, w).has_value());
+    // One chunk size a model, and a chunked layer has one.
+    Model two = m;
+    two.groups[1].spec.window = 128;
+    two.groups[1].spec.chunked = true;
+    CHECK_THROWS_WITH(validate(two), Catch::Contains("the chunk size of the model's other chunked layers (64)"));
+    Model none = m;
+    none.groups[0].spec.window = 0;
+    CHECK_THROWS_WITH(validate(none), Catch::Contains("chunked layer's window") && Catch::Contains("its chunk size"));
+}
+
 namespace {
 // A preset's config.json as parsed, to take keys out of.
 nlohmann::json preset_config(const std::string& name) {

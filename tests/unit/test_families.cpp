@@ -133,9 +133,55 @@ TEST_CASE("llama4: Scout and Maverick, chunked local layers and NoPE global ones
     CHECK(derived_parameters(maverick).dense_mlp == 24 * 3 * 5120.0 * 16384);
     // Three layers in four attend within 8,192-token chunks; every fourth (NoPE) to everything.
     CHECK(layers_where(scout, [](const LayerSpec& s) { return s.chunked && s.window == 8192; }) == 36);
-    // 8 KV heads x 128 = 2,048 elements a layer; at 32k the 36 chunked layers read a chunk.
-    CHECK(kv_bytes_read(scout, formats::bf16, 32768).in(bytes) == (36 * 8192.0 + 12 * 32768.0) * 2048 * 2);
+    // K and V of 8 KV heads x 128 = 2,048 elements a layer. At 32k (four whole chunks) the 36
+    // chunked layers start a new chunk and read none of their cache; the 12 NoPE layers read all.
+    CHECK(kv_bytes_read(scout, formats::bf16, 32768).in(bytes) == (36 * 0.0 + 12 * 32768.0) * 2048 * 2);
     decodes(scout, "h200", 8);
+}
+
+TEST_CASE("llama4: a chunked layer reads the tokens since its chunk began and keeps at most a chunk", "[families][llama4]") {
+    // Llama-4-Scout's text_config (tests/data/hub/llama-4-scout-17b-16e-instruct-partial.json):
+    // 48 layers, attention_chunk_size 8192, no_rope_layer_interval absent (4: 36 chunked RoPE
+    // layers, 12 global NoPE ones), 40 query heads and 8 KV heads of head_dim 128. A layer's K and
+    // V are 2 x 8 x 128 = 2,048 elements a token, 4,096 bytes in bf16; its attention scores and
+    // weighted values cost 4 x 40 x 128 = 20,480 FLOPs per token attended (reach.hpp: at context n
+    // a chunked layer reads the n mod 8192 cached tokens of its own chunk).
+    const Model scout = hub_model("llama-4-scout-17b-16e-instruct-partial.json");
+    const double per_token = 2 * 8 * 128 * 2.0, flops_per_token = 4 * 40 * 128.0;
+    struct Point {
+        std::int64_t n;
+        double chunked_reads;  // n mod 8192, by hand
+    };
+    for (const Point p : {Point{8191, 8191}, Point{8192, 0}, Point{8193, 1}, Point{20000, 20000 - 2 * 8192}}) {
+        INFO("context " << p.n);
+        const double tokens = 36 * p.chunked_reads + 12 * static_cast<double>(p.n);
+        Workload w;
+        w.context = p.n;
+        const DecodeStep d = decode_step(load_hardware("h200"), scout, w);
+        CHECK(d.kv_bytes.in(bytes) == tokens * per_token);
+        CHECK(d.attention_flops.in(flop) == Approx(tokens * flops_per_token).epsilon(1e-12));
+        // Tensor parallelism splits it as GQA: at TP 8 each device holds and reads one KV head of 8.
+        CHECK(step_cost(scout, w, Parallelism{.tensor = 8}).kv_bytes(static_cast<double>(p.n)).in(bytes) ==
+              tokens * per_token / 8);
+    }
+    // By hand: 8191 -> 48 x 8191 = 393,168 layer-tokens (1.61 GB); 8192 -> 12 x 8192 = 98,304
+    // (0.40 GB); 20000 -> 36 x 3,616 + 12 x 20,000 = 370,176 (1.52 GB), where the window reading
+    // said 36 x 8,192 + 240,000 = 534,912 (2.19 GB).
+    CHECK(kv_bytes_read(scout, formats::bf16, 20000).in(bytes) == 370176 * per_token);
+    // Memory keeps the bound a sequence reaches: min(n, 8192) in a chunked layer.
+    CHECK(kv_per_sequence_per_device(scout, formats::bf16, 8191).in(bytes) == 48 * 8191 * per_token);
+    CHECK(kv_per_sequence_per_device(scout, formats::bf16, 20000).in(bytes) == (36 * 8192 + 12 * 20000) * per_token);
+    // Prefill of 20,000 tokens: query j of a chunked layer sees (j mod 8192) + 1 tokens, so two
+    // whole chunks of 8192 x 8193 / 2 pairs and a last one of 3616 x 3617 / 2; a NoPE layer
+    // 20000 x 20001 / 2. The sum does not depend on how the prompt is chunked.
+    const double chunked_pairs = 2 * (8192.0 * 8193 / 2) + 3616.0 * 3617 / 2, full_pairs = 20000.0 * 20001 / 2;
+    const double attention = flops_per_token * (36 * chunked_pairs + 12 * full_pairs);
+    CHECK(prefill(load_hardware("h200"), scout, Workload{}, 20000).attention_flops.in(flop) == Approx(attention).epsilon(1e-12));
+    CHECK(prefill(load_hardware("h200"), scout, Workload{}, 20000, 3000).attention_flops.in(flop) ==
+          Approx(attention).epsilon(1e-12));
+    // The model table says chunked, not window.
+    for (const auto& g : scout)
+        if (g.spec.chunked) CHECK(g.spec.reach().describe() == "chunked 8192 (aligned chunks)");
 }
 
 TEST_CASE("deepseek_v32: the indexer reads its keys over the context, the main cache its top-k", "[families][deepseek]") {
@@ -151,12 +197,34 @@ TEST_CASE("deepseek_v32: the indexer reads its keys over the context, the main c
     // DeepSeek: "671 billion total parameters ... activating only 37 billion" for V3, which V3.2
     // keeps, plus the indexer's 0.85 B.
     CHECK(derived_parameters(m).total() / 1e9 == Approx(671 + 61 * indexer / 1e9).margin(1));
-    // Kept per token: the latent 512, its rope key 64 and the indexer key 128, 61 layers.
-    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 61 * (512 + 64 + 128) * 2.0);
+    // Kept per token and layer: the latent 512 and its rope key 64 in the KV format, and the
+    // indexer's key as DeepSeek's reference stores it (inference/model.py of DeepSeek-V3.2-Exp,
+    // family_deepseek.hpp): 128 fp8 bytes and one fp32 scale per 128 elements, 128 + 4 = 132 B,
+    // whatever the KV format. bf16: 576 x 2 + 132 = 1,284 B a layer, 78,324 B over 61 layers;
+    // fp8: 576 + 132 = 708 B a layer.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 61 * (576 * 2 + (128 + 4)));
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 78324);
+    CHECK(kv_bytes_per_token(m, formats::fp8).in(bytes) == 61 * (576 + 132));
     // Read at 100k: the latent and rope key of the 2,048 chosen tokens, the indexer keys of all.
-    CHECK(kv_bytes_read(m, formats::bf16, 100000).in(bytes) == 61 * (576 * 2048.0 + 128 * 100000.0) * 2);
+    CHECK(kv_bytes_read(m, formats::bf16, 100000).in(bytes) == 61 * (576 * 2 * 2048.0 + 132 * 100000.0));
+    Workload at_100k;
+    at_100k.context = 100000;
+    CHECK(step_cost(m, at_100k, Parallelism{.tensor = 8}).kv_bytes(100000).in(bytes) ==
+          61 * (576 * 2 * 2048.0 + 132 * 100000.0));  // MLA and the indexer: every device caches all
     // Memory keeps everything.
-    CHECK(kv_per_sequence_per_device(m, formats::bf16, 100000).in(bytes) == 61 * 704 * 100000.0 * 2);
+    CHECK(kv_per_sequence_per_device(m, formats::bf16, 100000).in(bytes) == 61 * 1284 * 100000.0);
+    // Costed in the KV format instead when the model says so: 128 bf16 elements, 256 B.
+    Model in_kv = m;
+    for (std::size_t i = 0; i < in_kv.group_count; ++i) std::get<Mla>(in_kv.groups[i].spec.attention).index_key_format.reset();
+    CHECK(kv_bytes_per_token(in_kv, formats::bf16).in(bytes) == 61 * (512 + 64 + 128) * 2.0);
+    CHECK(a.describe() == "MLA 128 heads, latent 512 + rope 64, indexer 64 x 128 top-2048, its keys in fp8/g128/s32, 132 B a token");
+    // ridgeline's own form writes the key format and reads it back.
+    nlohmann::json own = m;
+    CHECK(own["layer_groups"][0]["attention"]["index_key_format"] == "fp8/g128/s32");
+    CHECK(model_from_config(own) == m);
+    own["layer_groups"][0]["attention"]["index_key_format"] = "fp9";
+    CHECK_THROWS_WITH(model_from_config(own, "own.json"),
+                      Catch::Contains("/layer_groups/0/attention/index_key_format") && Catch::Contains("fp8/g128/s32"));
     // Indexer FLOPs per cached token and layer: 2 x 64 heads x 128.
     CHECK(attention_flops_per_token(m, 100000).in(flop) ==
           Approx(61 * (278528.0 * 2048 + 2 * 64 * 128 * 100000.0)).epsilon(1e-12));
@@ -414,27 +482,90 @@ TEST_CASE("nemotron_h: a bad or missing pattern is named", "[families][nemotron_
     const nlohmann::json j = hub("nemotron-h-8b-base-8k-partial-from-megatron-bridge.json");
     CHECK_THROWS_WITH(without(j, {"hybrid_override_pattern"}),
                       "test.json: /hybrid_override_pattern: got nothing (the key is missing), expected a string of M "
-                      "(Mamba-2), * (attention) and - (MLP), one character per layer (model_type nemotron_h needs it, or "
-                      "layers_block_type)");
+                      "(Mamba-2), * (attention), - (MLP) and E (MoE), one character per layer (model_type nemotron_h needs "
+                      "it, or layers_block_type)");
     CHECK_THROWS_WITH(with(j, "hybrid_override_pattern", "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-X"),
                       Catch::StartsWith("test.json: /hybrid_override_pattern: got \"M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-"
                                         "M-M-M-M-M-X\" (a string), whose character 52 is 'X', expected a string of M"));
+    // E blocks need the MoE sizes, which the 8B file does not have.
     CHECK_THROWS_WITH(with(j, "hybrid_override_pattern", "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"),
-                      Catch::EndsWith("; E / \"moe\" blocks (routed experts, Nemotron 3) are not read yet"));
+                      "test.json: /n_routed_experts: got nothing (the key is missing), expected a positive integer "
+                      "(model_type nemotron_h needs it)");
     CHECK_THROWS_WITH(with(j, "hybrid_override_pattern", "M-*"),
                       "test.json: /num_hidden_layers: got 52, expected the number of layers the hybrid_override_pattern "
                       "names (3)");
     CHECK_THROWS_WITH(with(j, "n_groups", 3),
                       "test.json: /n_groups: got 3, expected a divisor of mamba_num_heads (128)");
     nlohmann::json listed = j;
-    listed["layers_block_type"] = {"mamba", "moe"};
+    listed["layers_block_type"] = {"mamba", "expert"};
     CHECK_THROWS_WITH(model_from_config(listed, "test.json"),
-                      "test.json: /layers_block_type/1: got \"moe\" (a string), expected \"mamba\", \"attention\" or \"mlp\" "
-                      "(or \"linear_attention\", \"full_attention\"); E / \"moe\" blocks (routed experts, Nemotron 3) are "
-                      "not read yet");
+                      "test.json: /layers_block_type/1: got \"expert\" (a string), expected \"mamba\", \"attention\", \"mlp\" "
+                      "or \"moe\" (or \"linear_attention\", \"full_attention\")");
     CHECK_THROWS_WITH(without(j, {"intermediate_size"}),
                       "test.json: /intermediate_size: got nothing (the key is missing), expected a positive integer "
                       "(model_type nemotron_h needs it)");
+}
+
+TEST_CASE("nemotron_h: Nemotron 3 Nano's E blocks, ungated routed experts and a shared one", "[families][nemotron_h]") {
+    // tests/data/hub/nvidia-nemotron-3-nano-30b-a3b-bf16-from-jax-llm-examples.json: hidden 2688,
+    // vocab 131072 (untied); pattern of 52 blocks, 23 M, 23 E, 6 *; Mamba-2 64 heads x 64, 8
+    // groups, state 128, conv 4 (with biases); attention 32 heads, 2 KV heads of 128; experts
+    // 128 top-6 of moe_intermediate_size 1856 and one shared of 3712, each up and down only
+    // (NemotronHExperts, NemotronHMLP), a router of 128 x 2688 and a correction bias per expert.
+    const Model m = hub_model("nvidia-nemotron-3-nano-30b-a3b-bf16-from-jax-llm-examples.json");
+    const double h = 2688;
+    // Per block, by hand:
+    //   Mamba-2 (I = 64 x 64 = 4096, B and C 2 x 8 x 128 = 2048): in_proj h x (2 I + 2048 + 64),
+    //   conv (I + 2048) x (4 + 1), dt_bias/A_log/D 3 x 64, gated norm I, out_proj I x h.
+    const double mamba = h * (2 * 4096 + 2048 + 64) + (4096 + 2048) * 5.0 + 3 * 64 + 4096 + 4096 * h;
+    //   attention: q and o 2 x h x 4096, k and v 2 x h x 256.
+    const double attention = 2 * h * 4096 + 2 * h * 256;
+    //   experts: 128 x (up + down) 2 x h x 1856; shared 2 x h x 3712; router h x 128 + 128.
+    const double expert = 2 * h * 1856, routed = 128 * expert, shared = 2 * h * 3712, router = h * 128 + 128;
+    const double tables = 2 * 131072 * h, norms = 53 * h;  // one norm a block and the final one
+    const double total = 23 * mamba + 6 * attention + 23 * (routed + shared + router) + tables + norms;
+    CHECK(derived_parameters(m).total() == Approx(total).epsilon(1e-12));
+    CHECK(derived_parameters(m).experts == 23 * routed);
+    CHECK(derived_parameters(m).shared_experts == 23 * shared);
+    CHECK(derived_parameters(m).router == 23 * router);
+    // Active: 6 of the 128 experts; 31,577,940,288 in all and 3,579,076,352 active, 3,226,754,816
+    // without the input table. NVIDIA (research.nvidia.com/labs/nemotron/Nemotron-3/, SOURCES.md):
+    // "Nemotron 3 Nano is a 3.2B active (3.6B with embeddings), 31.6B total parameter model".
+    const double active = total - 23 * routed + 23 * 6 * expert;
+    CHECK(active_parameters(m).total() == Approx(active).epsilon(1e-12));
+    CHECK(derived_parameters(m).total() / 1e9 == Approx(31.6).margin(0.05));
+    CHECK(active_parameters(m).total() / 1e9 == Approx(3.6).margin(0.05));
+    CHECK(active_without_tables(m, false) / 1e9 == Approx(3.2).margin(0.05));
+    // Cache: 6 attention blocks x K and V of 2 x 128, 6,144 B a token in bf16; 23 Mamba-2 states
+    // of 64 x 64 x 128 and a conv state of (4096 + 2048) x 3.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 6 * 2 * 2 * 128 * 2.0);
+    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == 23 * (64 * 64 * 128.0 + 6144 * 3) * 2);
+    const Moe& e = std::get<Moe>(m.groups[1].spec.ffn);
+    CHECK(e.describe() == "MoE 128 experts top-6 x 1856 + 1 shared (no gate)");
+    // A step reads the experts its batch touches: one token, 6 per block.
+    Workload w;
+    w.context = 1000;
+    const StepCost one = step_cost(m, w);
+    CHECK(one.routed_bytes(1).in(bytes) == Approx(23 * 6 * expert * 2).epsilon(1e-12));
+    // ridgeline's own form keeps the ungated experts.
+    nlohmann::json own = m;
+    CHECK(model_from_config(own) == m);
+    decodes(m, "h200", 8);
+    // What is not read yet is refused by name.
+    const nlohmann::json j = hub("nvidia-nemotron-3-nano-30b-a3b-bf16-from-jax-llm-examples.json");
+    CHECK_THROWS_WITH(with(j, "moe_latent_size", 1024), Catch::StartsWith("test.json: /moe_latent_size: got 1024, expected null or absent"));
+    CHECK_THROWS_WITH(with(j, "mlp_bias", true), Catch::Contains("the shared expert's biases are not read yet"));
+    CHECK_THROWS_WITH(with(j, "n_shared_experts", 2), Catch::Contains("NemotronHMoE builds one shared expert"));
+    CHECK_THROWS_WITH(without(j, {"moe_shared_expert_intermediate_size"}),
+                      "test.json: /moe_shared_expert_intermediate_size: got nothing (the key is missing), expected a "
+                      "positive integer (model_type nemotron_h needs it)");
+    // num_local_experts, the class's attribute_map name, reads as n_routed_experts.
+    nlohmann::json renamed = j;
+    renamed.erase("n_routed_experts");
+    renamed["num_local_experts"] = 128;
+    const Model r = model_from_config(renamed, "test.json");
+    CHECK(r.groups == m.groups);
+    CHECK(r.group_count == m.group_count);
 }
 
 TEST_CASE("mimo: MTP layers reported apart", "[families][mimo]") {

@@ -179,6 +179,7 @@ TEST_CASE("generation: the closed form equals the step-by-step sum", "[generatio
         {"qwen3-32b", 512, 0, 1500, false, 1},         {"gpt-oss-120b", 64, 50, 300, true, 1},      // window corner at 128
         {"mixtral-8x7b", 32, 1000, 200, true, 2},      {"deepseek-v3", 8, 2000, 100, true, 8},
         {"mistral-7b-v0.1", 700, 3000, 2000, true, 1},
+        {"llama-4-scout", 64, 7900, 600, true, 1},     {"llama-4-scout", 256, 16000, 500, false, 8},  // chunk starts at 8192, 16384
     };
     for (const Case& k : cases) {
         INFO(k.model << " batch " << k.batch << " prompt " << k.prompt);
