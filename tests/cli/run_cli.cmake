@@ -19,6 +19,8 @@ endif()
 if(DEFINED STDOUT_MATCH AND NOT out MATCHES "${STDOUT_MATCH}")
     message(FATAL_ERROR "ridgeline ${ARGS}: stdout does not match '${STDOUT_MATCH}':\n${out}")
 endif()
-if(out MATCHES "nan|inf" AND NOT "${ARGS}" MATCHES "help")
+# A NaN or an infinity as a word of its own (any case, "inf" or "infinity"), not inside a name
+# such as nemotron-3-nano.
+if(out MATCHES "(^|[^A-Za-z])-?([Nn][Aa][Nn]|[Ii][Nn][Ff]([Ii][Nn][Ii][Tt][Yy])?)([^A-Za-z]|$)" AND NOT "${ARGS}" MATCHES "help")
     message(FATAL_ERROR "ridgeline ${ARGS}: NaN or infinity in the output:\n${out}")
 endif()
