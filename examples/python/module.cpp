@@ -534,12 +534,10 @@ py::object calibrate_py(const std::string& measurements, const py::kwargs& kw) {
         }
     }
     k.done();
-    for (const auto& w : where) {
-        const std::size_t eq = w.find('=');
-        if (eq == std::string::npos || eq == 0) throw ridgeline::error("", "where", w, "KEY=VALUE, e.g. weights=bf16");
-        if (!cli::row_field(MeasuredRow{}, w.substr(0, eq))) throw ridgeline::error("", "where", w.substr(0, eq), cli::where_keys);
-        r.where.emplace_back(w.substr(0, eq), w.substr(eq + 1));
-    }
+    for (const auto& w : where)
+        r.where.push_back(cli::split_where(w, [](const std::string& value, const std::string& expected) {
+            throw ridgeline::error("", "where", value, expected);
+        }));
     const cli::CalibrateRun run = cli::run_calibration(r);
     if (run.kept.empty())
         throw ridgeline::error(measurements, "", "no row left by the filters" +

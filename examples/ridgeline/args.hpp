@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ridgeline/formats.hpp>
@@ -174,9 +175,27 @@ inline std::vector<std::int64_t> parse_degrees(const std::string& option, const 
     return out;
 }
 
-// Times and sizes with their units: 0 allowed, then [min, max] in the flag's unit.
+// A time in microseconds: 0, or from 1e-6 to `max`.
 inline ridgeline::Seconds parse_microseconds(const std::string& option, const std::string& s, double max, const std::string& expected) {
     return ridgeline::us(parse_number(option, s, 1e-6, max, expected, true));
 }
+
+// The workload flags every subcommand that takes them reads alike (plan too): one range and one
+// message each.
+inline double parse_fraction(const std::string& option, const std::string& s) {  // --efficiency, --memory-fraction
+    return parse_number(option, s, 1e-6, 1.0, "a fraction in [1e-6, 1]");
+}
+inline ridgeline::Seconds parse_overhead(const std::string& option, const std::string& s) {  // --overhead-us
+    return parse_microseconds(option, s, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9");
+}
+inline ridgeline::Seconds parse_link_latency(const std::string& option, const std::string& s) {  // --link-latency-us
+    return parse_microseconds(option, s, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6");
+}
+inline ridgeline::Bytes parse_reserve(const std::string& option, const std::string& s) {  // --reserve-gib
+    return ridgeline::GiB(parse_number(option, s, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true));
+}
+
+// An option's long name from its CLI11 names: "--hardware" of "--hardware,-H".
+inline std::string long_name(std::string_view names) { return std::string(names.substr(0, names.find(','))); }
 
 }  // namespace cli

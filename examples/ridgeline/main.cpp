@@ -49,16 +49,14 @@ using cli::si;
 // bad value is a usage error naming its flag before any file is read.
 template <class T, class Read>
 CLI::Option* add_read(CLI::App* app, const std::string& names, T& target, Read read, const std::string& help) {
-    const std::string flag = names.substr(0, names.find(','));
+    const std::string flag = cli::long_name(names);
     return app->add_option_function<std::string>(
         names, [&target, read, flag](const std::string& text) { target = read(flag, text); }, help);
 }
 
 const auto read_format = [](const std::string& f, const std::string& t) { return cli::parse_format_option(f, t); };
 const auto read_output = [](const std::string& f, const std::string& t) { return cli::parse_output(f, t); };
-const auto read_fraction = [](const std::string& f, const std::string& t) {
-    return cli::parse_number(f, t, 1e-6, 1.0, "a fraction in [1e-6, 1]");
-};
+const auto read_fraction = [](const std::string& f, const std::string& t) { return cli::parse_fraction(f, t); };
 
 // The flags the workload subcommands share (decode, operators, ridge, capacity, generate,
 // diagnose, predict, plot), typed. Lists hold every value the list commands combine; the
@@ -135,15 +133,11 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
     add_read(app, "--dp", o.dp, [](const std::string& f, const std::string& t) { return parse_integer_option(f, t, 1, std::int64_t{1} << 20); },
              "Data-parallel replicas (default 1)");
     add_read(app, "--link-latency-us", o.link_latency,
-             [](const std::string& f, const std::string& t) {
-                 return std::optional<Seconds>(cli::parse_microseconds(f, t, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6"));
-             },
+             [](const std::string& f, const std::string& t) { return std::optional(cli::parse_link_latency(f, t)); },
              "Latency per message on the scale-up link, us (default: the hardware preset's)");
     add_read(app, "--efficiency", o.efficiency, read_fraction, "Fraction of peak bandwidth achieved, in (0, 1] (default 1: the ceiling)");
     add_read(app, "--overhead-us", o.overhead,
-             [](const std::string& f, const std::string& t) {
-                 return cli::parse_microseconds(f, t, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9");
-             },
+             [](const std::string& f, const std::string& t) { return cli::parse_overhead(f, t); },
              "Fixed time per step in microseconds (default 0)");
     add_read(app, "--assumptions", o.seed_assumptions,
              [](const std::string& f, const std::string& t) {
@@ -166,9 +160,7 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
     add_read(app, "--memory-fraction", o.memory_fraction, read_fraction,
              "Share of the reported memory the engine takes, in (0, 1] (default 0.9)");
     add_read(app, "--reserve-gib", o.reserve,
-             [](const std::string& f, const std::string& t) {
-                 return std::optional(GiB(cli::parse_number(f, t, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true)));
-             },
+             [](const std::string& f, const std::string& t) { return std::optional(cli::parse_reserve(f, t)); },
              "Memory kept back for the runtime per device, GiB (default 1)");
     add_read(app, "--max-context", o.max_context,
              [](const std::string& f, const std::string& t) { return std::optional(parse_integer_option(f, t, 1, std::int64_t{1} << 40)); },
@@ -180,19 +172,14 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
 // settings are gone by the time an error reaches main).
 std::optional<Hardware> current_device;
 
-// One setting of the options' lists, resolved: its device, model, deployment and workload.
-struct Setting : cli::Resolved {
-    std::int64_t tp = 1;
-    std::vector<std::int64_t> batches, contexts;
-};
+// One setting of the options' lists, resolved (cli::Resolved): its device, model, deployment
+// and workload. The batches and contexts stay in the options.
+using Setting = cli::Resolved;
 
 Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std::optional<Format>& weights, std::int64_t tp,
                 std::int64_t pp, std::int64_t ep) {
     Setting s;
     s.hardware = hardware;
-    s.tp = tp;
-    s.batches = o.batches.values;
-    s.contexts = o.contexts.values;
     Workload& w = s.base;
     Precision& p = w.precision;
     p.kv = o.kv;
@@ -260,9 +247,9 @@ std::size_t settings_count(const WorkloadOptions& o, bool batches, bool contexts
     return count;
 }
 
-// Each setting of the lists, in that order, resolved (files read) once the work is known to be bounded.
-std::vector<Setting> combinations(const WorkloadOptions& o, bool batches, bool contexts) {
-    settings_count(o, batches, contexts);
+// Each setting of the lists, in that order, resolved (files read): call once settings_count has
+// bounded the work.
+std::vector<Setting> resolve_all(const WorkloadOptions& o) {
     std::vector<Setting> out;
     for (const auto& h : o.hardware)
         for (const auto& w : o.weights)
@@ -270,6 +257,12 @@ std::vector<Setting> combinations(const WorkloadOptions& o, bool batches, bool c
                 for (const auto p : o.pp)
                     for (const auto e : o.ep) out.push_back(resolve(o, h, w, t, p, e));
     return out;
+}
+
+// The settings of a command that combines them with every batch and context.
+std::vector<Setting> combinations(const WorkloadOptions& o) {
+    settings_count(o, true, true);
+    return resolve_all(o);
 }
 
 // The commands that read one setting refuse lists of batches and contexts, before any file is read.
@@ -280,10 +273,10 @@ void require_one_point(const WorkloadOptions& o, const char* command) {
 }
 
 // The workload at a single-setting command's one batch and context.
-Workload at_point(const Setting& s) {
+Workload at_point(const WorkloadOptions& o, const Setting& s) {
     Workload w = s.base;
-    w.batch = s.batches.front();
-    w.context = s.contexts.front();
+    w.batch = o.batches.values.front();
+    w.context = o.contexts.values.front();
     return w;
 }
 
@@ -293,7 +286,7 @@ void print_assumptions(cli::Output format, const Setting& s, const std::optional
     const Assumptions& a = s.base.assumptions;
     std::string links;
     if (step && step->links.messages > 0) {
-        const Link& l = s.tp > 1 ? step->links.tensor_link : step->links.pipeline_link;
+        const Link& l = s.dep.parallel.tensor > 1 ? step->links.tensor_link : step->links.pipeline_link;
         links = fmt::format("; links: {} us per message ({}), {}", cli::shown(l.latency.in(us), 2), l.latency_from,
                             l.scale_out ? "scale-out network" : "scale-up link");
     }
@@ -335,10 +328,10 @@ void run_model(const ModelOptions& o) { cli::model_formats_table(load_model(o.mo
 // Every setting of the lists, at every batch and context (batches outer), as decode and
 // operators print them; `current_device` names the device an error is about.
 template <class Visit>
-void each_point(const std::vector<Setting>& settings, Visit visit) {
+void each_point(const WorkloadOptions& o, const std::vector<Setting>& settings, Visit visit) {
     for (const Setting& s : settings)
-        for (std::int64_t b : s.batches)
-            for (std::int64_t n : s.contexts) {
+        for (std::int64_t b : o.batches.values)
+            for (std::int64_t n : o.contexts.values) {
                 current_device = s.hw;
                 Workload w = s.base;
                 w.batch = b;
@@ -351,10 +344,10 @@ void each_point(const std::vector<Setting>& settings, Visit visit) {
 struct DecodeOptions : WorkloadOptions {};
 
 void run_decode(const DecodeOptions& o) {
-    const std::vector<Setting> settings = combinations(o, true, true);
+    const std::vector<Setting> settings = combinations(o);
     cli::Table t(cli::decode_columns());
     std::optional<DecodeStep> last;
-    each_point(settings, [&](const Setting& s, const Workload& w) {
+    each_point(o, settings, [&](const Setting& s, const Workload& w) {
         const DecodeStep d = decode_step(s.dep, s.m, w);
         last = d;
         t.add(cli::decode_cells(s, d));
@@ -365,9 +358,9 @@ void run_decode(const DecodeOptions& o) {
 
 // The step per operator (operators.hpp), one device's share, in the page's columns (operators_schema.hpp).
 void run_operators(const DecodeOptions& o) {
-    const std::vector<Setting> settings = combinations(o, true, true);
+    const std::vector<Setting> settings = combinations(o);
     cli::Table t(cli::operator_columns());
-    each_point(settings, [&](const Setting& s, const Workload& w) {
+    each_point(o, settings, [&](const Setting& s, const Workload& w) {
         for (const Operator& op : operators(s.dep, s.m, w)) t.add(cli::operator_cells(s, w, op));
     });
     t.print(o.format);
@@ -375,11 +368,11 @@ void run_operators(const DecodeOptions& o) {
 }
 
 void run_capacity(const DecodeOptions& o) {
-    const std::vector<Setting> settings = combinations(o, true, true);
+    const std::vector<Setting> settings = combinations(o);
     cli::Table t(cli::capacity_columns());
     for (const Setting& s : settings)
-        for (std::int64_t n : s.contexts)
-            for (std::int64_t b : s.batches) {
+        for (std::int64_t n : o.contexts.values)
+            for (std::int64_t b : o.batches.values) {
                 current_device = s.hw;
                 t.add(cli::capacity_cells(s, n, b));
             }
@@ -393,7 +386,7 @@ void run_ridge(const RidgeOptions& o) {
     const Setting s = resolve_one(o);
     const auto nstar = n_star(s.dep, s.m, s.base);
     cli::Table t(cli::ridge_columns());
-    for (std::int64_t n : s.contexts) t.add(cli::ridge_cells(s, n, nstar));
+    for (std::int64_t n : o.contexts.values) t.add(cli::ridge_cells(s, n, nstar));
     t.print(o.format);
     print_assumptions(o.format, s);
 }
@@ -420,10 +413,10 @@ void run_generate(const GenerateOptions& o) {
             "--chunk: got {}, expected a chunk giving at most 10,000,000 prefill steps in all ({} chunks of a {}-token "
             "--prompt x {} --batch values = {}; use a larger --chunk or fewer batches)",
             o.chunk, chunks, o.prompt, batches, steps));
-    const std::vector<Setting> settings = combinations(o, true, false);
+    const std::vector<Setting> settings = resolve_all(o);  // bounded by settings_count above
     cli::Table t(cli::generate_columns());
     for (const Setting& s : settings)
-        for (std::int64_t b : s.batches) {
+        for (std::int64_t b : o.batches.values) {
             current_device = s.hw;
             Workload w = s.base;
             w.batch = b;
@@ -443,16 +436,7 @@ void run_diagnose(const DiagnoseOptions& o) {
     if (o.measurements != 1) throw cli::usage_error("diagnose: give exactly one of --measured-tok-s and --measured-tpot-ms");
     require_one_point(o, "diagnose");
     const Setting s = resolve_one(o);
-    cli::diagnose_table(s, at_point(s), *o.per_token, o.draft_tokens).print(o.format);
-}
-
-// A --where filter: KEY=VALUE, with KEY one of cli::where_keys.
-std::pair<std::string, std::string> parse_where(const std::string& option, const std::string& w) {
-    const std::size_t eq = w.find('=');
-    if (eq == std::string::npos || eq == 0) cli::bad_value(option, w, "KEY=VALUE, e.g. weights=bf16");
-    const std::string key = w.substr(0, eq);
-    if (!cli::row_field(MeasuredRow{}, key)) throw cli::usage_error(option + ": got \"" + key + "\", expected " + cli::where_keys);
-    return {key, w.substr(eq + 1)};
+    cli::diagnose_table(s, at_point(o, s), *o.per_token, o.draft_tokens).print(o.format);
 }
 
 struct CalibrateOptions {
@@ -505,7 +489,7 @@ struct PredictOptions : WorkloadOptions {
 void run_predict(const PredictOptions& o) {
     require_one_point(o, "predict");
     const Setting s = resolve_one(o);
-    const Workload w = at_point(s);
+    const Workload w = at_point(o, s);
     const EfficiencyPreset preset = load_efficiency(o.calibration);
     cli::predict_table(s, w, preset).print(o.format);
     if (o.format == cli::Output::table && preset.hardware != s.hardware)
@@ -514,7 +498,7 @@ void run_predict(const PredictOptions& o) {
 
 struct PlotOptions : WorkloadOptions {
     PlotOptions() {
-        batches = {cli::parse_list("--batch", "1..1024x2", 1), "1..1024x2"};
+        batches = {{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, "1..1024x2"};
         contexts = {{0, 4096, 32768}, "0,4096,32768"};
     }
     std::string out = "roofline.svg";
@@ -523,7 +507,7 @@ struct PlotOptions : WorkloadOptions {
 void run_plot(const PlotOptions& o) {
     require_rows(o, true, true);
     const Setting s = resolve_one(o);
-    const std::string svg = roofline_svg(s.dep, s.m, s.base, s.batches, s.contexts);
+    const std::string svg = roofline_svg(s.dep, s.m, s.base, o.batches.values, o.contexts.values);
     if (o.out == "-") {
         fmt::print("{}", svg);
         return;
@@ -727,7 +711,9 @@ int main(int argc, char** argv) {
     cal->add_option_function<std::vector<std::string>>(
         "--where",
         [&cal_r](const std::vector<std::string>& items) {
-            for (const auto& w : items) cal_r.where.push_back(parse_where("--where", w));
+            for (const auto& w : items) cal_r.where.push_back(cli::split_where(w, [](const std::string& value, const std::string& expected) {
+                    throw cli::usage_error("--where: got \"" + value + "\", expected " + expected);
+                }));
         },
         "KEY=VALUE on engine, engine_version, date, model, hardware, weights, tp, batch (repeatable)");
     cal->add_flag("--per-layer", cal_r.per_layer, "Also fit a time per layer (kernel launches)");
@@ -750,10 +736,9 @@ int main(int argc, char** argv) {
     cli::PlanOptions plan_o;
     auto* planner = app.add_subcommand("plan", "The cheapest deployment that meets TTFT and TPOT targets, and the Pareto front");
     for (const cli::PlanFlag& f : cli::plan_flags()) {
-        const std::string names = f.names;
-        const std::string flag = names.substr(0, names.find(','));
+        const std::string flag = cli::long_name(f.names);
         auto* option = planner->add_option_function<std::string>(
-            names, [&plan_o, read = f.read, flag](const std::string& t) { read(plan_o, flag, t); }, f.help);
+            f.names, [&plan_o, read = f.read, flag](const std::string& t) { read(plan_o, flag, t); }, f.help);
         if (flag == "--model") option->required();
     }
     planner->footer("Example: ridgeline plan -m llama-3.1-70b -H h100-sxm,h200 --prompt 8192 --cached-prompt 7936 --output 512 "

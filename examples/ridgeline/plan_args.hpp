@@ -104,21 +104,15 @@ inline const std::vector<PlanFlag>& plan_flags() {
         {"--compute", "compute", "Compute format (default bf16)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.compute = parse_numeric_option(f, t); }},
         {"--efficiency", "efficiency", "Fraction of peak bandwidth achieved (default 1: the ceiling)",
-         [](PlanOptions& o, const std::string& f, const std::string& t) { o.efficiency = parse_number(f, t, 1e-6, 1.0, "a fraction in [1e-6, 1]"); }},
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.efficiency = parse_fraction(f, t); }},
         {"--overhead-us", "overhead_us", "Fixed time per step in microseconds (default 0)",
-         [](PlanOptions& o, const std::string& f, const std::string& t) {
-             o.overhead = parse_microseconds(f, t, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9");
-         }},
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.overhead = parse_overhead(f, t); }},
         {"--memory-fraction", "memory_fraction", "Share of the reported memory the engine takes (default 0.9)",
-         [](PlanOptions& o, const std::string& f, const std::string& t) { o.memory_fraction = parse_number(f, t, 1e-6, 1.0, "a fraction in [1e-6, 1]"); }},
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.memory_fraction = parse_fraction(f, t); }},
         {"--reserve-gib", "reserve_gib", "Memory kept back for the runtime per device, GiB (default 1)",
-         [](PlanOptions& o, const std::string& f, const std::string& t) {
-             o.reserve = GiB(parse_number(f, t, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true));
-         }},
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.reserve = parse_reserve(f, t); }},
         {"--link-latency-us", "link_latency_us", "Latency per message on the links, us (default: the preset's)",
-         [](PlanOptions& o, const std::string& f, const std::string& t) {
-             o.link_latency = parse_microseconds(f, t, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6");
-         }},
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.link_latency = parse_link_latency(f, t); }},
         // Prices: "h100-sxm=2.50,h200=3.50"; that each names a device of -H is checked with -H.
         {"--price", "price", "Price per device-hour: h100-sxm=2.50,h200=3.50 (ranks by cost per million tokens)",
          [](PlanOptions& o, const std::string& f, const std::string& t) {

@@ -160,15 +160,19 @@ std::vector<Cell> answer_cells(const Resolved& s, const ridgeline::Schema<Row>& 
     return row;
 }
 
+// The batch and context a step's row is at, after the setting's inputs (decode and operators).
+inline std::vector<Column> point_columns() { return {{"batch", "batch"}, {"context_tokens", "context"}}; }
+inline std::vector<Cell> point_cells(std::int64_t batch, std::int64_t context) { return {integer(batch), integer(context)}; }
+
 inline std::vector<Column> decode_columns() {
     auto columns = input_columns();
-    append(columns, std::vector<Column>{{"batch", "batch"}, {"context_tokens", "context"}});
+    append(columns, point_columns());
     append_columns(columns, ridgeline::decode_fields());
     return columns;
 }
 inline std::vector<Cell> decode_cells(const Resolved& s, const ridgeline::DecodeStep& d) {
     auto row = input_cells(s);
-    append(row, std::vector<Cell>{integer(d.batch), integer(d.context)});
+    append(row, point_cells(d.batch, d.context));
     append_cells(row, ridgeline::decode_fields(), d);
     return row;
 }
@@ -176,13 +180,13 @@ inline std::vector<Cell> decode_cells(const Resolved& s, const ridgeline::Decode
 // One row per operator of the step at a batch and context (one device's share).
 inline std::vector<Column> operator_columns() {
     auto columns = input_columns();
-    append(columns, std::vector<Column>{{"batch", "batch"}, {"context_tokens", "context"}});
+    append(columns, point_columns());
     append_columns(columns, ridgeline::operator_fields());
     return columns;
 }
 inline std::vector<Cell> operator_cells(const Resolved& s, const ridgeline::Workload& w, const ridgeline::Operator& o) {
     auto row = input_cells(s);
-    append(row, std::vector<Cell>{integer(w.batch), integer(w.context)});
+    append(row, point_cells(w.batch, w.context));
     append_cells(row, ridgeline::operator_fields(), o);
     return row;
 }
@@ -420,6 +424,17 @@ inline std::optional<std::string> row_field(const ridgeline::MeasuredRow& r, con
     if (key == "tp") return std::to_string(r.parallel.tensor);
     if (key == "batch") return std::to_string(r.workload.batch);
     return std::nullopt;
+}
+
+// A --where filter "KEY=VALUE" split in two, KEY one of where_keys. `fail(value, expected)`
+// throws each face's own error (the CLI's usage error, the module's ridgeline::error).
+template <class Fail>
+std::pair<std::string, std::string> split_where(const std::string& w, Fail fail) {
+    const std::size_t eq = w.find('=');
+    if (eq == std::string::npos || eq == 0) fail(w, "KEY=VALUE, e.g. weights=bf16");
+    const std::string key = w.substr(0, eq);
+    if (!row_field(ridgeline::MeasuredRow{}, key)) fail(key, where_keys);
+    return {key, w.substr(eq + 1)};
 }
 
 struct CalibrateRequest {

@@ -260,9 +260,7 @@ std::optional<std::string> given(const json& request, const char* key) {
 // The page field a plan error is about: the flag a usage error names, or the library's path.
 std::string plan_field_of(const std::string& message, const std::string& path) {
     for (const cli::PlanFlag& f : cli::plan_flags()) {
-        const std::string_view names = f.names;
-        const std::string flag(names.substr(0, names.find(',')));
-        if (*f.page_key && message.rfind(flag + ":", 0) == 0) return f.page_key;
+        if (*f.page_key && message.rfind(cli::long_name(f.names) + ":", 0) == 0) return f.page_key;
     }
     if (message.rfind("plan: give exactly one of --users and --rate", 0) == 0) return "users";
     if (path == "hardware preset" || path == "devices") return "hardware";
@@ -289,8 +287,7 @@ PlanAnswer plan_answer(const json& q) {
     cli::PlanOptions o;
     for (const cli::PlanFlag& f : cli::plan_flags()) {
         if (!*f.page_key) continue;
-        const std::string_view names = f.names;
-        const std::string flag(names.substr(0, names.find(',')));
+        const std::string flag = cli::long_name(f.names);
         // The model and the devices are always read (an empty -H: every preset); the rest when given.
         const bool always = std::string_view(f.page_key) == "model" || std::string_view(f.page_key) == "hardware";
         if (always) f.read(o, flag, text(q, f.page_key));

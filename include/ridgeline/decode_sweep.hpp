@@ -84,23 +84,19 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
                          std::span<const std::int64_t> contexts, const DecodeColumns& out) {
     validate(dep, m);
     validate(base);
-    if (!batches.empty()) {
-        const auto [least, most] = std::minmax_element(batches.begin(), batches.end());
+    // A list's least and greatest value, each validated in the workload field they are; returns
+    // the greatest.
+    const auto check_extremes = [&](std::span<const std::int64_t> values, std::int64_t Workload::*field) {
+        const auto [least, most] = std::minmax_element(values.begin(), values.end());
         Workload w = base;
-        for (const std::int64_t b : {*least, *most}) {
-            w.batch = b;
+        for (const std::int64_t v : {*least, *most}) {
+            w.*field = v;
             validate(w);
         }
-    }
-    if (!contexts.empty()) {
-        const auto [least, most] = std::minmax_element(contexts.begin(), contexts.end());
-        Workload w = base;
-        for (const std::int64_t n : {*least, *most}) {
-            w.context = n;
-            validate(w);
-        }
-        require_context_within(m, w.context, "context");
-    }
+        return *most;
+    };
+    if (!batches.empty()) check_extremes(batches, &Workload::batch);
+    if (!contexts.empty()) require_context_within(m, check_extremes(contexts, &Workload::context), "context");
     const std::size_t nb = batches.size(), nc = contexts.size();
     const StepCost c = step_cost(m, base, dep.parallel);
     const Rates rates = effective_rates(dep.device, base);
