@@ -2,12 +2,13 @@
 // group of data/measurements/published.json, leave-one-out (each row predicted by a fit on the
 // others, the overhead model's bandwidth and compute efficiencies and fixed time per step; then
 // again with a time per layer, and again with the term set of the two that nested leave-one-out
-// picks: for each row left out, the set whose own leave-one-out error over the other rows is the
-// smaller, so the choice never sees the row predicted), the median and worst relative error, and
+// picks among four, the compute efficiency fitted or held at 100%, each with or without a time
+// per layer: for each row left out, the set whose own leave-one-out error over the other rows is
+// the least, so the choice never sees the row predicted), the median and worst relative error, and
 // how many credible rows sit below the ideal ceiling. Rows that timed whole requests are
 // predicted as whole requests. Every fit also chooses how the attention reads a GQA layer's KV
-// (calibrate.hpp, Efficiency::kv_per_query_head); the last column says which the group's fit on
-// all its rows keeps.
+// (calibrate.hpp, Efficiency::kv_per_query_head); the last columns say which terms and reading
+// the group's fit on all its rows keeps (its preset in data/efficiency/).
 // The README's accuracy table is this program's output, checked by CTest.
 //     accuracy_table [measurements]
 #include <fmt/core.h>
@@ -44,12 +45,13 @@ int main(int argc, char** argv) {
             groups[{r.engine, r.hardware}].push_back(&r);
         }
         fmt::print("| engine | device | rows | below the ceiling | leave-one-out median | worst | with a time per layer: median | worst "
-                   "| terms chosen by nested leave-one-out: median | worst | KV read per |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|---|\n");
+                   "| terms chosen by nested leave-one-out: median | worst | terms chosen on all rows | KV read per |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         std::vector<double> all, all_layered, all_chosen;
-        CalibrationTerms layered;
-        layered.per_layer = true;
-        const std::vector<CalibrationTerms> candidates{CalibrationTerms{}, layered};
+        CalibrationTerms layered, held, held_layered;
+        layered.per_layer = held_layered.per_layer = true;
+        held.compute = held_layered.compute = false;
+        const std::vector<CalibrationTerms> candidates{CalibrationTerms{}, layered, held, held_layered};
         std::size_t rows = 0, below = 0;
         for (const auto& [key, list] : groups) {
             const Hardware hw = load_hardware(key.second);
@@ -67,13 +69,15 @@ int main(int argc, char** argv) {
             all.insert(all.end(), e.begin(), e.end());
             all_layered.insert(all_layered.end(), l.begin(), l.end());
             all_chosen.insert(all_chosen.end(), n.begin(), n.end());
-            const bool per_query = calibrate(hw, obs, candidates[choose_terms(hw, obs, candidates)]).kv_per_query_head;
-            fmt::print("| {} | {} | {} | {} of {} | {} | {} | {} | {} | {} | {} | {} |\n", key.first, key.second, list.size(), under, list.size(),
-                       pct(e, false), pct(e, true), pct(l, false), pct(l, true), pct(n, false), pct(n, true),
+            const CalibrationTerms& chosen = candidates[choose_terms(hw, obs, candidates)];
+            const bool per_query = calibrate(hw, obs, chosen).kv_per_query_head;
+            fmt::print("| {} | {} | {} | {} of {} | {} | {} | {} | {} | {} | {} | {}{} | {} |\n", key.first, key.second, list.size(), under,
+                       list.size(), pct(e, false), pct(e, true), pct(l, false), pct(l, true), pct(n, false), pct(n, true),
+                       chosen.compute ? "both efficiencies" : "bandwidth (compute held)", chosen.per_layer ? ", per step and per layer" : ", per step",
                        per_query ? "query head" : "KV head");
         }
         for (auto* v : {&all, &all_layered, &all_chosen}) std::sort(v->begin(), v->end());
-        fmt::print("| all {} groups ({} flagged rows not fitted) | | {} | {} of {} | {} | {} | {} | {} | {} | {} | |\n", groups.size(), flagged,
+        fmt::print("| all {} groups ({} flagged rows not fitted) | | {} | {} of {} | {} | {} | {} | {} | {} | {} | | |\n", groups.size(), flagged,
                    rows, below, rows, pct(all, false), pct(all, true), pct(all_layered, false), pct(all_layered, true),
                    pct(all_chosen, false), pct(all_chosen, true));
         return 0;

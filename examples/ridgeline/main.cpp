@@ -459,7 +459,9 @@ void run_calibrate(const CalibrateOptions& o) {
     if (o.format == cli::Output::table) {
         fmt::print("fit on {} of {} rows for {}: bandwidth {}, compute {}, {} a step{}; rms error {}%\n", c.used.size(), run.kept.size(),
                    cli::printable(run.hardware), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%"),
-                   pm(c.compute_efficiency, c.compute_efficiency_error, 100, 1, "%"),
+                   pm(c.compute_efficiency, c.compute_efficiency_error, 100, 1, "%") +
+                       (a.hold_compute ? " (held)"
+                        : c.compute_efficiency <= CalibrationTerms{}.lowest_compute * (1 + 1e-9) ? " (its floor: a fit claims no less)" : ""),
                    pm(c.overhead.in(ms), c.overhead_error ? std::optional<double>(c.overhead_error->in(ms)) : std::nullopt, 1, 3, " ms"),
                    a.per_layer ? ", " + pm(c.per_layer.in(us), c.per_layer_error ? std::optional<double>(c.per_layer_error->in(us)) : std::nullopt, 1, 1, " us a layer") : "",
                    cli::shown(100 * c.rms_relative_error, 1));
@@ -717,6 +719,7 @@ int main(int argc, char** argv) {
         },
         "KEY=VALUE on engine, engine_version, date, model, hardware, weights, tp, batch (repeatable)");
     cal->add_flag("--per-layer", cal_r.per_layer, "Also fit a time per layer (kernel launches)");
+    cal->add_flag("--hold-compute", cal_r.hold_compute, "Hold the compute efficiency at 100% instead of fitting it");
     cal->add_option("--save", cal_o.save, "Write the fit as an efficiency preset (data/efficiency/) to this file");
     add_format(cal, cal_o.format);
     cal->footer("Example: ridgeline calibrate --measurements published --engine TensorRT-LLM -H h100-sxm");

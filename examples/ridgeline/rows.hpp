@@ -443,6 +443,7 @@ struct CalibrateRequest {
     std::optional<std::string> engine, model;
     std::vector<std::pair<std::string, std::string>> where;  // KEY, VALUE: KEY one of where_keys
     bool per_layer = false;
+    bool hold_compute = false;  // the compute efficiency held at 1, not fitted
 };
 
 struct CalibrateRun {
@@ -488,6 +489,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
     }
     CalibrationTerms terms;
     terms.per_layer = a.per_layer;
+    terms.compute = !a.hold_compute;
     // The library numbers the observations it was given; say which row of which file that is.
     try {
         run.fit = calibrate(hw, obs, terms);
@@ -548,6 +550,7 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     j["overhead_s"] = c.overhead.in(seconds);
     j["per_layer_s"] = c.per_layer.in(seconds);
     j["per_layer_term"] = a.per_layer;
+    j["compute_term"] = !a.hold_compute;
     j["kv_per_query_head"] = c.kv_per_query_head;
     const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
     j["bandwidth_efficiency_error"] = opt(c.bandwidth_efficiency_error);

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "calibrate_rows.hpp"
+#include "calibrate_solve.hpp"
 #include "decode.hpp"
 #include "observation.hpp"
-#include "prefill.hpp"
-#include "serving.hpp"
 
 namespace ridgeline {
 
@@ -35,6 +35,11 @@ struct CalibrationTerms {
     // (only rows on grouped-query models can tell them apart). Off: held's reading.
     bool kv_reads = true;
     Efficiency held{};       // the values of terms not fitted (a one-row fit holds both efficiencies)
+    // The lowest compute efficiency a fit may claim. Below a twentieth of peak a fit explains by
+    // arithmetic what is something else (scheduling, prefill stalls): left free, single folds of
+    // the published set fit 0.3% to 1% and then predict batch-8 decode steps compute-bound, 3.5
+    // times slower than measured (TGI on the MI300X).
+    double lowest_compute = 0.05;
 };
 
 struct Calibration {
@@ -95,308 +100,171 @@ inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
 }
 
 namespace calibrate_detail {
-// Least squares on the variables in `free` (bit k: variable k), weighted rows; false when singular.
-inline bool solve(const std::vector<std::array<double, 4>>& X, const std::vector<double>& y, unsigned free,
-                  std::array<double, 4>& v, std::array<std::array<double, 4>, 4>* inverse = nullptr) {
-    std::array<std::size_t, 4> idx{};
-    std::size_t k = 0;
-    for (std::size_t j = 0; j < 4; ++j)
-        if (free & (1u << j)) idx[k++] = j;
-    v = {};
-    if (k == 0) return true;
-    // Normal equations, k x k, with the identity appended for the inverse.
-    double A[4][8] = {};
-    double b[4] = {};
-    for (std::size_t r = 0; r < X.size(); ++r)
-        for (std::size_t i = 0; i < k; ++i) {
-            b[i] += X[r][idx[i]] * y[r];
-            for (std::size_t j = 0; j < k; ++j) A[i][j] += X[r][idx[i]] * X[r][idx[j]];
-        }
-    for (std::size_t i = 0; i < k; ++i) A[i][4 + i] = 1;
-    double scale = 0;
-    for (std::size_t i = 0; i < k; ++i) scale = std::max(scale, std::abs(A[i][i]));
-    for (std::size_t c = 0; c < k; ++c) {  // Gauss-Jordan with partial pivoting
-        std::size_t p = c;
-        for (std::size_t r = c + 1; r < k; ++r)
-            if (std::abs(A[r][c]) > std::abs(A[p][c])) p = r;
-        if (!(std::abs(A[p][c]) > 1e-12 * scale)) return false;
-        for (std::size_t j = 0; j < 8; ++j) std::swap(A[c][j], A[p][j]);
-        std::swap(b[c], b[p]);
-        const double d = A[c][c];
-        for (std::size_t j = 0; j < 8; ++j) A[c][j] /= d;
-        b[c] /= d;
-        for (std::size_t r = 0; r < k; ++r) {
-            if (r == c) continue;
-            const double f = A[r][c];
-            for (std::size_t j = 0; j < 8; ++j) A[r][j] -= f * A[c][j];
-            b[r] -= f * b[c];
+// A set of observations prepared once: each row as the fit sees it, under either KV reading
+// (built when first asked for), and which rows are fitted. Every fit of leave-one-out and of
+// the nested choice is a subset of these, so none calls decode_step again.
+class Prepared {
+public:
+    Prepared(const Hardware& hw, const std::vector<Observation>& observations) : hw_(hw), observations_(observations) {
+        if (observations.empty()) throw error("", "observations", "none", "at least one measurement");
+        for (auto& r : rows_) r.resize(observations.size());
+        for (std::size_t i = 0; i < observations.size(); ++i) {
+            const Observation& o = observations[i];
+            if (!(o.measured_step > Seconds{}) || !is_finite(o.measured_step))
+                throw error("", "observations[" + std::to_string(i) + "].measured_step", number_text(o.measured_step.in(ms)) + " ms",
+                            "a positive, finite time");
+            row(i, false);
+            // A row faster than its own ideal ceiling is not a measurement of the stated setting.
+            const Seconds ceiling = time_per_output_token(Deployment{hw, o.parallel}, o, Efficiency{});
+            if (o.measured_step < ceiling)
+                set_aside_.push_back("observations[" + std::to_string(i) + "]: " + number_text(o.measured_step.in(ms)) +
+                                     " ms, faster than this setting's ideal ceiling of " + number_text(ceiling.in(ms)) + " ms");
+            else
+                used_.push_back(i);
         }
     }
-    for (std::size_t i = 0; i < k; ++i) v[idx[i]] = b[i];
-    if (inverse) {
-        *inverse = {};
-        for (std::size_t i = 0; i < k; ++i)
-            for (std::size_t j = 0; j < k; ++j) (*inverse)[idx[i]][idx[j]] = A[i][4 + j];
+    const Row& row(std::size_t i, bool kv_per_query_head) {
+        std::optional<Row>& r = rows_[kv_per_query_head ? 1 : 0][i];
+        if (!r) try {
+                r = calibrate_detail::row(Deployment{hw_, observations_[i].parallel}, observations_[i], kv_per_query_head);
+            } catch (const error& e) {
+                throw error("", "observations[" + std::to_string(i) + "]." + e.path(), e.value(), e.expected());
+            }
+        return *r;
     }
-    return true;
-}
+    [[nodiscard]] const Hardware& hardware() const { return hw_; }
+    [[nodiscard]] const std::vector<Observation>& observations() const { return observations_; }
+    [[nodiscard]] const std::vector<std::size_t>& used() const { return used_; }
+    [[nodiscard]] const std::vector<std::string>& set_aside() const { return set_aside_; }
 
-// A row as the fit sees it, per output token at the ideal rates: its steps' memory and compute
-// times (each step is bound by the larger once the efficiencies divide them), the time that no
-// term moves (links), and how many stages and layers pay the per-step and per-layer times.
-struct Part {
-    double memory = 0, compute = 0;  // seconds, every pipeline stage
-    double weight = 1;               // steps this part stands for, per output token (-1: taken away; row())
-};
-struct Row {
-    std::vector<Part> parts;
-    double fixed = 0, layers = 0, measured = 0, stages = 1;  // seconds; all layers; pipeline stages
+private:
+    const Hardware& hw_;
+    const std::vector<Observation>& observations_;
+    std::array<std::vector<std::optional<Row>>, 2> rows_;
+    std::vector<std::size_t> used_;
+    std::vector<std::string> set_aside_;
 };
 
-// Decode steps of a whole-request row sampled at this many contexts at most, each standing for
-// its share of the steps: a step's times are linear in the context between window corners, so
-// the sum is exact there and off by under a step's change elsewhere.
-inline constexpr std::int64_t decode_samples = 64;
-
-inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head) {
-    Row r;
-    r.stages = static_cast<double>(o.parallel.pipeline);
-    r.layers = static_cast<double>(layer_count(o.model));
-    r.measured = o.measured_step.in(s);
-    Workload ideal = o.workload;
-    ideal.efficiency = Efficiency{};
-    ideal.efficiency.kv_per_query_head = kv_per_query_head;  // what the bytes are, not an overhead
-    const auto add_step = [&](const DecodeStep& step, double weight) {
-        r.parts.push_back(Part{(r.stages * step.memory_time).in(s), (r.stages * step.compute_time).in(s), weight});
-        const Seconds roof = step.bound == Bound::compute ? step.compute_time : step.memory_time;
-        r.fixed += weight * (step.step_time - r.stages * roof).in(s);
-    };
-    const Requests& q = o.requests;
-    if (q.timed == Timed::decode_steps) {
-        add_step(decode_step(d, o.model, ideal), 1);
-        return r;
+// A fit of `terms` on the rows `subset` under one KV reading.
+struct Fitted {
+    Solution terms;
+    bool kv_per_query_head = false;
+    std::size_t rows = 0;
+    [[nodiscard]] double rms() const { return std::sqrt(terms.rss / static_cast<double>(rows)); }
+    [[nodiscard]] Efficiency efficiency() const {
+        return Efficiency{1 / terms.a, 1 / terms.c, s(terms.o), s(terms.l), kv_per_query_head};
     }
-    validate(q);
-    require_context_within(o.model, q.prompt + q.output, "prompt + output");
-    const auto output = static_cast<double>(q.output);
-    // Decode steps at contexts first .. first + steps - 1, sampled, each standing for its share.
-    const auto add_decode_steps = [&](std::int64_t first, std::int64_t steps) {
-        const std::int64_t samples = steps < decode_samples ? steps : decode_samples;
-        for (std::int64_t k = 0; k < samples; ++k) {
-            const std::int64_t from = k * steps / samples, to = (k + 1) * steps / samples;
-            ideal.context = first + (from + to) / 2;
-            add_step(decode_step(d, o.model, ideal), static_cast<double>(to - from) / output);
-        }
-    };
-    if (q.timed == Timed::whole_requests) {
-        // The prefill makes the first token (generation.hpp): one step through every stage.
-        const Prefill p = prefill(d, o.model, ideal, q.prompt);
-        r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), 1 / output});
-        r.fixed += (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s) / output;
-        add_decode_steps(q.prompt, q.output - 1);
-        return r;
-    }
-    // Interleaved prefill (serving.hpp's aggregated TPOT): the mean decode step, plus the
-    // mid-context step with its share of prefill tokens less the same step without them (a part
-    // of weight -1, so each keeps its own bound, as serve() takes the larger of each).
-    add_decode_steps(q.prompt, q.output);
-    const InterleavedPrefill ip = interleaved_prefill(d, o.model, ideal, Traffic{q.prompt, q.output});
-    r.parts.push_back(Part{(r.stages * ip.memory).in(s), (r.stages * ip.compute).in(s), 1});
-    r.parts.push_back(Part{(r.stages * ip.decode.memory_time).in(s), (r.stages * ip.decode.compute_time).in(s), -1});
-    r.fixed += ip.links_added.in(s);
-    return r;
-}
+};
 
-// Whether a model has grouped-query attention whose KV heads serve more than one query head
-// (the rows on which Efficiency::kv_per_query_head changes the bytes).
-inline bool shares_kv_heads(const Model& m) {
-    for (const auto& g : m)
-        if (const Gqa* a = std::get_if<Gqa>(&g.spec.attention); a && a->heads > a->kv_heads) return true;
-    return false;
-}
-
-inline Calibration fit(const Hardware& hw, const std::vector<Observation>& observations, const CalibrationTerms& terms, bool kv_per_query_head);
-}  // namespace calibrate_detail
-
-// Fits `terms` to the observations on `hw`. Variables (each >= 0): 1/bandwidth efficiency - 1,
-// 1/compute efficiency - 1, the fixed time, the time per layer; every subset of them is solved
-// in closed form and the best feasible one kept (at most 16 small solves), with each row's
-// bound (memory or compute) settled by iteration. With terms.kv_reads, the attention's KV reads
-// (once per KV head, or once per query head) are chosen by fitting both and keeping the smaller
-// rms error.
-inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>& observations, CalibrationTerms terms = {}) {
-    bool choose = terms.kv_reads;
-    if (choose) {
-        choose = false;
-        for (const Observation& o : observations) choose = choose || calibrate_detail::shares_kv_heads(o.model);
-    }
-    if (!choose) return calibrate_detail::fit(hw, observations, terms, terms.held.kv_per_query_head);
-    Calibration shared = calibrate_detail::fit(hw, observations, terms, false);
-    Calibration per_query = calibrate_detail::fit(hw, observations, terms, true);
-    // The reading is one more thing fitted, so it must pay for itself: Akaike's criterion for
-    // one parameter, n ln(rss per query / rss shared) < -2, i.e. the rms error below exp(-1/n)
-    // of the shared reading's (0.72 at 3 rows, 0.92 at 12). Rows that cannot tell the readings
-    // apart keep the physical one.
-    const auto n = static_cast<double>(shared.used.size());
-    return per_query.rms_relative_error < std::exp(-1 / n) * shared.rms_relative_error ? per_query : shared;
-}
-
-inline Calibration calibrate_detail::fit(const Hardware& hw, const std::vector<Observation>& observations, const CalibrationTerms& terms,
-                                         bool kv_per_query_head) {
-    if (observations.empty()) throw error("", "observations", "none", "at least one measurement");
+inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms, bool kv_per_query_head) {
     validate(Workload{.efficiency = terms.held});
-    Calibration c;
-    std::vector<calibrate_detail::Row> rows(observations.size());
-    for (std::size_t i = 0; i < observations.size(); ++i) {
-        const Observation& o = observations[i];
-        if (!(o.measured_step > Seconds{}) || !is_finite(o.measured_step))
-            throw error("", "observations[" + std::to_string(i) + "].measured_step", number_text(o.measured_step.in(ms)) + " ms",
-                        "a positive, finite time");
-        try {
-            rows[i] = calibrate_detail::row(Deployment{hw, o.parallel}, o, kv_per_query_head);
-        } catch (const error& e) {
-            throw error("", "observations[" + std::to_string(i) + "]." + e.path(), e.value(), e.expected());
-        }
-        // A row faster than its own ideal ceiling is not a measurement of the stated setting.
-        const Seconds ceiling = time_per_output_token(Deployment{hw, o.parallel}, o, Efficiency{});
-        if (o.measured_step < ceiling)
-            c.set_aside.push_back("observations[" + std::to_string(i) + "]: " + number_text(o.measured_step.in(ms)) +
-                                  " ms, faster than this setting's ideal ceiling of " + number_text(ceiling.in(ms)) + " ms");
-        else
-            c.used.push_back(i);
-    }
-    if (c.used.empty())
-        throw error("", "observations", "no row at or above its own ceiling (" + c.set_aside.front() + ")",
-                    "at least one measurement of its stated setting (diagnose says what would explain a faster one)");
-
+    if (!(terms.lowest_compute > 0 && terms.lowest_compute <= 1))
+        throw error("", "lowest_compute", number_text(terms.lowest_compute), "a fraction in (0, 1]");
     // Terms that can move: one row fits the fixed time only (or the per-layer time alone).
     unsigned allowed = 0;
-    const bool one = c.used.size() == 1;
+    const bool one = subset.size() == 1;
     if (terms.bandwidth && !one) allowed |= 1u;
     if (terms.compute && !one) allowed |= 2u;
     if (terms.overhead) allowed |= 4u;
     if (terms.per_layer && !(one && terms.overhead)) allowed |= 8u;
-    const double held_a = 1 / terms.held.bandwidth, held_c = 1 / terms.held.compute;
-    const double held_o = terms.held.overhead.in(s), held_l = terms.held.per_layer.in(s);
+    std::vector<const Row*> rows;
+    for (std::size_t i : subset) rows.push_back(&p.row(i, kv_per_query_head));
+    const Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s)};
+    return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size()};
+}
 
-    std::array<double, 4> best{};  // a - 1, c - 1, o, l
-    std::array<std::array<double, 4>, 4> inverse{};
-    double best_rss = -1;
-    // Each step's bound, settled by iteration under the fitted efficiencies.
-    std::vector<std::vector<bool>> compute_bound(rows.size());
-    for (std::size_t i : c.used)
-        for (const calibrate_detail::Part& p : rows[i].parts) compute_bound[i].push_back(p.compute > p.memory);
-    // A row's memory and compute times split by bound, and its roofline time, under `bound`.
-    struct Split {
-        double memory = 0, compute = 0, roof = 0;
-    };
-    const auto split = [&](std::size_t i) {
-        Split x;
-        for (std::size_t k = 0; k < rows[i].parts.size(); ++k) {
-            const calibrate_detail::Part& p = rows[i].parts[k];
-            if (compute_bound[i][k])
-                x.compute += p.weight * p.compute;
-            else
-                x.memory += p.weight * p.memory;
-        }
-        x.roof = x.memory + x.compute;
-        return x;
-    };
-    for (int iteration = 0; iteration < 20; ++iteration) {
-        // Weighted by 1/measured: least squares on the relative error.
-        std::vector<std::array<double, 4>> X;
-        std::vector<double> y;
-        for (std::size_t i : c.used) {
-            const calibrate_detail::Row& r = rows[i];
-            const double w = 1 / r.measured;
-            const Split b = split(i);
-            // The fixed time is paid on every pipeline stage (decode.hpp); the per-layer time on every layer.
-            std::array<double, 4> x{b.memory * w, b.compute * w, r.stages * w, r.layers * w};
-            double target = r.measured - r.fixed - b.roof;
-            // Terms held, not fitted, are moved to the target.
-            if (!(allowed & 1u)) target -= (held_a - 1) * b.memory;
-            if (!(allowed & 2u)) target -= (held_c - 1) * b.compute;
-            if (!(allowed & 4u)) target -= held_o * r.stages;
-            if (!(allowed & 8u)) target -= held_l * r.layers;
-            for (unsigned k = 0; k < 4; ++k)
-                if (!(allowed & (1u << k))) x[k] = 0;
-            X.push_back(x);
-            y.push_back(target * w);
-        }
-        best_rss = -1;
-        for (unsigned subset = 0; subset < 16; ++subset) {
-            if ((subset & allowed) != subset) continue;
-            std::array<double, 4> v{};
-            std::array<std::array<double, 4>, 4> inv{};
-            if (!calibrate_detail::solve(X, y, subset, v, &inv)) continue;
-            bool feasible = true;
-            for (double x : v) feasible = feasible && x >= -1e-15;
-            if (!feasible) continue;
-            for (double& x : v) x = x < 0 ? 0 : x;
-            double rss = 0;
-            for (std::size_t r = 0; r < X.size(); ++r) {
-                double p = 0;
-                for (std::size_t k = 0; k < 4; ++k) p += X[r][k] * v[k];
-                rss += (y[r] - p) * (y[r] - p);
-            }
-            if (best_rss < 0 || rss < best_rss - 1e-18) {
-                best_rss = rss;
-                best = v;
-                inverse = inv;
-            }
-        }
-        // Settle each row's bound under the fitted efficiencies.
-        const double a = (allowed & 1u) ? 1 + best[0] : held_a, cc = (allowed & 2u) ? 1 + best[1] : held_c;
-        bool changed = false;
-        for (std::size_t i : c.used)
-            for (std::size_t k = 0; k < rows[i].parts.size(); ++k) {
-                const calibrate_detail::Part& p = rows[i].parts[k];
-                const bool cb = cc * p.compute > a * p.memory;
-                changed = changed || cb != compute_bound[i][k];
-                compute_bound[i][k] = cb;
-            }
-        if (!changed) break;
-    }
-    const double a = (allowed & 1u) ? 1 + best[0] : held_a, cc = (allowed & 2u) ? 1 + best[1] : held_c;
-    c.bandwidth_efficiency = 1 / a;
-    c.compute_efficiency = 1 / cc;
-    c.overhead = s((allowed & 4u) ? best[2] : held_o);
-    c.per_layer = s((allowed & 8u) ? best[3] : held_l);
-    c.kv_per_query_head = kv_per_query_head;
+// The fit on `subset`, with the KV reading chosen (terms.kv_reads) or held.
+inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms) {
+    bool choose = false;
+    if (terms.kv_reads)
+        for (std::size_t i : subset) choose = choose || shares_kv_heads(p.observations()[i].model);
+    if (!choose) return fit_reading(p, subset, terms, terms.held.kv_per_query_head);
+    const Fitted shared = fit_reading(p, subset, terms, false);
+    const Fitted per_query = fit_reading(p, subset, terms, true);
+    // The reading is one more thing fitted, so it must pay for itself: Akaike's criterion for
+    // one parameter, n ln(rss per query / rss shared) < -2, i.e. the rms error below exp(-1/n)
+    // of the shared reading's (0.72 at 3 rows, 0.92 at 12). Rows that cannot tell the readings
+    // apart keep the physical one.
+    const auto n = static_cast<double>(subset.size());
+    return per_query.rms() < std::exp(-1 / n) * shared.rms() ? per_query : shared;
+}
 
-    // Standard errors of the terms that moved, where the rows outnumber them.
-    unsigned moved = 0, count = 0;
-    for (unsigned k = 0; k < 4; ++k)
-        if ((allowed & (1u << k)) && best[k] > 0) moved |= 1u << k, ++count;
-    const double n = static_cast<double>(c.used.size());
-    if (n > count && count > 0) {
-        const double sigma2 = best_rss / (n - count);
-        const auto se = [&](unsigned k) { return std::sqrt(std::max(0.0, sigma2 * inverse[k][k])); };
-        if (moved & 1u) c.bandwidth_efficiency_error = se(0) / (a * a);  // d(1/a) = da / a^2
-        if (moved & 2u) c.compute_efficiency_error = se(1) / (cc * cc);
-        if (moved & 4u) c.overhead_error = s(se(2));
-        if (moved & 8u) c.per_layer_error = s(se(3));
+// The relative error of row i predicted by a fit on the others of `subset` (as timed).
+inline double left_out_error(Prepared& p, const std::vector<std::size_t>& subset, std::size_t i, const CalibrationTerms& terms) {
+    std::vector<std::size_t> rest;
+    for (std::size_t j : subset)
+        if (j != i) rest.push_back(j);
+    const Fitted f = fit(p, rest, terms);
+    const Observation& o = p.observations()[i];
+    const Seconds predicted = time_per_output_token(Deployment{p.hardware(), o.parallel}, o, f.efficiency());
+    return std::abs(static_cast<double>((predicted - o.measured_step) / o.measured_step));
+}
+
+inline std::vector<double> leave_one_out(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms) {
+    std::vector<double> errors;
+    if (subset.size() < 2) return errors;
+    for (std::size_t i : subset) errors.push_back(left_out_error(p, subset, i, terms));
+    return errors;
+}
+
+inline std::size_t choose_terms(Prepared& p, const std::vector<std::size_t>& subset, const std::vector<CalibrationTerms>& candidates) {
+    if (candidates.empty()) throw error("", "candidates", "none", "at least one term set");
+    std::size_t best = 0;
+    double best_error = -1;
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+        const std::vector<double> e = leave_one_out(p, subset, candidates[k]);
+        if (e.size() < 3) return 0;
+        double mean = 0;
+        for (double x : e) mean += x / static_cast<double>(e.size());
+        if (best_error < 0 || mean < best_error) best = k, best_error = mean;
     }
+    return best;
+}
+}  // namespace calibrate_detail
+
+// Fits `terms` to the observations on `hw` by bounded least squares on the relative error
+// (calibrate_solve.hpp: every bound assignment the efficiencies can make is searched, each term
+// held at its bound where that fits better). With terms.kv_reads, the attention's KV reads (once
+// per KV head, or once per query head) are chosen by fitting both.
+inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>& observations, CalibrationTerms terms = {}) {
+    calibrate_detail::Prepared p(hw, observations);
+    Calibration c;
+    c.used = p.used();
+    c.set_aside = p.set_aside();
+    if (c.used.empty())
+        throw error("", "observations", "no row at or above its own ceiling (" + c.set_aside.front() + ")",
+                    "at least one measurement of its stated setting (diagnose says what would explain a faster one)");
+    const calibrate_detail::Fitted f = calibrate_detail::fit(p, c.used, terms);
+    const calibrate_detail::Solution& t = f.terms;
+    c.bandwidth_efficiency = 1 / t.a;
+    c.compute_efficiency = 1 / t.c;
+    c.overhead = s(t.o);
+    c.per_layer = s(t.l);
+    c.kv_per_query_head = f.kv_per_query_head;
+    if (t.se_a) c.bandwidth_efficiency_error = *t.se_a / (t.a * t.a);  // d(1/a) = da / a^2
+    if (t.se_c) c.compute_efficiency_error = *t.se_c / (t.c * t.c);
+    if (t.se_o) c.overhead_error = s(*t.se_o);
+    if (t.se_l) c.per_layer_error = s(*t.se_l);
 
     // Predictions, residuals, and where the time goes.
-    double sq = 0;
-    GapParts parts;
-    Seconds ceiling{};
-    for (std::size_t i = 0; i < observations.size(); ++i) {
-        const Observation& o = observations[i];
+    for (const Observation& o : observations) {
         const Seconds predicted = time_per_output_token(Deployment{hw, o.parallel}, o, c.efficiency());
         c.predicted.push_back(predicted);
         c.residuals.push_back(o.measured_step - predicted);
     }
+    const double n = static_cast<double>(c.used.size());
+    double sq = 0;
+    GapParts parts;
+    Seconds ceiling{};
     for (std::size_t i : c.used) {
-        const calibrate_detail::Row& r = rows[i];
+        const calibrate_detail::Row& r = p.row(i, c.kv_per_query_head);
         const double rel = c.residuals[i].in(s) / r.measured;
         sq += rel * rel / n;
-        for (const calibrate_detail::Part& p : r.parts) {
-            const bool cb = cc * p.compute > a * p.memory;
-            parts.bandwidth += s(cb ? 0 : p.weight * (a - 1) * p.memory) / n;
-            parts.compute += s(cb ? p.weight * (cc - 1) * p.compute : 0) / n;
-            ceiling += s(p.weight * std::max(p.memory, p.compute)) / n;
+        for (const calibrate_detail::Part& q : r.parts) {
+            const bool cb = t.c * q.compute > t.a * q.memory;
+            parts.bandwidth += s(cb ? 0 : q.weight * (t.a - 1) * q.memory) / n;
+            parts.compute += s(cb ? q.weight * (t.c - 1) * q.compute : 0) / n;
+            ceiling += s(q.weight * std::max(q.memory, q.compute)) / n;
         }
         parts.overhead += r.stages * c.overhead / n;
         parts.per_layer += s(c.per_layer.in(s) * r.layers) / n;
@@ -404,7 +272,7 @@ inline Calibration calibrate_detail::fit(const Hardware& hw, const std::vector<O
     }
     c.rms_relative_error = std::sqrt(sq);
     c.explanation = explain_gap(parts, ceiling);
-    if (kv_per_query_head) c.explanation += "; the attention reads each KV head once per query head (no GQA sharing)";
+    if (c.kv_per_query_head) c.explanation += "; the attention reads each KV head once per query head (no GQA sharing)";
     return c;
 }
 
@@ -413,19 +281,8 @@ inline Calibration calibrate_detail::fit(const Hardware& hw, const std::vector<O
 // order; empty when fewer than two rows can be fitted.
 inline std::vector<double> leave_one_out(const Hardware& hw, const std::vector<Observation>& observations,
                                          CalibrationTerms terms = {}) {
-    std::vector<double> errors;
-    const Calibration all = calibrate(hw, observations, terms);
-    if (all.used.size() < 2) return errors;
-    for (const std::size_t i : all.used) {
-        std::vector<Observation> rest;
-        for (const std::size_t j : all.used)
-            if (j != i) rest.push_back(observations[j]);
-        const Calibration c = calibrate(hw, rest, terms);
-        const Observation& o = observations[i];
-        const Seconds predicted = time_per_output_token(Deployment{hw, o.parallel}, o, c.efficiency());
-        errors.push_back(std::abs(static_cast<double>((predicted - o.measured_step) / o.measured_step)));
-    }
-    return errors;
+    calibrate_detail::Prepared p(hw, observations);
+    return calibrate_detail::leave_one_out(p, p.used(), terms);
 }
 
 // Which of `candidates` (term sets, the simplest first) predicts these rows best: the least mean
@@ -433,17 +290,8 @@ inline std::vector<double> leave_one_out(const Hardware& hw, const std::vector<O
 // fitted (two leave one row to fit, which says nothing about the terms beyond a fixed time).
 inline std::size_t choose_terms(const Hardware& hw, const std::vector<Observation>& observations,
                                 const std::vector<CalibrationTerms>& candidates) {
-    if (candidates.empty()) throw error("", "candidates", "none", "at least one term set");
-    std::size_t best = 0;
-    double best_error = -1;
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-        const std::vector<double> e = leave_one_out(hw, observations, candidates[k]);
-        if (e.size() < 3) return 0;
-        double mean = 0;
-        for (double x : e) mean += x / static_cast<double>(e.size());
-        if (best_error < 0 || mean < best_error) best = k, best_error = mean;
-    }
-    return best;
+    calibrate_detail::Prepared p(hw, observations);
+    return calibrate_detail::choose_terms(p, p.used(), candidates);
 }
 
 // Nested leave-one-out: each row predicted by a fit on the others with the term set that
@@ -451,18 +299,15 @@ inline std::size_t choose_terms(const Hardware& hw, const std::vector<Observatio
 // Errors as leave_one_out's, in row order.
 inline std::vector<double> nested_leave_one_out(const Hardware& hw, const std::vector<Observation>& observations,
                                                 const std::vector<CalibrationTerms>& candidates) {
-    std::vector<double> errors;
     if (candidates.empty()) throw error("", "candidates", "none", "at least one term set");
-    const Calibration all = calibrate(hw, observations, candidates.front());
-    if (all.used.size() < 2) return errors;
-    for (const std::size_t i : all.used) {
-        std::vector<Observation> rest;
-        for (const std::size_t j : all.used)
-            if (j != i) rest.push_back(observations[j]);
-        const Calibration c = calibrate(hw, rest, candidates[choose_terms(hw, rest, candidates)]);
-        const Observation& o = observations[i];
-        const Seconds predicted = time_per_output_token(Deployment{hw, o.parallel}, o, c.efficiency());
-        errors.push_back(std::abs(static_cast<double>((predicted - o.measured_step) / o.measured_step)));
+    calibrate_detail::Prepared p(hw, observations);
+    std::vector<double> errors;
+    if (p.used().size() < 2) return errors;
+    for (const std::size_t i : p.used()) {
+        std::vector<std::size_t> rest;
+        for (const std::size_t j : p.used())
+            if (j != i) rest.push_back(j);
+        errors.push_back(calibrate_detail::left_out_error(p, p.used(), i, candidates[calibrate_detail::choose_terms(p, rest, candidates)]));
     }
     return errors;
 }

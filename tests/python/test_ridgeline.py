@@ -237,6 +237,7 @@ def test_predict_equals_cli(model, hardware, calibration, batch, context, extra,
     ([], {}),
     (["--model", "llama-2-7b", "--where", "weights=int8"], {"model": "llama-2-7b", "where": {"weights": "int8"}}),
     (["--per-layer"], {"per_layer": True}),
+    (["--hold-compute"], {"hold_compute": True}),
 ])
 def test_calibrate_equals_cli_on_gpt_fast(tmp_path, extra, kwargs):
     saved = tmp_path / "fit.json"
@@ -271,11 +272,12 @@ def test_calibrate_equals_cli_on_published_rows(tmp_path):
 @needs_cli
 def test_the_shipped_efficiency_preset_is_what_calibrate_makes():
     # data/efficiency/tensorrt-llm-h100-sxm.json was written by `calibrate --save` (with
-    # --per-layer, as the preset records): the module's preset for the same filters is that file.
+    # --per-layer and --hold-compute, as the preset records): the module's preset for the same
+    # filters is that file.
     with open(os.path.join(ROOT, "data/efficiency/tensorrt-llm-h100-sxm.json")) as f:
         shipped = json.load(f)
-    assert shipped["per_layer_term"]
-    ours = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="h100-sxm", per_layer=True)["preset"]
+    assert shipped["per_layer_term"] and not shipped["compute_term"]
+    ours = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="h100-sxm", per_layer=True, hold_compute=True)["preset"]
     assert ours == shipped
 
 

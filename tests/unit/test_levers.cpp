@@ -567,6 +567,84 @@ TEST_CASE("calibrate: rows timed under continuous batching carry their share of 
     CHECK(time_per_output_token(Deployment{h100(), as_step.parallel}, as_step, truth) < 0.75 * rows[3].measured_step);
 }
 
+namespace {
+// Inter-token latencies of Llama-3.1-8B on one H100 with 2000-token prompts arriving (200 out)
+// at concurrencies 1 to 16, timed with `truth`, each off by up to +-`noise` (a fixed seed). At
+// the ideal rates every step is memory-bound (at most 160 prompt tokens a step, under the H100's
+// 295 FLOPs a byte); at 12% compute efficiency the steps from concurrency 4 up are compute-bound.
+std::vector<Observation> served_rows(const Efficiency& truth, double noise) {
+    std::mt19937 rng(15);
+    std::uniform_real_distribution<double> off(-noise, noise);
+    const Model m = load_model("llama-3.1-8b");
+    std::vector<Observation> rows;
+    for (std::int64_t b : {1, 2, 4, 8, 16}) {
+        const Observation o{m, Workload{.batch = b}, {}, s(1), Requests{Timed::interleaved_prefill, 2000, 200}};
+        rows.push_back(o);
+        rows.back().measured_step = (1 + off(rng)) * time_per_output_token(h100(), o, truth);
+    }
+    return rows;
+}
+}  // namespace
+
+TEST_CASE("calibrate: the fit is global over which steps are compute-bound", "[calibrate]") {
+    // A seeded simulation at 85% bandwidth, 12% compute and 2 ms a step. Settling each step's bound
+    // by iterating from the ideal bounds (the fit before) stops where every step is memory-bound,
+    // at 100% compute; the search over bound assignments recovers the three terms.
+    const Efficiency truth{0.85, 0.12, ms(2), Seconds{}};
+    const Calibration c = calibrate(h100(), served_rows(truth, 0));
+    CHECK(c.compute_efficiency == Approx(0.12).epsilon(0.01));
+    CHECK(c.bandwidth_efficiency == Approx(0.85).epsilon(0.01));
+    CHECK(c.overhead.in(ms) == Approx(2).epsilon(0.02));
+    CHECK(c.rms_relative_error < 0.002);
+
+    // With noise, no (bandwidth, compute) pair on a grid 1% apart, each with its best fixed time
+    // (closed form: the weighted mean gap, at least 0), fits better than calibrate does.
+    const std::vector<Observation> rows = served_rows(truth, 0.03);
+    const Calibration noisy = calibrate(h100(), rows);
+    double grid_best = 1e300;
+    for (int bi = 40; bi <= 100; bi += 1)
+        for (int ci = 5; ci <= 30; ci += 1) {
+            const Efficiency e{bi / 100.0, ci / 100.0, Seconds{}, Seconds{}};
+            std::vector<double> gap;
+            double sum = 0, weights = 0;
+            for (const Observation& o : rows) {
+                const double m = o.measured_step.in(s), p = time_per_output_token(h100(), o, e).in(s);
+                gap.push_back(m - p);
+                sum += (m - p) / (m * m);
+                weights += 1 / (m * m);
+            }
+            const double overhead = std::max(0.0, sum / weights);
+            double sq = 0;
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+                const double r = (gap[i] - overhead) / rows[i].measured_step.in(s);
+                sq += r * r / static_cast<double>(rows.size());
+            }
+            grid_best = std::min(grid_best, std::sqrt(sq));
+        }
+    CHECK(noisy.rms_relative_error <= grid_best * 1.001);
+    CHECK(noisy.compute_efficiency == Approx(0.12).epsilon(0.1));
+}
+
+TEST_CASE("calibrate: a fit claims no compute efficiency below its floor", "[calibrate]") {
+    // Rows made at 2% compute: the default floor (5%) holds the fit there and says so by the
+    // figure; a floor of 1% lets it recover the 2%. A floor outside (0, 1] is refused.
+    const Efficiency truth{0.85, 0.02, ms(2), Seconds{}};
+    const std::vector<Observation> rows = served_rows(truth, 0);
+    const Calibration floored = calibrate(h100(), rows);
+    CHECK(floored.compute_efficiency == Approx(0.05).epsilon(1e-9));
+    CHECK(floored.rms_relative_error > 0.01);
+    CalibrationTerms lower;
+    lower.lowest_compute = 0.01;
+    CHECK(calibrate(h100(), rows, lower).compute_efficiency == Approx(0.02).epsilon(0.01));
+    CalibrationTerms zero;
+    zero.lowest_compute = 0;
+    CHECK_THROWS_WITH(calibrate(h100(), rows, zero), "lowest_compute: got 0, expected a fraction in (0, 1]");
+    // Held instead of fitted, the compute efficiency stays at 100% and the rest fit around it.
+    CalibrationTerms held;
+    held.compute = false;
+    CHECK(calibrate(h100(), rows, held).compute_efficiency == 1);
+}
+
 TEST_CASE("measurements: includes_prefill and interleaved_prefill rows give their prompt and output, not a context", "[calibrate][json]") {
     const auto load = [](const char* row) {
         return measurements_from_json(nlohmann::json::parse(std::string(R"({"source": "test", "measurements": [)") + row + "]}"), "m.json");
@@ -642,10 +720,12 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
         }
         CalibrationTerms terms;
         terms.per_layer = p.per_layer_term;
+        terms.compute = p.compute_term;
         const Calibration c = calibrate(load_hardware(p.hardware), obs, terms);
         CHECK(c.kv_per_query_head == p.fit.kv_per_query_head);
         CHECK(c.per_layer.in(s) == Approx(p.fit.per_layer.in(s)).epsilon(1e-9).margin(1e-15));
         CHECK(c.bandwidth_efficiency == Approx(p.fit.bandwidth_efficiency).epsilon(1e-9));
+        CHECK(c.compute_efficiency == Approx(p.fit.compute_efficiency).epsilon(1e-9));
         CHECK(c.overhead.in(s) == Approx(p.fit.overhead.in(s)).epsilon(1e-9).margin(1e-15));
         CHECK(c.rms_relative_error == Approx(p.fit.rms_relative_error).epsilon(1e-9));
         ++presets;

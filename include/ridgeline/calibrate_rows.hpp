@@ -1,0 +1,92 @@
+// A measured row as calibration fits it: its steps' memory and compute times at the ideal
+// rates, the time no fitted term moves, and how many stages and layers pay the per-step and
+// per-layer times. Built once per row and reading (calibrate.hpp reuses them across the fits of
+// leave-one-out), so a fit costs arithmetic on these numbers, not decode_step calls.
+#pragma once
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "decode.hpp"
+#include "observation.hpp"
+#include "prefill.hpp"
+#include "serving.hpp"
+
+namespace ridgeline::calibrate_detail {
+
+// A row as the fit sees it, per output token at the ideal rates: its steps' memory and compute
+// times (each step is bound by the larger once the efficiencies divide them), the time that no
+// term moves (links), and how many stages and layers pay the per-step and per-layer times.
+struct Part {
+    double memory = 0, compute = 0;  // seconds, every pipeline stage
+    double weight = 1;               // steps this part stands for, per output token (-1: taken away; row())
+};
+struct Row {
+    std::vector<Part> parts;
+    double fixed = 0, layers = 0, measured = 0, stages = 1;  // seconds; all layers; pipeline stages
+};
+
+// Decode steps of a whole-request row sampled at this many contexts at most, each standing for
+// its share of the steps: a step's times are linear in the context between window corners, so
+// the sum is exact there and off by under a step's change elsewhere.
+inline constexpr std::int64_t decode_samples = 64;
+
+inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head) {
+    Row r;
+    r.stages = static_cast<double>(o.parallel.pipeline);
+    r.layers = static_cast<double>(layer_count(o.model));
+    r.measured = o.measured_step.in(s);
+    Workload ideal = o.workload;
+    ideal.efficiency = Efficiency{};
+    ideal.efficiency.kv_per_query_head = kv_per_query_head;  // what the bytes are, not an overhead
+    const auto add_step = [&](const DecodeStep& step, double weight) {
+        r.parts.push_back(Part{(r.stages * step.memory_time).in(s), (r.stages * step.compute_time).in(s), weight});
+        const Seconds roof = step.bound == Bound::compute ? step.compute_time : step.memory_time;
+        r.fixed += weight * (step.step_time - r.stages * roof).in(s);
+    };
+    const Requests& q = o.requests;
+    if (q.timed == Timed::decode_steps) {
+        add_step(decode_step(d, o.model, ideal), 1);
+        return r;
+    }
+    validate(q);
+    require_context_within(o.model, q.prompt + q.output, "prompt + output");
+    const auto output = static_cast<double>(q.output);
+    // Decode steps at contexts first .. first + steps - 1, sampled, each standing for its share.
+    const auto add_decode_steps = [&](std::int64_t first, std::int64_t steps) {
+        const std::int64_t samples = steps < decode_samples ? steps : decode_samples;
+        for (std::int64_t k = 0; k < samples; ++k) {
+            const std::int64_t from = k * steps / samples, to = (k + 1) * steps / samples;
+            ideal.context = first + (from + to) / 2;
+            add_step(decode_step(d, o.model, ideal), static_cast<double>(to - from) / output);
+        }
+    };
+    if (q.timed == Timed::whole_requests) {
+        // The prefill makes the first token (generation.hpp): one step through every stage.
+        const Prefill p = prefill(d, o.model, ideal, q.prompt);
+        r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), 1 / output});
+        r.fixed += (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s) / output;
+        add_decode_steps(q.prompt, q.output - 1);
+        return r;
+    }
+    // Interleaved prefill (serving.hpp's aggregated TPOT): the mean decode step, plus the
+    // mid-context step with its share of prefill tokens less the same step without them (a part
+    // of weight -1, so each keeps its own bound, as serve() takes the larger of each).
+    add_decode_steps(q.prompt, q.output);
+    const InterleavedPrefill ip = interleaved_prefill(d, o.model, ideal, Traffic{q.prompt, q.output});
+    r.parts.push_back(Part{(r.stages * ip.memory).in(s), (r.stages * ip.compute).in(s), 1});
+    r.parts.push_back(Part{(r.stages * ip.decode.memory_time).in(s), (r.stages * ip.decode.compute_time).in(s), -1});
+    r.fixed += ip.links_added.in(s);
+    return r;
+}
+
+// Whether a model has grouped-query attention whose KV heads serve more than one query head
+// (the rows on which Efficiency::kv_per_query_head changes the bytes).
+inline bool shares_kv_heads(const Model& m) {
+    for (const auto& g : m)
+        if (const Gqa* a = std::get_if<Gqa>(&g.spec.attention); a && a->heads > a->kv_heads) return true;
+    return false;
+}
+
+}  // namespace ridgeline::calibrate_detail

@@ -1,0 +1,298 @@
+// Bounded least squares for calibration's terms over prepared rows (calibrate_rows.hpp):
+//     measured ~ fixed + sum_k w_k max(a m_k, c c_k) + o stages + l layers
+// with a = 1 / bandwidth efficiency >= 1, c = 1 / compute efficiency >= 1, o, l >= 0, each row
+// weighted by 1 / measured (least squares on the relative error).
+//
+// Why a search: the max makes the problem piecewise linear. For a ratio rho = c / a every step's
+// bound is settled (compute-bound where rho > m_k / c_k), so the steps' ratios cut rho's axis into
+// intervals on which the fit is linear. The optimum lies inside an interval (a linear fit whose
+// rho falls in it) or on a cut (rho fixed there, each step costing a max(m_k, rho c_k)). Settling
+// the bounds by iterating from the ideal ones, as before, stops at the first consistent interval:
+// a group whose arriving prompts' prefill only turns compute-bound at 10% compute efficiency was
+// fitted at 100% with twice the error. So rho is profiled on a grid 5% apart (the fit with rho
+// fixed at each point, a feasible fit itself), and every interval and cut within the best grid
+// cells is solved exactly; each solve tries every subset of the terms held at their bounds (an
+// active set) and keeps the least error. Global up to the grid: a minimum in a basin narrower
+// than the grid's 5%, beside three lower grid points, could be missed.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "calibrate_rows.hpp"
+
+namespace ridgeline::calibrate_detail {
+
+// Least squares on the variables in `free` (bit k: variable k) from normal equations A v = b;
+// false when singular. `inverse` gets A's inverse on those variables (for standard errors).
+inline bool solve_normal(const std::array<std::array<double, 4>, 4>& A0, const std::array<double, 4>& b0, unsigned free,
+                         std::array<double, 4>& v, std::array<double, 4>& inverse_diagonal) {
+    std::array<std::size_t, 4> idx{};
+    std::size_t k = 0;
+    for (std::size_t j = 0; j < 4; ++j)
+        if (free & (1u << j)) idx[k++] = j;
+    v = {};
+    inverse_diagonal = {};
+    if (k == 0) return true;
+    double A[4][8] = {};
+    double b[4] = {};
+    for (std::size_t i = 0; i < k; ++i) {
+        b[i] = b0[idx[i]];
+        for (std::size_t j = 0; j < k; ++j) A[i][j] = A0[idx[i]][idx[j]];
+        A[i][4 + i] = 1;
+    }
+    double scale = 0;
+    for (std::size_t i = 0; i < k; ++i) scale = std::max(scale, std::abs(A[i][i]));
+    for (std::size_t c = 0; c < k; ++c) {  // Gauss-Jordan with partial pivoting
+        std::size_t p = c;
+        for (std::size_t r = c + 1; r < k; ++r)
+            if (std::abs(A[r][c]) > std::abs(A[p][c])) p = r;
+        if (!(std::abs(A[p][c]) > 1e-12 * scale)) return false;
+        for (std::size_t j = 0; j < 8; ++j) std::swap(A[c][j], A[p][j]);
+        std::swap(b[c], b[p]);
+        const double d = A[c][c];
+        for (std::size_t j = 0; j < 8; ++j) A[c][j] /= d;
+        b[c] /= d;
+        for (std::size_t r = 0; r < k; ++r) {
+            if (r == c) continue;
+            const double f = A[r][c];
+            for (std::size_t j = 0; j < 8; ++j) A[r][j] -= f * A[c][j];
+            b[r] -= f * b[c];
+        }
+    }
+    for (std::size_t i = 0; i < k; ++i) {
+        v[idx[i]] = b[i];
+        inverse_diagonal[idx[i]] = A[i][4 + i];
+    }
+    return true;
+}
+
+// The values of the terms a fit does not move, as a, c, o (s), l (s).
+struct Held {
+    double a = 1, c = 1, o = 0, l = 0;
+};
+
+// A fit of the terms and how well it fits (by the prepared rows).
+struct Solution {
+    double a = 1, c = 1, o = 0, l = 0;
+    double rss = -1;  // sum of squared relative residuals; -1: nothing fitted yet
+    std::optional<double> se_a, se_c, se_o, se_l;  // one standard error of a, c, o, l where moved and estimable
+};
+
+// Fits the terms in `allowed` (bit 0: a, 1: c, 2: o, 3: l) to `rows`, the rest at `held`, with c
+// at most `c_most` where it moves (the lowest compute efficiency a fit may claim).
+inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed, const Held& held,
+                          double c_most = std::numeric_limits<double>::infinity()) {
+    const std::size_t n = rows.size();
+    const bool free_a = allowed & 1u, free_c = allowed & 2u;
+    // Each step that changes bound somewhere on rho's axis, by its ratio; the rest never do.
+    struct Step {
+        double ratio;
+        std::size_t row;
+        double memory, compute;  // weighted
+    };
+    std::vector<Step> steps;
+    std::vector<double> base_memory(n), base_compute(n);  // the bound of every step as rho -> 0+
+    for (std::size_t i = 0; i < n; ++i)
+        for (const Part& p : rows[i]->parts) {
+            const double wm = p.weight * p.memory, wc = p.weight * p.compute;
+            if (p.compute > 0 && p.memory > 0) steps.push_back(Step{p.memory / p.compute, i, wm, wc});
+            if (p.compute > 0 && p.memory > 0) base_memory[i] += wm;
+            else if (p.compute > 0) base_compute[i] += wc;
+            else base_memory[i] += wm;
+        }
+    std::sort(steps.begin(), steps.end(), [](const Step& x, const Step& y) { return x.ratio < y.ratio; });
+    // Each row's weighted target with the held times taken off, its stages and layers.
+    std::vector<double> weight(n), target(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Row& r = *rows[i];
+        weight[i] = 1 / r.measured;
+        target[i] = r.measured - r.fixed - ((allowed & 4u) ? 0 : held.o * r.stages) - ((allowed & 8u) ? 0 : held.l * r.layers);
+    }
+
+    // The sweep's state: each row's memory and compute under the bounds of the steps below `next`.
+    std::vector<double> memory, compute;
+    std::size_t next = 0;
+    const auto reset = [&] {
+        memory = base_memory;
+        compute = base_compute;
+        next = 0;
+    };
+    const auto advance_below = [&](double rho) {  // steps with ratio < rho turn compute-bound
+        for (; next < steps.size() && steps[next].ratio < rho; ++next) {
+            memory[steps[next].row] -= steps[next].memory;
+            compute[steps[next].row] += steps[next].compute;
+        }
+    };
+
+    // Prefer the smaller error; on a tie, the fit nearer the ideal bounds (rho = 1).
+    const double tie = 1e-12 * static_cast<double>(n);
+    const auto better = [&](const Solution& x, const Solution& y) {
+        if (y.rss < 0) return x.rss >= 0;
+        if (x.rss < 0) return false;
+        return x.rss < y.rss - tie || (x.rss <= y.rss + tie && std::abs(std::log(x.c / x.a)) < std::abs(std::log(y.c / y.a)) - 1e-12);
+    };
+    Solution best;
+    // The best least-squares fit over every subset of `vars` with columns x(i) and target y(i),
+    // each solution turned into (a, c, o, l) by `terms` and kept when `accept` takes its rho.
+    const auto fit_subsets = [&](unsigned vars, auto&& columns, auto&& terms, auto&& accept, bool rho_fitted) {
+        Solution local;
+        std::array<std::array<double, 4>, 4> A{};
+        std::array<double, 4> b{};
+        std::vector<std::array<double, 4>> X(n);
+        std::vector<double> Y(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            columns(i, X[i], Y[i]);
+            for (double& x : X[i]) x *= weight[i];
+            Y[i] *= weight[i];
+            for (std::size_t j = 0; j < 4; ++j) {
+                b[j] += X[i][j] * Y[i];
+                for (std::size_t k = 0; k < 4; ++k) A[j][k] += X[i][j] * X[i][k];
+            }
+        }
+        for (unsigned subset = 0; subset < 16; ++subset) {
+            if ((subset & vars) != subset) continue;
+            std::array<double, 4> v{}, inv{};
+            if (!solve_normal(A, b, subset, v, inv)) continue;
+            bool feasible = true;
+            for (double x : v) feasible = feasible && x >= -1e-15;
+            if (!feasible) continue;
+            for (double& x : v) x = x < 0 ? 0 : x;
+            Solution s = terms(v);
+            const double rho = s.c / s.a;
+            if (!accept(rho) || (free_c && s.c > c_most * (1 + 1e-12))) continue;
+            s.rss = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                double p = 0;
+                for (std::size_t k = 0; k < 4; ++k) p += X[i][k] * v[k];
+                s.rss += (Y[i] - p) * (Y[i] - p);
+            }
+            if (!better(s, local)) continue;
+            // Standard errors of the terms that moved, where the rows outnumber the fitted terms
+            // (on a cut, rho counts as one).
+            unsigned moved = 0, count = rho_fitted ? 1 : 0;
+            for (unsigned k = 0; k < 4; ++k)
+                if ((subset & (1u << k)) && v[k] > 0) moved |= 1u << k, ++count;
+            if (static_cast<double>(n) > count) {
+                const double sigma2 = s.rss / (static_cast<double>(n) - count);
+                const auto se = [&](unsigned k) { return std::sqrt(std::max(0.0, sigma2 * inv[k])); };
+                if (moved & 1u) s.se_a = se(0);
+                if (moved & 2u) s.se_c = se(1);
+                if ((moved & 1u) && rho_fitted) s.se_c = rho * se(0);  // c = rho a on a cut
+                if (moved & 4u) s.se_o = se(2);
+                if (moved & 8u) s.se_l = se(3);
+            }
+            local = s;
+        }
+        if (better(local, best)) best = local;
+        return local;
+    };
+    // The fit inside the interval (lo, hi) of rho, bounds as the sweep's state says.
+    const auto interval = [&](double lo, double hi) {
+        const double ka = free_a ? 1 : held.a, kc = free_c ? 1 : held.c;
+        return fit_subsets(
+            allowed,
+            [&](std::size_t i, std::array<double, 4>& x, double& y) {
+                x = {free_a ? memory[i] : 0, free_c ? compute[i] : 0, rows[i]->stages, rows[i]->layers};
+                y = target[i] - ka * memory[i] - kc * compute[i];
+            },
+            [&](const std::array<double, 4>& v) {
+                Solution s;
+                s.a = free_a ? 1 + v[0] : held.a;
+                s.c = free_c ? 1 + v[1] : held.c;
+                s.o = (allowed & 4u) ? v[2] : held.o;
+                s.l = (allowed & 8u) ? v[3] : held.l;
+                return s;
+            },
+            [&](double rho) { return rho >= lo * (1 - 1e-12) && rho <= hi * (1 + 1e-12); }, false);
+    };
+    // The fit with rho fixed: every step costs a max(m, rho c), so only a (when free), o, l move.
+    const auto cut = [&](double rho) {
+        double a0 = held.a;
+        unsigned vars = allowed & 12u;
+        if (free_a && free_c) a0 = std::max(1.0, 1 / rho), vars |= 1u;
+        else if (free_a) a0 = held.c / rho;
+        if (a0 < 1 - 1e-12 || rho * a0 < 1 - 1e-12) return Solution{};  // an efficiency above 1
+        return fit_subsets(
+            vars,
+            [&](std::size_t i, std::array<double, 4>& x, double& y) {
+                const double e = memory[i] + rho * compute[i];
+                x = {e, 0, rows[i]->stages, rows[i]->layers};
+                y = target[i] - a0 * e;
+            },
+            [&](const std::array<double, 4>& v) {
+                Solution s;
+                s.a = a0 + v[0];
+                s.c = rho * s.a;
+                s.o = (allowed & 4u) ? v[2] : held.o;
+                s.l = (allowed & 8u) ? v[3] : held.l;
+                return s;
+            },
+            [](double) { return true; }, free_a && free_c);
+    };
+
+    if (free_c && std::isfinite(c_most)) {  // c at its upper bound, the rest fitted
+        Held at_most = held;
+        at_most.c = c_most;
+        const Solution bounded = fit_terms(rows, allowed & ~2u, at_most);
+        if (better(bounded, best)) best = bounded;
+    }
+    reset();
+    if (!free_a && !free_c) {  // rho is what is held
+        advance_below(held.c / held.a);
+        cut(held.c / held.a);
+        return best;
+    }
+    if (steps.empty()) {  // no step changes bound: one interval
+        interval(0, std::numeric_limits<double>::infinity());
+        return best;
+    }
+    // The intervals below the lowest ratio and above the highest, then the profile on a grid.
+    const double lowest = steps.front().ratio, highest = steps.back().ratio;
+    interval(0, lowest);
+    constexpr double step = 1.05;
+    std::vector<double> grid;
+    for (double rho = lowest; rho < highest * step; rho *= step) grid.push_back(rho);
+    std::vector<double> profile(grid.size());
+    for (std::size_t g = 0; g < grid.size(); ++g) {
+        advance_below(grid[g]);
+        const Solution at = cut(grid[g]);
+        profile[g] = at.rss < 0 ? std::numeric_limits<double>::infinity() : at.rss;
+    }
+    advance_below(std::numeric_limits<double>::infinity());
+    interval(highest, std::numeric_limits<double>::infinity());
+
+    // Every interval and cut within the cells around the profile's three lowest local minima and
+    // around rho = 1 (the ideal bounds), solved exactly.
+    std::vector<std::size_t> minima;
+    for (std::size_t g = 0; g < grid.size(); ++g)
+        if (std::isfinite(profile[g]) && (g == 0 || profile[g] <= profile[g - 1]) && (g + 1 == grid.size() || profile[g] <= profile[g + 1]))
+            minima.push_back(g);
+    std::sort(minima.begin(), minima.end(), [&](std::size_t x, std::size_t y) { return profile[x] < profile[y]; });
+    if (minima.size() > 3) minima.resize(3);
+    std::vector<std::pair<double, double>> cells;
+    for (std::size_t g : minima) cells.emplace_back(grid[g == 0 ? 0 : g - 1], grid[std::min(g + 1, grid.size() - 1)]);
+    cells.emplace_back(1 / step, step);
+    for (const auto& [from, to] : cells) {
+        reset();
+        advance_below(from);
+        // The interval holding `from`, then each cut in the cell and the interval above it.
+        double lo = next == 0 ? 0 : steps[next - 1].ratio;
+        while (next < steps.size() && steps[next].ratio <= to) {
+            const double b = steps[next].ratio;
+            interval(lo, b);
+            cut(b);
+            advance_below(std::nextafter(b, std::numeric_limits<double>::infinity()));
+            lo = b;
+        }
+        interval(lo, next < steps.size() ? steps[next].ratio : std::numeric_limits<double>::infinity());
+    }
+    return best;
+}
+
+}  // namespace ridgeline::calibrate_detail
