@@ -3,8 +3,9 @@
 //     measured ~ max(memory / bandwidth efficiency, compute / compute efficiency)
 //                + links + a fixed time per step + a time per layer,
 // summed over the steps a row timed (one decode step, or a whole request's prefill and decode:
-// observation.hpp), with each efficiency in (0, 1] and each time at least 0; then predict other
-// settings with them,
+// observation.hpp), with the bandwidth efficiency in (0, 1], the compute efficiency in
+// [CalibrationTerms::lowest_compute, 1] and each time at least 0, global over which steps the
+// efficiencies make compute-bound (calibrate_solve.hpp); then predict other settings with them,
 // with a range. It never refuses what it can fit: one row fits the fixed time with the
 // efficiencies held at a stated default; rows faster than their own ceiling are set aside, named.
 // Not constexpr: it works on std::vectors (see operators.hpp).
@@ -27,12 +28,12 @@ namespace ridgeline {
 // Which terms a fit may move; the rest stay at `held`.
 struct CalibrationTerms {
     bool bandwidth = true;
-    bool compute = true;     // only moves when some row is compute-bound
+    bool compute = true;     // moves only where some step turns compute-bound at the fitted rates
     bool overhead = true;    // a fixed time per step
     bool per_layer = false;  // a time per layer per step (kernel launches without CUDA graphs)
     // Whether the attention reads each KV head once per query head (Efficiency::kv_per_query_head)
-    // is chosen by the fit: both readings are fitted and the one with the smaller rms error kept
-    // (only rows on grouped-query models can tell them apart). Off: held's reading.
+    // is chosen by the fit: both readings are fitted and the per-query one kept only where it pays
+    // Akaike's penalty (only rows on grouped-query models can tell them apart). Off: held's reading.
     bool kv_reads = true;
     Efficiency held{};       // the values of terms not fitted (a one-row fit holds both efficiencies)
     // The lowest compute efficiency a fit may claim. Below a twentieth of peak a fit explains by
