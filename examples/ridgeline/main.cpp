@@ -461,7 +461,7 @@ void run_calibrate(const CalibrateOptions& o) {
                    cli::printable(run.hardware), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%"),
                    pm(c.compute_efficiency, c.compute_efficiency_error, 100, 1, "%") +
                        (a.hold_compute ? " (held)"
-                        : c.compute_efficiency <= CalibrationTerms{}.lowest_compute * (1 + 1e-9) ? " (its floor: a fit claims no less)" : ""),
+                        : c.compute_efficiency <= run.lowest_compute * (1 + 1e-9) ? " (its floor: a fit claims no less)" : ""),
                    pm(c.overhead.in(ms), c.overhead_error ? std::optional<double>(c.overhead_error->in(ms)) : std::nullopt, 1, 3, " ms"),
                    a.per_layer ? ", " + pm(c.per_layer.in(us), c.per_layer_error ? std::optional<double>(c.per_layer_error->in(us)) : std::nullopt, 1, 1, " us a layer") : "",
                    cli::shown(100 * c.rms_relative_error, 1));

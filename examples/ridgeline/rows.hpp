@@ -452,6 +452,7 @@ struct CalibrateRun {
     std::vector<std::size_t> kept;     // the rows of set fitted or set aside, by index
     std::vector<std::string> flagged;  // "/measurements/<i>: why" for rows the file flags (never fitted)
     ridgeline::Calibration fit;
+    double lowest_compute = 1;  // the floor the fit's compute efficiency had
     std::vector<double> leave_one_out;
     bool have_loo = false;
     double loo_median = 0, loo_worst = 0;
@@ -490,6 +491,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
     CalibrationTerms terms;
     terms.per_layer = a.per_layer;
     terms.compute = !a.hold_compute;
+    run.lowest_compute = terms.lowest_compute;
     // The library numbers the observations it was given; say which row of which file that is.
     try {
         run.fit = calibrate(hw, obs, terms);
@@ -551,6 +553,7 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     j["per_layer_s"] = c.per_layer.in(seconds);
     j["per_layer_term"] = a.per_layer;
     j["compute_term"] = !a.hold_compute;
+    j["lowest_compute"] = run.lowest_compute;
     j["kv_per_query_head"] = c.kv_per_query_head;
     const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
     j["bandwidth_efficiency_error"] = opt(c.bandwidth_efficiency_error);

@@ -11,6 +11,7 @@
 // Not constexpr: it works on std::vectors (see operators.hpp).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -148,6 +149,13 @@ private:
     std::vector<std::string> set_aside_;
 };
 
+inline void validate(const CalibrationTerms& terms) {
+    validate(Workload{.efficiency = terms.held});
+    // The efficiencies' own range (workload.hpp): a floor below it could not be predicted with.
+    if (!(terms.lowest_compute >= 1e-6 && terms.lowest_compute <= 1))
+        throw error("", "lowest_compute", number_text(terms.lowest_compute), "a fraction from 0.000001 to 1");
+}
+
 // A fit of `terms` on the rows `subset` under one KV reading.
 struct Fitted {
     Solution terms;
@@ -160,9 +168,7 @@ struct Fitted {
 };
 
 inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms, bool kv_per_query_head) {
-    validate(Workload{.efficiency = terms.held});
-    if (!(terms.lowest_compute > 0 && terms.lowest_compute <= 1))
-        throw error("", "lowest_compute", number_text(terms.lowest_compute), "a fraction in (0, 1]");
+    validate(terms);
     // Terms that can move: one row fits the fixed time only (or the per-layer time alone).
     unsigned allowed = 0;
     const bool one = subset.size() == 1;
@@ -186,7 +192,9 @@ inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const Cal
     const Fitted per_query = fit_reading(p, subset, terms, true);
     // The reading is one more thing fitted, so it must pay for itself: Akaike's criterion for
     // one parameter, n ln(rss per query / rss shared) < -2, i.e. the rms error below exp(-1/n)
-    // of the shared reading's (0.72 at 3 rows, 0.92 at 12). Rows that cannot tell the readings
+    // of the shared reading's (0.72 at 3 rows, 0.92 at 12), each the fit's own on its prepared
+    // rows (whole requests' decode sampled as calibrate_rows.hpp says, so it can differ from
+    // Calibration::rms_relative_error in the last digits). Rows that cannot tell the readings
     // apart keep the physical one.
     const auto n = static_cast<double>(subset.size());
     return per_query.rms() < std::exp(-1 / n) * shared.rms() ? per_query : shared;
@@ -239,8 +247,9 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
                     "at least one measurement of its stated setting (diagnose says what would explain a faster one)");
     const calibrate_detail::Fitted f = calibrate_detail::fit(p, c.used, terms);
     const calibrate_detail::Solution& t = f.terms;
-    c.bandwidth_efficiency = 1 / t.a;
-    c.compute_efficiency = 1 / t.c;
+    // a, c >= 1; a held efficiency's reciprocal taken twice may differ from it in the last bit.
+    c.bandwidth_efficiency = std::min(1.0, 1 / t.a);
+    c.compute_efficiency = std::min(1.0, 1 / t.c);
     c.overhead = s(t.o);
     c.per_layer = s(t.l);
     c.kv_per_query_head = f.kv_per_query_head;
@@ -284,6 +293,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
 // order; empty when fewer than two rows can be fitted.
 inline std::vector<double> leave_one_out(const Hardware& hw, const std::vector<Observation>& observations,
                                          CalibrationTerms terms = {}) {
+    calibrate_detail::validate(terms);
     calibrate_detail::Prepared p(hw, observations);
     return calibrate_detail::leave_one_out(p, p.used(), terms);
 }
@@ -293,6 +303,7 @@ inline std::vector<double> leave_one_out(const Hardware& hw, const std::vector<O
 // fitted (two leave one row to fit, which says nothing about the terms beyond a fixed time).
 inline std::size_t choose_terms(const Hardware& hw, const std::vector<Observation>& observations,
                                 const std::vector<CalibrationTerms>& candidates) {
+    for (const CalibrationTerms& t : candidates) calibrate_detail::validate(t);
     calibrate_detail::Prepared p(hw, observations);
     return calibrate_detail::choose_terms(p, p.used(), candidates);
 }
@@ -303,6 +314,7 @@ inline std::size_t choose_terms(const Hardware& hw, const std::vector<Observatio
 inline std::vector<double> nested_leave_one_out(const Hardware& hw, const std::vector<Observation>& observations,
                                                 const std::vector<CalibrationTerms>& candidates) {
     if (candidates.empty()) throw error("", "candidates", "none", "at least one term set");
+    for (const CalibrationTerms& t : candidates) calibrate_detail::validate(t);
     calibrate_detail::Prepared p(hw, observations);
     std::vector<double> errors;
     if (p.used().size() < 2) return errors;

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <limits>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "calibrate_rows.hpp"
@@ -130,12 +131,16 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
         }
     };
 
-    // Prefer the smaller error; on a tie, the fit nearer the ideal bounds (rho = 1).
+    // Prefer the smaller error; on a tie, the higher compute efficiency, then the higher bandwidth
+    // efficiency: where no step is compute-bound the compute efficiency is not identified, and
+    // the fit must not claim one the rows never showed.
     const double tie = 1e-12 * static_cast<double>(n);
     const auto better = [&](const Solution& x, const Solution& y) {
         if (y.rss < 0) return x.rss >= 0;
         if (x.rss < 0) return false;
-        return x.rss < y.rss - tie || (x.rss <= y.rss + tie && std::abs(std::log(x.c / x.a)) < std::abs(std::log(y.c / y.a)) - 1e-12);
+        if (x.rss < y.rss - tie) return true;
+        if (x.rss > y.rss + tie) return false;
+        return x.c < y.c * (1 - 1e-12) || (x.c <= y.c * (1 + 1e-12) && x.a < y.a * (1 - 1e-12));
     };
     Solution best;
     // The best least-squares fit over every subset of `vars` with columns x(i) and target y(i),
@@ -174,7 +179,8 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
             }
             if (!better(s, local)) continue;
             // Standard errors of the terms that moved, where the rows outnumber the fitted terms
-            // (on a cut, rho counts as one).
+            // (on a cut, rho counts as one and the errors are conditional on it, so c's is a's
+            // times rho and understates what rho's own uncertainty adds).
             unsigned moved = 0, count = rho_fitted ? 1 : 0;
             for (unsigned k = 0; k < 4; ++k)
                 if ((subset & (1u << k)) && v[k] > 0) moved |= 1u << k, ++count;
@@ -226,9 +232,10 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
                 y = target[i] - a0 * e;
             },
             [&](const std::array<double, 4>& v) {
+                // Held values as given, not through rho (one rounding could take them past 1).
                 Solution s;
-                s.a = a0 + v[0];
-                s.c = rho * s.a;
+                s.a = free_a ? std::max(1.0, a0 + v[0]) : held.a;
+                s.c = free_c ? std::max(1.0, rho * s.a) : held.c;
                 s.o = (allowed & 4u) ? v[2] : held.o;
                 s.l = (allowed & 8u) ? v[3] : held.l;
                 return s;
@@ -257,7 +264,10 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
     interval(0, lowest);
     constexpr double step = 1.05;
     std::vector<double> grid;
-    for (double rho = lowest; rho < highest * step; rho *= step) grid.push_back(rho);
+    if (lowest > 0 && std::isfinite(highest)) {  // ratios of positive, finite times: always, but never loop forever
+        const auto points = static_cast<std::size_t>(std::ceil(std::log(highest / lowest) / std::log(step))) + 1;
+        for (std::size_t g = 0; g < points; ++g) grid.push_back(lowest * std::pow(step, static_cast<double>(g)));
+    }
     std::vector<double> profile(grid.size());
     for (std::size_t g = 0; g < grid.size(); ++g) {
         advance_below(grid[g]);

@@ -20,6 +20,7 @@ struct EfficiencyPreset {
     Calibration fit;       // terms and their errors (no per-row data), and the KV reading chosen
     bool per_layer_term = false;  // whether the fit could move the time per layer (calibrate --per-layer)
     bool compute_term = true;     // whether it could move the compute efficiency (not calibrate --hold-compute)
+    std::optional<double> lowest_compute;  // the floor it could not go below (CalibrationTerms::lowest_compute)
     std::optional<double> leave_one_out_median, leave_one_out_worst;
 };
 
@@ -30,7 +31,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     root.only_keys({"engine", "hardware", "measurements", "filters", "bandwidth_efficiency", "compute_efficiency", "overhead_s",
                     "per_layer_s", "bandwidth_efficiency_error", "compute_efficiency_error", "overhead_error_s",
                     "per_layer_error_s", "rms_relative_error", "explanation", "rows", "leave_one_out", "source", "per_layer_term",
-                    "compute_term", "kv_per_query_head"});
+                    "compute_term", "lowest_compute", "kv_per_query_head"});
     EfficiencyPreset p;
     p.engine = root.need("engine", "the engine's name").string();
     p.hardware = root.need("hardware", "a hardware preset name").string();
@@ -58,6 +59,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     // Older presets say none: a fixed time, the compute efficiency fitted, and the shared KV reading.
     if (root.has("per_layer_term")) p.per_layer_term = root.at("per_layer_term").boolean();
     if (root.has("compute_term")) p.compute_term = root.at("compute_term").boolean();
+    if (root.has("lowest_compute")) p.lowest_compute = fraction("lowest_compute");
     if (root.has("kv_per_query_head")) p.fit.kv_per_query_head = root.at("kv_per_query_head").boolean();
     p.fit.bandwidth_efficiency_error = optional_number("bandwidth_efficiency_error");
     p.fit.compute_efficiency_error = optional_number("compute_efficiency_error");

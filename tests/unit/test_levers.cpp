@@ -625,6 +625,37 @@ TEST_CASE("calibrate: the fit is global over which steps are compute-bound", "[c
     CHECK(noisy.compute_efficiency == Approx(0.12).epsilon(0.1));
 }
 
+TEST_CASE("calibrate: rows that cannot show a compute efficiency keep it at 100%", "[calibrate]") {
+    // A seeded simulation: Llama-2-7B decode steps at batches 1 to 8 (memory-bound at any compute
+    // efficiency above the floor) timed at 21% bandwidth and 1 ms a step. Every compute efficiency
+    // that leaves them memory-bound fits equally well; the fit keeps 100%, as holding it would,
+    // and predicts batch 256 as the held fit does.
+    const Model m = load_model("llama-2-7b");
+    const Efficiency truth{0.21, 1.0, ms(1), Seconds{}};
+    std::vector<Observation> rows;
+    for (std::int64_t b : {1, 2, 4, 8}) {
+        Workload w{.batch = b, .context = 512};
+        w.efficiency = truth;
+        rows.push_back({m, Workload{.batch = b, .context = 512}, {}, decode_step(h100(), m, w).step_time});
+    }
+    const Calibration c = calibrate(h100(), rows);
+    CHECK(c.compute_efficiency == 1);
+    CHECK(c.bandwidth_efficiency == Approx(0.21).epsilon(1e-6));
+    CalibrationTerms held;
+    held.compute = false;
+    const Workload big{.batch = 256, .context = 512};
+    CHECK(predict(h100(), m, big, c).step_time.in(s) == Approx(predict(h100(), m, big, calibrate(h100(), rows, held)).step_time.in(s)).epsilon(1e-9));
+    // Held efficiencies come back as given, never a rounding past 100% (a one-row fit holds both).
+    for (int k = 1; k <= 99; ++k) {
+        CalibrationTerms one;
+        one.held.bandwidth = k / 100.0;
+        const Calibration f = calibrate(h100(), {rows[0]}, one);
+        CHECK(f.bandwidth_efficiency == Approx(k / 100.0).epsilon(1e-15));
+        CHECK(f.bandwidth_efficiency <= 1);
+        CHECK(f.compute_efficiency == 1);
+    }
+}
+
 TEST_CASE("calibrate: a fit claims no compute efficiency below its floor", "[calibrate]") {
     // Rows made at 2% compute: the default floor (5%) holds the fit there and says so by the
     // figure; a floor of 1% lets it recover the 2%. A floor outside (0, 1] is refused.
@@ -638,7 +669,8 @@ TEST_CASE("calibrate: a fit claims no compute efficiency below its floor", "[cal
     CHECK(calibrate(h100(), rows, lower).compute_efficiency == Approx(0.02).epsilon(0.01));
     CalibrationTerms zero;
     zero.lowest_compute = 0;
-    CHECK_THROWS_WITH(calibrate(h100(), rows, zero), "lowest_compute: got 0, expected a fraction in (0, 1]");
+    CHECK_THROWS_WITH(calibrate(h100(), rows, zero), "lowest_compute: got 0, expected a fraction from 0.000001 to 1");
+    CHECK_THROWS_WITH(leave_one_out(h100(), rows, zero), "lowest_compute: got 0, expected a fraction from 0.000001 to 1");
     // Held instead of fitted, the compute efficiency stays at 100% and the rest fit around it.
     CalibrationTerms held;
     held.compute = false;
@@ -721,6 +753,8 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
         CalibrationTerms terms;
         terms.per_layer = p.per_layer_term;
         terms.compute = p.compute_term;
+        REQUIRE(p.lowest_compute);
+        terms.lowest_compute = *p.lowest_compute;
         const Calibration c = calibrate(load_hardware(p.hardware), obs, terms);
         CHECK(c.kv_per_query_head == p.fit.kv_per_query_head);
         CHECK(c.per_layer.in(s) == Approx(p.fit.per_layer.in(s)).epsilon(1e-9).margin(1e-15));
