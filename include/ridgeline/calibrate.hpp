@@ -162,8 +162,9 @@ struct Fitted {
     bool kv_per_query_head = false;
     std::size_t rows = 0;
     [[nodiscard]] double rms() const { return std::sqrt(terms.rss / static_cast<double>(rows)); }
+    // a, c >= 1; a held efficiency's reciprocal taken twice may differ from it in the last bit.
     [[nodiscard]] Efficiency efficiency() const {
-        return Efficiency{1 / terms.a, 1 / terms.c, s(terms.o), s(terms.l), kv_per_query_head};
+        return Efficiency{std::min(1.0, 1 / terms.a), std::min(1.0, 1 / terms.c), s(terms.o), s(terms.l), kv_per_query_head};
     }
 };
 
@@ -200,12 +201,17 @@ inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const Cal
     return per_query.rms() < std::exp(-1 / n) * shared.rms() ? per_query : shared;
 }
 
-// The relative error of row i predicted by a fit on the others of `subset` (as timed).
-inline double left_out_error(Prepared& p, const std::vector<std::size_t>& subset, std::size_t i, const CalibrationTerms& terms) {
+// The rows of `subset` but i.
+inline std::vector<std::size_t> all_but(const std::vector<std::size_t>& subset, std::size_t i) {
     std::vector<std::size_t> rest;
     for (std::size_t j : subset)
         if (j != i) rest.push_back(j);
-    const Fitted f = fit(p, rest, terms);
+    return rest;
+}
+
+// The relative error of row i predicted by a fit on the others of `subset` (as timed).
+inline double left_out_error(Prepared& p, const std::vector<std::size_t>& subset, std::size_t i, const CalibrationTerms& terms) {
+    const Fitted f = fit(p, all_but(subset, i), terms);
     const Observation& o = p.observations()[i];
     const Seconds predicted = time_per_output_token(Deployment{p.hardware(), o.parallel}, o, f.efficiency());
     return std::abs(static_cast<double>((predicted - o.measured_step) / o.measured_step));
@@ -247,12 +253,12 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
                     "at least one measurement of its stated setting (diagnose says what would explain a faster one)");
     const calibrate_detail::Fitted f = calibrate_detail::fit(p, c.used, terms);
     const calibrate_detail::Solution& t = f.terms;
-    // a, c >= 1; a held efficiency's reciprocal taken twice may differ from it in the last bit.
-    c.bandwidth_efficiency = std::min(1.0, 1 / t.a);
-    c.compute_efficiency = std::min(1.0, 1 / t.c);
-    c.overhead = s(t.o);
-    c.per_layer = s(t.l);
-    c.kv_per_query_head = f.kv_per_query_head;
+    const Efficiency e = f.efficiency();
+    c.bandwidth_efficiency = e.bandwidth;
+    c.compute_efficiency = e.compute;
+    c.overhead = e.overhead;
+    c.per_layer = e.per_layer;
+    c.kv_per_query_head = e.kv_per_query_head;
     if (t.se_a) c.bandwidth_efficiency_error = *t.se_a / (t.a * t.a);  // d(1/a) = da / a^2
     if (t.se_c) c.compute_efficiency_error = *t.se_c / (t.c * t.c);
     if (t.se_o) c.overhead_error = s(*t.se_o);
@@ -318,12 +324,9 @@ inline std::vector<double> nested_leave_one_out(const Hardware& hw, const std::v
     calibrate_detail::Prepared p(hw, observations);
     std::vector<double> errors;
     if (p.used().size() < 2) return errors;
-    for (const std::size_t i : p.used()) {
-        std::vector<std::size_t> rest;
-        for (const std::size_t j : p.used())
-            if (j != i) rest.push_back(j);
-        errors.push_back(calibrate_detail::left_out_error(p, p.used(), i, candidates[calibrate_detail::choose_terms(p, rest, candidates)]));
-    }
+    for (const std::size_t i : p.used())
+        errors.push_back(calibrate_detail::left_out_error(
+            p, p.used(), i, candidates[calibrate_detail::choose_terms(p, calibrate_detail::all_but(p.used(), i), candidates)]));
     return errors;
 }
 
