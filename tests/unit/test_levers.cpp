@@ -733,6 +733,19 @@ TEST_CASE("operators: bytes and FLOPs add up to the step; memory-bound times too
     }
 }
 
+TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused by its path", "[calibrate][json]") {
+    const auto load = [](const char* extra) {
+        return efficiency_from_json(nlohmann::json::parse(std::string(R"({"engine": "e", "hardware": "h100-sxm", "bandwidth_efficiency": 0.8)") +
+                                                          extra + "}"),
+                                    "p.json");
+    };
+    CHECK(load("").compute_term);
+    CHECK_FALSE(load("").lowest_compute);
+    CHECK(*load(R"(, "compute_term": false, "lowest_compute": 0.05)").lowest_compute == 0.05);
+    CHECK_THROWS_WITH(load(R"(, "lowest_compute": 2)"), "p.json: /lowest_compute: got 2, expected a fraction in (0, 1]");
+    CHECK_THROWS_WITH(load(R"(, "compute_term": "yes")"), Catch::StartsWith("p.json: /compute_term: got \"yes\""));
+}
+
 TEST_CASE("efficiency presets: each is the fit of the published rows it names", "[calibrate][presets]") {
     // A regression guard on data/efficiency/: refitting the rows each preset lists gives its terms.
     const MeasurementSet set = load_measurements("published");
