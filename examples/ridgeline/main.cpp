@@ -458,7 +458,8 @@ void run_calibrate(const CalibrateOptions& o) {
     };
     if (o.format == cli::Output::table) {
         fmt::print("fit on {} of {} rows for {}: bandwidth {}, compute {}, {} a step{}; rms error {}%\n", c.used.size(), run.kept.size(),
-                   cli::printable(run.hardware), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%"),
+                   cli::printable(run.hardware), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%") +
+                       (c.bandwidth_basis.empty() ? "" : " (" + c.bandwidth_basis + ")"),
                    pm(c.compute_efficiency, c.compute_efficiency_error, 100, 1, "%") +
                        (a.hold_compute ? " (held)"
                         : c.compute_efficiency <= run.lowest_compute * (1 + 1e-9) ? " (its floor: a fit claims no less)" : ""),

@@ -562,6 +562,7 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     j["per_layer_error_s"] = opt(c.per_layer_error ? std::optional<double>(c.per_layer_error->in(seconds)) : std::nullopt);
     j["rms_relative_error"] = c.rms_relative_error;
     j["explanation"] = c.explanation;
+    if (!c.bandwidth_basis.empty()) j["bandwidth_basis"] = c.bandwidth_basis;
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const std::size_t i : c.used) rows.push_back(static_cast<std::int64_t>(run.kept[i]));
     j["rows"] = rows;

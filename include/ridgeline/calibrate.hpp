@@ -37,6 +37,11 @@ struct CalibrationTerms {
     // Akaike's penalty (only rows on grouped-query models can tell them apart). Off: held's reading.
     bool kv_reads = true;
     Efficiency held{};       // the values of terms not fitted (a one-row fit holds both efficiencies)
+    // A one-row fit holds the bandwidth efficiency at what a streaming benchmark measured on the
+    // device (Hardware::measured_bandwidth over its peak) where the preset gives that figure, not
+    // at held.bandwidth: one row cannot tell a slower read from a fixed time, and no engine reads
+    // faster than a copy kernel does for long. A row faster than that fits the bandwidth instead.
+    bool one_row_measured_bandwidth = true;
     // The lowest compute efficiency a fit may claim. Below a twentieth of peak a fit explains by
     // arithmetic what is something else (scheduling, prefill stalls): left free, single folds of
     // the published set fit 0.3% to 1% and then predict batch-8 decode steps compute-bound, 3.5
@@ -61,6 +66,7 @@ struct Calibration {
     std::vector<Seconds> residuals;      // measured - predicted
     double rms_relative_error = 0;       // over the rows fitted: sqrt(mean((residual / measured)^2))
     std::string explanation;             // which term explains the gap to the ceiling, in words
+    std::string bandwidth_basis;         // why the bandwidth efficiency has its value where one row could not fit it; else empty
 
     [[nodiscard]] constexpr Efficiency efficiency() const {
         return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head};
@@ -161,6 +167,7 @@ struct Fitted {
     Solution terms;
     bool kv_per_query_head = false;
     std::size_t rows = 0;
+    std::string bandwidth_basis;  // Calibration::bandwidth_basis
     [[nodiscard]] double rms() const { return std::sqrt(terms.rss / static_cast<double>(rows)); }
     // a, c >= 1; a held efficiency's reciprocal taken twice may differ from it in the last bit.
     [[nodiscard]] Efficiency efficiency() const {
@@ -179,8 +186,24 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     if (terms.per_layer && !(one && terms.overhead)) allowed |= 8u;
     std::vector<const Row*> rows;
     for (std::size_t i : subset) rows.push_back(&p.row(i, kv_per_query_head));
-    const Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s)};
-    return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size()};
+    Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s)};
+    const Hardware& hw = p.hardware();
+    if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && hw.measured_bandwidth))
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(), {}};
+    const double measured = hw.measured_bandwidth->in(GB_per_s), peak = hw.memory_bandwidth.in(GB_per_s);
+    held.a = peak / measured;
+    Fitted f{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
+             "held at the device's measured " + number_text(measured) + " of " + number_text(peak) +
+                 " GB/s: one row cannot tell a slower read from a fixed time"};
+    // A row faster than the measured bandwidth allows, even with no fixed time: fit the bandwidth.
+    if (f.terms.o == 0 && f.terms.l == 0 && f.terms.rss > 1e-12) {
+        if (terms.overhead) held.o = 0;
+        if (terms.per_layer) held.l = 0;
+        const Fitted faster{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
+                            "fitted: the one row reads faster than the device's measured " + number_text(measured) + " GB/s"};
+        if (faster.terms.rss < f.terms.rss) return faster;
+    }
+    return f;
 }
 
 // The fit on `subset`, with the KV reading chosen (terms.kv_reads) or held.
@@ -259,6 +282,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     c.overhead = e.overhead;
     c.per_layer = e.per_layer;
     c.kv_per_query_head = e.kv_per_query_head;
+    c.bandwidth_basis = f.bandwidth_basis;
     if (t.se_a) c.bandwidth_efficiency_error = *t.se_a / (t.a * t.a);  // d(1/a) = da / a^2
     if (t.se_c) c.compute_efficiency_error = *t.se_c / (t.c * t.c);
     if (t.se_o) c.overhead_error = s(*t.se_o);

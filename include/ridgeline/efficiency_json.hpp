@@ -31,7 +31,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     root.only_keys({"engine", "hardware", "measurements", "filters", "bandwidth_efficiency", "compute_efficiency", "overhead_s",
                     "per_layer_s", "bandwidth_efficiency_error", "compute_efficiency_error", "overhead_error_s",
                     "per_layer_error_s", "rms_relative_error", "explanation", "rows", "leave_one_out", "source", "per_layer_term",
-                    "compute_term", "lowest_compute", "kv_per_query_head"});
+                    "compute_term", "lowest_compute", "kv_per_query_head", "bandwidth_basis"});
     EfficiencyPreset p;
     p.engine = root.need("engine", "the engine's name").string();
     p.hardware = root.need("hardware", "a hardware preset name").string();
@@ -67,6 +67,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     if (const auto e = optional_number("per_layer_error_s")) p.fit.per_layer_error = s(*e);
     if (root.has("rms_relative_error")) p.fit.rms_relative_error = optional_number("rms_relative_error").value_or(0);
     if (root.has("explanation")) p.fit.explanation = root.at("explanation").string();
+    if (root.has("bandwidth_basis")) p.fit.bandwidth_basis = root.at("bandwidth_basis").string();
     if (root.has("leave_one_out")) {
         const Node l = root.at("leave_one_out");
         l.require_object("an object with median and worst");

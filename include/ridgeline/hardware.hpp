@@ -31,6 +31,10 @@ struct Hardware {
     std::optional<Seconds> scale_up_latency{};   // per message, per hop on the scale-up link
     std::optional<BytesPerSecond> scale_out_bandwidth{};  // per device, both directions together
     std::optional<Seconds> scale_out_latency{};  // per message on the scale-out network
+    // The memory bandwidth a streaming microbenchmark (BabelStream, a copy kernel) measured on the
+    // device, at most the peak: what a one-row calibration holds the bandwidth efficiency at, since
+    // one row cannot tell a slower read from a fixed time (calibrate.hpp).
+    std::optional<BytesPerSecond> measured_bandwidth{};
 
     // What an engine's memory budget starts from.
     [[nodiscard]] constexpr Bytes usable_memory() const noexcept { return memory_reported ? *memory_reported : memory_capacity; }

@@ -38,7 +38,7 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
                                 ", so it is a model's config.json, not a hardware file)");
     root.only_keys({"name", "memory_capacity_GB", "memory_bandwidth_GB_per_s", "dense_TFLOP_per_s",
                     "interconnect_GB_per_s", "memory_reported_MiB", "scale_up_domain", "scale_up_latency_us",
-                    "scale_out_GB_per_s", "scale_out_latency_us", "source"});
+                    "scale_out_GB_per_s", "scale_out_latency_us", "measured_bandwidth_GB_per_s", "source"});
 
     Hardware hw;
     hw.name = Name{root.need("name", "a non-empty string of at most 63 characters").name()};
@@ -66,6 +66,13 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
     if (root.has("scale_up_latency_us")) hw.scale_up_latency = us(root.at("scale_up_latency_us").latency_us());
     if (root.has("scale_out_GB_per_s")) hw.scale_out_bandwidth = GB_per_s(root.at("scale_out_GB_per_s").figure());
     if (root.has("scale_out_latency_us")) hw.scale_out_latency = us(root.at("scale_out_latency_us").latency_us());
+    if (root.has("measured_bandwidth_GB_per_s")) {
+        const Node measured = root.at("measured_bandwidth_GB_per_s");
+        hw.measured_bandwidth = GB_per_s(measured.figure());
+        if (*hw.measured_bandwidth > hw.memory_bandwidth)
+            measured.fail("a measured bandwidth at most the peak memory_bandwidth_GB_per_s (" +
+                          number_text(hw.memory_bandwidth.in(GB_per_s)) + ")");
+    }
 
     if (root.has("source")) {
         const Node src = root.at("source");
@@ -76,7 +83,7 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
                 throw error(root.file(), "/source/" + json_detail::pointer_token(item.key()), "an unknown key",
                             "a figure's key: name, memory_capacity_GB, memory_bandwidth_GB_per_s, "
                             "dense_TFLOP_per_s, interconnect_GB_per_s, memory_reported_MiB, scale_up_domain, "
-                            "scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us");
+                            "scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, measured_bandwidth_GB_per_s");
             if (!root.has(item.key()))
                 throw error(root.file(), "/source/" + item.key(), "a source for a figure the file does not give",
                             "sources only for figures present");
@@ -101,6 +108,7 @@ inline void to_json(nlohmann::json& j, const Hardware& hw) {
     if (hw.scale_up_latency) j["scale_up_latency_us"] = hw.scale_up_latency->in(us);
     if (hw.scale_out_bandwidth) j["scale_out_GB_per_s"] = hw.scale_out_bandwidth->in(GB_per_s);
     if (hw.scale_out_latency) j["scale_out_latency_us"] = hw.scale_out_latency->in(us);
+    if (hw.measured_bandwidth) j["measured_bandwidth_GB_per_s"] = hw.measured_bandwidth->in(GB_per_s);
 }
 
 inline void from_json(const nlohmann::json& j, Hardware& hw) { hw = hardware_from_json(j); }

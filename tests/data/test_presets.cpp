@@ -87,7 +87,7 @@ TEST_CASE("presets: bad hardware files name file, path, value and expectation", 
                       "tests/data/bad/hw-missing-bandwidth.json: /memory_bandwidth_GB_per_s: got nothing (the key is missing), expected a positive, finite number");
     CHECK_THROWS_WITH(load_hardware(bad("hw-unknown-key")),
                       "tests/data/bad/hw-unknown-key.json: /memory_bandwidth_TB_per_s: got an unknown key, expected one of: name, memory_capacity_GB, memory_bandwidth_GB_per_s, dense_TFLOP_per_s, interconnect_GB_per_s, "
-                      "memory_reported_MiB, scale_up_domain, scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, source");
+                      "memory_reported_MiB, scale_up_domain, scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, measured_bandwidth_GB_per_s, source");
     CHECK_THROWS_WITH(load_hardware(bad("hw-string-capacity")),
                       "tests/data/bad/hw-string-capacity.json: /memory_capacity_GB: got \"80\" (a string), expected a positive, finite number");
     CHECK_THROWS_WITH(load_hardware(bad("hw-zero-bandwidth")),
@@ -314,6 +314,18 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
     CHECK(edge.memory_bandwidth.in(GB_per_s) == 0.001);
     CHECK(edge.scale_up_latency->in(us) == 0);
     CHECK(edge.scale_out_latency->in(us) == 1e6);
+    // A measured bandwidth loads up to the peak and is refused past it: no read beats the pins.
+    const auto peak = [](const char* measured) {
+        return nlohmann::json::parse(std::string(R"({"name": "x", "memory_capacity_GB": 80, "memory_bandwidth_GB_per_s": 2039,
+                                                     "dense_TFLOP_per_s": {"bf16": 312}, "measured_bandwidth_GB_per_s": )") + measured + "}");
+    };
+    CHECK(hardware_from_json(peak("2039"), "m.json").measured_bandwidth->in(GB_per_s) == 2039);
+    CHECK_THROWS_WITH(hardware_from_json(peak("2040"), "m.json"),
+                      "m.json: /measured_bandwidth_GB_per_s: got 2040, expected a measured bandwidth at most the peak memory_bandwidth_GB_per_s (2039)");
+    CHECK_THROWS_WITH(hardware_from_json(peak("0"), "m.json"),
+                      "m.json: /measured_bandwidth_GB_per_s: got 0, expected a positive, finite number");
+    CHECK_FALSE(load_hardware("l40s").measured_bandwidth);  // no published figure found: a one-row fit holds 100%
+    CHECK(load_hardware("rtx-4090").measured_bandwidth->in(GB_per_s) == 921.9);
     CHECK_THROWS_WITH(hardware_from_json(hw(R"(, "memory_reported_MiB": 1e9)"), "e.json"),
                       "e.json: /memory_reported_MiB: got 1000000000.0, expected a positive number below 1e9 (in the key's unit)");
     // A declared count of exactly 1 loads; 1e16 does not.

@@ -343,11 +343,29 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     // All five single-GPU rows: one efficiency fits bf16, int8 and int4 kernels only to ~10%.
     CHECK(calibrate(a100, single).rms_relative_error > 0.05);
 
-    // One row: the efficiency held at its default (1), the fixed time fitted: Llama-2-7B bf16
-    // reads 6,738,415,616 x 2 B and 5 tokens of KV in 6.61 ms at peak, and takes 1 / 104.9 s.
+    // One row: the bandwidth held at what BabelStream's Dot kernel measured on an A100-SXM4-80GB,
+    // 1.75 TB/s (Azure/AI-benchmarking-guide@8fd0c6e1 ND_A100_v4_results.md; the preset's
+    // measured_bandwidth_GB_per_s), the fixed time fitted: Llama-2-7B bf16 reads 6,738,415,616 x 2 B
+    // and 5 tokens of KV in 7.70 ms at 1750 GB/s, and takes 1 / 104.9 s.
     const Calibration one = calibrate(a100, {single[0]});
-    CHECK(one.bandwidth_efficiency == 1);
-    CHECK(one.overhead.in(s) == Approx(1 / 104.9 - (6738415616.0 * 2 + 5 * 524288.0) / 2039e9).epsilon(1e-9));
+    CHECK(one.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
+    CHECK(one.overhead.in(s) == Approx(1 / 104.9 - (6738415616.0 * 2 + 5 * 524288.0) / 1750e9).epsilon(1e-9));
+    CHECK(one.bandwidth_basis == "held at the device's measured 1750 of 2039 GB/s: one row cannot tell a slower read from a fixed time");
+    // Without the device's figure, the bandwidth is held at its default (1): 6.61 ms at peak.
+    CalibrationTerms at_peak;
+    at_peak.one_row_measured_bandwidth = false;
+    const Calibration one_at_peak = calibrate(a100, {single[0]}, at_peak);
+    CHECK(one_at_peak.bandwidth_efficiency == 1);
+    CHECK(one_at_peak.bandwidth_basis.empty());
+    CHECK(one_at_peak.overhead.in(s) == Approx(1 / 104.9 - (6738415616.0 * 2 + 5 * 524288.0) / 2039e9).epsilon(1e-9));
+    // A row faster than 1750 GB/s allows (the same bytes in 7.0 ms, 1926 GB/s): the bandwidth is
+    // fitted to it instead, with no fixed time.
+    Observation quick = single[0];
+    quick.measured_step = ms(7.0);
+    const Calibration fast = calibrate(a100, {quick});
+    CHECK(fast.bandwidth_efficiency == Approx((6738415616.0 * 2 + 5 * 524288.0) / 7.0e-3 / 2039e9).epsilon(1e-9));
+    CHECK(fast.overhead == Seconds{});
+    CHECK(fast.bandwidth_basis == "fitted: the one row reads faster than the device's measured 1750 GB/s");
     // The same row twice, or two rows that would need 113% of peak bandwidth: still a fit, with
     // the efficiency at its bound, never above it.
     CHECK(calibrate(a100, {single[0], single[0]}).rms_relative_error < 1e-9);
@@ -649,6 +667,7 @@ TEST_CASE("calibrate: rows that cannot show a compute efficiency keep it at 100%
     for (int k = 1; k <= 99; ++k) {
         CalibrationTerms one;
         one.held.bandwidth = k / 100.0;
+        one.one_row_measured_bandwidth = false;  // the H100 preset's measured bandwidth would hold it instead
         const Calibration f = calibrate(h100(), {rows[0]}, one);
         CHECK(f.bandwidth_efficiency == Approx(k / 100.0).epsilon(1e-15));
         CHECK(f.bandwidth_efficiency <= 1);
