@@ -528,7 +528,8 @@ inline Table calibrate_table(const CalibrateRun& run) {
                integer(r.workload.context),
                text(r.requests.timed == Timed::decode_steps ? std::string("steps")
                     : std::to_string(r.requests.prompt) + "+" + std::to_string(r.requests.output) +
-                          (r.requests.timed == Timed::whole_requests ? " requests" : " served")),
+                          (r.requests.timed == Timed::whole_requests ? " requests"
+                           : r.requests.prefill_steps == PrefillSteps::apart ? " served apart" : " served")),
                converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
                converted(c.predicted[i].in(seconds), c.predicted[i].in(ms), 2, "{} ms"),
                converted(c.residuals[i].in(seconds), c.residuals[i].in(ms), 2, "{} ms", true),

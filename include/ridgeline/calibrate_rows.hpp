@@ -24,7 +24,9 @@ struct Part {
 };
 struct Row {
     std::vector<Part> parts;
-    double fixed = 0, layers = 0, measured = 0, stages = 1;  // seconds; all layers; pipeline stages
+    // seconds; all layers; pipeline stages (layers and stages: the per-layer and fixed times paid
+    // per output token, so times 1 + the prefill passes a step waits for where prefill runs apart)
+    double fixed = 0, layers = 0, measured = 0, stages = 1;
 };
 
 // Decode steps of a whole-request row sampled at this many contexts at most, each standing for
@@ -68,6 +70,21 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
         r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), 1 / output});
         r.fixed += (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s) / output;
         add_decode_steps(q.prompt, q.output - 1);
+        return r;
+    }
+    if (q.prefill_steps == PrefillSteps::apart) {
+        // Prefill apart (serving.hpp's tpot_prefill_apart): the mean decode step, plus batch /
+        // output prompts' prefill a step, each one prompt alone, at its own bound.
+        add_decode_steps(q.prompt, q.output);
+        Workload one = ideal;
+        one.batch = 1;
+        const Prefill p = prefill(d, o.model, one, q.prompt);
+        const double per_step = static_cast<double>(ideal.batch) / output;
+        r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), per_step});
+        r.fixed += per_step * (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s);
+        // Those prefill passes pay the fixed and per-layer times too.
+        r.stages *= 1 + per_step;
+        r.layers *= 1 + per_step;
         return r;
     }
     // Interleaved prefill (serving.hpp's aggregated TPOT): the mean decode step, plus the

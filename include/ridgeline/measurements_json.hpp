@@ -76,7 +76,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         const Node r = list.at(i);  // errors name the file and the row: /measurements/<i>/...
         r.require_object("a measurement object");
         r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "tensor_parallel",
-                     "pipeline_parallel", "expert_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
+                     "pipeline_parallel", "expert_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prefill_steps", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
                      "engine", "engine_version", "date", "source", "notes", "flagged"});
         MeasuredRow row;
         row.hardware = r.need("hardware", "a hardware preset name or path").string();
@@ -108,7 +108,15 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
             row.requests.prompt = tokens(r.need("prompt", "the prompt tokens per request, where " + key + " is true"), 1);
             row.requests.output = tokens(r.need("output", "the output tokens per request, where " + key + " is true"), 1);
             w.context = mean_decode_context(row.requests);
+            if (r.has("prefill_steps")) {
+                const Node steps = r.at("prefill_steps");
+                if (!interleaved) steps.fail("no prefill_steps unless interleaved_prefill is true (whole requests prefill before they decode)");
+                const std::string v = steps.string("\"mixed\" or \"apart\"");
+                if (v != "mixed" && v != "apart") steps.fail("\"mixed\" (prefill rides the decode steps) or \"apart\" (in passes of its own)");
+                row.requests.prefill_steps = v == "apart" ? PrefillSteps::apart : PrefillSteps::mixed;
+            }
         } else {
+            if (r.has("prefill_steps")) r.at("prefill_steps").fail("no prefill_steps unless interleaved_prefill is true");
             for (const char* key : {"prompt", "output"})
                 if (r.has(key))
                     r.at(key).fail("no prompt or output unless includes_prefill or interleaved_prefill is true (give the decode steps' context)");

@@ -21,10 +21,19 @@ namespace ridgeline {
 //    llama-bench's tg);
 //  - whole_requests: a static batch, each sequence prefilling `prompt` tokens then generating
 //    `output` (the prefill makes the first; generation.hpp), timed from start to end;
-//  - interleaved_prefill: continuous batching at a concurrency of the workload's batch, new
-//    prompts' prefill riding the decode steps (serving.hpp's aggregated model), timed per output
-//    token (the mean inter-token latency of a fixed-concurrency or request-rate benchmark).
+//  - interleaved_prefill: continuous batching at a concurrency of the workload's batch, timed per
+//    output token (the mean inter-token latency of a fixed-concurrency or request-rate benchmark),
+//    new prompts' prefill either riding the decode steps (PrefillSteps::mixed, serving.hpp's
+//    aggregated model) or run in steps of its own that the decodes wait for (PrefillSteps::apart).
 enum class Timed : std::uint8_t { decode_steps, whole_requests, interleaved_prefill };
+
+// How an engine schedules new prompts' prefill among running decodes: in the same forward passes
+// (chunked prefill mixed with decodes: TensorRT-LLM's in-flight batching, vLLM with chunked
+// prefill) or in passes of their own (vLLM's V0 scheduler without chunked prefill, SGLang
+// without --enable-mixed-chunk). An engine's setting, which a row states with its evidence.
+enum class PrefillSteps : std::uint8_t { mixed, apart };
+
+constexpr const char* name_of(PrefillSteps p) noexcept { return p == PrefillSteps::apart ? "apart" : "mixed"; }
 
 constexpr const char* name_of(Timed t) noexcept {
     switch (t) {
@@ -39,6 +48,7 @@ struct Requests {
     Timed timed = Timed::decode_steps;
     std::int64_t prompt = 0;
     std::int64_t output = 0;
+    PrefillSteps prefill_steps = PrefillSteps::mixed;  // interleaved_prefill only
 };
 
 struct Observation {
@@ -60,7 +70,8 @@ constexpr void validate(const Requests& r) {
 }
 
 // What the observation's setting takes per output token with `e`, as it was timed: one decode
-// step, a whole request's prefill and decode over its output tokens, or aggregated serving's TPOT.
+// step, a whole request's prefill and decode over its output tokens, or serving's TPOT with the
+// prefill mixed into the decode steps or apart from them.
 constexpr Seconds time_per_output_token(const Deployment& d, const Observation& o, const Efficiency& e) {
     Workload w = o.workload;
     w.efficiency = e;
@@ -69,7 +80,9 @@ constexpr Seconds time_per_output_token(const Deployment& d, const Observation& 
     switch (r.timed) {
         case Timed::decode_steps: return decode_step(d, o.model, w).step_time;
         case Timed::whole_requests: return generate(d, o.model, w, r.prompt, r.output).total_time / static_cast<double>(r.output);
-        case Timed::interleaved_prefill: return serve(d, o.model, w, Traffic{r.prompt, r.output}, ServingMode::aggregated).tpot;
+        case Timed::interleaved_prefill:
+            if (r.prefill_steps == PrefillSteps::apart) return tpot_prefill_apart(d, o.model, w, Traffic{r.prompt, r.output});
+            return serve(d, o.model, w, Traffic{r.prompt, r.output}, ServingMode::aggregated).tpot;
     }
     return decode_step(d, o.model, w).step_time;
 }

@@ -228,6 +228,24 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     return s;
 }
 
+// Continuous batching whose new prompts are prefilled in forward passes of their own, carrying
+// no decode tokens, while the running sequences wait (vLLM's V0 scheduler without chunked
+// prefill, SGLang without mixed chunks), unlike serve()'s aggregated mode, where they ride the
+// decode steps: TPOT is the mean pure decode step plus, per step, batch / output prompts' prefill,
+// each alone and unchunked (new tokens only).
+constexpr Seconds tpot_prefill_apart(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
+    validate(traffic);
+    validate(w);
+    validate(d, m);
+    require_context_within(m, traffic.prompt + traffic.output, "prompt + output");
+    const auto output = static_cast<double>(traffic.output);
+    const Seconds decode = decode_steps(d, m, w, traffic.prompt, traffic.output).decode_time / output;
+    if (traffic.new_prompt() == 0) return decode;
+    Workload one = w;
+    one.batch = 1;
+    return decode + static_cast<double>(w.batch) / output * prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
+}
+
 // Aggregated serving's average step apart from the pure decode steps, for a calibration to weigh
 // (calibrate.hpp): serve()'s TPOT is the mean pure decode step plus, per stage, the larger of
 // `memory` and `compute` less the larger of the mid-context decode step's, plus `links_added`.

@@ -723,6 +723,69 @@ TEST_CASE("measurements: includes_prefill and interleaved_prefill rows give thei
                               "prompt": 1000, "output": 200, "tpot_ms": 20})"),
                       "m.json: /measurements/0/interleaved_prefill: got true (a boolean), expected not both includes_prefill and "
                       "interleaved_prefill (a figure times whole requests or served steps)");
+    // How the engine scheduled the prefill: mixed into the decode steps unless the row says apart.
+    CHECK(served.rows[0].requests.prefill_steps == PrefillSteps::mixed);
+    const MeasurementSet apart = load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 8, "interleaved_prefill": true,
+                                          "prefill_steps": "apart", "prompt": 1000, "output": 200, "tpot_ms": 20})");
+    CHECK(apart.rows[0].requests.prefill_steps == PrefillSteps::apart);
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 8, "interleaved_prefill": true,
+                              "prefill_steps": "chunked", "prompt": 1000, "output": 200, "tpot_ms": 20})"),
+                      "m.json: /measurements/0/prefill_steps: got \"chunked\" (a string), expected \"mixed\" (prefill rides the decode steps) "
+                      "or \"apart\" (in passes of its own)");
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 8, "includes_prefill": true,
+                              "prefill_steps": "apart", "prompt": 1000, "output": 200, "tpot_ms": 20})"),
+                      "m.json: /measurements/0/prefill_steps: got \"apart\" (a string), expected no prefill_steps unless interleaved_prefill "
+                      "is true (whole requests prefill before they decode)");
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 8, "context": 100,
+                              "prefill_steps": "apart", "tpot_ms": 20})"),
+                      "m.json: /measurements/0/prefill_steps: got \"apart\" (a string), expected no prefill_steps unless interleaved_prefill is true");
+}
+
+TEST_CASE("serving with prefill apart: the decodes wait for each prompt's prefill", "[calibrate][serving]") {
+    // Llama-3.1-8B (config.json: hidden 4096, 32 layers, vocab 128256, 8.03e9 parameters) on one
+    // H100 (989 TFLOP/s bf16) at 20% compute efficiency, 16 sequences, 2000-token prompts, 200
+    // out. Each step, 16 / 200 = 0.08 prompts arrive. Apart, their prefill is a pass of its own:
+    // at least 2 x (8.03e9 - 2 x 128256 x 4096) x 2000 = 2.79e13 FLOPs (the embedding is a lookup;
+    // the LM head counted as not run for every prompt token), 141 ms at 197.8 TFLOP/s, so 11.3 ms
+    // a step. The causal attention adds 4 x 32 x 4096 x 2000^2 / 2 = 1.05e12 FLOPs, the LM head
+    // over all 2000 tokens 2 x 128256 x 4096 x 2000 = 2.10e12 (1.27 ms a step for both); norms,
+    // activations and the softmax add under 1% of the whole.
+    const Model m = load_model("llama-3.1-8b");
+    Workload w{.batch = 16};
+    w.efficiency = Efficiency{1.0, 0.2, Seconds{}, Seconds{}};
+    const Traffic traffic{2000, 200};
+    const Seconds apart = tpot_prefill_apart(h100(), m, w, traffic);
+    const Serving mixed = serve(h100(), m, w, traffic, ServingMode::aggregated);
+    const double added = (apart - mixed.decode_tpot).in(ms);
+    const double least = 0.08 * 2 * (8.03e9 - 2 * 128256.0 * 4096) * 2000 / (0.2 * 989e12) * 1e3;
+    CHECK(least == Approx(11.3).margin(0.05));
+    CHECK(added >= least);
+    CHECK(added <= 1.01 * (least + 0.08 * (1.05e12 + 2.10e12) / (0.2 * 989e12) * 1e3));
+    // Mixed into the decode steps, the same prompt tokens (160 a step) cost less: the step was
+    // memory-bound, and part of their arithmetic hides under its weight read.
+    CHECK(mixed.tpot < apart);
+
+    // A seeded simulation: rows timed that way at concurrencies 1 to 16 and prompts of 500 and
+    // 8000 tokens (at one prompt length the terms trade off along a line), at 80% bandwidth, 20%
+    // compute and 2 ms a pass (prefill passes pay it too). The fit recovers the three terms.
+    const Efficiency truth{0.8, 0.2, ms(2), Seconds{}};
+    std::vector<Observation> rows;
+    for (std::int64_t prompt : {500, 8000})
+        for (std::int64_t b : {1, 4, 16}) {
+            Requests r{Timed::interleaved_prefill, prompt, 200};
+            r.prefill_steps = PrefillSteps::apart;
+            rows.push_back(Observation{m, Workload{.batch = b}, {}, s(1), r});
+            rows.back().measured_step = time_per_output_token(h100(), rows.back(), truth);
+        }
+    const Calibration c = calibrate(h100(), rows);
+    CHECK(c.bandwidth_efficiency == Approx(0.8).epsilon(0.005));
+    CHECK(c.compute_efficiency == Approx(0.2).epsilon(0.005));
+    CHECK(c.overhead.in(ms) == Approx(2).epsilon(0.01));
+    CHECK(c.rms_relative_error < 1e-5);  // whole generations' decode steps are sampled (calibrate_rows.hpp)
+    // The same figures read as mixed steps fit worse: the model would be the wrong one.
+    std::vector<Observation> as_mixed = rows;
+    for (Observation& o : as_mixed) o.requests.prefill_steps = PrefillSteps::mixed;
+    CHECK(calibrate(h100(), as_mixed).rms_relative_error > 0.01);
 }
 
 TEST_CASE("operators: bytes and FLOPs add up to the step; memory-bound times too", "[operators]") {
