@@ -256,6 +256,9 @@ inline Table hardware_table(const ridgeline::Hardware& h) {
     t.add({text("name"), text(std::string(h.name.view()))});
     t.add({text("memory_bytes"), number(h.memory_capacity.in(bytes), si(h.memory_capacity.in(bytes), "B", 1))});
     t.add({text("memory_bandwidth_bytes_per_s"), number(h.memory_bandwidth.in(bytes_per_s), si(h.memory_bandwidth.in(bytes_per_s), "B/s"))});
+    if (h.measured_bandwidth)
+        t.add({text("measured_bandwidth_bytes_per_s"),
+               number(h.measured_bandwidth->in(bytes_per_s), si(h.measured_bandwidth->in(bytes_per_s), "B/s"))});
     for (Numeric n : all_numerics)
         if (const auto p = h.peak_for(n)) {
             t.add({text(fmt::format("{}_dense_flop_per_s", n)), number(p->in(flop_per_s), si(p->in(flop_per_s), "FLOP/s", 1))});
@@ -543,7 +546,9 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     using namespace ridgeline;
     const Calibration& c = run.fit;
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    j["engine"] = a.engine.value_or(run.set.rows[run.kept.front()].engine);
+    // The preset names its engine; rows that name none (a file of one engine's runs) say so.
+    std::string engine = a.engine.value_or(run.set.rows[run.kept.front()].engine);
+    j["engine"] = engine.empty() ? "not stated in " + a.measurements : engine;
     j["hardware"] = run.hardware;
     j["measurements"] = a.measurements;
     j["filters"] = nlohmann::ordered_json::array();

@@ -6,8 +6,9 @@
 // observation.hpp), with the bandwidth efficiency in (0, 1], the compute efficiency in
 // [CalibrationTerms::lowest_compute, 1] and each time at least 0, global over which steps the
 // efficiencies make compute-bound (calibrate_solve.hpp); then predict other settings with them,
-// with a range. It never refuses what it can fit: one row fits the fixed time with the
-// efficiencies held at a stated default; rows faster than their own ceiling are set aside, named.
+// with a range. It never refuses what it can fit: one row fits the fixed time with the compute
+// efficiency held and the bandwidth efficiency at the device's measured figure (or a stated
+// default); rows faster than their own ceiling are set aside, named.
 // Not constexpr: it works on std::vectors (see operators.hpp).
 #pragma once
 
@@ -38,9 +39,12 @@ struct CalibrationTerms {
     bool kv_reads = true;
     Efficiency held{};       // the values of terms not fitted (a one-row fit holds both efficiencies)
     // A one-row fit holds the bandwidth efficiency at what a streaming benchmark measured on the
-    // device (Hardware::measured_bandwidth over its peak) where the preset gives that figure, not
-    // at held.bandwidth: one row cannot tell a slower read from a fixed time, and no engine reads
-    // faster than a copy kernel does for long. A row faster than that fits the bandwidth instead.
+    // device (Hardware::measured_bandwidth over its peak) where the preset gives that figure and
+    // held.bandwidth is left at 1 (a held value set below 1 wins): one row cannot tell a slower
+    // read from a fixed time, and no engine reads faster than a copy kernel does for long. A row
+    // faster than that, even with no fixed time, fits the bandwidth instead. Two or more rows fit
+    // it freely; where they cannot tell it from a fixed time either (the same setting twice), the
+    // fit keeps the higher bandwidth efficiency (calibrate_solve.hpp's tie-break), not this one.
     bool one_row_measured_bandwidth = true;
     // The lowest compute efficiency a fit may claim. Below a twentieth of peak a fit explains by
     // arithmetic what is something else (scheduling, prefill stalls): left free, single folds of
@@ -66,7 +70,7 @@ struct Calibration {
     std::vector<Seconds> residuals;      // measured - predicted
     double rms_relative_error = 0;       // over the rows fitted: sqrt(mean((residual / measured)^2))
     std::string explanation;             // which term explains the gap to the ceiling, in words
-    std::string bandwidth_basis;         // why the bandwidth efficiency has its value where one row could not fit it; else empty
+    std::string bandwidth_basis;         // a one-row fit's bandwidth efficiency: held at the device's measured figure, or fitted; else empty
 
     [[nodiscard]] constexpr Efficiency efficiency() const {
         return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head};
@@ -188,28 +192,34 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     for (std::size_t i : subset) rows.push_back(&p.row(i, kv_per_query_head));
     Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s)};
     const Hardware& hw = p.hardware();
-    if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && hw.measured_bandwidth))
+    if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && terms.held.bandwidth == 1 && hw.measured_bandwidth))
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(), {}};
     const double measured = hw.measured_bandwidth->in(GB_per_s), peak = hw.memory_bandwidth.in(GB_per_s);
+    // Hardware made in code skips the preset's check (hardware_json.hpp).
+    if (!(measured > 0 && measured <= peak && std::isfinite(measured)))
+        throw error("", "hardware '" + std::string(hw.name.view()) + "' measured bandwidth", number_text(measured) + " GB/s",
+                    "a positive figure at most its peak of " + number_text(peak) + " GB/s");
     held.a = peak / measured;
-    Fitted f{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
-             "held at the device's measured " + number_text(measured) + " of " + number_text(peak) +
-                 " GB/s: one row cannot tell a slower read from a fixed time"};
-    // A row faster than the measured bandwidth allows, even with no fixed time: fit the bandwidth.
-    if (f.terms.o == 0 && f.terms.l == 0 && f.terms.rss > 1e-12) {
-        if (terms.overhead) held.o = 0;
-        if (terms.per_layer) held.l = 0;
-        const Fitted faster{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
-                            "fitted: the one row reads faster than the device's measured " + number_text(measured) + " GB/s"};
-        if (faster.terms.rss < f.terms.rss) return faster;
-    }
-    return f;
+    // The row at the measured bandwidth with no time fitted: slower, a fixed time explains the
+    // rest; faster, the bandwidth itself must be higher, so it is fitted with no fixed time.
+    const Row& r = *rows.front();
+    double at_measured = r.fixed + ((allowed & 4u) ? 0 : held.o * r.stages) + ((allowed & 8u) ? 0 : held.l * r.layers);
+    for (const Part& q : r.parts) at_measured += q.weight * std::max(held.a * q.memory, held.c * q.compute);
+    if (at_measured <= r.measured)
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
+                      "held at the device's measured " + number_text(measured) + " of " + number_text(peak) +
+                          " GB/s: one row cannot tell a slower read from a fixed time"};
+    if (allowed & 4u) held.o = 0;
+    if (allowed & 8u) held.l = 0;
+    return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
+                  "fitted: the one row reads faster than the device's measured " + number_text(measured) + " GB/s"};
 }
 
 // The fit on `subset`, with the KV reading chosen (terms.kv_reads) or held.
 inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms) {
     bool choose = false;
-    if (terms.kv_reads)
+    // One row fits either reading exactly, so it cannot choose between them.
+    if (terms.kv_reads && subset.size() > 1)
         for (std::size_t i : subset) choose = choose || shares_kv_heads(p.observations()[i].model);
     if (!choose) return fit_reading(p, subset, terms, terms.held.kv_per_query_head);
     const Fitted shared = fit_reading(p, subset, terms, false);

@@ -87,14 +87,17 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
         r.layers *= 1 + per_step;
         return r;
     }
-    // Interleaved prefill (serving.hpp's aggregated TPOT): the mean decode step, plus the
-    // mid-context step with its share of prefill tokens less the same step without them (a part
-    // of weight -1, so each keeps its own bound, as serve() takes the larger of each).
+    // Interleaved prefill (serving.hpp's aggregated TPOT): the mean decode step, plus for each
+    // kind of chunk, its share of steps carrying it less the same steps without it (a part of
+    // negative weight, so each keeps its own bound, as serve() takes the larger of each).
     add_decode_steps(q.prompt, q.output);
     const InterleavedPrefill ip = interleaved_prefill(d, o.model, ideal, Traffic{q.prompt, q.output});
-    r.parts.push_back(Part{(r.stages * ip.memory).in(s), (r.stages * ip.compute).in(s), 1});
-    r.parts.push_back(Part{(r.stages * ip.decode.memory_time).in(s), (r.stages * ip.decode.compute_time).in(s), -1});
-    r.fixed += ip.links_added.in(s);
+    for (const InterleavedPrefill::Chunk& c : ip.chunks) {
+        if (c.per_step == 0) continue;
+        r.parts.push_back(Part{(r.stages * c.memory).in(s), (r.stages * c.compute).in(s), c.per_step});
+        r.parts.push_back(Part{(r.stages * ip.decode.memory_time).in(s), (r.stages * ip.decode.compute_time).in(s), -c.per_step});
+        r.fixed += c.per_step * c.links_added.in(s);
+    }
     return r;
 }
 

@@ -8,13 +8,17 @@
 // in its generation; so each decode step finishes batch / output requests on average, and as
 // many new prompts must be prefilled.
 //
-//  - Aggregated (prefill chunks interleaved with decode on the same devices): every step also
-//    carries batch x new_prompt / output prefill tokens on average; those tokens' work adds to the
-//    step at the step's own roofline (bytes and FLOPs added, weights read once, the routed experts
-//    the extra tokens touch, their share of the all-reduces). TPOT is the mean
-//    of such steps over the generation. A new prompt rides one chunk of `prefill_chunk` tokens
-//    per step, so TTFT is the number of its chunks times a step carrying a full chunk. A replica
-//    whose average prefill load exceeds a chunk per step cannot keep up: it is not a plan.
+//  - Aggregated (prefill chunks interleaved with decode on the same devices): each new prompt's
+//    tokens ride decode steps in chunks of `prefill_chunk` (the last one shorter), one chunk a
+//    step, and batch / output prompts arrive a step on average. A chunk's work adds to its step
+//    at the step's own roofline (bytes and FLOPs added, weights read once, the routed experts the
+//    chunk's tokens touch, its share of the all-reduces). TPOT is the mean step over the
+//    generation: the pure decode step plus, per step, the arriving prompts' chunks' additions,
+//    each taken at its whole size (averaging the tokens over every step instead would hide more
+//    of their arithmetic under the weight read than any step does, and charge more experts than
+//    any chunk touches). TTFT is the number of the prompt's chunks times a step carrying a full
+//    chunk. A replica whose average prefill load exceeds a chunk per step cannot keep up: it is
+//    not a plan.
 //  - Disaggregated (separate pools): decode replicas run pure decode steps; prefill runs on
 //    replicas of the same device, parallelism and formats, one prompt at a time, and the pool
 //    is sized to the arrival rate (its devices per decode replica may be fractional; a pipelined
@@ -25,6 +29,7 @@
 // Every sequence may reach prompt + output tokens: memory is checked there, on the decode side.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -76,6 +81,18 @@ struct Serving {
     [[nodiscard]] constexpr double devices() const noexcept { return replica_devices + prefill_devices; }
     [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits() && keeps_up; }
 };
+
+// How one prompt's new tokens ride the decode steps: `full` chunks of `size` tokens, then one of
+// `rest` (0: none).
+struct PromptChunks {
+    std::int64_t size = 0, full = 0, rest = 0;
+};
+constexpr PromptChunks prompt_chunks(const Traffic& t) {
+    const std::int64_t fresh = t.new_prompt();
+    if (fresh == 0) return {};
+    const std::int64_t size = t.prefill_chunk < fresh ? t.prefill_chunk : fresh;
+    return PromptChunks{size, fresh / size, fresh % size};
+}
 
 namespace serving_detail {
 // What `tokens` prefill tokens riding a decode step add to it, on one stage: their bytes (KV
@@ -189,7 +206,10 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             s.prefill_tokens_per_step = B * static_cast<double>(fresh) / steps_per_request;
             const double per_chunk = static_cast<double>(traffic.prefill_chunk < fresh ? traffic.prefill_chunk : fresh);
             s.keeps_up = s.prefill_tokens_per_step <= static_cast<double>(traffic.prefill_chunk);
-            s.tpot = s.decode_tpot + mixed.added(s.prefill_tokens_per_step);
+            const PromptChunks chunks = prompt_chunks(traffic);
+            const double arriving = B / steps_per_request;  // prompts a step
+            s.tpot = s.decode_tpot + arriving * (static_cast<double>(chunks.full) * mixed.added(static_cast<double>(chunks.size)) +
+                                                 (chunks.rest > 0 ? mixed.added(static_cast<double>(chunks.rest)) : Seconds{}));
             const double chunks_of_prompt = static_cast<double>((fresh + traffic.prefill_chunk - 1) / traffic.prefill_chunk);
             s.ttft = chunks_of_prompt * (s.decode_tpot + mixed.added(per_chunk));
         } else {
@@ -246,14 +266,20 @@ constexpr Seconds tpot_prefill_apart(const Deployment& d, const Model& m, const 
     return decode + static_cast<double>(w.batch) / output * prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
 }
 
-// Aggregated serving's average step apart from the pure decode steps, for a calibration to weigh
-// (calibrate.hpp): serve()'s TPOT is the mean pure decode step plus, per stage, the larger of
-// `memory` and `compute` less the larger of the mid-context decode step's, plus `links_added`.
+// Aggregated serving's steps apart from the pure decode steps, for a calibration to weigh
+// (calibrate.hpp): serve()'s TPOT is the mean pure decode step plus, for each kind of chunk,
+// `per_step` times (per stage, the larger of its step's `memory` and `compute` less the larger of
+// the mid-context decode step's, plus `links_added`).
 struct InterleavedPrefill {
-    DecodeStep decode;          // the pure decode step at the generation's middle context
-    Seconds memory{}, compute{};  // one stage, the same step carrying `tokens` prefill tokens
-    Seconds links_added{};
-    double tokens = 0;          // prefill tokens a step carries on average: batch x new prompt / output
+    DecodeStep decode;  // the pure decode step at the generation's middle context
+    struct Chunk {
+        double tokens = 0;    // prefill tokens the step carries
+        double per_step = 0;  // such steps per decode step: arriving prompts x chunks of this size each
+        Seconds memory{}, compute{};  // one stage, the step carrying them
+        Seconds links_added{};
+    };
+    std::array<Chunk, 2> chunks{};  // the full chunks, and the last shorter one (per_step 0: none)
+    double tokens = 0;  // prefill tokens a step carries on average: batch x new prompt / output
 };
 constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
     validate(traffic);
@@ -264,17 +290,20 @@ constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Mode
         Workload mid = w;
         mid.context = traffic.prompt + traffic.output / 2;
         p.decode = decode_step(d, m, mid);
-        p.memory = p.decode.memory_time;
-        p.compute = p.decode.compute_time;
         return p;
     }
     const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
+    const serving_detail::MixedStep mixed = a.mixed(d, m);
     p.decode = a.step;
-    p.tokens = static_cast<double>(w.batch) * static_cast<double>(traffic.new_prompt()) / static_cast<double>(traffic.output);
-    const serving_detail::MixedStep::Times t = a.mixed(d, m).with(p.tokens);
-    p.memory = t.memory;
-    p.compute = t.compute;
-    p.links_added = t.links_added;
+    const double arriving = static_cast<double>(w.batch) / static_cast<double>(traffic.output);
+    p.tokens = arriving * static_cast<double>(traffic.new_prompt());
+    const PromptChunks c = prompt_chunks(traffic);
+    const auto chunk = [&](std::int64_t tokens, double per_step) {
+        const serving_detail::MixedStep::Times t = mixed.with(static_cast<double>(tokens));
+        return InterleavedPrefill::Chunk{static_cast<double>(tokens), per_step, t.memory, t.compute, t.links_added};
+    };
+    p.chunks[0] = chunk(c.size, arriving * static_cast<double>(c.full));
+    if (c.rest > 0) p.chunks[1] = chunk(c.rest, arriving);
     return p;
 }
 

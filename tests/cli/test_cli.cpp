@@ -313,3 +313,17 @@ TEST_CASE("cli: a displayed value must be finite in the unit it is shown in", "[
     CHECK(cli::shown(0.5, 2, "{} ms", true) == "+0.50 ms");
     CHECK(cli::printable("a\tb\x7f") == "a\\x09b\\x7f");
 }
+
+TEST_CASE("cli: a one-row fit saved as a preset predicts, naming its bandwidth basis", "[cli][calibrate]") {
+    // gpt-fast's rows name no engine: the preset still loads, and carries why its bandwidth is held.
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / "ridgeline-one-row-preset.json";
+    const Run saved = run_cli("calibrate --measurements gpt-fast --model llama-2-7b --where weights=int8 --save " + file.string());
+    REQUIRE(saved.status == 0);
+    const EfficiencyPreset p = load_efficiency(file.string());
+    CHECK(p.engine == "not stated in gpt-fast");
+    CHECK(p.fit.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));  // a100-80gb's measured_bandwidth_GB_per_s
+    CHECK(p.fit.bandwidth_basis.starts_with("held at the device's measured 1750 of 2039 GB/s"));
+    const Run predicted = run_cli("predict -m llama-2-7b -H a100-80gb --weights int8 -c 5 --calibration " + file.string());
+    CHECK(predicted.status == 0);
+    std::filesystem::remove(file);
+}

@@ -366,6 +366,24 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     CHECK(fast.bandwidth_efficiency == Approx((6738415616.0 * 2 + 5 * 524288.0) / 7.0e-3 / 2039e9).epsilon(1e-9));
     CHECK(fast.overhead == Seconds{});
     CHECK(fast.bandwidth_basis == "fitted: the one row reads faster than the device's measured 1750 GB/s");
+    // With no time term free, a slower row keeps the hold (nothing reads faster), and a held fixed
+    // time does not stop a faster row from fitting the bandwidth.
+    CalibrationTerms no_times;
+    no_times.overhead = false;
+    Observation slow = single[0];
+    slow.measured_step = ms(10.0);
+    const Calibration held_slow = calibrate(a100, {slow}, no_times);
+    CHECK(held_slow.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
+    CHECK(held_slow.bandwidth_basis.starts_with("held at the device's measured 1750"));
+    no_times.held.overhead = ms(0.2);
+    const Calibration fast_held = calibrate(a100, {quick}, no_times);
+    CHECK(fast_held.bandwidth_efficiency == Approx((6738415616.0 * 2 + 5 * 524288.0) / 6.8e-3 / 2039e9).epsilon(1e-9));
+    CHECK(fast_held.bandwidth_basis.starts_with("fitted"));
+    // A measured figure past the peak, in a Hardware made in code, is refused by name.
+    Hardware past_peak = a100;
+    past_peak.measured_bandwidth = GB_per_s(4000);
+    CHECK_THROWS_WITH(calibrate(past_peak, {single[0]}),
+                      "hardware 'NVIDIA A100 SXM4 80GB' measured bandwidth: got 4000 GB/s, expected a positive figure at most its peak of 2039 GB/s");
     // The same row twice, or two rows that would need 113% of peak bandwidth: still a fit, with
     // the efficiency at its bound, never above it.
     CHECK(calibrate(a100, {single[0], single[0]}).rms_relative_error < 1e-9);
@@ -666,8 +684,7 @@ TEST_CASE("calibrate: rows that cannot show a compute efficiency keep it at 100%
     // Held efficiencies come back as given, never a rounding past 100% (a one-row fit holds both).
     for (int k = 1; k <= 99; ++k) {
         CalibrationTerms one;
-        one.held.bandwidth = k / 100.0;
-        one.one_row_measured_bandwidth = false;  // the H100 preset's measured bandwidth would hold it instead
+        one.held.bandwidth = k / 100.0;  // set below 1, it wins over the H100 preset's measured figure
         const Calibration f = calibrate(h100(), {rows[0]}, one);
         CHECK(f.bandwidth_efficiency == Approx(k / 100.0).epsilon(1e-15));
         CHECK(f.bandwidth_efficiency <= 1);
@@ -736,6 +753,9 @@ TEST_CASE("measurements: includes_prefill and interleaved_prefill rows give thei
                               "prefill_steps": "apart", "prompt": 1000, "output": 200, "tpot_ms": 20})"),
                       "m.json: /measurements/0/prefill_steps: got \"apart\" (a string), expected no prefill_steps unless interleaved_prefill "
                       "is true (whole requests prefill before they decode)");
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 8, "interleaved_prefill": true,
+                              "prefill_steps": true, "prompt": 1000, "output": 200, "tpot_ms": 20})"),
+                      "m.json: /measurements/0/prefill_steps: got true (a boolean), expected \"mixed\" or \"apart\"");
     CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 8, "context": 100,
                               "prefill_steps": "apart", "tpot_ms": 20})"),
                       "m.json: /measurements/0/prefill_steps: got \"apart\" (a string), expected no prefill_steps unless interleaved_prefill is true");
@@ -786,6 +806,43 @@ TEST_CASE("serving with prefill apart: the decodes wait for each prompt's prefil
     std::vector<Observation> as_mixed = rows;
     for (Observation& o : as_mixed) o.requests.prefill_steps = PrefillSteps::mixed;
     CHECK(calibrate(h100(), as_mixed).rms_relative_error > 0.01);
+
+    // Over two H100 pairs (TP 2, PP 2) on Llama-3.1-8B and -70B in fp8, with 30 us a layer paid
+    // by every pass and the KV read once per query head: the links each prefill pass adds, its
+    // per-layer time and the reading are all in the rows, and the fit recovers them (two models,
+    // so a time per layer is not a constant of the rows that a bandwidth could stand in for).
+    const Efficiency layered{0.8, 0.2, Seconds{}, us(30), true};
+    std::vector<Observation> split;
+    for (const char* name : {"llama-3.1-8b", "llama-3.1-70b"})
+        for (std::int64_t prompt : {500, 8000})
+            for (std::int64_t b : {1, 4, 16}) {
+                Requests r{Timed::interleaved_prefill, prompt, 200};
+                r.prefill_steps = PrefillSteps::apart;
+                Workload w{.batch = b};
+                w.precision.weights = formats::fp8;
+                split.push_back(Observation{load_model(name), w, Parallelism{.tensor = 2, .pipeline = 2}, s(1), r});
+                split.back().measured_step = time_per_output_token(Deployment{h100(), split.back().parallel}, split.back(), layered);
+            }
+    CalibrationTerms per_layer;
+    per_layer.overhead = false;  // a fixed time and a time per layer scale alike on one model
+    per_layer.per_layer = true;
+    const Calibration fit_split = calibrate(h100(), split, per_layer);
+    CHECK(fit_split.kv_per_query_head);
+    CHECK(fit_split.per_layer.in(us) == Approx(30).epsilon(0.01));
+    CHECK(fit_split.bandwidth_efficiency == Approx(0.8).epsilon(0.005));
+    CHECK(fit_split.rms_relative_error < 1e-4);
+}
+
+TEST_CASE("calibrate: one row cannot choose how the attention reads the KV", "[calibrate]") {
+    // Either reading fits a single row exactly, so the choice would be rounding noise: a one-row
+    // fit keeps the shared reading, whatever the row's time.
+    const Model m = load_model("llama-3.1-70b");
+    for (double t : {20.0, 23.7, 31.1, 40.0, 55.5, 80.0}) {
+        Workload w{.batch = 8, .context = 8000};
+        w.precision.weights = formats::fp8;
+        const Observation o{m, w, Parallelism{.tensor = 2}, ms(t), {}};
+        CHECK_FALSE(calibrate(h100(), {o}).kv_per_query_head);
+    }
 }
 
 TEST_CASE("operators: bytes and FLOPs add up to the step; memory-bound times too", "[operators]") {
@@ -826,6 +883,11 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
     CHECK(*load(R"(, "compute_term": false, "lowest_compute": 0.05)").lowest_compute == 0.05);
     CHECK_THROWS_WITH(load(R"(, "lowest_compute": 2)"), "p.json: /lowest_compute: got 2, expected a fraction in (0, 1]");
     CHECK_THROWS_WITH(load(R"(, "compute_term": "yes")"), Catch::StartsWith("p.json: /compute_term: got \"yes\""));
+    // A one-row fit's bandwidth basis is read back as written.
+    CHECK(load(R"(, "bandwidth_basis": "held at the device's measured 921.9 of 1008 GB/s")").fit.bandwidth_basis ==
+          "held at the device's measured 921.9 of 1008 GB/s");
+    CHECK(load("").fit.bandwidth_basis.empty());
+    CHECK_THROWS_WITH(load(R"(, "bandwidth_basis": 1)"), Catch::StartsWith("p.json: /bandwidth_basis: got 1"));
 }
 
 TEST_CASE("efficiency presets: each is the fit of the published rows it names", "[calibrate][presets]") {
