@@ -92,12 +92,21 @@ inline const std::vector<PlanFlag>& plan_flags() {
              o.weights.clear();
              for (const auto& piece : split_commas(t)) o.weights.push_back(parse_format_option(f, piece));
          }},
-        {"--mode", "mode", "Serving: agg, disagg or both (default)",
+        {"--mode", "mode",
+         "Serving modes, comma-separated: agg (prefill rides the decode steps), apart (prefill in passes of its own: "
+         "vLLM V0, SGLang without mixed chunks), disagg, or both (agg,disagg; the default)",
          [](PlanOptions& o, const std::string& f, const std::string& t) {
-             if (t == "agg") o.modes = {ServingMode::aggregated};
-             else if (t == "disagg") o.modes = {ServingMode::disaggregated};
-             else if (t == "both") o.modes = {ServingMode::aggregated, ServingMode::disaggregated};
-             else bad_value(f, t, "agg, disagg or both");
+             o.modes.clear();
+             for (const auto& piece : split_commas(t)) {
+                 std::vector<ServingMode> add;
+                 if (piece == "agg") add = {ServingMode::aggregated};
+                 else if (piece == "apart") add = {ServingMode::prefill_apart};
+                 else if (piece == "disagg") add = {ServingMode::disaggregated};
+                 else if (piece == "both") add = {ServingMode::aggregated, ServingMode::disaggregated};
+                 else bad_value(f, t, "agg, apart, disagg or both, comma-separated");
+                 for (const ServingMode m : add)
+                     if (std::find(o.modes.begin(), o.modes.end(), m) == o.modes.end()) o.modes.push_back(m);
+             }
          }},
         {"--kv", "kv", "KV-cache format (default bf16)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.kv = parse_format_option(f, t); }},

@@ -266,8 +266,17 @@ inline PlanResult plan(const PlanRequest& r) {
             if (row.mode == m) return &row;
         return nullptr;
     };
-    const PlanRow* agg = first_of(ServingMode::aggregated);
+    // The co-located mode: prefill riding the decode steps, or apart from them where only that
+    // was asked for (both, when both were: the better stands for them).
+    const PlanRow* riding = first_of(ServingMode::aggregated);
+    const PlanRow* apart = first_of(ServingMode::prefill_apart);
+    const PlanRow* agg = !riding ? apart : !apart ? riding : (riding < apart ? riding : apart);
     const PlanRow* dis = first_of(ServingMode::disaggregated);
+    const bool colocated_asked = std::find(r.modes.begin(), r.modes.end(), ServingMode::aggregated) != r.modes.end() ||
+                                 std::find(r.modes.begin(), r.modes.end(), ServingMode::prefill_apart) != r.modes.end();
+    const bool disaggregated_asked = std::find(r.modes.begin(), r.modes.end(), ServingMode::disaggregated) != r.modes.end();
+    const char* colocated_name =
+        std::find(r.modes.begin(), r.modes.end(), ServingMode::aggregated) != r.modes.end() ? "aggregated" : "prefill-apart";
     const auto describe = [&](const PlanRow& row) {
         std::string d = row.device + " x" + number_text(row.devices) + " (TP " + std::to_string(row.parallel.tensor) + ", PP " +
                         std::to_string(row.parallel.pipeline) + ", " + std::string(format_name(row.weights)) + "): TPOT " +
@@ -280,11 +289,15 @@ inline PlanResult plan(const PlanRequest& r) {
         out.verdict = "no plan meets the targets within " + std::to_string(r.max_devices) + " devices";
     } else if (!agg || !dis) {
         const PlanRow& only = agg ? *agg : *dis;
-        out.verdict = std::string(mode_name(only.mode)) + " serving wins: " + describe(only) + "; no " +
-                      (agg ? "disaggregated" : "aggregated") + " plan meets the targets within " + std::to_string(r.max_devices) +
-                      " devices" +
-                      (agg ? " (its prefill pool and KV transfer cost devices and TTFT)"
-                           : " (the prefill its steps would carry slows them past the targets, or past a chunk a step)");
+        out.verdict = std::string(mode_name(only.mode)) + " serving wins: " + describe(only);
+        if (agg && disaggregated_asked)
+            out.verdict += "; no disaggregated plan meets the targets within " + std::to_string(r.max_devices) +
+                           " devices (its prefill pool and KV transfer cost devices and TTFT)";
+        else if (dis && colocated_asked)
+            out.verdict += std::string("; no ") + colocated_name + " plan meets the targets within " + std::to_string(r.max_devices) +
+                           " devices (the prefill its steps would carry slows them past the targets, or past a chunk a step)";
+        else
+            out.verdict += " (the only mode searched)";
     } else {
         const bool agg_wins = agg < dis;  // both point into the ranked plans: the earlier is the better
         const PlanRow& win = agg_wins ? *agg : *dis;

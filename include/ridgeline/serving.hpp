@@ -26,6 +26,12 @@
 //    prompt's KV (as kept: windows and recurrent states included) sent to the decode replica over the
 //    scale-out network (the scale-up link where the device has no scale-out figure).
 //
+//  - Prefill apart (co-located, but each prompt's prefill a forward pass of its own that carries
+//    no decode tokens while the running sequences wait: vLLM's V0 scheduler without chunked
+//    prefill, SGLang without --enable-mixed-chunk): TPOT is the pure decode step plus batch /
+//    output prompts' prefill a step, each alone and unchunked; TTFT is that prefill plus half a
+//    decode step (the step under way when the prompt arrives, on average).
+//
 // Every sequence may reach prompt + output tokens: memory is checked there, on the decode side.
 #pragma once
 
@@ -39,9 +45,16 @@
 
 namespace ridgeline {
 
-enum class ServingMode { aggregated, disaggregated };
+enum class ServingMode { aggregated, disaggregated, prefill_apart };
 
-constexpr const char* mode_name(ServingMode m) noexcept { return m == ServingMode::aggregated ? "aggregated" : "disaggregated"; }
+constexpr const char* mode_name(ServingMode m) noexcept {
+    switch (m) {
+        case ServingMode::aggregated: return "aggregated";
+        case ServingMode::disaggregated: return "disaggregated";
+        case ServingMode::prefill_apart: return "prefill-apart";
+    }
+    return "aggregated";
+}
 
 struct Traffic {
     std::int64_t prompt = 0;         // tokens of context each request starts from
@@ -215,9 +228,14 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         } else {
             // One prompt alone on one replica, unchunked.
             s.prefill_time = prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
+            if (mode == ServingMode::prefill_apart) {
+                s.prefill_tokens_per_step = B * static_cast<double>(fresh) / steps_per_request;
+                s.tpot = s.decode_tpot + B / steps_per_request * s.prefill_time;
+                s.ttft = s.prefill_time + s.decode_tpot / 2.0;
+            }
         }
     }
-    if (mode == ServingMode::aggregated) {
+    if (mode != ServingMode::disaggregated) {
         if (fresh == 0) {  // nothing to prefill: the first token is one step
             s.tpot = s.decode_tpot;
             s.ttft = s.decode_tpot;
@@ -249,21 +267,11 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
 }
 
 // Continuous batching whose new prompts are prefilled in forward passes of their own, carrying
-// no decode tokens, while the running sequences wait (vLLM's V0 scheduler without chunked
-// prefill, SGLang without mixed chunks), unlike serve()'s aggregated mode, where they ride the
-// decode steps: TPOT is the mean pure decode step plus, per step, batch / output prompts' prefill,
-// each alone and unchunked (new tokens only).
+// no decode tokens, while the running sequences wait (serve()'s ServingMode::prefill_apart): its
+// TPOT, the mean pure decode step plus, per step, batch / output prompts' prefill, each alone and
+// unchunked (new tokens only).
 constexpr Seconds tpot_prefill_apart(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
-    validate(traffic);
-    validate(w);
-    validate(d, m);
-    require_context_within(m, traffic.prompt + traffic.output, "prompt + output");
-    const auto output = static_cast<double>(traffic.output);
-    const Seconds decode = decode_steps(d, m, w, traffic.prompt, traffic.output).decode_time / output;
-    if (traffic.new_prompt() == 0) return decode;
-    Workload one = w;
-    one.batch = 1;
-    return decode + static_cast<double>(w.batch) / output * prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
+    return serve(d, m, w, traffic, ServingMode::prefill_apart).tpot;
 }
 
 // Aggregated serving's steps apart from the pure decode steps, for a calibration to weigh

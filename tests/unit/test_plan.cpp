@@ -83,6 +83,41 @@ TEST_CASE("serving, disaggregated: prefill on its own pool, the KV sent over the
     CHECK(sv.tokens_per_s_per_device.in(per_s) == Approx(8 / decode / (1 + sv.prefill_devices)).epsilon(1e-9));
 }
 
+TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefill pass", "[plan][serving]") {
+    const Model m = load_model("llama-3.1-8b");
+    Workload w;
+    w.batch = 8;
+    const Deployment d{load_hardware("h100-sxm")};
+    const Serving sv = serve(d, m, w, Traffic{2048, 256, 0, 2048}, ServingMode::prefill_apart);
+    const double weights = (l8_params - l8_table) * 2 + 8 * 4096 * 2.0;
+    const double decode = (weights + 8 * 2175.5 * l8_kv) / h100_bw;
+    CHECK(sv.decode_tpot.in(s) == Approx(decode).epsilon(1e-9));
+    // The prompt's prefill alone, compute-bound as above; 8 / 256 prompts arrive a step, and the
+    // decodes wait for each one's whole pass; a new prompt waits half a step on average, then its pass.
+    const double prefill = 2048 * (2 * (l8_params - l8_table) + l8_attention * 2049 / 2) / h100_peak;
+    CHECK(sv.prefill_time.in(s) == Approx(prefill).epsilon(1e-9));
+    CHECK(sv.tpot.in(s) == Approx(decode + prefill / 32).epsilon(1e-9));
+    CHECK(sv.ttft.in(s) == Approx(prefill + decode / 2).epsilon(1e-9));
+    CHECK(sv.tpot == tpot_prefill_apart(d, m, w, Traffic{2048, 256, 0, 2048}));
+    CHECK(sv.prefill_devices == 0);
+    CHECK(sv.tokens_per_s.in(per_s) == Approx(8 / sv.tpot.in(s)).epsilon(1e-12));
+    // Its chunk riding a decode step instead (aggregated) hides part of the pass under the step's
+    // weight read, so TPOT is lower there.
+    CHECK(serve(d, m, w, Traffic{2048, 256, 0, 2048}, ServingMode::aggregated).tpot < sv.tpot);
+    // A plan asked only for this mode says it was the only one searched.
+    PlanRequest r;
+    r.model = m;
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
+    r.traffic = Traffic{2048, 256, 0, 2048};
+    r.users = 8;
+    r.modes = {ServingMode::prefill_apart};
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    CHECK(p.plans.front().mode == ServingMode::prefill_apart);
+    CHECK(p.verdict.starts_with("prefill-apart serving wins: h100-sxm x1"));
+    CHECK(p.verdict.ends_with("(the only mode searched)"));
+}
+
 TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s at TP 2 in FP8", "[plan]") {
     PlanRequest r;
     r.model = load_model("llama-3.1-70b");
