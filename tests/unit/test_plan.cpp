@@ -19,6 +19,17 @@ constexpr double l8_table = 128256.0 * 4096;            // the input table, read
 constexpr double l8_kv = 32 * 2 * 8 * 128 * 2.0;        // BF16 KV bytes per token, all layers
 constexpr double l8_attention = 4 * 4096.0 * 32;        // q.k and p.v FLOPs per cached token, all layers
 constexpr double h100_bw = 3350e9, h100_peak = 989e12;  // data/hardware/h100-sxm.json
+// Eight sequences of 2,048-token prompts and 256 out on one H100. Decode: every step
+// memory-bound; every weight but the input table, 8 table rows, and each sequence's KV at its
+// context (the mean over contexts 2048 .. 2303 is 2175.5). Prefill of one prompt: compute-bound,
+// the matmuls (2 FLOPs per parameter but the table) and causal attention.
+constexpr double l8_decode = ((l8_params - l8_table) * 2 + 8 * 4096 * 2.0 + 8 * 2175.5 * l8_kv) / h100_bw;
+constexpr double l8_prefill = 2048 * (2 * (l8_params - l8_table) + l8_attention * 2049 / 2) / h100_peak;
+Serving l8_served(ServingMode mode) {
+    Workload w;
+    w.batch = 8;
+    return serve(Deployment{load_hardware("h100-sxm")}, load_model("llama-3.1-8b"), w, Traffic{2048, 256, 0, 2048}, mode);
+}
 }  // namespace
 
 TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is the prompt's chunks", "[plan][serving]") {
@@ -62,51 +73,38 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
 }
 
 TEST_CASE("serving, disaggregated: prefill on its own pool, the KV sent over the network", "[plan][serving]") {
-    const Model m = load_model("llama-3.1-8b");
-    Workload w;
-    w.batch = 8;
-    const Deployment d{load_hardware("h100-sxm")};
-    const Serving sv = serve(d, m, w, Traffic{2048, 256, 0, 2048}, ServingMode::disaggregated);
-    const double weights = (l8_params - l8_table) * 2 + 8 * 4096 * 2.0;
-    const double decode = (weights + 8 * 2175.5 * l8_kv) / h100_bw;
-    CHECK(sv.tpot.in(s) == Approx(decode).epsilon(1e-9));
-    // Prefill of one 2,048-token prompt: compute-bound, matmuls and causal attention.
-    const double prefill = 2048 * (2 * (l8_params - l8_table) + l8_attention * 2049 / 2) / h100_peak;
-    CHECK(sv.prefill_time.in(s) == Approx(prefill).epsilon(1e-9));
+    const Serving sv = l8_served(ServingMode::disaggregated);
+    CHECK(sv.tpot.in(s) == Approx(l8_decode).epsilon(1e-9));
+    CHECK(sv.prefill_time.in(s) == Approx(l8_prefill).epsilon(1e-9));
     // The prompt's KV, 2048 x 131,072 B, over the H100's scale-out port: 100 GB/s both ways, 50
     // one way, plus NCCL's 2.7 us (data/hardware/h100-sxm.json).
     const double transfer = 2048 * l8_kv / 50e9 + 2.7e-6;
     CHECK(sv.kv_transfer.in(s) == Approx(transfer).epsilon(1e-12));
-    CHECK(sv.ttft.in(s) == Approx(prefill + transfer).epsilon(1e-9));
-    // The pool: 8 / (256 x TPOT) requests per second, each holding a prefill device for `prefill`.
-    CHECK(sv.prefill_devices == Approx(8 / (256 * decode) * prefill).epsilon(1e-9));
-    CHECK(sv.tokens_per_s_per_device.in(per_s) == Approx(8 / decode / (1 + sv.prefill_devices)).epsilon(1e-9));
+    CHECK(sv.ttft.in(s) == Approx(l8_prefill + transfer).epsilon(1e-9));
+    // The pool: 8 / (256 x TPOT) requests per second, each holding a prefill device for the prefill.
+    CHECK(sv.prefill_devices == Approx(8 / (256 * l8_decode) * l8_prefill).epsilon(1e-9));
+    CHECK(sv.tokens_per_s_per_device.in(per_s) == Approx(8 / l8_decode / (1 + sv.prefill_devices)).epsilon(1e-9));
 }
 
 TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefill pass", "[plan][serving]") {
-    const Model m = load_model("llama-3.1-8b");
+    const Serving sv = l8_served(ServingMode::prefill_apart);
+    CHECK(sv.decode_tpot.in(s) == Approx(l8_decode).epsilon(1e-9));
+    // 8 / 256 prompts arrive a step, and the decodes wait for each one's whole pass; a new prompt
+    // waits half a step on average, then its pass.
+    CHECK(sv.prefill_time.in(s) == Approx(l8_prefill).epsilon(1e-9));
+    CHECK(sv.tpot.in(s) == Approx(l8_decode + l8_prefill / 32).epsilon(1e-9));
+    CHECK(sv.ttft.in(s) == Approx(l8_prefill + l8_decode / 2).epsilon(1e-9));
     Workload w;
     w.batch = 8;
-    const Deployment d{load_hardware("h100-sxm")};
-    const Serving sv = serve(d, m, w, Traffic{2048, 256, 0, 2048}, ServingMode::prefill_apart);
-    const double weights = (l8_params - l8_table) * 2 + 8 * 4096 * 2.0;
-    const double decode = (weights + 8 * 2175.5 * l8_kv) / h100_bw;
-    CHECK(sv.decode_tpot.in(s) == Approx(decode).epsilon(1e-9));
-    // The prompt's prefill alone, compute-bound as above; 8 / 256 prompts arrive a step, and the
-    // decodes wait for each one's whole pass; a new prompt waits half a step on average, then its pass.
-    const double prefill = 2048 * (2 * (l8_params - l8_table) + l8_attention * 2049 / 2) / h100_peak;
-    CHECK(sv.prefill_time.in(s) == Approx(prefill).epsilon(1e-9));
-    CHECK(sv.tpot.in(s) == Approx(decode + prefill / 32).epsilon(1e-9));
-    CHECK(sv.ttft.in(s) == Approx(prefill + decode / 2).epsilon(1e-9));
-    CHECK(sv.tpot == tpot_prefill_apart(d, m, w, Traffic{2048, 256, 0, 2048}));
+    CHECK(sv.tpot == tpot_prefill_apart(Deployment{load_hardware("h100-sxm")}, load_model("llama-3.1-8b"), w, Traffic{2048, 256, 0, 2048}));
     CHECK(sv.prefill_devices == 0);
     CHECK(sv.tokens_per_s.in(per_s) == Approx(8 / sv.tpot.in(s)).epsilon(1e-12));
     // Its chunk riding a decode step instead (aggregated) hides part of the pass under the step's
     // weight read, so TPOT is lower there.
-    CHECK(serve(d, m, w, Traffic{2048, 256, 0, 2048}, ServingMode::aggregated).tpot < sv.tpot);
+    CHECK(l8_served(ServingMode::aggregated).tpot < sv.tpot);
     // A plan asked only for this mode says it was the only one searched.
     PlanRequest r;
-    r.model = m;
+    r.model = load_model("llama-3.1-8b");
     r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
     r.traffic = Traffic{2048, 256, 0, 2048};
     r.users = 8;
