@@ -16,9 +16,8 @@
 //    generation: the pure decode step plus, per step, the arriving prompts' chunks' additions,
 //    each taken at its whole size (averaging the tokens over every step instead would hide more
 //    of their arithmetic under the weight read than any step does, and charge more experts than
-//    any chunk touches). TTFT is the number of the prompt's chunks times a step carrying a full
-//    chunk. A replica whose average prefill load exceeds a chunk per step cannot keep up: it is
-//    not a plan.
+//    any chunk touches). TTFT is the steps carrying the prompt's chunks, one after another. A
+//    replica whose average prefill load exceeds a chunk per step cannot keep up: it is not a plan.
 //  - Disaggregated (separate pools): decode replicas run pure decode steps; prefill runs on
 //    replicas of the same device, parallelism and formats, one prompt at a time, and the pool
 //    is sized to the arrival rate (its devices per decode replica may be fractional; a pipelined
@@ -223,8 +222,8 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             const double arriving = B / steps_per_request;  // prompts a step
             s.tpot = s.decode_tpot + arriving * (static_cast<double>(chunks.full) * mixed.added(static_cast<double>(chunks.size)) +
                                                  (chunks.rest > 0 ? mixed.added(static_cast<double>(chunks.rest)) : Seconds{}));
-            const double chunks_of_prompt = static_cast<double>((fresh + traffic.prefill_chunk - 1) / traffic.prefill_chunk);
-            s.ttft = chunks_of_prompt * (s.decode_tpot + mixed.added(per_chunk));
+            s.ttft = static_cast<double>(chunks.full) * (s.decode_tpot + mixed.added(per_chunk)) +
+                     (chunks.rest > 0 ? s.decode_tpot + mixed.added(static_cast<double>(chunks.rest)) : Seconds{});
         } else {
             // One prompt alone on one replica, unchunked.
             s.prefill_time = prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;

@@ -66,6 +66,13 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
     CHECK(sv.ttft.in(s) == Approx(decode + step_with(2048)).epsilon(1e-6));
     CHECK(sv.tokens_per_s.in(per_s) == Approx(8 / sv.tpot.in(s)).epsilon(1e-12));
     CHECK(sv.prefill_devices == 0);
+    // A 3,000-token prompt rides a full chunk and then one of 952 tokens: its TTFT is about 2048 +
+    // 952 tokens' prefill beside two decode steps (compute-bound chunks: about 58 ms), well under
+    // the two full chunks of a 4,096-token prompt (about 76 ms), and over one chunk's.
+    const Seconds ttft3000 = serve(d, m, w, Traffic{3000, 256, 0, 2048}, ServingMode::aggregated).ttft;
+    const Seconds ttft4096 = serve(d, m, w, Traffic{4096, 256, 0, 2048}, ServingMode::aggregated).ttft;
+    CHECK(ttft3000 < 0.85 * ttft4096);
+    CHECK(ttft3000 > sv.ttft);
     // Twice the load a chunk holds: the replica cannot keep up.
     const Serving backlog = serve(d, m, w, Traffic{2048, 256, 0, 32}, ServingMode::aggregated);
     CHECK_FALSE(backlog.keeps_up);
