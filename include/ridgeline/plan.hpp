@@ -260,23 +260,12 @@ inline PlanResult plan(const PlanRequest& r) {
     std::reverse(front.begin(), front.end());
     p = std::move(front);
 
-    // Which mode wins, and why.
+    // Which mode wins, and why: the best plan, then each other mode asked for, at its best or none.
     const auto first_of = [&](ServingMode m) -> const PlanRow* {
         for (const auto& row : out.plans)
             if (row.mode == m) return &row;
         return nullptr;
     };
-    // The co-located mode: prefill riding the decode steps, or apart from them where only that
-    // was asked for (both, when both were: the better stands for them).
-    const PlanRow* riding = first_of(ServingMode::aggregated);
-    const PlanRow* apart = first_of(ServingMode::prefill_apart);
-    const PlanRow* agg = !riding ? apart : !apart ? riding : (riding < apart ? riding : apart);
-    const PlanRow* dis = first_of(ServingMode::disaggregated);
-    const bool colocated_asked = std::find(r.modes.begin(), r.modes.end(), ServingMode::aggregated) != r.modes.end() ||
-                                 std::find(r.modes.begin(), r.modes.end(), ServingMode::prefill_apart) != r.modes.end();
-    const bool disaggregated_asked = std::find(r.modes.begin(), r.modes.end(), ServingMode::disaggregated) != r.modes.end();
-    const char* colocated_name =
-        std::find(r.modes.begin(), r.modes.end(), ServingMode::aggregated) != r.modes.end() ? "aggregated" : "prefill-apart";
     const auto describe = [&](const PlanRow& row) {
         std::string d = row.device + " x" + number_text(row.devices) + " (TP " + std::to_string(row.parallel.tensor) + ", PP " +
                         std::to_string(row.parallel.pipeline) + ", " + std::string(format_name(row.weights)) + "): TPOT " +
@@ -285,28 +274,41 @@ inline PlanResult plan(const PlanRequest& r) {
         if (row.cost_per_million_tokens) d += ", " + number_text(std::round(*row.cost_per_million_tokens * 1000) / 1000) + " per million tokens";
         return d;
     };
-    if (!agg && !dis) {
-        out.verdict = "no plan meets the targets within " + std::to_string(r.max_devices) + " devices";
-    } else if (!agg || !dis) {
-        const PlanRow& only = agg ? *agg : *dis;
-        out.verdict = std::string(mode_name(only.mode)) + " serving wins: " + describe(only);
-        if (agg && disaggregated_asked)
-            out.verdict += "; no disaggregated plan meets the targets within " + std::to_string(r.max_devices) +
-                           " devices (its prefill pool and KV transfer cost devices and TTFT)";
-        else if (dis && colocated_asked)
-            out.verdict += std::string("; no ") + colocated_name + " plan meets the targets within " + std::to_string(r.max_devices) +
-                           " devices (the prefill its steps would carry slows them past the targets, or past a chunk a step)";
-        else
-            out.verdict += " (the only mode searched)";
+    // Why `loser` did worse than `winner`.
+    const auto lost = [](ServingMode loser, ServingMode winner) -> std::string {
+        if (loser == ServingMode::aggregated && winner == ServingMode::disaggregated)
+            return " (its steps carry prompts' prefill, so it needs more replicas for the same TPOT)";
+        if (loser == ServingMode::prefill_apart && winner == ServingMode::disaggregated)
+            return " (each prompt's prefill stalls its running decodes, so it needs more replicas for the same TPOT)";
+        if (loser == ServingMode::disaggregated && winner == ServingMode::aggregated)
+            return " (its prefill pool costs more devices than the prefill its decode steps would carry)";
+        if (loser == ServingMode::disaggregated) return " (its prefill pool costs more devices than the decodes' waits for prefill)";
+        if (loser == ServingMode::prefill_apart) return " (each prompt's whole prefill stalls every running decode)";
+        return "";
+    };
+    // Why no plan of `mode` met the targets.
+    const auto none = [](ServingMode mode) -> std::string {
+        switch (mode) {
+            case ServingMode::aggregated: return " (the prefill its steps would carry slows them past the targets, or past a chunk a step)";
+            case ServingMode::disaggregated: return " (its prefill pool and KV transfer cost devices and TTFT)";
+            case ServingMode::prefill_apart: return " (each prompt's whole prefill stalls every running decode past the targets)";
+        }
+        return "";
+    };
+    const std::string within = " plan meets the targets within " + std::to_string(r.max_devices) + " devices";
+    if (out.plans.empty()) {
+        out.verdict = "no" + within;
     } else {
-        const bool agg_wins = agg < dis;  // both point into the ranked plans: the earlier is the better
-        const PlanRow& win = agg_wins ? *agg : *dis;
-        const PlanRow& lose = agg_wins ? *dis : *agg;
-        out.verdict = std::string(mode_name(win.mode)) + " serving wins: " + describe(win) + "; " + mode_name(lose.mode) +
-                      " at best " + describe(lose) +
-                      (win.mode == ServingMode::disaggregated
-                           ? " (its steps carry prompts' prefill, so it needs more replicas for the same TPOT)"
-                           : " (its prefill pool costs more devices than the prefill its decode steps would carry)");
+        const PlanRow& win = out.plans.front();
+        out.verdict = std::string(mode_name(win.mode)) + " serving wins: " + describe(win);
+        if (r.modes.size() == 1) out.verdict += " (the only mode searched)";
+        for (const ServingMode m : r.modes) {
+            if (m == win.mode) continue;
+            if (const PlanRow* best = first_of(m))
+                out.verdict += std::string("; ") + mode_name(m) + " at best " + describe(*best) + lost(m, win.mode);
+            else
+                out.verdict += std::string("; no ") + mode_name(m) + within + none(m);
+        }
     }
     return out;
 }

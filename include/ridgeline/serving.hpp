@@ -1,5 +1,5 @@
 // Serving, not single steps: what a user sees (time to first token, time per output token)
-// and what a replica delivers (tokens/s per device) when requests keep arriving, under two
+// and what a replica delivers (tokens/s per device) when requests keep arriving, under three
 // stated models.
 //
 // Traffic: each request brings a prompt (of which `cached_prompt` tokens are already in the
@@ -16,7 +16,8 @@
 //    generation: the pure decode step plus, per step, the arriving prompts' chunks' additions,
 //    each taken at its whole size (averaging the tokens over every step instead would hide more
 //    of their arithmetic under the weight read than any step does, and charge more experts than
-//    any chunk touches). TTFT is the steps carrying the prompt's chunks, one after another. A
+//    any chunk touches); where a chunk or more arrives every step, each step carries the arriving
+//    tokens together (engines pack them up to their token budget). TTFT is the steps carrying the prompt's chunks, one after another. A
 //    replica whose average prefill load exceeds a chunk per step cannot keep up: it is not a plan.
 //  - Disaggregated (separate pools): decode replicas run pure decode steps; prefill runs on
 //    replicas of the same device, parallelism and formats, one prompt at a time, and the pool
@@ -81,7 +82,7 @@ struct Serving {
     Seconds ttft{};                  // time to first token
     Seconds prefill_time{};          // one prompt's new tokens alone on one replica
     Seconds kv_transfer{};           // disaggregated: the prompt's KV to the decode replica
-    double prefill_tokens_per_step = 0;  // aggregated: the average prefill load a step carries
+    double prefill_tokens_per_step = 0;  // aggregated, prefill apart: the average prefill load a step brings
     double replica_devices = 0;      // decode devices of one replica
     double prefill_devices = 0;      // disaggregated: prefill devices per decode replica
     PerSecond requests_per_s{};      // one replica
@@ -220,8 +221,12 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             s.keeps_up = s.prefill_tokens_per_step <= static_cast<double>(traffic.prefill_chunk);
             const PromptChunks chunks = prompt_chunks(traffic);
             const double arriving = B / steps_per_request;  // prompts a step
-            s.tpot = s.decode_tpot + arriving * (static_cast<double>(chunks.full) * mixed.added(static_cast<double>(chunks.size)) +
-                                                 (chunks.rest > 0 ? mixed.added(static_cast<double>(chunks.rest)) : Seconds{}));
+            const double chunk_steps = arriving * static_cast<double>(chunks.full + (chunks.rest > 0 ? 1 : 0));
+            s.tpot = s.decode_tpot + (chunk_steps >= 1
+                                          // more than a chunk arrives a step: every step carries the arriving tokens together
+                                          ? mixed.added(s.prefill_tokens_per_step)
+                                          : arriving * (static_cast<double>(chunks.full) * mixed.added(static_cast<double>(chunks.size)) +
+                                                        (chunks.rest > 0 ? mixed.added(static_cast<double>(chunks.rest)) : Seconds{})));
             s.ttft = static_cast<double>(chunks.full) * (s.decode_tpot + mixed.added(per_chunk)) +
                      (chunks.rest > 0 ? s.decode_tpot + mixed.added(static_cast<double>(chunks.rest)) : Seconds{});
         } else {
@@ -305,12 +310,16 @@ constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Mode
     const double arriving = static_cast<double>(w.batch) / static_cast<double>(traffic.output);
     p.tokens = arriving * static_cast<double>(traffic.new_prompt());
     const PromptChunks c = prompt_chunks(traffic);
-    const auto chunk = [&](std::int64_t tokens, double per_step) {
-        const serving_detail::MixedStep::Times t = mixed.with(static_cast<double>(tokens));
-        return InterleavedPrefill::Chunk{static_cast<double>(tokens), per_step, t.memory, t.compute, t.links_added};
+    const auto chunk = [&](double tokens, double per_step) {
+        const serving_detail::MixedStep::Times t = mixed.with(tokens);
+        return InterleavedPrefill::Chunk{tokens, per_step, t.memory, t.compute, t.links_added};
     };
-    p.chunks[0] = chunk(c.size, arriving * static_cast<double>(c.full));
-    if (c.rest > 0) p.chunks[1] = chunk(c.rest, arriving);
+    if (arriving * static_cast<double>(c.full + (c.rest > 0 ? 1 : 0)) >= 1) {
+        p.chunks[0] = chunk(p.tokens, 1);  // every step carries the arriving tokens together (serve())
+        return p;
+    }
+    p.chunks[0] = chunk(static_cast<double>(c.size), arriving * static_cast<double>(c.full));
+    if (c.rest > 0) p.chunks[1] = chunk(static_cast<double>(c.rest), arriving);
     return p;
 }
 

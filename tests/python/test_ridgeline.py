@@ -326,6 +326,15 @@ def test_plan_by_rate_equals_cli():
     assert ours == theirs
 
 
+@needs_cli
+def test_plan_with_prefill_apart_equals_cli():
+    theirs = cli_json("plan", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--users", "8", "--mode", "apart", "--top", "3")
+    ours = ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode="apart", top=3)
+    assert ours == theirs
+    assert {row["mode"] for row in ours["plans"]} == {"prefill-apart"}
+    assert ours["verdict"].endswith("(the only mode searched)")
+
+
 # ---------------------------------------------------------------------------------------------
 # prefill and speculative decoding (no CLI subcommand: hand calculations, and the CLI's rows for
 # the parts they share), and operators

@@ -73,6 +73,18 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
     const Seconds ttft4096 = serve(d, m, w, Traffic{4096, 256, 0, 2048}, ServingMode::aggregated).ttft;
     CHECK(ttft3000 < 0.85 * ttft4096);
     CHECK(ttft3000 > sv.ttft);
+    // 256 sequences, 128-token prompts, 16 out: 16 prompts (2,048 tokens) arrive every step, so
+    // every step carries them together. Their matmuls alone are 2,048 x 2 x (params - table) FLOPs,
+    // 31.1 ms at the H100's peak, of which the step's weight read and KV (under 10 ms) can hide no
+    // more than its own length: TPOT is at least 21 ms above the pure decode step.
+    Workload many = w;
+    many.batch = 256;
+    const Serving packed = serve(d, m, many, Traffic{128, 16, 0, 2048}, ServingMode::aggregated);
+    const double matmuls = 2048 * 2 * (l8_params - l8_table) / h100_peak;
+    CHECK(matmuls == Approx(0.0311).margin(0.0001));
+    CHECK(packed.prefill_tokens_per_step == 2048);
+    CHECK((packed.tpot - packed.decode_tpot).in(s) > matmuls - packed.decode_tpot.in(s));
+    CHECK(packed.decode_tpot.in(ms) < 10);
     // Twice the load a chunk holds: the replica cannot keep up.
     const Serving backlog = serve(d, m, w, Traffic{2048, 256, 0, 32}, ServingMode::aggregated);
     CHECK_FALSE(backlog.keeps_up);
@@ -121,6 +133,22 @@ TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefil
     CHECK(p.plans.front().mode == ServingMode::prefill_apart);
     CHECK(p.verdict.starts_with("prefill-apart serving wins: h100-sxm x1"));
     CHECK(p.verdict.ends_with("(the only mode searched)"));
+    // Two modes asked for: the loser is named at its best, with why.
+    r.modes = {ServingMode::aggregated, ServingMode::prefill_apart};
+    const PlanResult both = plan(r);
+    CHECK(both.verdict.starts_with("aggregated serving wins: h100-sxm x1"));
+    CHECK(both.verdict.find("; prefill-apart at best h100-sxm x1") != std::string::npos);
+    CHECK(both.verdict.ends_with("(each prompt's whole prefill stalls every running decode)"));
+    // A mode with no plan is named as such: 8,192-token prompts at a 2.5 ms TPOT within 8 devices
+    // need a prefill pool; prefill apart stalls the decodes past the target.
+    r.modes = {ServingMode::prefill_apart, ServingMode::disaggregated};
+    r.traffic = Traffic{8192, 128, 0, 2048};
+    r.tpot_target = ms(2.5);
+    r.max_devices = 8;
+    const PlanResult pooled = plan(r);
+    CHECK(pooled.verdict.starts_with("disaggregated serving wins: h100-sxm x8"));
+    CHECK(pooled.verdict.ends_with("; no prefill-apart plan meets the targets within 8 devices (each prompt's whole prefill stalls every "
+                                   "running decode past the targets)"));
 }
 
 TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s at TP 2 in FP8", "[plan]") {
