@@ -64,24 +64,25 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
             add_step(decode_step(d, o.model, ideal), static_cast<double>(to - from) / output);
         }
     };
+    // A prefill pass through every stage, `weight` of them per output token, at its own bound.
+    const auto add_prefill = [&](const Prefill& p, double weight) {
+        r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), weight});
+        r.fixed += weight * (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s);
+    };
     if (q.timed == Timed::whole_requests) {
-        // The prefill makes the first token (generation.hpp): one step through every stage.
-        const Prefill p = prefill(d, o.model, ideal, q.prompt);
-        r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), 1 / output});
-        r.fixed += (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s) / output;
+        // The prefill makes the first token (generation.hpp).
+        add_prefill(prefill(d, o.model, ideal, q.prompt), 1 / output);
         add_decode_steps(q.prompt, q.output - 1);
         return r;
     }
     if (q.prefill_steps == PrefillSteps::apart) {
-        // Prefill apart (serving.hpp's tpot_prefill_apart): the mean decode step, plus batch /
+        // Prefill apart (serve()'s ServingMode::prefill_apart): the mean decode step, plus batch /
         // output prompts' prefill a step, each one prompt alone, at its own bound.
         add_decode_steps(q.prompt, q.output);
         Workload one = ideal;
         one.batch = 1;
-        const Prefill p = prefill(d, o.model, one, q.prompt);
         const double per_step = static_cast<double>(ideal.batch) / output;
-        r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), per_step});
-        r.fixed += per_step * (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s);
+        add_prefill(prefill(d, o.model, one, q.prompt), per_step);
         // Those prefill passes pay the fixed and per-layer times too.
         r.stages *= 1 + per_step;
         r.layers *= 1 + per_step;

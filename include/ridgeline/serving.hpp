@@ -107,6 +107,22 @@ constexpr PromptChunks prompt_chunks(const Traffic& t) {
     return PromptChunks{size, fresh / size, fresh % size};
 }
 
+// The steps that carry arriving prompts' new tokens, as `per_step` such steps a decode step:
+// each prompt's full chunks and its last shorter one, batch / output prompts arriving a step; or,
+// where a chunk or more arrives every step, every step carrying the arriving tokens together
+// (engines pack them up to their token budget). per_step 0: no such step.
+struct ChunkSteps {
+    double tokens = 0, per_step = 0;
+};
+constexpr std::array<ChunkSteps, 2> chunk_steps(const Traffic& t, std::int64_t batch) {
+    const PromptChunks c = prompt_chunks(t);
+    const double arriving = static_cast<double>(batch) / static_cast<double>(t.output);
+    if (arriving * static_cast<double>(c.full + (c.rest > 0 ? 1 : 0)) >= 1)
+        return {ChunkSteps{arriving * static_cast<double>(t.new_prompt()), 1}, ChunkSteps{}};
+    return {ChunkSteps{static_cast<double>(c.size), arriving * static_cast<double>(c.full)},
+            ChunkSteps{static_cast<double>(c.rest), c.rest > 0 ? arriving : 0}};
+}
+
 namespace serving_detail {
 // What `tokens` prefill tokens riding a decode step add to it, on one stage: their bytes (KV
 // read and written) and FLOPs at the step's roofline, the routed experts they touch beyond the
@@ -212,28 +228,22 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     const auto steps_per_request = static_cast<double>(traffic.output);
     const auto B = static_cast<double>(w.batch);
     if (fresh > 0) {
+        if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / steps_per_request;
         if (mode == ServingMode::aggregated) {
             const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
             const serving_detail::MixedStep mixed = a.mixed(d, m);
             s.prefill_time = a.pre.time;
-            s.prefill_tokens_per_step = B * static_cast<double>(fresh) / steps_per_request;
-            const double per_chunk = static_cast<double>(traffic.prefill_chunk < fresh ? traffic.prefill_chunk : fresh);
             s.keeps_up = s.prefill_tokens_per_step <= static_cast<double>(traffic.prefill_chunk);
+            s.tpot = s.decode_tpot;
+            for (const ChunkSteps& k : chunk_steps(traffic, w.batch))
+                if (k.per_step > 0) s.tpot += k.per_step * mixed.added(k.tokens);
             const PromptChunks chunks = prompt_chunks(traffic);
-            const double arriving = B / steps_per_request;  // prompts a step
-            const double chunk_steps = arriving * static_cast<double>(chunks.full + (chunks.rest > 0 ? 1 : 0));
-            s.tpot = s.decode_tpot + (chunk_steps >= 1
-                                          // more than a chunk arrives a step: every step carries the arriving tokens together
-                                          ? mixed.added(s.prefill_tokens_per_step)
-                                          : arriving * (static_cast<double>(chunks.full) * mixed.added(static_cast<double>(chunks.size)) +
-                                                        (chunks.rest > 0 ? mixed.added(static_cast<double>(chunks.rest)) : Seconds{})));
-            s.ttft = static_cast<double>(chunks.full) * (s.decode_tpot + mixed.added(per_chunk)) +
+            s.ttft = static_cast<double>(chunks.full) * (s.decode_tpot + mixed.added(static_cast<double>(chunks.size))) +
                      (chunks.rest > 0 ? s.decode_tpot + mixed.added(static_cast<double>(chunks.rest)) : Seconds{});
         } else {
             // One prompt alone on one replica, unchunked.
             s.prefill_time = prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
             if (mode == ServingMode::prefill_apart) {
-                s.prefill_tokens_per_step = B * static_cast<double>(fresh) / steps_per_request;
                 s.tpot = s.decode_tpot + B / steps_per_request * s.prefill_time;
                 s.ttft = s.prefill_time + s.decode_tpot / 2.0;
             }
@@ -290,8 +300,7 @@ struct InterleavedPrefill {
         Seconds memory{}, compute{};  // one stage, the step carrying them
         Seconds links_added{};
     };
-    std::array<Chunk, 2> chunks{};  // the full chunks, and the last shorter one (per_step 0: none)
-    double tokens = 0;  // prefill tokens a step carries on average: batch x new prompt / output
+    std::array<Chunk, 2> chunks{};  // as chunk_steps gives them (per_step 0: none)
 };
 constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
     validate(traffic);
@@ -307,19 +316,12 @@ constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Mode
     const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
     const serving_detail::MixedStep mixed = a.mixed(d, m);
     p.decode = a.step;
-    const double arriving = static_cast<double>(w.batch) / static_cast<double>(traffic.output);
-    p.tokens = arriving * static_cast<double>(traffic.new_prompt());
-    const PromptChunks c = prompt_chunks(traffic);
-    const auto chunk = [&](double tokens, double per_step) {
-        const serving_detail::MixedStep::Times t = mixed.with(tokens);
-        return InterleavedPrefill::Chunk{tokens, per_step, t.memory, t.compute, t.links_added};
-    };
-    if (arriving * static_cast<double>(c.full + (c.rest > 0 ? 1 : 0)) >= 1) {
-        p.chunks[0] = chunk(p.tokens, 1);  // every step carries the arriving tokens together (serve())
-        return p;
+    const std::array<ChunkSteps, 2> steps = chunk_steps(traffic, w.batch);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        if (steps[i].per_step == 0) continue;
+        const serving_detail::MixedStep::Times t = mixed.with(steps[i].tokens);
+        p.chunks[i] = InterleavedPrefill::Chunk{steps[i].tokens, steps[i].per_step, t.memory, t.compute, t.links_added};
     }
-    p.chunks[0] = chunk(static_cast<double>(c.size), arriving * static_cast<double>(c.full));
-    if (c.rest > 0) p.chunks[1] = chunk(static_cast<double>(c.rest), arriving);
     return p;
 }
 
