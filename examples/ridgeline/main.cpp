@@ -556,10 +556,11 @@ void run_plan(const cli::PlanOptions& a) {
         std::string weights;
         for (const Format f : a.weights) weights += (weights.empty() ? "" : ",") + format_name(f);
         fmt::print("{}\n", cli::printable(result.verdict));
-        fmt::print("traffic: {}; prompt {} tokens ({} cached), {} out; prefill chunk {}; every sequence may reach prompt + output\n",
+        fmt::print("traffic: {}; prompt {} tokens ({} cached), {} out; every sequence may reach prompt + output\n",
                    r.users ? cli::shown(*r.users, 0) + " users"
                            : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
-                   r.traffic.cached_prompt, r.traffic.output, r.traffic.prefill_chunk);
+                   r.traffic.cached_prompt, r.traffic.output);
+        for (const std::string& said : result.assumptions) fmt::print("serving {}\n", said);
         fmt::print("searched: {} serving evaluations; weights {}; KV {}; memory: {} of the reported memory less {} GiB{}\n",
                    result.evaluated, weights, format_name(a.kv), cli::shown(w.assumptions.memory_fraction, 2),
                    cli::shown(w.assumptions.runtime_reserve.in(GiB), 2), setting.priced ? "" : "; no prices: ranked by devices");

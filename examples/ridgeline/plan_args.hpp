@@ -96,17 +96,9 @@ inline const std::vector<PlanFlag>& plan_flags() {
          "Serving modes, comma-separated: agg (prefill rides the decode steps), apart (prefill in passes of its own: "
          "vLLM V0, SGLang without mixed chunks), disagg, or both (agg,disagg; the default)",
          [](PlanOptions& o, const std::string& f, const std::string& t) {
-             o.modes.clear();
-             for (const auto& piece : split_commas(t)) {
-                 std::vector<ServingMode> add;
-                 if (piece == "agg") add = {ServingMode::aggregated};
-                 else if (piece == "apart") add = {ServingMode::prefill_apart};
-                 else if (piece == "disagg") add = {ServingMode::disaggregated};
-                 else if (piece == "both") add = {ServingMode::aggregated, ServingMode::disaggregated};
-                 else bad_value(f, t, "agg, apart, disagg or both, comma-separated");
-                 for (const ServingMode m : add)
-                     if (std::find(o.modes.begin(), o.modes.end(), m) == o.modes.end()) o.modes.push_back(m);
-             }
+             const auto modes = serving_modes_from(t);
+             if (!modes) bad_value(f, t, "agg, apart, disagg or both, comma-separated");
+             o.modes = *modes;
          }},
         {"--kv", "kv", "KV-cache format (default bf16)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.kv = parse_format_option(f, t); }},

@@ -353,13 +353,15 @@ try {
     check(`plan ${name}: the page's JSON is the CLI's, byte for byte`, (await page.textContent("#plan-json")) + "\n", expected);
     const cliAnswer = JSON.parse(expected);
     check(`plan ${name}: the verdict under the table is the CLI's`, await page.textContent("#plan-verdict"), cliAnswer.verdict);
+    check(`plan ${name}: each mode's assumptions are listed as the CLI's JSON says`,
+          await page.$$eval("#plan-assumptions li", (items) => items.map((li) => li.textContent)), cliAnswer.assumptions);
     const table = await planTable();
     check(`plan ${name}: one table row per plan, columns the JSON's keys in order`, table,
           cliAnswer.plans.length === 0 ? { header: [], rows: 0 } : { header: ["#", ...Object.keys(cliAnswer.plans[0])], rows: cliAnswer.plans.length });
     if (cliAnswer.plans.length === 0)
       check(`plan ${name}: the table says no plan meets the targets, as the CLI's table does`, await page.textContent("#plan-table caption"),
             "no plan meets the targets");
-    check(`plan ${name}: the Pareto chart is drawn`, (await page.$$("#plan-chart svg circle.point")).length >= Math.min(1, cliAnswer.pareto.length), true);
+    check(`plan ${name}: the Pareto chart is drawn`, (await page.$$("#plan-chart svg .point")).length >= Math.min(1, cliAnswer.pareto.length), true);
     check(`plan ${name}: the cheapest plan is ringed on the chart`, (await page.$$("#plan-chart svg circle.chosen")).length,
           cliAnswer.plans.length > 0 ? 1 : 0);
     if (args === requests[0]) await page.screenshot({ path: screenshot.replace(/\.png$/, "") + "-plan.png", fullPage: true });
@@ -374,7 +376,8 @@ try {
         cliError("plan", ...badUsers).replace(/^ridgeline: /, ""));
   check("users 0: the results are cleared, not left stale", await page.evaluate(() => [
     document.querySelectorAll("#plan-table tr").length, document.querySelector("#plan-verdict").textContent,
-    document.querySelector("#plan-chart").children.length, document.querySelector("#plan-json").textContent]), [0, "", 0, ""]);
+    document.querySelector("#plan-assumptions").children.length,
+    document.querySelector("#plan-chart").children.length, document.querySelector("#plan-json").textContent]), [0, "", 0, 0, ""]);
   const badDevice = requests[0].map((v, i, a) => (a[i - 1] === "-H" ? "h100-sxm,h200,h201" : v));
   check("an unknown device: refused", await planOnPage(badDevice), "error");
   check("an unknown device: the library's message beside the devices field", await page.textContent("#plan-error-hardware"),

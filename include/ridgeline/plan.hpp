@@ -65,6 +65,7 @@ struct PlanResult {
     std::vector<PlanRow> pareto;  // tokens/s per user ascending, tokens/s per device descending
     std::int64_t evaluated = 0;   // serving evaluations
     std::string verdict;          // which serving mode wins, and why
+    std::vector<std::string> assumptions;  // what each mode searched assumes (mode_assumptions)
 };
 
 namespace plan_detail {
@@ -134,6 +135,7 @@ inline PlanResult plan(const PlanRequest& r) {
     validate(r);
     using namespace plan_detail;
     PlanResult out;
+    for (const ServingMode m : r.modes) out.assumptions.push_back(mode_assumptions(m, r.traffic));
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     const std::int64_t longest = r.traffic.prompt + r.traffic.output;
 

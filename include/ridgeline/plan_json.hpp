@@ -30,6 +30,7 @@ inline nlohmann::ordered_json plan_json(const PlanResult& result, const Model& m
     j["model"] = std::string(m.name.view());
     j["verdict"] = result.verdict;
     j["evaluated"] = result.evaluated;
+    j["assumptions"] = result.assumptions;
     j["plans"] = rows(result.plans);
     j["pareto"] = rows(result.pareto);
     return j;

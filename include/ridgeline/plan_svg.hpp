@@ -1,5 +1,6 @@
 // The planner's Pareto front as a standalone SVG: tokens/s per user against tokens/s per device,
-// log-log, one colour per device, the front's points joined, the cheapest feasible plan ringed.
+// log-log, one colour per device, a mark per serving mode, the front's points joined, the
+// cheapest feasible plan ringed.
 // The CLI's `plan --svg` and the page's plan tab draw with this.
 #pragma once
 
@@ -46,19 +47,30 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
         path += (path.empty() ? "M" : " L") + number(x) + " " + number(y);
     }
     if (!path.empty()) out += "<path class=\"front\" d=\"" + path + "\" fill=\"none\" stroke=\"#888\" stroke-width=\"1\"/>\n";
+    // Each point says its serving mode: a filled circle aggregated, hollow disaggregated, a square
+    // prefill apart (each prompt's pass stalls the decodes).
+    bool any_apart = false;
     for (const auto& r : result.pareto) {
         const auto i = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), r.device) - devices.begin());
-        const bool disagg = r.mode == ServingMode::disaggregated;
-        out += "<circle class=\"point\" cx=\"" + number(p.x(r.serving.tokens_per_s_per_user.in(per_s))) + "\" cy=\"" +
-               number(p.y(r.serving.tokens_per_s_per_device.in(per_s))) + "\" r=\"4\" fill=\"" + (disagg ? "white" : colour(i)) +
-               "\" stroke=\"" + colour(i) + "\" stroke-width=\"1.5\"/>\n";
+        const double x = p.x(r.serving.tokens_per_s_per_user.in(per_s)), y = p.y(r.serving.tokens_per_s_per_device.in(per_s));
+        const std::string mode = std::string(" data-mode=\"") + mode_name(r.mode) + "\"";
+        const std::string paint = std::string(" stroke=\"") + colour(i) + "\" stroke-width=\"1.5\"/>\n";
+        if (r.mode == ServingMode::prefill_apart) {
+            any_apart = true;
+            out += "<rect class=\"point\"" + mode + " x=\"" + number(x - 4) + "\" y=\"" + number(y - 4) +
+                   "\" width=\"8\" height=\"8\" fill=\"" + colour(i) + "\"" + paint;
+        } else {
+            const bool disagg = r.mode == ServingMode::disaggregated;
+            out += "<circle class=\"point\"" + mode + " cx=\"" + number(x) + "\" cy=\"" + number(y) + "\" r=\"4\" fill=\"" +
+                   (disagg ? "white" : colour(i)) + "\"" + paint;
+        }
     }
     if (!result.plans.empty()) {
         const PlanRow& best = result.plans.front();
         out += "<circle class=\"chosen\" cx=\"" + number(p.x(best.serving.tokens_per_s_per_user.in(per_s))) + "\" cy=\"" +
                number(p.y(best.serving.tokens_per_s_per_device.in(per_s))) + "\" r=\"9\" fill=\"none\" stroke=\"black\" stroke-width=\"2\"/>\n";
     }
-    // Legend: devices, hollow for disaggregated, the ring for the chosen plan.
+    // Legend: devices, the mode marks, the ring for the chosen plan.
     double ly = 64;
     const double lx = p.left + p.width - 200;
     for (std::size_t i = 0; i < devices.size(); ++i, ly += 16)
@@ -66,6 +78,11 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
                number(lx + 10) + "\" y=\"" + number(ly + 4) + "\" font-family=\"sans-serif\" font-size=\"11\">" + escape(devices[i]) + "</text>\n";
     out += "<text x=\"" + number(lx - 4) + "\" y=\"" + number(ly + 4) +
            "\" font-family=\"sans-serif\" font-size=\"11\">hollow: disaggregated</text>\n";
+    if (any_apart) {
+        ly += 16;
+        out += "<text x=\"" + number(lx - 4) + "\" y=\"" + number(ly + 4) +
+               "\" font-family=\"sans-serif\" font-size=\"11\">square: prefill apart</text>\n";
+    }
     out += "<text x=\"" + number(lx - 4) + "\" y=\"" + number(ly + 20) +
            "\" font-family=\"sans-serif\" font-size=\"11\">ringed: the chosen plan</text>\n";
     out += "</svg>\n";

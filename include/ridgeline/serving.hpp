@@ -35,9 +35,13 @@
 // Every sequence may reach prompt + output tokens: memory is checked there, on the decode side.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "decode.hpp"
 #include "generation.hpp"
@@ -63,6 +67,44 @@ struct Traffic {
     std::int64_t prefill_chunk = 2048;  // aggregated: prompt tokens a step carries at most
     [[nodiscard]] constexpr std::int64_t new_prompt() const noexcept { return prompt - cached_prompt; }
 };
+
+// Serving modes from a comma-separated list of agg, apart, disagg and both (agg,disagg), each
+// once, in the order first named; nullopt where a piece is none of them or the list is empty.
+// The CLI's --mode and Python's mode= read with this.
+inline std::optional<std::vector<ServingMode>> serving_modes_from(std::string_view list) {
+    std::vector<ServingMode> out;
+    const auto add = [&out](ServingMode m) {
+        if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+    };
+    for (std::size_t from = 0; from <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', from), list.size());
+        const std::string_view piece = list.substr(from, comma - from);
+        if (piece == "agg") add(ServingMode::aggregated);
+        else if (piece == "apart") add(ServingMode::prefill_apart);
+        else if (piece == "disagg") add(ServingMode::disaggregated);
+        else if (piece == "both") add(ServingMode::aggregated), add(ServingMode::disaggregated);
+        else return std::nullopt;
+        from = comma + 1;
+    }
+    return out;
+}
+
+// What a serving mode's TPOT and TTFT assume, in words (printed with every plan; Assumptions are
+// visible).
+inline std::string mode_assumptions(ServingMode m, const Traffic& t) {
+    switch (m) {
+        case ServingMode::aggregated:
+            return "aggregated: each prompt's prefill rides the decode steps in chunks of at most " + std::to_string(t.prefill_chunk) +
+                   " tokens, one chunk a step, each at its whole size; TTFT is the steps carrying its chunks";
+        case ServingMode::disaggregated:
+            return "disaggregated: prefill on a pool of the same devices, one prompt at a time, no queueing; TTFT is one prefill plus "
+                   "the prompt's KV over the scale-out link";
+        case ServingMode::prefill_apart:
+            return "prefill-apart: each prompt's whole prefill is a pass of its own that every running decode waits for; TTFT is "
+                   "that pass plus half a decode step";
+    }
+    return "";
+}
 
 constexpr void validate(const Traffic& t) {
     if (t.prompt < 0 || t.prompt > max_context) throw error("", "prompt", std::to_string(t.prompt), "an integer from 0 to 2^40 tokens");

@@ -311,7 +311,7 @@ def test_plan_equals_cli():
     ours = ridgeline.plan("llama-3.1-70b", hardware=["h100-sxm", "h200"], prompt=8192, cached_prompt=7936, output=512, users=64,
                           tpot_s=30 * 1e-3, prices={"h100-sxm": 2.50, "h200": 3.50}, max_devices=16, top=10)
     assert ours == theirs
-    assert list(ours) == list(theirs) == ["model", "verdict", "evaluated", "plans", "pareto"]
+    assert list(ours) == list(theirs) == ["model", "verdict", "evaluated", "assumptions", "plans", "pareto"]
     assert len(ours["plans"]) == 10
     for a, b in zip(ours["plans"] + ours["pareto"], theirs["plans"] + theirs["pareto"]):
         same_row(a, b)
@@ -333,6 +333,18 @@ def test_plan_with_prefill_apart_equals_cli():
     assert ours == theirs
     assert {row["mode"] for row in ours["plans"]} == {"prefill-apart"}
     assert ours["verdict"].endswith("(the only mode searched)")
+
+
+@needs_cli
+def test_plan_with_a_list_of_modes_equals_cli():
+    theirs = cli_json("plan", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--users", "8", "--mode", "agg,apart", "--top", "4")
+    ours = ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode="agg,apart", top=4)
+    assert ours == theirs
+    assert {row["mode"] for row in ours["plans"]} == {"aggregated", "prefill-apart"}
+    assert [a.split(":")[0] for a in ours["assumptions"]] == ["aggregated", "prefill-apart"]
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode="agg,fast")
+    assert (e.value.path, e.value.value, e.value.expected) == ("mode", "agg,fast", "agg, apart, disagg or both, comma-separated")
 
 
 # ---------------------------------------------------------------------------------------------

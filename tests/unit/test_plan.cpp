@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <ridgeline/json.hpp>
 #include <ridgeline/plan.hpp>
+#include <ridgeline/plan_svg.hpp>
 #include <ridgeline/ridgeline.hpp>
 
 using namespace ridgeline;
@@ -113,9 +115,11 @@ TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefil
     CHECK(sv.prefill_time.in(s) == Approx(l8_prefill).epsilon(1e-9));
     CHECK(sv.tpot.in(s) == Approx(l8_decode + l8_prefill / 32).epsilon(1e-9));
     CHECK(sv.ttft.in(s) == Approx(l8_prefill + l8_decode / 2).epsilon(1e-9));
+    // The calibration's entry point for served rows gives the same hand-calculated TPOT.
     Workload w;
     w.batch = 8;
-    CHECK(sv.tpot == tpot_prefill_apart(Deployment{load_hardware("h100-sxm")}, load_model("llama-3.1-8b"), w, Traffic{2048, 256, 0, 2048}));
+    CHECK(tpot_prefill_apart(Deployment{load_hardware("h100-sxm")}, load_model("llama-3.1-8b"), w, Traffic{2048, 256, 0, 2048}).in(s) ==
+          Approx(l8_decode + l8_prefill / 32).epsilon(1e-9));
     CHECK(sv.prefill_devices == 0);
     CHECK(sv.tokens_per_s.in(per_s) == Approx(8 / sv.tpot.in(s)).epsilon(1e-12));
     // Its chunk riding a decode step instead (aggregated) hides part of the pass under the step's
@@ -149,6 +153,36 @@ TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefil
     CHECK(pooled.verdict.starts_with("disaggregated serving wins: h100-sxm x8"));
     CHECK(pooled.verdict.ends_with("; no prefill-apart plan meets the targets within 8 devices (each prompt's whole prefill stalls every "
                                    "running decode past the targets)"));
+}
+
+TEST_CASE("plan: the Pareto SVG marks each point's serving mode", "[plan][svg]") {
+    const auto count = [](const std::string& text, const std::string& what) {
+        std::size_t n = 0;
+        for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+        return n;
+    };
+    PlanRequest r;
+    r.model = load_model("llama-3.1-8b");
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
+    r.traffic = Traffic{2048, 256, 0, 2048};
+    r.users = 8;
+    r.modes = {ServingMode::prefill_apart};
+    const PlanResult apart = plan(r);
+    REQUIRE_FALSE(apart.pareto.empty());
+    const std::string a = pareto_svg(apart, "apart");
+    // Every point on a prefill-apart front is a square, and the legend says so.
+    CHECK(count(a, "<rect class=\"point\" data-mode=\"prefill-apart\"") == apart.pareto.size());
+    CHECK(count(a, "<circle class=\"point\"") == 0);
+    CHECK(count(a, ">square: prefill apart</text>") == 1);
+    r.modes = {ServingMode::aggregated, ServingMode::disaggregated};
+    const PlanResult mixed = plan(r);
+    std::size_t disagg = 0;
+    for (const PlanRow& row : mixed.pareto) disagg += row.mode == ServingMode::disaggregated ? 1 : 0;
+    const std::string m = pareto_svg(mixed, "mixed");
+    CHECK(count(m, "<circle class=\"point\" data-mode=\"disaggregated\"") == disagg);
+    CHECK(count(m, "<circle class=\"point\" data-mode=\"aggregated\"") == mixed.pareto.size() - disagg);
+    CHECK(count(m, "<rect class=\"point\"") == 0);
+    CHECK(count(m, "square: prefill apart") == 0);
 }
 
 TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s at TP 2 in FP8", "[plan]") {
