@@ -205,10 +205,17 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     const Row& r = *rows.front();
     double at_measured = r.fixed + ((allowed & 4u) ? 0 : held.o * r.stages) + ((allowed & 8u) ? 0 : held.l * r.layers);
     for (const Part& q : r.parts) at_measured += q.weight * std::max(held.a * q.memory, held.c * q.compute);
+    // Where every step of the row is compute-bound even at the measured bandwidth, the bandwidth
+    // does not move it; what is held there is the compute efficiency, at the held value.
+    bool compute_bound = true;
+    for (const Part& q : r.parts)
+        if (q.weight > 0 && held.c * q.compute < held.a * q.memory) compute_bound = false;
     if (at_measured <= r.measured)
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
-                      "held at the device's measured " + number_text(measured) + " of " + number_text(peak) +
-                          " GB/s: one row cannot tell a slower read from a fixed time"};
+                      "held at the device's measured " + number_text(measured) + " of " + number_text(peak) + " GB/s" +
+                          (compute_bound ? ", unused: the row's steps are compute-bound, and one row cannot tell slower arithmetic from a "
+                                           "fixed time, so compute is held"
+                                         : ": one row cannot tell a slower read from a fixed time")};
     if (allowed & 4u) held.o = 0;
     if (allowed & 8u) held.l = 0;
     return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, 1,

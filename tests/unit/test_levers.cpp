@@ -379,6 +379,20 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     const Calibration fast_held = calibrate(a100, {quick}, no_times);
     CHECK(fast_held.bandwidth_efficiency == Approx((6738415616.0 * 2 + 5 * 524288.0) / 6.8e-3 / 2039e9).epsilon(1e-9));
     CHECK(fast_held.bandwidth_basis.starts_with("fitted"));
+    // A row whose step is compute-bound even at the measured bandwidth: the held bandwidth moves
+    // nothing, so the label says the compute efficiency is what is held (at 1), the fixed time
+    // the rest. By hand (the seeds' accounting: 2 FLOPs per parameter, attention not counted):
+    // 1,024 sequences x 2 x 6,738,415,616 FLOPs at 312 TFLOP/s (data/hardware/a100-80gb.json) is
+    // 44.2 ms, above the 13.5 GB of weights and 2.7 GB of KV at 1,750 GB/s (9.3 ms).
+    Observation crowded = single[0];
+    crowded.workload.batch = 1024;
+    crowded.measured_step = ms(60);
+    const Calibration busy = calibrate(a100, {crowded});
+    CHECK(busy.compute_efficiency == 1);
+    CHECK(busy.overhead.in(s) == Approx(60e-3 - 1024 * 2 * 6738415616.0 / 312e12).epsilon(1e-9));
+    CHECK(busy.bandwidth_basis ==
+          "held at the device's measured 1750 of 2039 GB/s, unused: the row's steps are compute-bound, and one row cannot tell "
+          "slower arithmetic from a fixed time, so compute is held");
     // A measured figure past the peak, in a Hardware made in code, is refused by name.
     Hardware past_peak = a100;
     past_peak.measured_bandwidth = GB_per_s(4000);
