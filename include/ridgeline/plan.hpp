@@ -288,6 +288,20 @@ inline PlanResult plan(const PlanRequest& r) {
         if (loser == ServingMode::prefill_apart) return " (each prompt's whole prefill stalls every running decode)";
         return "";
     };
+    // Why `loser`'s best ranked below the winner where it ties on the first key (cost, or devices
+    // without prices): the later keys, TPOT then replicas, decided.
+    const auto tied_below = [&](const PlanRow& best, const PlanRow& winner) -> std::optional<std::string> {
+        const bool tied = priced ? *best.cost_per_million_tokens == *winner.cost_per_million_tokens : best.devices == winner.devices;
+        if (!tied) return std::nullopt;
+        const std::string as = priced ? " (as cheap" : " (as few devices";
+        if (best.serving.tpot == winner.serving.tpot) return as + " and as fast, but more replicas)";
+        switch (best.mode) {
+            case ServingMode::aggregated: return as + ", but a longer TPOT: its steps carry prompts' prefill)";
+            case ServingMode::prefill_apart: return as + ", but a longer TPOT: each prompt's whole prefill stalls every running decode)";
+            case ServingMode::disaggregated: break;
+        }
+        return as + ", but a longer TPOT)";
+    };
     // Why no plan of `mode` met the targets.
     const auto none = [](ServingMode mode) -> std::string {
         switch (mode) {
@@ -307,7 +321,8 @@ inline PlanResult plan(const PlanRequest& r) {
         for (const ServingMode m : r.modes) {
             if (m == win.mode) continue;
             if (const PlanRow* best = first_of(m))
-                out.verdict += std::string("; ") + mode_name(m) + " at best " + describe(*best) + lost(m, win.mode);
+                out.verdict += std::string("; ") + mode_name(m) + " at best " + describe(*best) +
+                               tied_below(*best, win).value_or(lost(m, win.mode));
             else
                 out.verdict += std::string("; no ") + mode_name(m) + within + none(m);
         }

@@ -137,12 +137,13 @@ TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefil
     CHECK(p.plans.front().mode == ServingMode::prefill_apart);
     CHECK(p.verdict.starts_with("prefill-apart serving wins: h100-sxm x1"));
     CHECK(p.verdict.ends_with("(the only mode searched)"));
-    // Two modes asked for: the loser is named at its best, with why.
+    // Two modes asked for: the loser is named at its best, with why. Both fit one H100 (no
+    // prices: ranked by devices), so the tie is broken on TPOT, as computed above.
     r.modes = {ServingMode::aggregated, ServingMode::prefill_apart};
     const PlanResult both = plan(r);
     CHECK(both.verdict.starts_with("aggregated serving wins: h100-sxm x1"));
     CHECK(both.verdict.find("; prefill-apart at best h100-sxm x1") != std::string::npos);
-    CHECK(both.verdict.ends_with("(each prompt's whole prefill stalls every running decode)"));
+    CHECK(both.verdict.ends_with("(as few devices, but a longer TPOT: each prompt's whole prefill stalls every running decode)"));
     // A mode with no plan is named as such: 8,192-token prompts at a 2.5 ms TPOT within 8 devices
     // need a prefill pool; prefill apart stalls the decodes past the target.
     r.modes = {ServingMode::prefill_apart, ServingMode::disaggregated};
