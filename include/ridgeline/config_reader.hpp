@@ -20,20 +20,29 @@
 namespace ridgeline::json_detail {
 
 // Reads one config.json's fields for a known family, with the family's defaults.
+// A family whose files name the common sizes otherwise (GPT-J's n_embd for hidden_size) gives
+// the file's key for each common one, as transformers' attribute_map does; every accessor reads
+// through it, so errors name the key the file has.
+using KeyMap = std::string (*)(const std::string& common);
+
 class ConfigReader {
 public:
-    ConfigReader(const Node& root, std::string family) : root_(root), family_(std::move(family)) {}
+    ConfigReader(const Node& root, std::string family, KeyMap file_key = nullptr)
+        : root_(root), family_(std::move(family)), file_key_(file_key) {}
 
-    [[nodiscard]] bool present(const std::string& key) const {
+    [[nodiscard]] bool present(const std::string& common) const {
+        const std::string key = file_key(common);
         return root_.has(key) && !root_.at(key).value().is_null();
     }
-    [[nodiscard]] std::int64_t integer(const std::string& key) const {
+    [[nodiscard]] std::int64_t integer(const std::string& common) const {
+        const std::string key = file_key(common);
         if (!present(key))
             throw error(root_.file(), "/" + key, root_.has(key) ? "null" : "nothing (the key is missing)",
                         "a positive integer (model_type " + family_ + " needs it)");
         return root_.at(key).positive_integer();
     }
-    [[nodiscard]] std::int64_t integer_or(const std::string& key, std::int64_t fallback) const {
+    [[nodiscard]] std::int64_t integer_or(const std::string& common, std::int64_t fallback) const {
+        const std::string key = file_key(common);
         return present(key) ? root_.at(key).positive_integer() : fallback;
     }
     // A count that may be 0 (q_lora_rank null means none, first_k_dense_replace 0 means none).
@@ -75,7 +84,7 @@ public:
     // num_hidden_layers, bounded.
     [[nodiscard]] std::int64_t layer_count() const {
         const std::int64_t layers = integer("num_hidden_layers");
-        if (layers > 100000) root_.at("num_hidden_layers").fail("a layer count below 100,000");
+        if (layers > 100000) root_.at(file_key("num_hidden_layers")).fail("a layer count below 100,000");
         return layers;
     }
     // An absent key's default, a null's meaning, or the file's positive integer.
@@ -86,10 +95,13 @@ public:
     }
     [[nodiscard]] const Node& root() const { return root_; }
     [[nodiscard]] const std::string& family() const { return family_; }
+    // The file's name for a common key (itself unless the family renames it).
+    [[nodiscard]] std::string file_key(const std::string& common) const { return file_key_ ? file_key_(common) : common; }
 
 private:
     const Node& root_;
     std::string family_;
+    KeyMap file_key_;
 };
 
 // Adds per-layer specs to the model; identical layers share a group (Model::add_layers).

@@ -12,6 +12,7 @@
 #include "family_gemma.hpp"
 #include "family_glm4_moe.hpp"
 #include "family_gpt_oss.hpp"
+#include "family_gptj.hpp"
 #include "family_granitemoe.hpp"
 #include "family_granitemoehybrid.hpp"
 #include "family_llama.hpp"
@@ -28,6 +29,7 @@ struct Family {
     std::string_view architecture;  // "" where the family ships only inside a wrapper's text_config
     bool tied_by_default;           // tie_word_embeddings when absent
     void (*read)(const ConfigReader&, Model&);
+    KeyMap file_key = nullptr;      // the file's names for the common sizes, where they differ
 };
 
 inline constexpr Family families[] = {
@@ -44,6 +46,7 @@ inline constexpr Family families[] = {
     {"deepseek_v3", "DeepseekV3ForCausalLM", false, read_deepseek},
     {"deepseek_v32", "DeepseekV32ForCausalLM", false, read_deepseek},
     {"gpt_oss", "GptOssForCausalLM", false, read_gpt_oss},
+    {"gptj", "GPTJForCausalLM", true, read_gptj, gptj_key},
     {"gemma2", "Gemma2ForCausalLM", true, read_gemma},
     {"gemma3_text", "Gemma3ForCausalLM", true, read_gemma},
     {"phi3", "Phi3ForCausalLM", false, read_phi3},

@@ -31,6 +31,9 @@ struct MeasuredRow {
     // prompt + output / 2.
     Requests requests{};
     std::optional<double> source_GB_per_s{};    // the source's own bandwidth figure, if it gives one
+    // The context the source's engine was built to run the model to, where that is past the
+    // config's max_position_embeddings (TensorRT-LLM ran GPT-J's 2,048 positions to 4,096 tokens).
+    std::optional<std::int64_t> max_context{};
     // Where a row came from, when the rows of one file do not share it.
     std::string engine;          // "vLLM", "TensorRT-LLM", "llama.cpp", ...
     std::string engine_version;  // as the source gives it
@@ -77,7 +80,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         r.require_object("a measurement object");
         r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "tensor_parallel",
                      "pipeline_parallel", "expert_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prefill_steps", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
-                     "engine", "engine_version", "date", "source", "notes", "flagged"});
+                     "max_context", "engine", "engine_version", "date", "source", "notes", "flagged"});
         MeasuredRow row;
         row.hardware = r.need("hardware", "a hardware preset name or path").string();
         row.model = r.need("model", "a model preset name or path").string();
@@ -126,6 +129,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
             r.fail("exactly one of tokens_per_s (per sequence) and tpot_ms");
         row.measured_step = r.has("tokens_per_s") ? s(1.0 / r.at("tokens_per_s").figure()) : ms(r.at("tpot_ms").figure());
         if (r.has("source_GB_per_s")) row.source_GB_per_s = r.at("source_GB_per_s").figure();
+        if (r.has("max_context")) row.max_context = tokens(r.at("max_context"), 1);
         if (r.has("expert_parallel")) row.parallel.expert = r.at("expert_parallel").positive_integer();
         const auto text = [&](const char* key, std::string& out, const char* expected) {
             if (r.has(key)) out = r.at(key).string(expected);
@@ -154,7 +158,9 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
 
 // The observation calibration fits for a row, with its model loaded.
 inline Observation observation(const MeasuredRow& r) {
-    return Observation{load_model(r.model), r.workload, r.parallel, r.measured_step, r.requests};
+    Model m = load_model(r.model);
+    if (r.max_context) m.with_max_context(*r.max_context);
+    return Observation{m, r.workload, r.parallel, r.measured_step, r.requests};
 }
 
 inline MeasurementSet load_measurements(std::string_view name_or_path) {

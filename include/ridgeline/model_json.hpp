@@ -203,7 +203,8 @@ inline ConfigReading read_config(const nlohmann::json& j, const std::string& fil
     const json_detail::FamilyChoice choice = json_detail::choose_family(root);
     const bool own_form = choice.family == nullptr;
     const Node& text = choice.text;
-    const json_detail::ConfigReader c{text, own_form ? "ridgeline" : std::string(choice.family->model_type)};
+    const json_detail::ConfigReader c{text, own_form ? "ridgeline" : std::string(choice.family->model_type),
+                                     own_form ? nullptr : choice.family->file_key};
 
     ConfigReading out;
     Model& m = out.model;

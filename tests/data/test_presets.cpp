@@ -116,7 +116,7 @@ TEST_CASE("presets: bad config.json files name file, path, value and expectation
                       "tests/data/bad/model-float-layers.json: /num_hidden_layers: got 32.5, expected a positive integer");
     CHECK_THROWS_WITH(load_model(bad("model-unknown-family")),
                       "tests/data/bad/model-unknown-family.json: /model_type: got \"falcon\" (a string), expected a supported model_type, one of: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, "
-                      "qwen3_vl_text, qwen3_vl_moe_text, mimo, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gemma2, gemma3_text, "
+                      "qwen3_vl_text, qwen3_vl_moe_text, mimo, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gptj, gemma2, gemma3_text, "
                       "phi3, phimoe, llama4_text, glm4_moe, qwen3_next, granitemoe, nemotron-nas, granitemoehybrid, nemotron_h, ridgeline; or a wrapper whose "
                       "text_config has one; or architectures naming one of their classes");
     CHECK_THROWS_WITH(load_model(bad("model-zero-experts")),
@@ -383,7 +383,7 @@ TEST_CASE("presets: only regular files of at most 64 MiB are read, under any fil
 
 TEST_CASE("presets: a config.json without model_type, and a file name too long for a model name", "[presets][errors]") {
     const std::string families = "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_vl_text, qwen3_vl_moe_text, mimo, "
-                                 "deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gemma2, gemma3_text, phi3, phimoe, "
+                                 "deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gptj, gemma2, gemma3_text, phi3, phimoe, "
                                  "llama4_text, glm4_moe, qwen3_next, granitemoe, nemotron-nas, granitemoehybrid, nemotron_h, ridgeline";
     CHECK_THROWS_WITH(load_model(bad_file("model-no-model-type")),
                       "tests/data/bad/model-no-model-type.json: /model_type: got nothing (the key is missing), expected one of: " + families);

@@ -28,6 +28,31 @@ TEST_CASE("catalogue: every model row of ../shared/facts/models.md has a preset"
         CHECK(std::find(models.begin(), models.end(), name) != models.end());
 }
 
+TEST_CASE("catalogue: GPT-J's config names its sizes its own way (n_embd, n_layer, n_head, n_positions)", "[catalogue]") {
+    const Model j = load_model("gpt-j-6b");
+    CHECK(j.hidden_size == 4096);
+    CHECK(j.max_context == 2048);
+    CHECK_FALSE(j.tied_embeddings);
+    REQUIRE(j.group_count == 1);
+    CHECK(j.groups[0].count == 28);
+    CHECK(std::get<Gqa>(j.groups[0].spec.attention) == Gqa{16, 16, 256});
+    CHECK(std::get<NonGatedMlp>(j.groups[0].spec.ffn) == NonGatedMlp{16384, true});  // n_inner null: 4 x n_embd
+    // The model card's n_parameters, 6,053,381,344 (huggingface.co/EleutherAI/gpt-j-6b), within
+    // 0.05%: ridgeline counts 2.55 M fewer, the lm_head's bias (50,400) among them.
+    CHECK(derived_parameters(j).total() == Approx(6053381344.0).epsilon(5e-4));
+    // By hand: per layer q, k, v, o (4 x 4096^2), up and down (2 x 4096 x 16384) with their
+    // biases (16384 + 4096), one LayerNorm (2 x 4096); the input table and lm_head, 50400 x 4096
+    // each; the final norm's weight (4096: ridgeline counts one vector there for every family,
+    // so ln_f's bias is left out with the lm_head's).
+    CHECK(derived_parameters(j).total() ==
+          28 * (4 * 4096.0 * 4096 + 2 * 4096.0 * 16384 + 16384 + 4096 + 2 * 4096) + 2 * 50400.0 * 4096 + 4096);
+    // A file missing one of its own keys is refused by that key's name.
+    nlohmann::json bad = read_json_file(data_directory() / "models" / "gpt-j-6b.json");
+    bad.erase("n_embd");
+    CHECK_THROWS_WITH(read_config(bad, "gptj.json"),
+                      "gptj.json: /n_embd: got nothing (the key is missing), expected a positive integer (model_type gptj needs it)");
+}
+
 TEST_CASE("catalogue: layer groups read from each family's config.json", "[catalogue]") {
     // DeepSeek-V3: first_k_dense_replace 3 -> 3 dense MLA layers and 58 MoE MLA layers; 1 MTP layer.
     const Model ds = load_model("deepseek-v3");

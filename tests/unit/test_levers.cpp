@@ -770,6 +770,16 @@ TEST_CASE("measurements: includes_prefill and interleaved_prefill rows give thei
     CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 8, "interleaved_prefill": true,
                               "prefill_steps": true, "prompt": 1000, "output": 200, "tpot_ms": 20})"),
                       "m.json: /measurements/0/prefill_steps: got true (a boolean), expected \"mixed\" or \"apart\"");
+    // A row whose engine ran the model past its config's positions says so (GPT-J's 2,048, run to
+    // 4,096 by TensorRT-LLM's build flags): the row's model takes it, and without it the row's
+    // 4,096 tokens are refused by the model's own limit.
+    const MeasurementSet past = load(R"({"hardware": "h100-sxm", "model": "gpt-j-6b", "batch": 8, "includes_prefill": true,
+                                         "prompt": 2048, "output": 2048, "max_context": 4096, "tokens_per_s": 40})");
+    CHECK(observation(past.rows[0]).model.max_context == 4096);
+    CHECK(load_model("gpt-j-6b").max_context == 2048);
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "gpt-j-6b", "includes_prefill": true, "prompt": 2048, "output": 2048,
+                              "max_context": 0, "tokens_per_s": 40})"),
+                      "m.json: /measurements/0/max_context: got 0, expected an integer from 1 to 2^40 tokens");
     CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "batch": 8, "context": 100,
                               "prefill_steps": "apart", "tpot_ms": 20})"),
                       "m.json: /measurements/0/prefill_steps: got \"apart\" (a string), expected no prefill_steps unless interleaved_prefill is true");
