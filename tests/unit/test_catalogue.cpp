@@ -46,6 +46,10 @@ TEST_CASE("catalogue: GPT-J's config names its sizes its own way (n_embd, n_laye
     // so ln_f's bias is left out with the lm_head's).
     CHECK(derived_parameters(j).total() ==
           28 * (4 * 4096.0 * 4096 + 2 * 4096.0 * 16384 + 16384 + 4096 + 2 * 4096) + 2 * 50400.0 * 4096 + 4096);
+    // Without tie_word_embeddings, PretrainedConfig's default (True) applies, as GPTJConfig sets none.
+    nlohmann::json untold = read_json_file(data_directory() / "models" / "gpt-j-6b.json");
+    untold.erase("tie_word_embeddings");
+    CHECK(read_config(untold, "gptj.json").model.tied_embeddings);
     // A file missing one of its own keys is refused by that key's name.
     nlohmann::json bad = read_json_file(data_directory() / "models" / "gpt-j-6b.json");
     bad.erase("n_embd");
