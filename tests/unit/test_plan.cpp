@@ -27,6 +27,16 @@ constexpr double h100_bw = 3350e9, h100_peak = 989e12;  // data/hardware/h100-sx
 // the matmuls (2 FLOPs per parameter but the table) and causal attention.
 constexpr double l8_decode = ((l8_params - l8_table) * 2 + 8 * 4096 * 2.0 + 8 * 2175.5 * l8_kv) / h100_bw;
 constexpr double l8_prefill = 2048 * (2 * (l8_params - l8_table) + l8_attention * 2049 / 2) / h100_peak;
+// The same eight sequences as a plan request on H100s, for prefill-apart serving alone.
+PlanRequest l8_apart_request() {
+    PlanRequest r;
+    r.model = load_model("llama-3.1-8b");
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
+    r.traffic = Traffic{2048, 256, 0, 2048};
+    r.users = 8;
+    r.modes = {ServingMode::prefill_apart};
+    return r;
+}
 Serving l8_served(ServingMode mode) {
     Workload w;
     w.batch = 8;
@@ -126,12 +136,7 @@ TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefil
     // weight read, so TPOT is lower there.
     CHECK(l8_served(ServingMode::aggregated).tpot < sv.tpot);
     // A plan asked only for this mode says it was the only one searched.
-    PlanRequest r;
-    r.model = load_model("llama-3.1-8b");
-    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
-    r.traffic = Traffic{2048, 256, 0, 2048};
-    r.users = 8;
-    r.modes = {ServingMode::prefill_apart};
+    PlanRequest r = l8_apart_request();
     const PlanResult p = plan(r);
     REQUIRE_FALSE(p.plans.empty());
     CHECK(p.plans.front().mode == ServingMode::prefill_apart);
@@ -162,12 +167,7 @@ TEST_CASE("plan: the Pareto SVG marks each point's serving mode", "[plan][svg]")
         for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
         return n;
     };
-    PlanRequest r;
-    r.model = load_model("llama-3.1-8b");
-    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
-    r.traffic = Traffic{2048, 256, 0, 2048};
-    r.users = 8;
-    r.modes = {ServingMode::prefill_apart};
+    PlanRequest r = l8_apart_request();
     const PlanResult apart = plan(r);
     REQUIRE_FALSE(apart.pareto.empty());
     const std::string a = pareto_svg(apart, "apart");
