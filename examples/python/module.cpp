@@ -571,7 +571,12 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
         r.weights.clear();
         for (const auto& f : names_of(wl, "plan", "weights")) r.weights.push_back(format_arg("weights", f));
     }
-    const std::string mode = k.text("mode", "both");
+    // A comma list as the CLI takes it, or a list of its pieces.
+    std::string mode = "both";
+    if (const py::object given = k.take("mode"); !given.is_none()) {
+        mode.clear();
+        for (const auto& piece : names_of(given, "plan", "mode")) mode += (mode.empty() ? "" : ",") + piece;
+    }
     const auto modes = serving_modes_from(mode);
     if (!modes) throw ridgeline::error("", "mode", mode, "agg, apart, disagg or both, comma-separated");
     r.modes = *modes;
@@ -1134,7 +1139,7 @@ PYBIND11_MODULE(ridgeline, m) {
     m.def("plan", &plan_py, py::arg("model"),
           "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all), prompt, output, "
           "cached_prompt, chunk, users or requests_per_s, tpot_s, ttft_s, prices (dict device -> price per device-hour), "
-          "max_devices, weights (list), mode ('agg', 'apart', 'disagg', 'both', or a comma-separated mix such as 'agg,apart'), kv, compute, efficiency, overhead_s, memory_fraction, "
+          "max_devices, weights (list), mode ('agg', 'apart', 'disagg', 'both', or a mix: 'agg,apart' or ['agg', 'apart']), kv, compute, efficiency, overhead_s, memory_fraction, "
           "runtime_reserve_bytes, link_latency_s, top.");
     m.def("decode_sweep", &decode_sweep_py, py::arg("model"), py::arg("hardware"), py::arg("batches"), py::arg("contexts"),
           doc("Decode rows for every setting and every batch x context point, as a dict of numpy arrays under decode's keys "

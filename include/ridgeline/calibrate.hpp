@@ -216,6 +216,13 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
                           (compute_bound ? ", unused: the row's steps are compute-bound, and one row cannot tell slower arithmetic from a "
                                            "fixed time, so compute is held"
                                          : ": one row cannot tell a slower read from a fixed time")};
+    // Faster, but compute-bound: no bandwidth explains it; the held compute efficiency is too low
+    // for the row (only a caller holding it below 1 gets here: at peak the row would be above its
+    // ceiling and set aside).
+    if (compute_bound)
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
+                      "held at the device's measured " + number_text(measured) + " of " + number_text(peak) +
+                          " GB/s, unused: the row's steps are compute-bound, and faster than the held compute efficiency allows"};
     if (allowed & 4u) held.o = 0;
     if (allowed & 8u) held.l = 0;
     return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, 1,

@@ -30,43 +30,44 @@ public:
     ConfigReader(const Node& root, std::string family, KeyMap file_key = nullptr)
         : root_(root), family_(std::move(family)), file_key_(file_key) {}
 
-    [[nodiscard]] bool present(const std::string& common) const {
-        const std::string key = file_key(common);
-        return root_.has(key) && !root_.at(key).value().is_null();
-    }
+    // Every accessor takes the common name and reads the file's key for it (file_key), once.
+    [[nodiscard]] bool present(const std::string& common) const { return given(file_key(common)); }
     [[nodiscard]] std::int64_t integer(const std::string& common) const {
         const std::string key = file_key(common);
-        if (!present(key))
+        if (!given(key))
             throw error(root_.file(), "/" + key, root_.has(key) ? "null" : "nothing (the key is missing)",
                         "a positive integer (model_type " + family_ + " needs it)");
         return root_.at(key).positive_integer();
     }
     [[nodiscard]] std::int64_t integer_or(const std::string& common, std::int64_t fallback) const {
         const std::string key = file_key(common);
-        return present(key) ? root_.at(key).positive_integer() : fallback;
+        return given(key) ? root_.at(key).positive_integer() : fallback;
     }
     // A count that may be 0 (q_lora_rank null means none, first_k_dense_replace 0 means none).
-    [[nodiscard]] std::int64_t count_or_zero(const std::string& key) const {
-        if (!present(key)) return 0;
+    [[nodiscard]] std::int64_t count_or_zero(const std::string& common) const {
+        const std::string key = file_key(common);
+        if (!given(key)) return 0;
         const Node n = root_.at(key);
         if (n.value().is_number_integer() && n.value().get<std::int64_t>() == 0) return 0;
         return n.positive_integer();
     }
     // A positive integer no larger than the layer count (a step or a frequency in layers).
-    [[nodiscard]] std::int64_t at_most_layers(const std::string& key, std::int64_t fallback, std::int64_t layers) const {
-        const std::int64_t v = integer_or(key, fallback);
+    [[nodiscard]] std::int64_t at_most_layers(const std::string& common, std::int64_t fallback, std::int64_t layers) const {
+        const std::string key = file_key(common);
+        const std::int64_t v = integer_or(common, fallback);
         if (v > layers)
-            root_.at(key).fail("a positive integer of at most num_hidden_layers (" + std::to_string(layers) + ")");
+            root_.at(key).fail("a positive integer of at most " + file_key("num_hidden_layers") + " (" + std::to_string(layers) + ")");
         return v;
     }
     // An array of layer indices, each an integer in [0, layers); absent or null means none.
-    [[nodiscard]] std::vector<std::int64_t> layer_indices(const std::string& key, std::int64_t layers) const {
+    [[nodiscard]] std::vector<std::int64_t> layer_indices(const std::string& common, std::int64_t layers) const {
+        const std::string key = file_key(common);
         std::vector<std::int64_t> out;
-        if (!present(key)) return out;
+        if (!given(key)) return out;
         const Node list = root_.at(key);
         if (!list.value().is_array()) list.fail("an array of layer indices");
-        const std::string expected = "a layer index from 0 to " + std::to_string(layers - 1) + " (num_hidden_layers is " +
-                                     std::to_string(layers) + ")";
+        const std::string expected = "a layer index from 0 to " + std::to_string(layers - 1) + " (" + file_key("num_hidden_layers") +
+                                     " is " + std::to_string(layers) + ")";
         for (std::size_t i = 0; i < list.value().size(); ++i) {
             const Node item = list.at(i);
             const json& v = item.value();
@@ -78,8 +79,9 @@ public:
         }
         return out;
     }
-    [[nodiscard]] bool flag_or(const std::string& key, bool fallback) const {
-        return present(key) ? root_.at(key).boolean() : fallback;
+    [[nodiscard]] bool flag_or(const std::string& common, bool fallback) const {
+        const std::string key = file_key(common);
+        return given(key) ? root_.at(key).boolean() : fallback;
     }
     // num_hidden_layers, bounded.
     [[nodiscard]] std::int64_t layer_count() const {
@@ -88,9 +90,10 @@ public:
         return layers;
     }
     // An absent key's default, a null's meaning, or the file's positive integer.
-    [[nodiscard]] std::int64_t integer_absent_null(const std::string& key, std::int64_t absent, std::int64_t null) const {
+    [[nodiscard]] std::int64_t integer_absent_null(const std::string& common, std::int64_t absent, std::int64_t null) const {
+        const std::string key = file_key(common);
         if (!root_.has(key)) return absent;
-        if (!present(key)) return null;
+        if (!given(key)) return null;
         return root_.at(key).positive_integer();
     }
     [[nodiscard]] const Node& root() const { return root_; }
@@ -99,6 +102,9 @@ public:
     [[nodiscard]] std::string file_key(const std::string& common) const { return file_key_ ? file_key_(common) : common; }
 
 private:
+    // The file has this key (its own name), not null.
+    [[nodiscard]] bool given(const std::string& key) const { return root_.has(key) && !root_.at(key).value().is_null(); }
+
     const Node& root_;
     std::string family_;
     KeyMap file_key_;

@@ -46,7 +46,7 @@ inline constexpr Family families[] = {
     {"deepseek_v3", "DeepseekV3ForCausalLM", false, read_deepseek},
     {"deepseek_v32", "DeepseekV32ForCausalLM", false, read_deepseek},
     {"gpt_oss", "GptOssForCausalLM", false, read_gpt_oss},
-    {"gptj", "GPTJForCausalLM", true, read_gptj, gptj_key},
+    {"gptj", "GPTJForCausalLM", false, read_gptj, gptj_key},
     {"gemma2", "Gemma2ForCausalLM", true, read_gemma},
     {"gemma3_text", "Gemma3ForCausalLM", true, read_gemma},
     {"phi3", "Phi3ForCausalLM", false, read_phi3},

@@ -180,6 +180,27 @@ inline MeasurementSet load_measurements(std::string_view name_or_path) {
         };
         check(PresetKind::hardware, set.rows[i].hardware, "hardware");
         check(PresetKind::model, set.rows[i].model, "model");
+        // The row's longest context within what its model allows, or a max_context saying how far
+        // the source's engine ran it past that; a max_context must reach past both.
+        const MeasuredRow& r = set.rows[i];
+        const bool requests = r.requests.timed != Timed::decode_steps;
+        const std::int64_t longest = requests ? r.requests.prompt + r.requests.output : r.workload.context;
+        const std::string row = "/measurements/" + std::to_string(i) + "/";
+        const std::int64_t limit = load_model(r.model).max_context;
+        if (r.max_context) {
+            if (*r.max_context < longest)
+                throw error(json_detail::printable(file.string()), row + "max_context", std::to_string(*r.max_context),
+                            "at least the row's " + std::string(requests ? "prompt + output" : "context") + " (" + std::to_string(longest) + ")");
+            if (limit > 0 && *r.max_context <= limit)
+                throw error(json_detail::printable(file.string()), row + "max_context", std::to_string(*r.max_context),
+                            "more than the max_position_embeddings of model '" + json_detail::printable(r.model) + "' (" +
+                                std::to_string(limit) + "), or no max_context");
+        } else if (limit > 0 && longest > limit) {
+            throw error(json_detail::printable(file.string()), row + (requests ? "output" : "context"),
+                        (requests ? "prompt + output " : "") + std::to_string(longest),
+                        "at most the max_position_embeddings of model '" + json_detail::printable(r.model) + "' (" +
+                            std::to_string(limit) + "), or a max_context saying how far the source's engine ran it");
+        }
     }
     return set;
 }

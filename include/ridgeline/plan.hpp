@@ -289,18 +289,25 @@ inline PlanResult plan(const PlanRequest& r) {
         return "";
     };
     // Why `loser`'s best ranked below the winner where it ties on the first key (cost, or devices
-    // without prices): the later keys, TPOT then replicas, decided.
+    // without prices): the first later key of the ranking that differs (devices when priced,
+    // TPOT, replicas), or none.
     const auto tied_below = [&](const PlanRow& best, const PlanRow& winner) -> std::optional<std::string> {
-        const bool tied = priced ? *best.cost_per_million_tokens == *winner.cost_per_million_tokens : best.devices == winner.devices;
-        if (!tied) return std::nullopt;
-        const std::string as = priced ? " (as cheap" : " (as few devices";
-        if (best.serving.tpot == winner.serving.tpot) return as + " and as fast, but more replicas)";
-        switch (best.mode) {
-            case ServingMode::aggregated: return as + ", but a longer TPOT: its steps carry prompts' prefill)";
-            case ServingMode::prefill_apart: return as + ", but a longer TPOT: each prompt's whole prefill stalls every running decode)";
-            case ServingMode::disaggregated: break;
+        const bool same_cost = priced && *best.cost_per_million_tokens == *winner.cost_per_million_tokens;
+        const bool same_devices = best.devices == winner.devices;
+        if (priced ? !same_cost : !same_devices) return std::nullopt;
+        if (priced && !same_devices) return " (as cheap, but on more devices)";
+        const std::string as = priced ? " (as cheap on as few devices" : " (as few devices";
+        if (best.serving.tpot != winner.serving.tpot) {
+            switch (best.mode) {
+                case ServingMode::aggregated: return as + ", but a longer TPOT: its steps carry prompts' prefill)";
+                case ServingMode::prefill_apart:
+                    return as + ", but a longer TPOT: each prompt's whole prefill stalls every running decode)";
+                case ServingMode::disaggregated: break;
+            }
+            return as + ", but a longer TPOT)";
         }
-        return as + ", but a longer TPOT)";
+        if (best.replicas != winner.replicas) return as + " and as fast, but more replicas)";
+        return std::string(" (ties it on ") + (priced ? "cost, " : "") + "devices, TPOT and replicas; the search met it first)";
     };
     // Why no plan of `mode` met the targets.
     const auto none = [](ServingMode mode) -> std::string {

@@ -49,7 +49,7 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
     if (!path.empty()) out += "<path class=\"front\" d=\"" + path + "\" fill=\"none\" stroke=\"#888\" stroke-width=\"1\"/>\n";
     // Each point says its serving mode: a filled circle aggregated, hollow disaggregated, a square
     // prefill apart (each prompt's pass stalls the decodes).
-    bool any_apart = false;
+    bool any_apart = false, any_disagg = false;
     for (const auto& r : result.pareto) {
         const auto i = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), r.device) - devices.begin());
         const double x = p.x(r.serving.tokens_per_s_per_user.in(per_s)), y = p.y(r.serving.tokens_per_s_per_device.in(per_s));
@@ -61,6 +61,7 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
                    "\" width=\"8\" height=\"8\" fill=\"" + colour(i) + "\"" + paint;
         } else {
             const bool disagg = r.mode == ServingMode::disaggregated;
+            any_disagg = any_disagg || disagg;
             out += "<circle class=\"point\"" + mode + " cx=\"" + number(x) + "\" cy=\"" + number(y) + "\" r=\"4\" fill=\"" +
                    (disagg ? "white" : colour(i)) + "\"" + paint;
         }
@@ -76,15 +77,15 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
     for (std::size_t i = 0; i < devices.size(); ++i, ly += 16)
         out += "<circle cx=\"" + number(lx) + "\" cy=\"" + number(ly) + "\" r=\"4\" fill=\"" + colour(i) + "\"/><text x=\"" +
                number(lx + 10) + "\" y=\"" + number(ly + 4) + "\" font-family=\"sans-serif\" font-size=\"11\">" + escape(devices[i]) + "</text>\n";
-    out += "<text x=\"" + number(lx - 4) + "\" y=\"" + number(ly + 4) +
-           "\" font-family=\"sans-serif\" font-size=\"11\">hollow: disaggregated</text>\n";
-    if (any_apart) {
+    // A mark's line only where the front has such a point.
+    const auto legend_line = [&](const char* text) {
+        out += "<text x=\"" + number(lx - 4) + "\" y=\"" + number(ly + 4) + "\" font-family=\"sans-serif\" font-size=\"11\">" + text +
+               "</text>\n";
         ly += 16;
-        out += "<text x=\"" + number(lx - 4) + "\" y=\"" + number(ly + 4) +
-               "\" font-family=\"sans-serif\" font-size=\"11\">square: prefill apart</text>\n";
-    }
-    out += "<text x=\"" + number(lx - 4) + "\" y=\"" + number(ly + 20) +
-           "\" font-family=\"sans-serif\" font-size=\"11\">ringed: the chosen plan</text>\n";
+    };
+    if (any_disagg) legend_line("hollow: disaggregated");
+    if (any_apart) legend_line("square: prefill apart");
+    legend_line("ringed: the chosen plan");
     out += "</svg>\n";
     return out;
 }

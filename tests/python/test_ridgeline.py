@@ -342,6 +342,7 @@ def test_plan_with_a_list_of_modes_equals_cli():
     assert ours == theirs
     assert {row["mode"] for row in ours["plans"]} == {"aggregated", "prefill-apart"}
     assert [a.split(":")[0] for a in ours["assumptions"]] == ["aggregated", "prefill-apart"]
+    assert ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode=["agg", "apart"], top=4) == ours
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode="agg,fast")
     assert (e.value.path, e.value.value, e.value.expected) == ("mode", "agg,fast", "agg, apart, disagg or both, comma-separated")

@@ -613,6 +613,26 @@ TEST_CASE("glm4_moe: GLM-4.7 (GLM-4.5's architecture) from a trimmed config.json
     decodes(m, "h200", 8);
 }
 
+TEST_CASE("defaults: gptj, as GPTJConfig has them, read through its own key names", "[families][defaults][gptj]") {
+    // GPTJConfig @c4c7dfb7: n_inner None is 4 x n_embd, absent too; tie_word_embeddings False.
+    const nlohmann::json j = read_json_file(data_directory() / "models" / "gpt-j-6b.json");
+    CHECK(std::get<NonGatedMlp>(without(j, {"n_inner"}).groups[0].spec.ffn).intermediate == 4 * 4096);
+    CHECK(std::get<NonGatedMlp>(with(j, "n_inner", 8192).groups[0].spec.ffn).intermediate == 8192);
+    CHECK_FALSE(without(j, {"tie_word_embeddings"}).tied_embeddings);
+    CHECK(with(j, "tie_word_embeddings", true).tied_embeddings);
+    CHECK(without(j, {"n_positions"}).max_context == 0);  // no limit stated: none checked
+    // GPTJConfig has no num_key_value_heads or head_dim; a stray one does not change the model.
+    CHECK(std::get<Gqa>(with(j, "head_dim", 128).groups[0].spec.attention) == Gqa{16, 16, 256});
+    CHECK(std::get<Gqa>(with(j, "num_key_value_heads", 4).groups[0].spec.attention) == Gqa{16, 16, 256});
+    // The common names are not read in their place.
+    CHECK(with(j, "hidden_size", 1024).hidden_size == 4096);
+    // Errors name the file's keys.
+    CHECK_THROWS_WITH(with(j, "n_head", 15),
+                      "test.json: /n_head: got 15, expected a divisor of n_embd (4096): GPT-J's head size is n_embd / n_head");
+    CHECK_THROWS_WITH(without(j, {"n_layer"}),
+                      "test.json: /n_layer: got nothing (the key is missing), expected a positive integer (model_type gptj needs it)");
+}
+
 TEST_CASE("defaults: gemma2 and gemma3_text, as Gemma2Config and Gemma3TextConfig have them", "[families][defaults]") {
     const nlohmann::json g9 = hub("gemma-2-9b-from-mlc-llm.json");  // 16 heads, 8 KV heads
     const Model m = without(g9, {"num_key_value_heads", "head_dim", "sliding_window", "tie_word_embeddings", "attention_bias"});

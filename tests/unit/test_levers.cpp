@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <filesystem>
+#include <fstream>
 
 #include <ridgeline/calibrate.hpp>
 #include <ridgeline/diagnose.hpp>
@@ -393,6 +394,16 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     CHECK(busy.bandwidth_basis ==
           "held at the device's measured 1750 of 2039 GB/s, unused: the row's steps are compute-bound, and one row cannot tell "
           "slower arithmetic from a fixed time, so compute is held");
+    // The same row held at half the compute: 88.4 ms of arithmetic alone, so a 60 ms step is
+    // faster than the hold allows, and no bandwidth moves a compute-bound step: the label says so
+    // and the bandwidth stays at the measured figure.
+    CalibrationTerms half_compute;
+    half_compute.compute = false;
+    half_compute.held.compute = 0.5;
+    const Calibration held_busy = calibrate(a100, {crowded}, half_compute);
+    CHECK(held_busy.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
+    CHECK(held_busy.overhead == Seconds{});
+    CHECK(held_busy.bandwidth_basis.ends_with("unused: the row's steps are compute-bound, and faster than the held compute efficiency allows"));
     // A measured figure past the peak, in a Hardware made in code, is refused by name.
     Hardware past_peak = a100;
     past_peak.measured_bandwidth = GB_per_s(4000);
@@ -771,12 +782,28 @@ TEST_CASE("measurements: includes_prefill and interleaved_prefill rows give thei
                               "prefill_steps": true, "prompt": 1000, "output": 200, "tpot_ms": 20})"),
                       "m.json: /measurements/0/prefill_steps: got true (a boolean), expected \"mixed\" or \"apart\"");
     // A row whose engine ran the model past its config's positions says so (GPT-J's 2,048, run to
-    // 4,096 by TensorRT-LLM's build flags): the row's model takes it, and without it the row's
-    // 4,096 tokens are refused by the model's own limit.
+    // 4,096 by TensorRT-LLM's build flags): the row's model takes it. Loaded from a file, the
+    // rows are checked against their models: without it the 4,096 tokens are refused by the
+    // model's own limit, and a max_context short of the row or within that limit is refused.
     const MeasurementSet past = load(R"({"hardware": "h100-sxm", "model": "gpt-j-6b", "batch": 8, "includes_prefill": true,
                                          "prompt": 2048, "output": 2048, "max_context": 4096, "tokens_per_s": 40})");
     CHECK(observation(past.rows[0]).model.max_context == 4096);
-    CHECK(load_model("gpt-j-6b").max_context == 2048);
+    const auto from_file = [](const std::string& tail, const char* lengths = R"("prompt": 2048, "output": 2048)") {
+        const std::filesystem::path f = std::filesystem::temp_directory_path() / "ridgeline-max-context.json";
+        std::ofstream(f) << R"({"source": "test", "measurements": [{"hardware": "h100-sxm", "model": "gpt-j-6b", "batch": 8,
+                               "includes_prefill": true, "tokens_per_s": 40, )" + std::string(lengths) + tail + "}]}";
+        return load_measurements(f.string());
+    };
+    const std::string f = (std::filesystem::temp_directory_path() / "ridgeline-max-context.json").string();
+    CHECK(from_file(R"(, "max_context": 4096)").rows.size() == 1);
+    CHECK_THROWS_WITH(from_file(""), f + ": /measurements/0/output: got prompt + output 4096, expected at most the "
+                                         "max_position_embeddings of model 'gpt-j-6b' (2048), or a max_context saying how far the "
+                                         "source's engine ran it");
+    CHECK_THROWS_WITH(from_file(R"(, "max_context": 3000)"),
+                      f + ": /measurements/0/max_context: got 3000, expected at least the row's prompt + output (4096)");
+    CHECK_THROWS_WITH(from_file(R"(, "max_context": 2000)", R"("prompt": 1000, "output": 500)"),
+                      f + ": /measurements/0/max_context: got 2000, expected more than the max_position_embeddings of model "
+                          "'gpt-j-6b' (2048), or no max_context");
     CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "gpt-j-6b", "includes_prefill": true, "prompt": 2048, "output": 2048,
                               "max_context": 0, "tokens_per_s": 40})"),
                       "m.json: /measurements/0/max_context: got 0, expected an integer from 1 to 2^40 tokens");

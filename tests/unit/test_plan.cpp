@@ -149,6 +149,16 @@ TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefil
     CHECK(both.verdict.starts_with("aggregated serving wins: h100-sxm x1"));
     CHECK(both.verdict.find("; prefill-apart at best h100-sxm x1") != std::string::npos);
     CHECK(both.verdict.ends_with("(as few devices, but a longer TPOT: each prompt's whole prefill stalls every running decode)"));
+    // With the whole prompt cached there is nothing to prefill, so the two modes' best plans are
+    // the same; the verdict says they tie on every key, not why one lost.
+    PlanRequest cached = l8_apart_request();
+    cached.traffic = Traffic{2048, 256, 2048, 2048};
+    cached.modes = {ServingMode::prefill_apart, ServingMode::aggregated};
+    const PlanResult tie = plan(cached);
+    REQUIRE(tie.plans.size() >= 2);
+    CHECK(tie.plans[0].serving.tpot == tie.plans[1].serving.tpot);
+    CHECK(tie.verdict.find("; aggregated at best h100-sxm x1") != std::string::npos);
+    CHECK(tie.verdict.ends_with("(ties it on devices, TPOT and replicas; the search met it first)"));
     // A mode with no plan is named as such: 8,192-token prompts at a 2.5 ms TPOT within 8 devices
     // need a prefill pool; prefill apart stalls the decodes past the target.
     r.modes = {ServingMode::prefill_apart, ServingMode::disaggregated};
@@ -175,6 +185,7 @@ TEST_CASE("plan: the Pareto SVG marks each point's serving mode", "[plan][svg]")
     CHECK(count(a, "<rect class=\"point\" data-mode=\"prefill-apart\"") == apart.pareto.size());
     CHECK(count(a, "<circle class=\"point\"") == 0);
     CHECK(count(a, ">square: prefill apart</text>") == 1);
+    CHECK(count(a, "hollow: disaggregated") == 0);  // a legend line only for a mark drawn
     r.modes = {ServingMode::aggregated, ServingMode::disaggregated};
     const PlanResult mixed = plan(r);
     std::size_t disagg = 0;
@@ -184,6 +195,7 @@ TEST_CASE("plan: the Pareto SVG marks each point's serving mode", "[plan][svg]")
     CHECK(count(m, "<circle class=\"point\" data-mode=\"aggregated\"") == mixed.pareto.size() - disagg);
     CHECK(count(m, "<rect class=\"point\"") == 0);
     CHECK(count(m, "square: prefill apart") == 0);
+    CHECK(count(m, ">hollow: disaggregated</text>") == (disagg > 0 ? 1 : 0));
 }
 
 TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s at TP 2 in FP8", "[plan]") {
