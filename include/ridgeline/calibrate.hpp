@@ -205,24 +205,22 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     const Row& r = *rows.front();
     double at_measured = r.fixed + ((allowed & 4u) ? 0 : held.o * r.stages) + ((allowed & 8u) ? 0 : held.l * r.layers);
     for (const Part& q : r.parts) at_measured += q.weight * std::max(held.a * q.memory, held.c * q.compute);
-    // Where every step of the row is compute-bound even at the measured bandwidth, the bandwidth
-    // does not move it; what is held there is the compute efficiency, at the held value.
+    // Whether every step of the row is compute-bound even at the measured bandwidth.
     bool compute_bound = true;
     for (const Part& q : r.parts)
         if (q.weight > 0 && held.c * q.compute < held.a * q.memory) compute_bound = false;
-    if (at_measured <= r.measured)
-        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
-                      "held at the device's measured " + number_text(measured) + " of " + number_text(peak) + " GB/s" +
-                          (compute_bound ? ", unused: the row's steps are compute-bound, and one row cannot tell slower arithmetic from a "
-                                           "fixed time, so compute is held"
-                                         : ": one row cannot tell a slower read from a fixed time")};
-    // Faster, but compute-bound: no bandwidth explains it; the held compute efficiency is too low
-    // for the row (only a caller holding it below 1 gets here: at peak the row would be above its
-    // ceiling and set aside).
+    const std::string held_at = "held at the device's measured " + number_text(measured) + " of " + number_text(peak) + " GB/s";
+    // Compute-bound: no bandwidth moves the row. Slower, the fixed time explains the rest; faster,
+    // the held compute efficiency is too low for it (only a caller holding it below 1 gets here:
+    // at peak the row would be above its ceiling and set aside).
     if (compute_bound)
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
-                      "held at the device's measured " + number_text(measured) + " of " + number_text(peak) +
-                          " GB/s, unused: the row's steps are compute-bound, and faster than the held compute efficiency allows"};
+                      held_at + ", unused: the row's steps are compute-bound, and " +
+                          (at_measured <= r.measured ? "one row cannot tell slower arithmetic from a fixed time, so compute is held"
+                                                     : "faster than the held compute efficiency allows")};
+    if (at_measured <= r.measured)
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
+                      held_at + ": one row cannot tell a slower read from a fixed time"};
     if (allowed & 4u) held.o = 0;
     if (allowed & 8u) held.l = 0;
     return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, 1,

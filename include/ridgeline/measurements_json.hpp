@@ -2,6 +2,7 @@
 // diagnose. Every error names the file and the row's JSON pointer.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -169,6 +170,7 @@ inline MeasurementSet load_measurements(std::string_view name_or_path) {
     const fs::path file = looks_like_path(s) ? fs::path(s) : data_directory() / "measurements" / (s + ".json");
     MeasurementSet set = measurements_from_json(read_json_file(file), file.string());
     // A preset name that is not in the catalogue is the row's error, not the caller's later.
+    std::map<std::string, std::int64_t> position_limits;  // each model's max_position_embeddings, loaded once
     for (std::size_t i = 0; i < set.rows.size(); ++i) {
         const auto check = [&](PresetKind kind, const std::string& name, const char* key) {
             try {
@@ -186,7 +188,9 @@ inline MeasurementSet load_measurements(std::string_view name_or_path) {
         const bool requests = r.requests.timed != Timed::decode_steps;
         const std::int64_t longest = requests ? r.requests.prompt + r.requests.output : r.workload.context;
         const std::string row = "/measurements/" + std::to_string(i) + "/";
-        const std::int64_t limit = load_model(r.model).max_context;
+        const auto known = position_limits.find(r.model);
+        const std::int64_t limit =
+            known != position_limits.end() ? known->second : position_limits.emplace(r.model, load_model(r.model).max_context).first->second;
         if (r.max_context) {
             if (*r.max_context < longest)
                 throw error(json_detail::printable(file.string()), row + "max_context", std::to_string(*r.max_context),

@@ -33,8 +33,6 @@ enum class Timed : std::uint8_t { decode_steps, whole_requests, interleaved_pref
 // without --enable-mixed-chunk). An engine's setting, which a row states with its evidence.
 enum class PrefillSteps : std::uint8_t { mixed, apart };
 
-constexpr const char* name_of(PrefillSteps p) noexcept { return p == PrefillSteps::apart ? "apart" : "mixed"; }
-
 constexpr const char* name_of(Timed t) noexcept {
     switch (t) {
         case Timed::decode_steps: return "decode steps";
