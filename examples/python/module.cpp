@@ -1090,10 +1090,12 @@ PYBIND11_MODULE(ridgeline, m) {
           "A model preset (data/models) by name, or a config.json or checkpoint directory, with its storage formats");
     m.def("list_hardware", [] { return list_presets(PresetKind::hardware); }, "The hardware presets' names");
     m.def("list_models", [] { return list_presets(PresetKind::model); }, "The model presets' names");
+    m.def("list_efficiency", [] { return list_presets(PresetKind::efficiency); }, "The engine-and-device efficiency presets' names");
     m.def("list_presets", [](const std::string& kind) {
-        if (kind != "hardware" && kind != "models") throw ridgeline::error("", "kind", kind, "hardware or models");
+        if (kind != "hardware" && kind != "models" && kind != "efficiency")
+            throw ridgeline::error("", "kind", kind, "hardware, models or efficiency");
         return to_python(cli::list_table(kind).json());
-    }, py::arg("kind"), "The rows `ridgeline list hardware|models --format json` prints");
+    }, py::arg("kind"), "The rows `ridgeline list hardware|models|efficiency --format json` prints");
     m.def("show", [](const std::string& target) { return to_python(cli::show_table(target).json()); }, py::arg("target"),
           "A preset or file with its derived figures: what `ridgeline show TARGET --format json` prints");
     m.def("model_formats", [](const py::object& model) { return to_python(cli::model_formats_table(model_of(model).model).json()); },

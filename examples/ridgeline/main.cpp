@@ -634,11 +634,11 @@ int main(int argc, char** argv) {
     CLI::App app{"ridgeline: decode-speed arithmetic for LLMs on GPUs (bytes, rooflines, ridge batch, n*)", "ridgeline"};
     app.require_subcommand(1);
     app.footer("Examples:\n  ridgeline decode -m llama-3.1-8b -c 4096,32768,131072\n  ridgeline ridge -m qwen3-32b -c 0,128,512,848\n"
-               "Presets: ridgeline list hardware | ridgeline list models. JSON numbers are SI base units.");
+               "Presets: ridgeline list hardware | models | efficiency. JSON numbers are SI base units.");
     // One options struct per subcommand, each flag read into it as CLI11 parses (add_read).
     ListOptions list_o;
-    auto* list = app.add_subcommand("list", "List hardware or model presets");
-    list->add_option("what", list_o.what, "hardware or models")->required()->check(CLI::IsMember({"hardware", "models"}));
+    auto* list = app.add_subcommand("list", "List hardware, model or engine-and-device efficiency presets");
+    list->add_option("what", list_o.what, "hardware, models or efficiency")->required()->check(CLI::IsMember({"hardware", "models", "efficiency"}));
     add_format(list, list_o.format);
     list->footer("Example: ridgeline list models --format csv");
 
@@ -729,7 +729,7 @@ int main(int argc, char** argv) {
     PredictOptions pred_o;
     auto* pred = app.add_subcommand("predict", "A setting's step time with an engine-and-device calibration, with a range, next to the ceiling");
     add_workload(pred, pred_o, Settings::one);
-    pred->add_option("--calibration", pred_o.calibration, "An efficiency preset name (data/efficiency/) or file")->required();
+    pred->add_option("--calibration", pred_o.calibration, "An efficiency preset name (ridgeline list efficiency) or file")->required();
     pred->footer("Example: ridgeline predict -m llama-3.1-8b -H h100-sxm -b 64 -c 4096 --calibration tensorrt-llm-h100-sxm");
 
     PlotOptions plot_o;

@@ -222,9 +222,30 @@ inline std::vector<Cell> speculative_cells(const Resolved& s, const ridgeline::S
 // list, show, model: the presets
 // ---------------------------------------------------------------------------------------------
 
-// `what`: "hardware" or "models".
+// `what`: "hardware", "models" or "efficiency".
 inline Table list_table(const std::string& what) {
     using namespace ridgeline;
+    if (what == "efficiency") {
+        // Which --calibration to pass to predict, and how far to trust it (the leave-one-out
+        // errors calibrate measured when it wrote the preset).
+        const auto share = [](const std::optional<double>& v) {
+            return v ? converted(*v, 100 * *v, 1, "{}%") : null("-");
+        };
+        Table t({{"name", "name", false}, {"engine", "engine", false}, {"hardware", "hardware", false}, {"rows", "rows"},
+                 {"bandwidth_efficiency", "bandwidth eff."}, {"compute_efficiency", "compute eff."},
+                 {"overhead_s", "per step"}, {"per_layer_s", "per layer"},
+                 {"leave_one_out_median", "leave-one-out median"}, {"leave_one_out_worst", "worst"}});
+        for (const auto& name : list_presets(PresetKind::efficiency)) {
+            const EfficiencyPreset p = load_efficiency(name);
+            const Calibration& c = p.fit;
+            t.add({text(name), text(p.engine), text(p.hardware), p.rows ? integer(static_cast<std::int64_t>(*p.rows)) : null("-"),
+                   number(c.bandwidth_efficiency, 3), number(c.compute_efficiency, 3),
+                   converted(c.overhead.in(seconds), c.overhead.in(ms), 2, "{} ms"),
+                   converted(c.per_layer.in(seconds), c.per_layer.in(us), 1, "{} us"),
+                   share(p.leave_one_out_median), share(p.leave_one_out_worst)});
+        }
+        return t;
+    }
     if (what == "hardware") {
         Table t({{"name", "name", false}, {"device", "device", false}, {"memory_bytes", "memory"},
                  {"memory_bandwidth_bytes_per_s", "bandwidth"}, {"bf16_flop_per_s", "dense bf16/fp16"}});

@@ -245,7 +245,29 @@ inline std::filesystem::path data_directory() {
                 "RIDGELINE_DATA_DIR set, or ridgeline installed or built in its source tree");
 }
 
-enum class PresetKind { hardware, model };
+// The four kinds of preset, each a folder of JSON files under the data directory.
+enum class PresetKind { hardware, model, efficiency, measurements };
+
+inline const char* preset_folder(PresetKind kind) {
+    switch (kind) {
+        case PresetKind::hardware: return "hardware";
+        case PresetKind::model: return "models";
+        case PresetKind::efficiency: return "efficiency";
+        case PresetKind::measurements: return "measurements";
+    }
+    return "";
+}
+
+// How an error names the argument: "hardware preset", "efficiency preset", ...
+inline std::string preset_what(PresetKind kind) {
+    switch (kind) {
+        case PresetKind::hardware: return "hardware preset";
+        case PresetKind::model: return "model preset";
+        case PresetKind::efficiency: return "efficiency preset";
+        case PresetKind::measurements: return "measurement set";
+    }
+    return "";
+}
 
 // Whether a preset argument is a path ("./my-gpu.json", "cfg/config.json", "./Qwen3-8B")
 // rather than a name.
@@ -255,7 +277,7 @@ inline bool looks_like_path(std::string_view s) {
 
 inline std::vector<std::string> list_presets(PresetKind kind) {
     namespace fs = std::filesystem;
-    const fs::path dir = data_directory() / (kind == PresetKind::hardware ? "hardware" : "models");
+    const fs::path dir = data_directory() / preset_folder(kind);
     std::vector<std::string> names;
     if (fs::is_directory(dir))
         for (const auto& e : fs::directory_iterator(dir))
@@ -271,14 +293,15 @@ struct ResolvedPreset {
 };
 
 namespace json_detail {
-// A path: a directory means its config.json, named after the directory; a file is named after
-// its whole name less a ".json" ending ("llama-3.1-8b.json" is "llama-3.1-8b"; a config.json
-// after its directory).
-inline ResolvedPreset resolve_path(const std::string& s) {
+// A path: for a model (checkpoint_directory) a directory means its config.json, named after the
+// directory; other kinds read the path as given, so a directory is refused as not a file. A
+// file is named after its whole name less a ".json" ending ("llama-3.1-8b.json" is
+// "llama-3.1-8b"; a config.json after its directory).
+inline ResolvedPreset resolve_path(const std::string& s, bool checkpoint_directory) {
     namespace fs = std::filesystem;
     fs::path p(s);
     std::error_code ec;
-    if (fs::is_directory(p, ec)) {
+    if (checkpoint_directory && fs::is_directory(p, ec)) {
         const fs::path dir = p.lexically_normal();
         const fs::path named = dir.has_filename() ? dir : dir.parent_path();
         std::string name = named.filename().string();
@@ -296,24 +319,24 @@ inline ResolvedPreset resolve_path(const std::string& s) {
 }
 }  // namespace json_detail
 
-// A preset name ("h100-sxm") or a path to a JSON file ("./my-gpu.json") or, for models, to a
-// checkpoint directory holding a config.json ("./Qwen3-8B"). A bare name is a preset; a bare
-// name that is also a file or directory here, and no preset, is that file; one that is both is
-// refused, naming both, since either reading could be the one meant.
+// A preset name ("h100-sxm", "vllm-h200", "published") or a path to a JSON file ("./my-gpu.json")
+// or, for models, to a checkpoint directory holding a config.json ("./Qwen3-8B"). A bare name
+// is a preset; a bare name that is also a file or directory here, and no preset, is that file;
+// one that is both is refused, naming both, since either reading could be the one meant.
 inline ResolvedPreset resolve(PresetKind kind, std::string_view name_or_path) {
     namespace fs = std::filesystem;
     const std::string s(name_or_path);
-    if (looks_like_path(s)) return json_detail::resolve_path(s);
+    if (looks_like_path(s)) return json_detail::resolve_path(s, kind == PresetKind::model);
     auto names = list_presets(kind);
     const bool preset = std::find(names.begin(), names.end(), s) != names.end();
     std::error_code ec;
     const bool here = !s.empty() && fs::exists(fs::path(s), ec);
-    const char* what = kind == PresetKind::hardware ? "hardware preset" : "model preset";
+    const std::string what = preset_what(kind);
     if (preset && here)
         throw error("", what, "\"" + json_detail::printable(s) + "\"",
                     "a name that is not also a file or directory here: write ./" + json_detail::printable(s) +
                         " for the one here, or move it, to use the preset");
-    if (here) return json_detail::resolve_path(s);
+    if (here) return json_detail::resolve_path(s, kind == PresetKind::model);
     if (!preset) {
         // Every name, the closest first, ignoring case: names the input begins, then names that
         // contain it, then fewest single-character edits.
@@ -334,7 +357,7 @@ inline ResolvedPreset resolve(PresetKind kind, std::string_view name_or_path) {
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
         throw error("", what, "\"" + json_detail::printable(s) + "\"", "one of (closest first): " + list);
     }
-    return {data_directory() / (kind == PresetKind::hardware ? "hardware" : "models") / (s + ".json"), s};
+    return {data_directory() / preset_folder(kind) / (s + ".json"), s};
 }
 
 // The file alone, for callers that name things themselves.

@@ -22,6 +22,7 @@ struct EfficiencyPreset {
     bool compute_term = true;     // whether it could move the compute efficiency (not calibrate --hold-compute)
     std::optional<double> lowest_compute;  // the floor it could not go below (CalibrationTerms::lowest_compute)
     std::optional<double> leave_one_out_median, leave_one_out_worst;
+    std::optional<std::size_t> rows;  // how many measurement rows it was fitted on, where it says
 };
 
 inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std::string& file = "") {
@@ -68,6 +69,15 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     if (root.has("rms_relative_error")) p.fit.rms_relative_error = optional_number("rms_relative_error").value_or(0);
     if (root.has("explanation")) p.fit.explanation = root.at("explanation").string();
     if (root.has("bandwidth_basis")) p.fit.bandwidth_basis = root.at("bandwidth_basis").string();
+    if (root.has("rows")) {
+        const Node r = root.at("rows");
+        if (!r.value().is_array()) r.fail("an array of the measurement rows fitted, by index");
+        for (std::size_t i = 0; i < r.value().size(); ++i) {
+            const auto& v = r.value()[i];
+            if (!v.is_number_integer() || v.get<std::int64_t>() < 0) r.at(i).fail("a row index >= 0");
+        }
+        p.rows = r.value().size();
+    }
     if (root.has("leave_one_out")) {
         const Node l = root.at("leave_one_out");
         l.require_object("an object with median and worst");
@@ -78,8 +88,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
 }
 
 inline EfficiencyPreset load_efficiency(std::string_view name_or_path) {
-    const std::string s(name_or_path);
-    const std::filesystem::path file = looks_like_path(s) ? std::filesystem::path(s) : data_directory() / "efficiency" / (s + ".json");
+    const std::filesystem::path file = resolve_preset(PresetKind::efficiency, name_or_path);
     return efficiency_from_json(read_json_file(file), file.string());
 }
 

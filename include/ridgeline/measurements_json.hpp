@@ -166,8 +166,7 @@ inline Observation observation(const MeasuredRow& r) {
 
 inline MeasurementSet load_measurements(std::string_view name_or_path) {
     namespace fs = std::filesystem;
-    const std::string s(name_or_path);
-    const fs::path file = looks_like_path(s) ? fs::path(s) : data_directory() / "measurements" / (s + ".json");
+    const fs::path file = resolve_preset(PresetKind::measurements, name_or_path);
     MeasurementSet set = measurements_from_json(read_json_file(file), file.string());
     // A preset name that is not in the catalogue is the row's error, not the caller's later.
     std::map<std::string, std::int64_t> position_limits;  // each model's max_position_embeddings, loaded once

@@ -70,6 +70,14 @@ TEST_CASE("presets: a name or a path, and unknown names list the presets", "[pre
     CHECK_THROWS_WITH(load_model("llama-3.1-7b"), Catch::StartsWith("model preset: got \"llama-3.1-7b\", expected one of (closest first): llama-3.1-70b, llama-3.1-8b, "));
     CHECK_THROWS_WITH(load_model("tests/data/bad/no-such-file.json"),
                       "tests/data/bad/no-such-file.json: got a file that cannot be opened, expected a readable JSON file");
+    // Efficiency presets and measurement sets are named the same way: an engine's name alone lists
+    // its devices first (names it begins), then the rest by edit distance.
+    CHECK(load_efficiency("data/efficiency/vllm-h200.json").fit.bandwidth_efficiency == load_efficiency("vllm-h200").fit.bandwidth_efficiency);
+    CHECK_THROWS_WITH(load_efficiency("vllm"),
+                      Catch::StartsWith("efficiency preset: got \"vllm\", expected one of (closest first): vllm-a100-80gb, vllm-h100-sxm, "
+                                        "vllm-h200, vllm-mi300x, "));
+    CHECK_THROWS_WITH(load_measurements("publishd"),
+                      "measurement set: got \"publishd\", expected one of (closest first): published, gpt-fast");
 }
 
 TEST_CASE("presets: RIDGELINE_DATA_DIR must name a directory", "[presets][errors]") {
@@ -348,6 +356,8 @@ TEST_CASE("presets: only regular files of at most 64 MiB are read, under any fil
     // /dev/zero never ends.
     CHECK_THROWS_WITH(load_model("/dev/zero"), "/dev/zero: got a character device, not a regular file, expected a regular JSON file");
     CHECK_THROWS_WITH(load_measurements("tests/data/bad"), "tests/data/bad: got a directory, not a regular file, expected a regular JSON file");
+    // Only a model's directory means its config.json: an efficiency preset's is refused as one.
+    CHECK_THROWS_WITH(load_efficiency("tests/data/bad"), "tests/data/bad: got a directory, not a regular file, expected a regular JSON file");
 
     // One byte over 64 MiB (64 x 1,048,576 = 67,108,864 bytes), sparse: refused before reading.
     const fs::path big = tmp.path / "big.json";

@@ -297,9 +297,10 @@ def test_show_equals_cli(target):
 def test_model_and_list_equal_cli():
     for model in ("gpt-oss-120b", "llama-3.1-8b", "deepseek-v3"):
         same_rows(ridgeline.model_formats(model), cli_json("model", "-m", model))
-    for kind in ("hardware", "models"):
+    names = {"hardware": ridgeline.list_hardware(), "models": ridgeline.list_models(), "efficiency": ridgeline.list_efficiency()}
+    for kind in ("hardware", "models", "efficiency"):
         same_rows(ridgeline.list_presets(kind), cli_json("list", kind))
-        assert [r["name"] for r in ridgeline.list_presets(kind)] == (ridgeline.list_hardware() if kind == "hardware" else ridgeline.list_models())
+        assert [r["name"] for r in ridgeline.list_presets(kind)] == names[kind]
 
 
 @needs_cli
@@ -458,7 +459,9 @@ def test_unknown_preset_says_what_the_cli_says():
     assert str(e.value) == cli_error("decode", "-m", "llama-3.1-8b", "-H", "no-such-device")
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.predict("llama-3.1-8b", "h100-sxm", calibration="no-such-engine")
-    assert e.value.file.endswith("no-such-engine.json")
+    assert str(e.value) == cli_error("predict", "-m", "llama-3.1-8b", "--calibration", "no-such-engine")
+    assert e.value.path == "efficiency preset" and e.value.value == '"no-such-engine"'
+    assert e.value.expected.startswith("one of (closest first): ")
 
 
 def test_context_past_the_model_and_bad_degrees():
@@ -501,7 +504,7 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.calibrate("gpt-fast", where={"colour": "red"}), "where",
          "one of engine, engine_version, date, model, hardware, weights, tp, batch"),
         (lambda: ridgeline.calibrate("gpt-fast", where=["weights"]), "where", "KEY=VALUE, e.g. weights=bf16"),
-        (lambda: ridgeline.list_presets("gpus"), "kind", "hardware or models"),
+        (lambda: ridgeline.list_presets("gpus"), "kind", "hardware, models or efficiency"),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], columns=["tok_s"]), "columns", None),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], tp=[1, 2, 0]), "tensor-parallel degree", None),
     ]

@@ -939,6 +939,11 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
           "held at the device's measured 921.9 of 1008 GB/s");
     CHECK(load("").fit.bandwidth_basis.empty());
     CHECK_THROWS_WITH(load(R"(, "bandwidth_basis": 1)"), Catch::StartsWith("p.json: /bandwidth_basis: got 1"));
+    // The rows it was fitted on are counted (list efficiency prints the count); none said, none counted.
+    CHECK(load(R"(, "rows": [39, 40, 115])").rows == 3u);
+    CHECK_FALSE(load("").rows);
+    CHECK_THROWS_WITH(load(R"(, "rows": 3)"), "p.json: /rows: got 3, expected an array of the measurement rows fitted, by index");
+    CHECK_THROWS_WITH(load(R"(, "rows": [1, -2])"), "p.json: /rows/1: got -2, expected a row index >= 0");
 }
 
 TEST_CASE("efficiency presets: each is the fit of the published rows it names", "[calibrate][presets]") {
