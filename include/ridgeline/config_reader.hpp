@@ -110,13 +110,14 @@ private:
     KeyMap file_key_;
 };
 
-// Adds per-layer specs to the model; identical layers share a group (Model::add_layers).
-inline void add_layer_specs(Model& m, const std::vector<LayerSpec>& layers, const Node& root) {
+// Adds per-layer specs to the model; identical layers share a group (Model::add_layers). Too
+// many kinds is the layer count's error, under the file's own name for it.
+inline void add_layer_specs(Model& m, const std::vector<LayerSpec>& layers, const ConfigReader& c) {
     for (const LayerSpec& spec : layers) {
         try {
             m.add_layers(1, spec);
         } catch (const std::length_error&) {
-            throw error(root.file(), "/num_hidden_layers", std::to_string(layers.size()) + " layers",
+            throw error(c.root().file(), "/" + c.file_key("num_hidden_layers"), std::to_string(layers.size()) + " layers",
                         "at most " + std::to_string(Model::max_groups) + " distinct kinds of layer");
         }
     }

@@ -67,7 +67,7 @@ inline void read_deepseek(const ConfigReader& c, Model& m) {
         if (idx >= first_moe && idx % every == 0) specs[i].ffn = moe;
         else specs[i].ffn = DenseMlp{intermediate};
     }
-    add_layer_specs(m, specs, c.root());
+    add_layer_specs(m, specs, c);
     // DeepseekV3Config num_mtp_layers=1 (its attribute_map reads it as num_nextn_predict_layers).
     if (v3) m.mtp_layers = c.root().has("num_nextn_predict_layers") ? c.count_or_zero("num_nextn_predict_layers") : 1;
 }

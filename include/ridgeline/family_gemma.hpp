@@ -45,7 +45,7 @@ inline void read_gemma(const ConfigReader& c, Model& m) {
         specs[i].ffn = mlp;
         specs[i].norms = 4;  // input, post-attention, pre-feedforward, post-feedforward
     }
-    add_layer_specs(m, specs, c.root());
+    add_layer_specs(m, specs, c);
 }
 
 }  // namespace ridgeline::json_detail

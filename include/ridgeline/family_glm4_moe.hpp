@@ -40,7 +40,7 @@ inline void read_glm4_moe(const ConfigReader& c, Model& m) {
         if (static_cast<std::int64_t>(i) >= first_moe) specs[i].ffn = moe;
         else specs[i].ffn = DenseMlp{intermediate};
     }
-    add_layer_specs(m, specs, c.root());
+    add_layer_specs(m, specs, c);
     m.mtp_layers = c.count_or_zero("num_nextn_predict_layers");
 }
 

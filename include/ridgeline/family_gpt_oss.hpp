@@ -38,7 +38,7 @@ inline void read_gpt_oss(const ConfigReader& c, Model& m) {
         const bool sliding = types.empty() ? i % 2 == 0 : types[i] == "sliding_attention";
         if (sliding) specs[i].window = window();
     }
-    add_layer_specs(m, specs, c.root());
+    add_layer_specs(m, specs, c);
 }
 
 }  // namespace ridgeline::json_detail

@@ -39,7 +39,7 @@ inline void read_gptj(const ConfigReader& c, Model& m) {
     spec.attention = a;
     spec.norms = 2;  // one LayerNorm: weight and bias
     spec.ffn = NonGatedMlp{c.integer_absent_null("n_inner", 4 * hidden, 4 * hidden), true};
-    add_layer_specs(m, std::vector<LayerSpec>(static_cast<std::size_t>(layers), spec), c.root());
+    add_layer_specs(m, std::vector<LayerSpec>(static_cast<std::size_t>(layers), spec), c);
 }
 
 }  // namespace ridgeline::json_detail

@@ -22,7 +22,7 @@ inline void read_granitemoe(const ConfigReader& c, Model& m) {
     LayerSpec spec;
     spec.attention = a;
     spec.ffn = read_moe(c, "num_local_experts", "intermediate_size", 8, 2);
-    add_layer_specs(m, std::vector<LayerSpec>(static_cast<std::size_t>(layers), spec), c.root());
+    add_layer_specs(m, std::vector<LayerSpec>(static_cast<std::size_t>(layers), spec), c);
 }
 
 }  // namespace ridgeline::json_detail

@@ -84,7 +84,7 @@ inline void read_granitemoehybrid(const ConfigReader& c, Model& m) {
         specs[i].attention = is_attention[i] ? attention : mamba;
         specs[i].ffn = ffn;
     }
-    add_layer_specs(m, specs, c.root());
+    add_layer_specs(m, specs, c);
 }
 
 }  // namespace ridgeline::json_detail

@@ -104,7 +104,7 @@ inline void read_llama_like(const ConfigReader& c, Model& m) {
         if (moe_layer[i]) specs[i].ffn = moe;
         else specs[i].ffn = DenseMlp{intermediate, mlp_bias};
     }
-    add_layer_specs(m, specs, c.root());
+    add_layer_specs(m, specs, c);
     // MiMo's multi-token-prediction modules, counted apart like DeepSeek's.
     if (c.family() == "mimo") m.mtp_layers = c.count_or_zero("num_nextn_predict_layers");
 }

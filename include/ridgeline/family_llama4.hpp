@@ -69,7 +69,7 @@ inline void read_llama4(const ConfigReader& c, Model& m) {
         if (is_moe[i]) specs[i].ffn = moe;
         else specs[i].ffn = DenseMlp{dense};
     }
-    add_layer_specs(m, specs, c.root());
+    add_layer_specs(m, specs, c);
 }
 
 }  // namespace ridgeline::json_detail

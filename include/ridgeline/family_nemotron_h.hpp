@@ -196,7 +196,7 @@ inline void read_nemotron_h(const ConfigReader& c, Model& m) {
             case Block::moe: s.ffn = experts; break;
         }
     }
-    add_layer_specs(m, specs, c.root());
+    add_layer_specs(m, specs, c);
 }
 
 }  // namespace ridgeline::json_detail

@@ -83,7 +83,7 @@ inline void read_nemotron_nas(const ConfigReader& c, Model& m) {
             }
         }
     }
-    add_layer_specs(m, specs, c.root());
+    add_layer_specs(m, specs, c);
 }
 
 }  // namespace ridgeline::json_detail

@@ -32,7 +32,7 @@ inline void read_phi3(const ConfigReader& c, Model& m) {
     } else {
         spec.ffn = DenseMlp{c.integer("intermediate_size")};
     }
-    add_layer_specs(m, std::vector<LayerSpec>(static_cast<std::size_t>(layers), spec), c.root());
+    add_layer_specs(m, std::vector<LayerSpec>(static_cast<std::size_t>(layers), spec), c);
 }
 
 }  // namespace ridgeline::json_detail

@@ -56,7 +56,7 @@ inline void read_qwen3_next(const ConfigReader& c, Model& m) {
             specs[i].ffn = DenseMlp{intermediate};
         }
     }
-    add_layer_specs(m, specs, c.root());
+    add_layer_specs(m, specs, c);
 }
 
 }  // namespace ridgeline::json_detail

@@ -729,6 +729,16 @@ TEST_CASE("families: required keys with no default are named when missing", "[fa
     CHECK_THROWS_WITH(model_from_config(nas, "nas.json"),
                       "nas.json: /block_configs/0/ffn/ffn_mult: got nothing (the key is missing), expected a positive number "
                       "(the MLP width over hidden_size)");
+    // More distinct layers than a Model holds (64) is the layer count's error: each of the 80
+    // blocks given its own MLP width (ffn_mult 1.0, 1.1, ...: widths 546 apart, past the rounding to 256).
+    nlohmann::json wide = hub("llama-3_3-nemotron-super-49b-v1.json");
+    for (std::size_t i = 0; i < wide["block_configs"].size(); ++i) {
+        wide["block_configs"][i]["ffn"]["no_op"] = false;
+        wide["block_configs"][i]["ffn"]["replace_with_linear"] = false;
+        wide["block_configs"][i]["ffn"]["ffn_mult"] = 1.0 + 0.1 * static_cast<double>(i);
+    }
+    CHECK_THROWS_WITH(model_from_config(wide, "wide.json"),
+                      "wide.json: /num_hidden_layers: got 80 layers, expected at most 64 distinct kinds of layer");
     nlohmann::json wrapper = hub("qwen3-vl-8b-instruct-partial.json");
     wrapper["text_config"]["model_type"] = "falcon";
     CHECK_THROWS_WITH(model_from_config(wrapper, "vl.json"),
