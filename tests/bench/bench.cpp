@@ -255,6 +255,17 @@ void load_every_preset(benchmark::State& state) {
 }
 BENCHMARK(load_every_preset)->Unit(benchmark::kMillisecond);
 
+// Parsing an array of n empty objects (about 4 bytes each): linear in n. nlohmann's parse with
+// a callback was quadratic here (14 s for 160,000), which a 640 KB file could use to hang a load.
+void parse_array_of_objects(benchmark::State& state) {
+    std::string text = "[";
+    for (std::int64_t i = 0; i < state.range(0); ++i) text += i ? ",{}" : "{}";
+    text += "]";
+    for (auto _ : state) benchmark::DoNotOptimize(parse_json_text(text, "bench.json"));
+    state.SetComplexityN(state.range(0));
+}
+BENCHMARK(parse_array_of_objects)->RangeMultiplier(4)->Range(10000, 640000)->Complexity()->Unit(benchmark::kMillisecond);
+
 // The grid's inputs for seed003_sweep.py, taken from the presets so both sides sweep the same numbers.
 int export_sweep(const std::string& file) {
     nlohmann::json spec{{"weight_bytes", sweep::weight_bytes}, {"models", nlohmann::json::array()}, {"devices", nlohmann::json::array()}};
