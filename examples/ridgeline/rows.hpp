@@ -416,6 +416,10 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     add("hardware", text(s.hardware));
     add("model", text(std::string(s.m.name.view())));
     add("calibration", text(preset.engine + " on " + preset.hardware));
+    // Another device's fit is a guess about this one: say so beside the numbers.
+    if (preset.hardware != s.hardware)
+        add("calibration_device", text("fitted on " + preset.hardware + ", not " + s.hardware +
+                                       ": its fractions of peak and its fixed times are assumed to carry over"));
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
     add("kv_read_per", text(preset.fit.kv_per_query_head ? "query head" : "KV head"));
     add("batch", integer(w.batch));

@@ -398,12 +398,13 @@ inline PredictionRange predict_range(const Deployment& d, const Model& m, const 
         };
         x.bandwidth_efficiency = eff(c.bandwidth_efficiency, c.bandwidth_efficiency_error);
         x.compute_efficiency = eff(c.compute_efficiency, c.compute_efficiency_error);
-        const auto time = [&](Seconds v, const std::optional<Seconds>& e) {
+        // Within the bounds Workload's validate() puts on each time.
+        const auto time = [&](Seconds v, const std::optional<Seconds>& e, Seconds most) {
             const Seconds out = e ? v - sign * *e : v;
-            return out < Seconds{} ? Seconds{} : out;
+            return out < Seconds{} ? Seconds{} : (out > most ? most : out);
         };
-        x.overhead = time(c.overhead, c.overhead_error);
-        x.per_layer = time(c.per_layer, c.per_layer_error);
+        x.overhead = time(c.overhead, c.overhead_error, s(1000));
+        x.per_layer = time(c.per_layer, c.per_layer_error, s(1));
         return predict(d, m, w, x).step_time;
     };
     r.fastest = moved(+1);

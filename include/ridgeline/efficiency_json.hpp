@@ -36,37 +36,49 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     EfficiencyPreset p;
     p.engine = root.need("engine", "the engine's name").string();
     p.hardware = root.need("hardware", "a hardware preset name").string();
-    const auto fraction = [&](const char* key) {
-        const double v = root.need(key, "a fraction in (0, 1]").positive_number();
-        if (!(v > 0 && v <= 1)) root.at(key).fail("a fraction in (0, 1]");
-        return v;
-    };
-    const auto time = [&](const char* key) {
-        if (!root.has(key)) return Seconds{};
+    // Each bound is the one Workload's validate() puts on the term, so a preset that loads
+    // predicts: efficiencies in [1e-6, 1], a time per step up to 1000 s, per layer up to 1 s.
+    const auto number_in = [&](const char* key, double low, double high, const std::string& expected) {
         const Node n = root.at(key);
-        if (!n.value().is_number() || !(n.value().get<double>() >= 0) || !(n.value().get<double>() <= 1000)) n.fail("a time in seconds from 0 to 1000");
-        return s(n.value().get<double>());
-    };
-    const auto optional_number = [&](const char* key) -> std::optional<double> {
-        if (!root.has(key) || root.at(key).value().is_null()) return std::nullopt;
-        const Node n = root.at(key);
-        if (!n.value().is_number() || !(n.value().get<double>() >= 0) || !(n.value().get<double>() < 1e6)) n.fail("a number >= 0");
+        if (!n.value().is_number() || !(n.value().get<double>() >= low) || !(n.value().get<double>() <= high)) n.fail(expected);
         return n.value().get<double>();
     };
+    const auto fraction = [&](const char* key) {
+        (void)root.need(key, "a fraction in [1e-6, 1]");
+        return number_in(key, 1e-6, 1, "a fraction in [1e-6, 1]");
+    };
+    const auto time = [&](const char* key, double high, const char* expected) {
+        return root.has(key) ? s(number_in(key, 0, high, expected)) : Seconds{};
+    };
+    const auto given = [&](const char* key) { return root.has(key) && !root.at(key).value().is_null(); };
     p.fit.bandwidth_efficiency = fraction("bandwidth_efficiency");
     p.fit.compute_efficiency = root.has("compute_efficiency") ? fraction("compute_efficiency") : 1.0;
-    p.fit.overhead = time("overhead_s");
-    p.fit.per_layer = time("per_layer_s");
+    p.fit.overhead = time("overhead_s", 1000, "a time in seconds from 0 to 1000");
+    p.fit.per_layer = time("per_layer_s", 1, "a time in seconds from 0 to 1");
     // Older presets say none: a fixed time, the compute efficiency fitted, and the shared KV reading.
     if (root.has("per_layer_term")) p.per_layer_term = root.at("per_layer_term").boolean();
     if (root.has("compute_term")) p.compute_term = root.at("compute_term").boolean();
     if (root.has("lowest_compute")) p.lowest_compute = fraction("lowest_compute");
     if (root.has("kv_per_query_head")) p.fit.kv_per_query_head = root.at("kv_per_query_head").boolean();
-    p.fit.bandwidth_efficiency_error = optional_number("bandwidth_efficiency_error");
-    p.fit.compute_efficiency_error = optional_number("compute_efficiency_error");
-    if (const auto e = optional_number("overhead_error_s")) p.fit.overhead_error = s(*e);
-    if (const auto e = optional_number("per_layer_error_s")) p.fit.per_layer_error = s(*e);
-    if (root.has("rms_relative_error")) p.fit.rms_relative_error = optional_number("rms_relative_error").value_or(0);
+    // One standard error of each term: predict's range moves the term by it, so an efficiency's
+    // must stay below the efficiency (else the slow end is a step at zero bandwidth) and a time's
+    // within the time's own bound.
+    const auto efficiency_error = [&](const char* key, double value) -> std::optional<double> {
+        if (!given(key)) return std::nullopt;
+        const std::string expected = "a number from 0 to below the efficiency (" + number_text(value) + ")";
+        const double e = number_in(key, 0, value, expected);
+        if (!(e < value)) root.at(key).fail(expected);
+        return e;
+    };
+    const auto time_error = [&](const char* key, Seconds value, double high, const char* expected) -> std::optional<Seconds> {
+        if (!given(key)) return std::nullopt;
+        return s(number_in(key, 0, high - value.in(s), expected));
+    };
+    p.fit.bandwidth_efficiency_error = efficiency_error("bandwidth_efficiency_error", p.fit.bandwidth_efficiency);
+    p.fit.compute_efficiency_error = efficiency_error("compute_efficiency_error", p.fit.compute_efficiency);
+    p.fit.overhead_error = time_error("overhead_error_s", p.fit.overhead, 1000, "a time in seconds from 0 to 1000 less overhead_s");
+    p.fit.per_layer_error = time_error("per_layer_error_s", p.fit.per_layer, 1, "a time in seconds from 0 to 1 less per_layer_s");
+    if (given("rms_relative_error")) p.fit.rms_relative_error = number_in("rms_relative_error", 0, 1e6, "a number from 0 to 1e6");
     if (root.has("explanation")) p.fit.explanation = root.at("explanation").string();
     if (root.has("bandwidth_basis")) p.fit.bandwidth_basis = root.at("bandwidth_basis").string();
     if (root.has("rows")) {
@@ -79,10 +91,21 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
         p.rows = r.value().size();
     }
     if (root.has("leave_one_out")) {
+        // Relative errors, as calibrate writes them (0.264 is 26.4%); null where it had too few rows.
         const Node l = root.at("leave_one_out");
         l.require_object("an object with median and worst");
-        if (l.has("median") && !l.at("median").value().is_null()) p.leave_one_out_median = l.at("median").value().get<double>();
-        if (l.has("worst") && !l.at("worst").value().is_null()) p.leave_one_out_worst = l.at("worst").value().get<double>();
+        l.only_keys({"median", "worst"});
+        const auto share = [&](const char* key) -> std::optional<double> {
+            if (!l.has(key) || l.at(key).value().is_null()) return std::nullopt;
+            const Node n = l.at(key);
+            const std::string expected = "a relative error from 0 to 100 (10,000%), or null";
+            if (!n.value().is_number() || !(n.value().get<double>() >= 0) || !(n.value().get<double>() <= 100)) n.fail(expected);
+            return n.value().get<double>();
+        };
+        p.leave_one_out_median = share("median");
+        p.leave_one_out_worst = share("worst");
+        if (p.leave_one_out_median && p.leave_one_out_worst && *p.leave_one_out_median > *p.leave_one_out_worst)
+            l.at("median").fail("at most the worst (" + number_text(*p.leave_one_out_worst) + ")");
     }
     return p;
 }

@@ -932,7 +932,7 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
     CHECK(load("").compute_term);
     CHECK_FALSE(load("").lowest_compute);
     CHECK(*load(R"(, "compute_term": false, "lowest_compute": 0.05)").lowest_compute == 0.05);
-    CHECK_THROWS_WITH(load(R"(, "lowest_compute": 2)"), "p.json: /lowest_compute: got 2, expected a fraction in (0, 1]");
+    CHECK_THROWS_WITH(load(R"(, "lowest_compute": 2)"), "p.json: /lowest_compute: got 2, expected a fraction in [1e-6, 1]");
     CHECK_THROWS_WITH(load(R"(, "compute_term": "yes")"), Catch::StartsWith("p.json: /compute_term: got \"yes\""));
     // A one-row fit's bandwidth basis is read back as written.
     CHECK(load(R"(, "bandwidth_basis": "held at the device's measured 921.9 of 1008 GB/s")").fit.bandwidth_basis ==
@@ -944,6 +944,19 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
     CHECK_FALSE(load("").rows);
     CHECK_THROWS_WITH(load(R"(, "rows": 3)"), "p.json: /rows: got 3, expected an array of the measurement rows fitted, by index");
     CHECK_THROWS_WITH(load(R"(, "rows": [1, -2])"), "p.json: /rows/1: got -2, expected a row index >= 0");
+    // Each term within the bound predict puts on it, and each error within what predict's range
+    // can move it by: below the efficiency, and no time past its bound.
+    CHECK_THROWS_WITH(load(R"(, "per_layer_s": 5)"), "p.json: /per_layer_s: got 5, expected a time in seconds from 0 to 1");
+    CHECK_THROWS_WITH(load(R"(, "bandwidth_efficiency_error": 0.8)"),
+                      "p.json: /bandwidth_efficiency_error: got 0.8, expected a number from 0 to below the efficiency (0.8)");
+    CHECK(*load(R"(, "bandwidth_efficiency_error": 0.79)").fit.bandwidth_efficiency_error == 0.79);
+    CHECK_THROWS_WITH(load(R"(, "overhead_s": 999, "overhead_error_s": 2)"),
+                      "p.json: /overhead_error_s: got 2, expected a time in seconds from 0 to 1000 less overhead_s");
+    CHECK_THROWS_WITH(load(R"(, "leave_one_out": {"median": 0.3, "worst": 0.2})"),
+                      "p.json: /leave_one_out/median: got 0.3, expected at most the worst (0.2)");
+    CHECK_THROWS_WITH(load(R"(, "leave_one_out": {"median": "12%"})"),
+                      "p.json: /leave_one_out/median: got \"12%\" (a string), expected a relative error from 0 to 100 (10,000%), or null");
+    CHECK_FALSE(load(R"(, "leave_one_out": {"median": null, "worst": null})").leave_one_out_median);
 }
 
 TEST_CASE("efficiency presets: each is the fit of the published rows it names", "[calibrate][presets]") {
