@@ -59,11 +59,12 @@ constexpr void tokens_per_s_over_batches(const StepCost& c, const Rates& r, std:
     }
     const double bw = r.bandwidth.in(bytes_per_s), peak = r.peak.in(flop_per_s);
     const double fixed = c.fixed_bytes.in(bytes) / bw;
-    const double per_sequence = c.sequence_bytes(static_cast<double>(context)).in(bytes) / bw;
+    const double kv = c.kv_bytes(static_cast<double>(context)).in(bytes) / bw;
     const double compute = c.flops(static_cast<double>(context)).in(flop) / peak;
+    const auto per_sequence = static_cast<double>(c.tokens_per_sequence);
     for (std::size_t i = 0; i < batches.size(); ++i) {
         const auto b = static_cast<double>(batches[i]);
-        const double memory = fixed + b * per_sequence, work = b * compute;
+        const double memory = fixed + b * kv + c.row_bytes(b * per_sequence).in(bytes) / bw, work = b * compute;
         out[i] = 1.0 / (memory < work ? work : memory);
     }
 }

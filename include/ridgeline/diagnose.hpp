@@ -62,8 +62,9 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         d.verdict = Verdict::above_ceiling;
         // Fewer bits: the weight bytes that fit in the measured step beside the KV.
         const StepCost c = step_cost(m, ideal, dep.parallel);
-        const Bytes allowed = measured_step * hw.memory_bandwidth - static_cast<double>(w.batch) * c.sequence_bytes(static_cast<double>(w.context));
-        const Bytes weights = c.weight_bytes(w.batch) - static_cast<double>(w.batch * w.tokens_per_sequence) * c.per_sequence_bytes;
+        const Bytes rows = c.row_bytes(static_cast<double>(w.batch * w.tokens_per_sequence));
+        const Bytes allowed = measured_step * hw.memory_bandwidth - static_cast<double>(w.batch) * c.kv_bytes(static_cast<double>(w.context)) - rows;
+        const Bytes weights = c.weight_bytes(w.batch) - rows;
         if (allowed > Bytes{})
             d.max_bits_per_weight = w.precision.weights.bits_per_element() * static_cast<double>(allowed / weights);
         // More devices: the bytes one device reads now, spread until each reads a measured step's worth.

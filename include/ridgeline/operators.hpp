@@ -97,7 +97,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
     // assumptions charge them.
     if (read_rows) {
         const Flops lookup = as.embedding_lookup_flops ? flop(2.0 * all.embeddings / (t * b.stages) * b.tokens) : Flops{};
-        b.add("embeddings (rows)", 0, 0, Bytes{}, b.tokens * c.per_sequence_bytes, lookup);
+        b.add("embeddings (rows)", 0, 0, Bytes{}, c.row_bytes(b.tokens), lookup);
     } else if (!m.tied_embeddings) {
         b.weights("embeddings", 0, 0, all.embeddings, all.embeddings / t, table_bytes, as.embedding_lookup_flops);
     }

@@ -63,7 +63,7 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         // Tokens in the chunk, for the experts they touch; past 2^62 every expert is touched anyway.
         const double chunk_tokens = B * len;
         const std::int64_t tokens = chunk_tokens < 0x1p62 ? static_cast<std::int64_t>(chunk_tokens) : std::int64_t{1} << 62;
-        const Bytes bytes = c.fixed_bytes + c.routed_bytes(tokens) + B * len * c.per_sequence_bytes +
+        const Bytes bytes = c.fixed_bytes + c.routed_bytes(tokens) + c.row_bytes(B * len) +
                             B * c.kv_bytes(static_cast<double>(start)) + B * len * kv_written_per_token;
         Flops attention{};
         for (std::size_t i = 0; i < c.context_count; ++i) {

@@ -130,7 +130,11 @@ struct StepCost {
     double experts_per_token = 0;  // of the MoE layers (for the all-to-all), 0 if none
     std::int64_t tokens_per_sequence = 1;
     Bytes fixed_bytes{};         // read once per step, whatever the batch
-    Bytes per_sequence_bytes{};  // each sequence's own weight reads (its embedding row)
+    Bytes per_sequence_bytes{};  // each token's own weight reads (its embedding row)
+    // Rows of an untied input table read a row per token: its vocabulary. A step reads each row
+    // at most once however many tokens look it up, so past this many tokens the rows read stop
+    // growing (0: no table read by rows).
+    double embedding_rows = 0;
     Bytes state_bytes{};         // each sequence's recurrent state, read and written once a step
     Flops flops_per_token{};     // matmul FLOPs per sequence: 2 per charged active parameter
     std::array<ContextTerm, max_terms> context_terms{};
@@ -157,11 +161,15 @@ struct StepCost {
                  routed_terms[i].bytes_per_expert;
         return b;
     }
-    // Weights a batch of B sequences reads: experts touched by all its tokens, one embedding row
-    // per token under the bytes-read accounting.
+    // The embedding rows `tokens` tokens read: one each (the bytes-read accounting charges every
+    // token its own row), up to the whole table.
+    [[nodiscard]] constexpr Bytes row_bytes(double tokens) const {
+        return (embedding_rows > 0 && tokens > embedding_rows ? embedding_rows : tokens) * per_sequence_bytes;
+    }
+    // Weights a batch of B sequences reads: experts touched by all its tokens, and their
+    // embedding rows under the bytes-read accounting.
     [[nodiscard]] constexpr Bytes weight_bytes(std::int64_t batch) const {
-        return fixed_bytes + routed_bytes(batch * tokens_per_sequence) +
-               static_cast<double>(batch * tokens_per_sequence) * per_sequence_bytes;
+        return fixed_bytes + routed_bytes(batch * tokens_per_sequence) + row_bytes(static_cast<double>(batch * tokens_per_sequence));
     }
     // KV (and recurrent state) one sequence reads at `context` tokens.
     [[nodiscard]] constexpr Bytes kv_bytes(double context) const {
@@ -177,7 +185,8 @@ struct StepCost {
             f += span(context_terms[i], context) * context_terms[i].attention_flops_per_token;
         return static_cast<double>(tokens_per_sequence) * f;
     }
-    // What one more sequence adds to the step's bytes, besides its share of the experts.
+    // What one more sequence adds to the step's bytes, besides its share of the experts (while
+    // the batch's tokens are fewer than the table's rows).
     [[nodiscard]] constexpr Bytes sequence_bytes(double context) const {
         return static_cast<double>(tokens_per_sequence) * per_sequence_bytes + kv_bytes(context);
     }
@@ -278,7 +287,10 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
         // The input table: a tied one is the LM head and is read whole; an untied one is read a
         // row per token, unless every parameter is charged.
         if (m.tied_embeddings || a.accounting == WeightAccounting::every_parameter) read += table / T * per_table_weight;
-        else c.per_sequence_bytes = bytes(h * per_table_weight / (T * stages));
+        else {
+            c.per_sequence_bytes = bytes(h * per_table_weight / (T * stages));
+            c.embedding_rows = table / h;
+        }
     }
     c.fixed_bytes = bytes(read / stages);
 

@@ -1,6 +1,7 @@
 // The decode step, ridge batch, n* and capacity: hand-computed cases, limits and invariants.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -129,6 +130,27 @@ TEST_CASE("decode: a compute-bound step by hand", "[decode]") {
     const DecodeStep d = decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = 1024, .context = 0}));
     CHECK(d.bound == Bound::compute);
     CHECK(d.step_time.in(s) == Approx(1024 * 2 * 8030261248.0 / 989e12).epsilon(1e-12));
+}
+
+TEST_CASE("decode: a step reads each embedding row once, however many tokens look it up", "[decode]") {
+    // Llama-3.1-8B (config.json): 8,030,261,248 parameters, its untied input table 128,256 x
+    // 4,096 = 525,336,576 of them, BF16. One sequence reads one row of the table; 2^20 sequences
+    // look up more tokens than the table has rows, so read it whole: every weight once, as the
+    // model's 16.06 GB.
+    const auto weights = [](std::int64_t batch) {
+        return decode_step(h100(), llama8b(), Workload{.batch = batch, .context = 0}).weight_bytes.in(bytes);
+    };
+    CHECK(weights(1) == Approx(2.0 * (8030261248.0 - 525336576.0 + 4096.0)).epsilon(1e-12));
+    CHECK(weights(std::int64_t{1} << 20) == Approx(2.0 * 8030261248.0).epsilon(1e-12));
+    CHECK(weights(128256) == Approx(2.0 * 8030261248.0).epsilon(1e-12));
+    CHECK(weights(128255) == Approx(2.0 * (8030261248.0 - 4096.0)).epsilon(1e-12));
+    // The sweep's vectorised loop agrees with the step at both sides of the cap.
+    const std::array<std::int64_t, 2> batches{1000, std::int64_t{1} << 20};
+    std::array<double, 2> rates{};
+    const StepCost c = step_cost(llama8b(), Workload{}, Parallelism{});
+    tokens_per_s_over_batches(c, Rates{h100().memory_bandwidth, h100().require_peak(Numeric::bf16)}, 0, batches, rates);
+    for (std::size_t i = 0; i < batches.size(); ++i)
+        CHECK(rates[i] == Approx(decode_step(h100(), llama8b(), Workload{.batch = batches[i], .context = 0}).tokens_per_s.in(per_s)).epsilon(1e-12));
 }
 
 TEST_CASE("scaling book: B*bw/(B*kv + params) is the memory-bound total rate", "[decode]") {
