@@ -628,6 +628,22 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
     return e.what();
 }
 
+// plan's errors in its flags' words: it searches many devices, so a missing peak is the search's.
+std::string plan_in_user_terms(const ridgeline::error& e) {
+    if (!e.file().empty()) return e.what();
+    std::string expected = e.expected();
+    replace_all(expected, "raise Model::max_context where the model allows more", "raise it with --max-context");
+    if (e.path() == "prompt + output") return fmt::format("--prompt + --output: got {}, expected {}", e.value(), expected);
+    if (e.path() == "TPOT target") return fmt::format("--tpot-ms: got {}, expected {}", e.value(), expected);
+    if (e.path() == "TTFT target") return fmt::format("--ttft-ms: got {}, expected {}", e.value(), expected);
+    if (e.path().starts_with("hardware '") && e.path().ends_with("' compute peak")) {
+        const std::string device = e.path().substr(0, e.path().size() - std::string_view(" compute peak").size());
+        return fmt::format("--compute: got {}, expected a format some candidate device has a dense peak for ({} has none, "
+                           "nor has any other candidate)", e.value(), device);
+    }
+    return e.what();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -796,7 +812,8 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const ridgeline::error& e) {
         const bool flags = !*cal && !*list && !*show && !*model && !*planner;  // the rest take the workload flags
-        fmt::print(stderr, "ridgeline: {}\n", cli::printable(flags ? in_user_terms(e, device_of_error()) : e.what()));
+        const std::string said = flags ? in_user_terms(e, device_of_error()) : *planner ? plan_in_user_terms(e) : e.what();
+        fmt::print(stderr, "ridgeline: {}\n", cli::printable(said));
         return 1;
     } catch (const std::exception& e) {
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(e.what()));

@@ -40,6 +40,7 @@ struct PlanOptions {
     std::optional<double> memory_fraction;
     std::optional<ridgeline::Bytes> reserve;
     std::optional<ridgeline::Seconds> link_latency;
+    std::optional<std::int64_t> max_context;
     std::optional<std::string> svg;
     Output format = Output::table;
 };
@@ -114,6 +115,8 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.reserve = parse_reserve(f, t); }},
         {"--link-latency-us", "link_latency_us", "Latency per message on the links, us (default: the preset's)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.link_latency = parse_link_latency(f, t); }},
+        {"--max-context", "", "Raise the model's context limit (max_position_embeddings), e.g. 131072 for Qwen3 with YaRN",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.max_context = parse_integer_option(f, t, 1, std::int64_t{1} << 40); }},
         // Prices: "h100-sxm=2.50,h200=3.50"; that each names a device of -H is checked with -H.
         {"--price", "price", "Price per device-hour: h100-sxm=2.50,h200=3.50 (ranks by cost per million tokens)",
          [](PlanOptions& o, const std::string& f, const std::string& t) {
@@ -186,6 +189,7 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     }
     LoadedModel loaded = load_model_with_formats(o.model);
     r.model = loaded.model;
+    if (o.max_context) r.model.max_context = *o.max_context;
     out.model_notes = std::move(loaded.notes);
     return out;
 }

@@ -268,8 +268,10 @@ std::string plan_field_of(const std::string& message, const std::string& path) {
     if (path == "users" || path == "traffic") return "users";
     if (path == "requests per second") return "rate";
     if (path == "max devices") return "max_devices";
-    if (path == "latency target") return "tpot_ms";
-    if (path == "prompt") return "prompt";
+    if (path == "TPOT target") return "tpot_ms";
+    if (path == "TTFT target") return "ttft_ms";
+    if (path == "prompt" || path == "prompt + output") return "prompt";
+    if (path.ends_with("' compute peak")) return "compute";
     if (path == "chunk") return "chunk";
     return "model";
 }

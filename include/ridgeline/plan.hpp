@@ -126,8 +126,12 @@ inline void validate(const PlanRequest& r) {
         if (d.price_per_hour && !(*d.price_per_hour > 0 && *d.price_per_hour < 1e9))
             throw error("", "price of " + d.name, number_text(*d.price_per_hour), "a positive number below 1e9 per device-hour");
     }
-    for (const auto* t : {&r.ttft_target, &r.tpot_target})
-        if (*t && !(**t > Seconds{} && **t < s(1e6))) throw error("", "latency target", number_text(t->value().in(ms)) + " ms", "a positive time");
+    // Each request runs to prompt + output tokens: past the model's positions no plan can serve it.
+    require_context_within(r.model, r.traffic.prompt + r.traffic.output, "prompt + output");
+    // The CLI's --ttft-ms and --tpot-ms take 0.001 to 1e9 ms: the same bounds.
+    for (const auto& [t, what] : {std::pair{&r.ttft_target, "TTFT target"}, std::pair{&r.tpot_target, "TPOT target"}})
+        if (*t && !(**t >= ms(1e-3) && **t <= ms(1e9)))
+            throw error("", what, number_text(t->value().in(ms)) + " ms", "a time from 0.001 to 1e9 ms");
 }
 
 // The feasible plans, ranked, and the Pareto front.
@@ -138,6 +142,10 @@ inline PlanResult plan(const PlanRequest& r) {
     for (const ServingMode m : r.modes) out.assumptions.push_back(mode_assumptions(m, r.traffic));
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     const std::int64_t longest = r.traffic.prompt + r.traffic.output;
+    // Settings the search could serve, and the first refusal: where every one was refused (a
+    // compute format no candidate has), that is the answer, not "no plan meets the targets".
+    std::int64_t served = 0;
+    std::optional<error> refused;
 
     for (const PlanDevice& dev : r.devices) {
         for (const Format weights : r.weights) {
@@ -151,7 +159,8 @@ inline PlanResult plan(const PlanRequest& r) {
                 std::optional<std::int64_t> most;
                 try {
                     most = largest_batch(d, r.model, w, longest);
-                } catch (const error&) {
+                } catch (const error& e) {
+                    if (!refused) refused = e;
                     continue;  // e.g. a compute format the device lacks
                 }
                 if (!most) continue;
@@ -161,8 +170,11 @@ inline PlanResult plan(const PlanRequest& r) {
                         b.batch = batch;
                         ++out.evaluated;
                         try {
-                            return serve(d, r.model, b, r.traffic, mode);
-                        } catch (const error&) {
+                            Serving s = serve(d, r.model, b, r.traffic, mode);
+                            ++served;
+                            return s;
+                        } catch (const error& e) {
+                            if (!refused) refused = e;
                             return std::nullopt;  // e.g. no link for the KV transfer
                         }
                     };
@@ -240,6 +252,8 @@ inline PlanResult plan(const PlanRequest& r) {
             }
         }
     }
+
+    if (served == 0 && refused) throw *refused;
 
     // Cheapest first (or fewest devices), then the faster token, then fewer replicas.
     std::stable_sort(out.plans.begin(), out.plans.end(), [&](const PlanRow& a, const PlanRow& b) {

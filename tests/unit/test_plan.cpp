@@ -294,4 +294,20 @@ TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
     r.requests_per_s.reset();
     r.traffic.cached_prompt = 2048;
     CHECK_THROWS_WITH(plan(r), "cached prompt: got 2048, expected an integer from 0 to the prompt (1024)");
+    r.traffic.cached_prompt = 0;
+    // The targets take what --tpot-ms and --ttft-ms take, 0.001 to 1e9 ms.
+    r.tpot_target = ms(2e9);
+    CHECK_THROWS_WITH(plan(r), "TPOT target: got 2e+09 ms, expected a time from 0.001 to 1e9 ms");
+    r.tpot_target = ms(50);
+    r.ttft_target = ms(0.0001);
+    CHECK_THROWS_WITH(plan(r), "TTFT target: got 0.0001 ms, expected a time from 0.001 to 1e9 ms");
+    r.ttft_target.reset();
+    // A request past the model's 131,072 positions is refused, not searched to "no plan".
+    r.traffic = Traffic{131000, 1000};
+    CHECK_THROWS_WITH(plan(r), "prompt + output: got 132000, expected at most model 'llama-3.1-8b' max_position_embeddings (131072); "
+                               "raise Model::max_context where the model allows more");
+    // A compute format no candidate has a peak for is that device's error, not an empty search.
+    r.traffic = Traffic{1024, 256};
+    r.base.precision.compute = Numeric::fp4;
+    CHECK_THROWS_WITH(plan(r), Catch::StartsWith("hardware 'NVIDIA H100 SXM5 80GB' compute peak: got fp4"));
 }
