@@ -541,7 +541,9 @@ py::object calibrate_py(const std::string& measurements, const py::kwargs& kw) {
         }));
     const cli::CalibrateRun run = cli::run_calibration(r);
     if (run.kept.empty())
-        throw ridgeline::error(measurements, "", "no row left by the filters" +
+        if (const auto f = cli::filter_leaving_none(r, run.set)) throw ridgeline::error("", f->key, f->value, f->expected);
+    if (run.kept.empty())
+        throw ridgeline::error(measurements, "", "no row left by the filters together" +
                                    (run.flagged.empty() ? std::string() : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"),
                                "filters that leave at least one measurement");
     py::dict out;

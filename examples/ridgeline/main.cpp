@@ -448,8 +448,14 @@ struct CalibrateOptions {
 void run_calibrate(const CalibrateOptions& o) {
     const cli::CalibrateRequest& a = o.request;
     const cli::CalibrateRun run = cli::run_calibration(a);
+    if (run.kept.empty()) {
+        if (const auto f = cli::filter_leaving_none(a, run.set)) {
+            const std::string flag = f->key == "engine" || f->key == "model" || f->key == "hardware" ? "--" + f->key : "--where " + f->key;
+            throw cli::usage_error(flag + ": got \"" + f->value + "\", expected " + f->expected);
+        }
+    }
     if (run.kept.empty())
-        throw cli::usage_error("calibrate: no row of " + a.measurements + " is left by the filters" +
+        throw cli::usage_error("calibrate: no row of " + a.measurements + " passes all the filters together" +
                                (run.flagged.empty() ? "" : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"));
     const Calibration& c = run.fit;
     cli::calibrate_table(run).print(o.format);

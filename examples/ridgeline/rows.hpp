@@ -486,6 +486,36 @@ struct CalibrateRun {
     double loo_median = 0, loo_worst = 0;
 };
 
+// Why the filters leave no row: the first filter no row of the file passes on its own (key is
+// engine, model, hardware or a --where key), with the values the file has for it. Nothing when
+// each filter alone leaves rows and only their combination leaves none.
+struct FilterLeavingNone {
+    std::string key, value, expected;
+};
+inline std::optional<FilterLeavingNone> filter_leaving_none(const CalibrateRequest& a, const ridgeline::MeasurementSet& set) {
+    std::vector<std::pair<std::string, std::string>> filters;
+    if (a.engine) filters.emplace_back("engine", *a.engine);
+    if (a.model) filters.emplace_back("model", *a.model);
+    if (!a.hardware.empty()) filters.emplace_back("hardware", a.hardware);
+    filters.insert(filters.end(), a.where.begin(), a.where.end());
+    for (const auto& [key, value] : filters) {
+        std::vector<std::string> values;
+        bool any = false;
+        for (const ridgeline::MeasuredRow& r : set.rows) {
+            const std::string v = row_field(r, key).value_or("");
+            any = any || v == value;
+            if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+        }
+        if (any) continue;
+        std::sort(values.begin(), values.end());
+        std::string list;
+        for (std::size_t i = 0; i < values.size() && i < 30; ++i) list += (i ? ", " : "") + (values[i].empty() ? "(none stated)" : values[i]);
+        if (values.size() > 30) list += ", ... (" + std::to_string(values.size() - 30) + " more)";
+        return FilterLeavingNone{key, value, "a value some row of " + a.measurements + " has: " + list};
+    }
+    return std::nullopt;
+}
+
 // The fit. When the filters leave no row, `kept` is empty and nothing is fitted: each face says
 // so in its own terms.
 inline CalibrateRun run_calibration(const CalibrateRequest& a) {

@@ -504,6 +504,7 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.calibrate("gpt-fast", where={"colour": "red"}), "where",
          "one of engine, engine_version, date, model, hardware, weights, tp, batch"),
         (lambda: ridgeline.calibrate("gpt-fast", where=["weights"]), "where", "KEY=VALUE, e.g. weights=bf16"),
+        (lambda: ridgeline.calibrate("gpt-fast", where={"tp": "3"}), "tp", "a value some row of gpt-fast has: 1, 2, 4, 8"),
         (lambda: ridgeline.list_presets("gpus"), "kind", "hardware, models or efficiency"),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], columns=["tok_s"]), "columns", None),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], tp=[1, 2, 0]), "tensor-parallel degree", None),
@@ -517,6 +518,10 @@ def test_bad_inputs_of_every_answer():
         assert str(e.value) == f"{e.value.path}: got {e.value.value}, expected {e.value.expected}"
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.calibrate("gpt-fast", engine="nobody")
+    assert e.value.path == "engine" and e.value.expected == "a value some row of gpt-fast has: (none stated)"
+    # Each filter alone leaves rows (the 405B ran on A100s, the MI250X ran the 7B): together none.
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.calibrate("gpt-fast", model="llama-3.1-405b", hardware="mi250x")
     assert e.value.file == "gpt-fast" and e.value.expected == "filters that leave at least one measurement"
 
 
