@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -22,6 +23,18 @@ struct usage_error : std::runtime_error {
 
 [[noreturn]] inline void bad_value(const std::string& option, const std::string& value, const std::string& expected) {
     throw usage_error(option + ": got \"" + value + "\", expected " + expected);
+}
+
+// An output file's path, checked before any work is done or printed: not empty, not a
+// directory, in a directory that exists. (Whether it can be written is known only on writing.)
+inline void require_output_path(const std::string& option, const std::string& path, const std::string& what) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const std::string expected = "a path to write " + what + " to";
+    if (path.empty()) bad_value(option, path, expected);
+    if (fs::is_directory(path, ec)) bad_value(option, path, expected + " (this is a directory)");
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec)) bad_value(option, path, expected + " in a directory that exists");
 }
 
 // Plain decimal digits only: no sign, no "0x", no leading zero ("010" is neither 8 nor 10 to

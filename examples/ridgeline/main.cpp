@@ -447,6 +447,7 @@ struct CalibrateOptions {
 
 void run_calibrate(const CalibrateOptions& o) {
     const cli::CalibrateRequest& a = o.request;
+    if (o.save) cli::require_output_path("--save", *o.save, "the efficiency preset");
     const cli::CalibrateRun run = cli::run_calibration(a);
     if (run.kept.empty()) {
         if (const auto f = cli::filter_leaving_none(a, run.set)) {
@@ -475,6 +476,8 @@ void run_calibrate(const CalibrateOptions& o) {
         fmt::print("the gap: {}\n", c.explanation);
         if (run.have_loo)
             fmt::print("leave-one-out error: median {}%, worst {}%\n", cli::shown(100 * run.loo_median, 1), cli::shown(100 * run.loo_worst, 1));
+        else if (!run.loo_skipped.empty())
+            fmt::print("leave-one-out error: {}\n", run.loo_skipped);
         for (const auto& x : c.set_aside) {  // "observations[i]: ..." names the library's row; say the file's
             const std::size_t close = x.find("]: ");
             const std::size_t i = std::stoul(x.substr(13, close - 13));
@@ -515,6 +518,7 @@ struct PlotOptions : WorkloadOptions {
 
 void run_plot(const PlotOptions& o) {
     require_rows(o, true, true);
+    if (o.out != "-") cli::require_output_path("--out", o.out, "the SVG");
     const Setting s = resolve_one(o);
     const std::string svg = roofline_svg(s.dep, s.m, s.base, o.batches.values, o.contexts.values);
     if (o.out == "-") {
@@ -534,6 +538,7 @@ void run_plot(const PlotOptions& o) {
 // ---------------------------------------------------------------------------------------------
 
 void run_plan(const cli::PlanOptions& a) {
+    if (a.svg) cli::require_output_path("--svg", *a.svg, "the SVG");
     const cli::PlanSetting setting = cli::plan_setting(a);
     const PlanRequest& r = setting.request;
     const Workload& w = r.base;
