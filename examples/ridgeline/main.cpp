@@ -408,11 +408,15 @@ void run_generate(const GenerateOptions& o) {
     const std::int64_t chunks = o.chunk > 0 ? (o.prompt + o.chunk - 1) / o.chunk : 1;
     const auto batches = o.batches.values.size() * count;
     const auto steps = static_cast<std::int64_t>(batches) * chunks;
-    if (steps > max_chunk_steps)
+    if (steps > max_chunk_steps) {
+        // The rows: each batch for each setting (hardware x weights x parallel degrees x ...).
+        const std::string rows = count > 1 ? fmt::format("{} --batch values x {} settings", o.batches.values.size(), count)
+                                           : fmt::format("{} --batch values", o.batches.values.size());
         throw cli::usage_error(fmt::format(
             "--chunk: got {}, expected a chunk giving at most 10,000,000 prefill steps in all ({} chunks of a {}-token "
-            "--prompt x {} --batch values = {}; use a larger --chunk or fewer batches)",
-            o.chunk, chunks, o.prompt, batches, steps));
+            "--prompt x {} = {}; use a larger --chunk or fewer {})",
+            o.chunk, chunks, o.prompt, rows, steps, count > 1 ? "batches or settings" : "batches"));
+    }
     const std::vector<Setting> settings = resolve_all(o);  // bounded by settings_count above
     cli::Table t(cli::generate_columns());
     for (const Setting& s : settings)
