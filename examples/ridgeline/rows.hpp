@@ -560,8 +560,16 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
     } catch (const ridgeline::error& e) {
         const std::string& path = e.path();
         if (!path.starts_with("observations[")) throw;
-        throw ridgeline::error(a.measurements, "/measurements/" + std::to_string(run.kept.at(std::stoul(path.substr(13)))), e.value(),
-                               e.expected());
+        // "observations[3].tensor-parallel degree": the row, and its key where the library names one.
+        std::string row = "/measurements/" + std::to_string(run.kept.at(std::stoul(path.substr(13))));
+        const std::size_t dot = path.find("].");
+        static const std::vector<std::pair<std::string_view, std::string_view>> keys{
+            {"tensor-parallel degree", "tensor_parallel"}, {"pipeline-parallel degree", "pipeline_parallel"},
+            {"expert-parallel degree", "expert_parallel"}, {"batch", "batch"}, {"context", "context"}};
+        if (dot != std::string::npos)
+            for (const auto& [said, key] : keys)
+                if (path.substr(dot + 2) == said) row += "/" + std::string(key);
+        throw ridgeline::error(a.measurements, row, e.value(), e.expected());
     }
     // Leave-one-out fits once per row over all rows (about 16 ms a fit at 2,700 rows, so 43 s
     // and more): past leave_one_out_rows the fit is shown without it, and says so.
