@@ -44,7 +44,9 @@ inline int small_positive(const Node& n, const std::string& expected) {
     // An integer from 1 to 1,000,000 (bits, group sizes, block sides).
     const json& v = n.value();
     if (!v.is_number_integer()) n.fail(expected);
-    if (v.is_number_unsigned() ? v.get<std::uint64_t>() > 1000000 : (v.get<std::int64_t>() <= 0 || v.get<std::int64_t>() > 1000000))
+    // nlohmann reads a non-negative integer (0 too) as unsigned, so both kinds are checked for 0.
+    if (v.is_number_unsigned() ? (v.get<std::uint64_t>() == 0 || v.get<std::uint64_t>() > 1000000)
+                               : (v.get<std::int64_t>() <= 0 || v.get<std::int64_t>() > 1000000))
         n.fail(expected);
     return static_cast<int>(v.get<std::int64_t>());
 }

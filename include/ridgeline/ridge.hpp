@@ -77,7 +77,7 @@ constexpr Positive positive_part(const StepCost& c, const Rates& r, double from,
 }  // namespace ridge_detail
 
 // The batch where memory time equals compute time:
-//     (fixed + routed(B)) / bw + B * s(n) / bw = B * f(n) / F
+//     (fixed + routed(B) + rows(B)) / bw + B * s(n) / bw = B * f(n) / F
 // Dense: B = (fixed / bw) / (f(n)/F - s(n)/bw). With routed experts, the expert bytes grow with
 // B (concave), so the crossing is found by bisection over whole batches and interpolated
 // between the two batches around it. "Never" when f(n)/F <= s(n)/bw.
@@ -85,11 +85,21 @@ constexpr Positive positive_part(const StepCost& c, const Rates& r, double from,
 constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t context) {
     const Seconds per_sequence = ridge_detail::surplus(c, r, static_cast<double>(context));
     if (!(per_sequence > Seconds{})) return RidgeBatch::never();
-    if (!c.has_routed_experts()) return RidgeBatch::at(static_cast<double>((c.fixed_bytes / r.bandwidth) / per_sequence));
+    // Past the table's rows (StepCost::row_bytes) a sequence's embedding row is no longer its
+    // own: the rows read stop growing, and each sequence brings this surplus instead.
+    const auto tokens = static_cast<double>(c.tokens_per_sequence);
+    const Seconds rowless = per_sequence + tokens * c.per_sequence_bytes / r.bandwidth;
+    if (!c.has_routed_experts()) {
+        const double b = static_cast<double>((c.fixed_bytes / r.bandwidth) / per_sequence);
+        if (c.embedding_rows == 0 || b * tokens <= c.embedding_rows) return RidgeBatch::at(b);
+        return RidgeBatch::at(static_cast<double>(((c.fixed_bytes + c.row_bytes(c.embedding_rows)) / r.bandwidth) / rowless));
+    }
 
-    // gap(B) = B * surplus - shared weight time: convex, negative at 0, positive past `upper`.
+    // gap(B) = B * surplus - shared weight time: convex, negative at 0, positive past `upper`
+    // (at least the gap with every row charged, which is positive there).
     const auto gap = [&](std::int64_t batch) {
-        return (static_cast<double>(batch) * per_sequence - (c.fixed_bytes + c.routed_bytes(batch * c.tokens_per_sequence)) / r.bandwidth).in(s);
+        const auto b = static_cast<double>(batch);
+        return (b * rowless - (c.fixed_bytes + c.routed_bytes(batch * c.tokens_per_sequence) + c.row_bytes(b * tokens)) / r.bandwidth).in(s);
     };
     const double upper = static_cast<double>(((c.fixed_bytes + c.all_routed_bytes()) / r.bandwidth) / per_sequence);
     if (upper > 1e15) return RidgeBatch::at(upper);  // experts all touched long before; gap is linear

@@ -228,7 +228,7 @@ TEST_CASE("MoE ridge: compute meets memory where expert reads have saturated", "
     CHECK(ridge_batch(h, m, seed::seed_003(Workload{.context = static_cast<std::int64_t>(expected) + 1})).is_never());
 }
 
-TEST_CASE("windows: n* walks past the window corners; all-windowed models never lose the ridge", "[ridge][window]") {
+TEST_CASE("windows: n* walks past the window corners, and all-windowed models never lose the ridge", "[ridge][window]") {
     const Hardware h = load_hardware("h100-sxm");
     // gpt-oss-120b: past 128 tokens only the 18 full layers' KV grows, 18 x 2048 B per token.
     const Model oss = load_model("gpt-oss-120b");
@@ -535,6 +535,13 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
                       "q.json: /quantization_config/weight_block_size: got an array, expected two positive block sides, e.g. [128, 128]");
     j["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 3}, {"group_size", 128}};
     CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"), "q.json: /quantization_config/bits: got 3, expected 4 or 8");
+    // Zero is no block side and no group size (JSON's 0 reads as an unsigned integer: checked too).
+    j["quantization_config"] = nlohmann::json::parse(R"({"quant_method": "fp8", "weight_block_size": [0, 0]})");
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /quantization_config/weight_block_size/0: got 0, expected two positive block sides, e.g. [128, 128]");
+    j["quantization_config"] = nlohmann::json::parse(R"({"quant_method": "awq", "bits": 4, "group_size": 0})");
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /quantization_config/group_size: got 0, expected a positive group size, or -1 for per-channel scales");
     j.erase("quantization_config");
     j["torch_dtype"] = "float8_e4m3fn";
     CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),

@@ -84,7 +84,7 @@ TEST_CASE("decode: counting attention FLOPs adds them to the compute time", "[de
     CHECK(with.total_bytes == without.total_bytes);
 }
 
-TEST_CASE("decode: the math runs on the compute format's peak; a missing peak is an error", "[decode][errors]") {
+TEST_CASE("decode: the math runs on the compute format's peak, and a missing peak is an error", "[decode][errors]") {
     const Workload w8a8 = seed::seed_003(Workload{.precision = precisions::w8a8_fp8, .batch = 512});
     const DecodeStep fp8 = decode_step(h100(), llama8b(), w8a8);
     CHECK(fp8.compute_time.in(s) == Approx(512 * 2 * 8'030'261'248.0 / 1979e12));
@@ -212,7 +212,7 @@ TEST_CASE("ridge: 'bytes read' and attention FLOPs move n* the way the algebra s
     CHECK(att > every);
 }
 
-TEST_CASE("capacity: under the seeds' memory budget, KV beside the weights; 'does not fit' is a result", "[capacity]") {
+TEST_CASE("capacity: under the seeds' memory budget, KV beside the weights, and 'does not fit' is a result", "[capacity]") {
     // seed_003: the datasheet's 80 GB whole, nothing reserved, no workspace, so the free memory
     // is 80e9 - 2P = 63,939,477,504 B, which holds 487,819.2 tokens of 131,072 B.
     const Workload seeds = seed::seed_003(Workload{});

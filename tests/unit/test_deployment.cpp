@@ -225,7 +225,7 @@ TEST_CASE("expert parallelism: EP 8 and EP 1 differ for DeepSeek-V3 as the routi
     CHECK(ep8.step_time != ep1.step_time);
 }
 
-TEST_CASE("links: all-reduces pay the latency on each ring step; EP dispatches and combines", "[deployment][links]") {
+TEST_CASE("links: all-reduces pay the latency on each ring step, and EP dispatches and combines", "[deployment][links]") {
     const Model ds = load_model("deepseek-v3");
     const Workload w{.precision = {.weights = formats::fp8}, .batch = 8, .context = 1024};
     const DecodeStep d = decode_step(plan(8, 1, 8), ds, w);
@@ -245,7 +245,7 @@ TEST_CASE("links: all-reduces pay the latency on each ring step; EP dispatches a
     CHECK(wide.communication_time.in(s) == Approx(2 * 32 * 30 * (2.7e-6 + 4096.0 * 2 / 16 / 50e9)).epsilon(1e-12));
 }
 
-TEST_CASE("assumptions: attention FLOPs flip DeepSeek-V3's conclusion; the seeds' reproduce 3,620", "[deployment][mla]") {
+TEST_CASE("assumptions: attention FLOPs flip DeepSeek-V3's conclusion, and the seeds' reproduce 3,620", "[deployment][mla]") {
     const Model ds = load_model("deepseek-v3");
     // Absorbed MLA decode does 2 x 128 x (2 x 512 + 64) = 278,528 FLOPs per cached token and
     // layer against 576 x 2 = 1,152 KV bytes: 241.8 FLOP/B, near the H100's 295.2, so counting

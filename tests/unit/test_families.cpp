@@ -746,7 +746,7 @@ TEST_CASE("families: required keys with no default are named when missing", "[fa
                           json_detail::family_list());
 }
 
-TEST_CASE("paths: a directory means its config.json and names the model; a file keeps its whole stem", "[families][paths]") {
+TEST_CASE("paths: a directory means its config.json and names the model, and a file keeps its whole stem", "[families][paths]") {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / "ridgeline-test-Qwen3-Next-80B";
     fs::create_directories(dir);

@@ -62,7 +62,7 @@ TEST_CASE("tensor parallel: weights and KV heads split, all-reduces on the link"
     CHECK(four.tokens_per_s.in(per_s) == Approx(1.0 / four.step_time.in(s)));
 }
 
-TEST_CASE("tensor parallel: KV heads replicate past their count; MLA's latent replicates", "[parallel]") {
+TEST_CASE("tensor parallel: KV heads replicate past their count, and MLA's latent replicates", "[parallel]") {
     const Model m = load_model("llama-3.1-8b");  // 32 heads, 8 KV heads
     const DecodeStep eight = decode_step(tp(8), m, at(4096));
     const DecodeStep sixteen = decode_step(tp(16), m, at(4096));
@@ -114,7 +114,7 @@ TEST_CASE("speculation: expected tokens per verification and its limits", "[spec
     CHECK_THROWS_AS(expected_tokens_per_verification({0, 0.5}), ridgeline::error);
 }
 
-TEST_CASE("speculation: verification reads once, computes g + 1 tokens; the gain vanishes when compute-bound", "[speculative]") {
+TEST_CASE("speculation: verification reads once, computes g + 1 tokens, and the gain vanishes when compute-bound", "[speculative]") {
     const Model target = load_model("llama-3.3-70b");
     const Model draft = load_model("llama-3.1-8b");
     const Speculation spec{4, 0.8};
@@ -896,7 +896,7 @@ TEST_CASE("calibrate: one row cannot choose how the attention reads the KV", "[c
     }
 }
 
-TEST_CASE("operators: bytes and FLOPs add up to the step; memory-bound times too", "[operators]") {
+TEST_CASE("operators: bytes and FLOPs add up to the step, and memory-bound times too", "[operators]") {
     for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-120b", "mistral-7b-v0.1"}) {
         for (const auto accounting : {WeightAccounting::every_parameter, WeightAccounting::bytes_read}) {
             INFO(name << " " << name_of(accounting));

@@ -260,7 +260,7 @@ TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s
     CHECK(p.verdict.starts_with("aggregated serving wins: h200 x2 (TP 2, PP 1, fp8)"));
 }
 
-TEST_CASE("plan: without prices, the fewest devices; with a request rate, Little's law", "[plan]") {
+TEST_CASE("plan: without prices, the fewest devices, and with a request rate, Little's law", "[plan]") {
     PlanRequest r;
     r.model = load_model("llama-3.1-8b");
     r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};

@@ -171,7 +171,7 @@ TEST_CASE("properties: monotone in context, batch and bandwidth", "[properties]"
     }
 }
 
-TEST_CASE("properties: the ridge batch is where memory and compute meet; n* where it stops existing", "[properties]") {
+TEST_CASE("properties: the ridge batch is where memory and compute meet, and n* where it stops existing", "[properties]") {
     std::mt19937_64 rng(11);
     int checked_ridges = 0, checked_stars = 0;
     for (int i = 0; i < 2000; ++i) {
