@@ -73,9 +73,10 @@ inline constexpr std::int64_t max_list_value = std::int64_t{1} << 40;
 
 // "1,8,64", "1..256x2" (doubling), "0..4096+512" (steps of 512), or a mix: "1,4..64x4".
 inline std::vector<std::int64_t> parse_list(const std::string& option, const std::string& s, std::int64_t min) {
-    const std::string expected = "a list such as 1,8,64 or a range such as 1..256x2 or 0..4096+512, each value from " +
-                                 std::to_string(min) + " to 2^40";
+    const std::string expected = "a list such as 1,8,64 or a range such as 1..256x2 or " + std::to_string(min) +
+                                 "..4096+512, each value from " + std::to_string(min) + " to 2^40";
     const auto refuse = [&](const std::string& piece) { bad_value(option, s, expected + integer_problem(piece)); };
+    const auto refuse_range = [&](const std::string& why) { bad_value(option, s, expected + " (" + why + ")"); };
     const auto number = [&](const std::string& piece, std::int64_t at_least) {
         const auto v = decimal(piece);
         if (!v || *v < at_least || *v > max_list_value) refuse(piece);
@@ -97,11 +98,14 @@ inline std::vector<std::int64_t> parse_list(const std::string& option, const std
             const std::int64_t lo = number(item.substr(0, dots), min);
             const std::string rest = item.substr(dots + 2);
             const std::size_t op = rest.find_first_of("x+");
-            if (op == std::string::npos) refuse("");
+            if (op == std::string::npos) refuse_range(item + " has no step: x2 to double, +512 to add 512");
             const std::int64_t hi = number(rest.substr(0, op), min);
-            const std::int64_t step = number(rest.substr(op + 1), 1);
+            const std::int64_t step = number(rest.substr(op + 1), 0);
             const bool times = rest[op] == 'x';
-            if (hi < lo || (times && (step < 2 || lo < 1))) refuse("");
+            if (hi < lo) refuse_range(item + " ends below its start");
+            if (!times && step < 1) refuse_range(item + " adds 0");
+            if (times && step < 2) refuse_range(item + " multiplies by less than 2");
+            if (times && lo < 1) refuse_range(item + " multiplies from 0");
             for (std::int64_t v = lo;;) {
                 push(v);
                 // The next value, unless it passes hi (checked before the step, so nothing overflows).

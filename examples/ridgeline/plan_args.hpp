@@ -125,7 +125,10 @@ inline const std::vector<PlanFlag>& plan_flags() {
              for (const auto& item : split_commas(t)) {
                  const std::size_t eq = item.find('=');
                  if (eq == std::string::npos || eq == 0) bad_value(f, t, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
-                 o.prices.emplace_back(item.substr(0, eq), parse_number(f, item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
+                 const std::string device = item.substr(0, eq);
+                 for (const auto& [named, price] : o.prices)
+                     if (named == device) bad_value(f, t, "one price per device; " + device + " has two");
+                 o.prices.emplace_back(device, parse_number(f, item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
              }
          }},
         {"--show", "", "plans (default: feasible plans, cheapest first) or pareto",
