@@ -490,8 +490,15 @@ void run_calibrate(const CalibrateOptions& o) {
         for (const auto& x : run.flagged) fmt::print("flagged in the file, not fitted: {}\n", cli::printable(x));
     }
     if (o.save) {
+        const auto preset = cli::calibration_preset(a, run);
+        // What predict would refuse is not written: the fit's terms past a preset's bounds.
+        try {
+            (void)efficiency_from_json(nlohmann::json::parse(cli::dump_json(preset)), *o.save);
+        } catch (const ridgeline::error& e) {
+            throw ridgeline::error(*o.save, e.path(), e.value(), e.expected() + " (this fit's, so it is not written)");
+        }
         std::ofstream out(*o.save, std::ios::binary);
-        if (!out || !(out << cli::dump_json(cli::calibration_preset(a, run)) << "\n"))
+        if (!out || !(out << cli::dump_json(preset) << "\n"))
             throw error(*o.save, "", "a file that cannot be written", "a writable path");
         fmt::print(stderr, "wrote {}\n", cli::printable(*o.save));
     }

@@ -427,7 +427,8 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     add("ceiling_step_s", time(r.ceiling.step_time));
     add("predicted_step_s", time(r.estimate.step_time));
     add("fastest_step_s", time(r.fastest));
-    add("slowest_step_s", time(r.slowest));
+    add("slowest_step_s", r.slowest ? time(*r.slowest)
+                                     : null("unbounded: the fit's " + r.slowest_unbounded + " is within one standard error of 0"));
     add("predicted_tokens_per_s", number(r.estimate.tokens_per_s.in(per_s), 1));
     add("ceiling_tokens_per_s", number(r.ceiling.tokens_per_s.in(per_s), 1));
     add("leave_one_out_median", preset.leave_one_out_median ? converted(*preset.leave_one_out_median, 100 * *preset.leave_one_out_median, 1, "{}%") : null("-"));

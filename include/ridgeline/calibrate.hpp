@@ -382,7 +382,10 @@ struct PredictionRange {
     DecodeStep ceiling;   // the ideal roofline
     DecodeStep estimate;  // with the fitted terms
     Seconds fastest{};
-    Seconds slowest{};
+    // nullopt where an efficiency's standard error reaches the efficiency itself: the fit cannot
+    // bound it from below, so the slow end is unbounded (slowest_unbounded names which).
+    std::optional<Seconds> slowest{};
+    std::string slowest_unbounded;
 };
 inline PredictionRange predict_range(const Deployment& d, const Model& m, const Workload& w, const Calibration& c) {
     PredictionRange r;
@@ -408,7 +411,10 @@ inline PredictionRange predict_range(const Deployment& d, const Model& m, const 
         return predict(d, m, w, x).step_time;
     };
     r.fastest = moved(+1);
-    r.slowest = moved(-1);
+    const auto unbounded = [](double v, const std::optional<double>& e) { return e && v - *e <= 0; };
+    if (unbounded(c.bandwidth_efficiency, c.bandwidth_efficiency_error)) r.slowest_unbounded = "bandwidth efficiency";
+    else if (unbounded(c.compute_efficiency, c.compute_efficiency_error)) r.slowest_unbounded = "compute efficiency";
+    else r.slowest = moved(-1);
     return r;
 }
 
