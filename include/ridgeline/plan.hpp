@@ -142,9 +142,10 @@ inline PlanResult plan(const PlanRequest& r) {
     for (const ServingMode m : r.modes) out.assumptions.push_back(mode_assumptions(m, r.traffic));
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     const std::int64_t longest = r.traffic.prompt + r.traffic.output;
-    // Settings the search could serve, and the first refusal: where every one was refused (a
-    // compute format no candidate has), that is the answer, not "no plan meets the targets".
-    std::int64_t served = 0;
+    // Deployments tried, those every evaluation of which was refused, and the first refusal:
+    // where all were refused (a compute format no candidate has), that is the answer, not "no
+    // plan meets the targets". One that fits nowhere or serves once is not refused.
+    std::int64_t tried = 0, refused_all = 0;
     std::optional<error> refused;
 
     for (const PlanDevice& dev : r.devices) {
@@ -156,14 +157,17 @@ inline PlanResult plan(const PlanRequest& r) {
             w.precision.lm_head.reset();
             for (const Parallelism& par : shapes(dev, r.model, r)) {
                 const Deployment d{dev.device, par};
+                ++tried;
                 std::optional<std::int64_t> most;
                 try {
                     most = largest_batch(d, r.model, w, longest);
                 } catch (const error& e) {
                     if (!refused) refused = e;
+                    ++refused_all;
                     continue;  // e.g. a compute format the device lacks
                 }
                 if (!most) continue;
+                bool served = false, failed = false;
                 for (const ServingMode mode : r.modes) {
                     const auto evaluate = [&](std::int64_t batch) -> std::optional<Serving> {
                         Workload b = w;
@@ -171,10 +175,11 @@ inline PlanResult plan(const PlanRequest& r) {
                         ++out.evaluated;
                         try {
                             Serving s = serve(d, r.model, b, r.traffic, mode);
-                            ++served;
+                            served = true;
                             return s;
                         } catch (const error& e) {
                             if (!refused) refused = e;
+                            failed = true;
                             return std::nullopt;  // e.g. no link for the KV transfer
                         }
                     };
@@ -249,11 +254,12 @@ inline PlanResult plan(const PlanRequest& r) {
                     // The device limit applies to the fewest replicas that meet the targets.
                     if (best && best->devices <= static_cast<double>(r.max_devices)) out.plans.push_back(*best);
                 }
+                if (failed && !served) ++refused_all;
             }
         }
     }
 
-    if (served == 0 && refused) throw *refused;
+    if (tried > 0 && refused_all == tried && refused) throw *refused;
 
     // Cheapest first (or fewest devices), then the faster token, then fewer replicas.
     std::stable_sort(out.plans.begin(), out.plans.end(), [&](const PlanRow& a, const PlanRow& b) {

@@ -310,4 +310,14 @@ TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
     r.traffic = Traffic{1024, 256};
     r.base.precision.compute = Numeric::fp4;
     CHECK_THROWS_WITH(plan(r), Catch::StartsWith("hardware 'NVIDIA H100 SXM5 80GB' compute peak: got fp4"));
+    // Beside a candidate that has the format, the search is not refused: Qwen3-32B in BF16 (65.5 GB)
+    // does not fit one 32 GB RTX 5090, so no plan meets the targets, which is the answer.
+    PlanRequest mixed = r;
+    mixed.model = load_model("qwen3-32b");
+    mixed.devices.push_back({"rtx-5090", load_hardware("rtx-5090"), 2.0});
+    mixed.weights = {formats::bf16};
+    mixed.max_devices = 1;
+    REQUIRE(load_hardware("rtx-5090").peak_for(Numeric::fp4));
+    const PlanResult none = plan(mixed);
+    CHECK(none.plans.empty());
 }
