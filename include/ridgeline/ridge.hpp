@@ -35,10 +35,11 @@ private:
 };
 
 namespace ridge_detail {
-// One sequence's compute time minus its memory time at `context`: what each added sequence
-// brings to the compute side. The ridge exists while this is positive.
+// One sequence's compute time minus its memory time at `context`, its embedding rows aside:
+// what each added sequence brings to the compute side once the batch's tokens outnumber the
+// table's rows (StepCost::row_bytes), so the ridge exists while this is positive.
 constexpr Seconds surplus(const StepCost& c, const Rates& r, double context) {
-    return c.flops(context) / r.peak - c.sequence_bytes(context) / r.bandwidth;
+    return c.flops(context) / r.peak - c.kv_bytes(context) / r.bandwidth;
 }
 // Its slope per token of context on the piece that starts at `at`.
 constexpr Seconds surplus_slope(const StepCost& c, const Rates& r, double at) {
@@ -83,25 +84,28 @@ constexpr Positive positive_part(const StepCost& c, const Rates& r, double from,
 // between the two batches around it. "Never" when f(n)/F <= s(n)/bw.
 // This form takes a precomputed cost and rates, for sweeps; the next takes the setting.
 constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t context) {
-    const Seconds per_sequence = ridge_detail::surplus(c, r, static_cast<double>(context));
-    if (!(per_sequence > Seconds{})) return RidgeBatch::never();
-    // Past the table's rows (StepCost::row_bytes) a sequence's embedding row is no longer its
-    // own: the rows read stop growing, and each sequence brings this surplus instead.
+    const Seconds rowless = ridge_detail::surplus(c, r, static_cast<double>(context));
+    if (!(rowless > Seconds{})) return RidgeBatch::never();
+    // Below the table's rows each sequence also reads its own embedding rows; past them the
+    // rows read stop growing (StepCost::row_bytes), and the whole table joins the shared bytes.
     const auto tokens = static_cast<double>(c.tokens_per_sequence);
-    const Seconds rowless = per_sequence + tokens * c.per_sequence_bytes / r.bandwidth;
+    const Seconds per_sequence = rowless - tokens * c.per_sequence_bytes / r.bandwidth;
+    const Bytes table = c.row_bytes(c.embedding_rows);
     if (!c.has_routed_experts()) {
-        const double b = static_cast<double>((c.fixed_bytes / r.bandwidth) / per_sequence);
-        if (c.embedding_rows == 0 || b * tokens <= c.embedding_rows) return RidgeBatch::at(b);
-        return RidgeBatch::at(static_cast<double>(((c.fixed_bytes + c.row_bytes(c.embedding_rows)) / r.bandwidth) / rowless));
+        if (per_sequence > Seconds{}) {
+            const double b = static_cast<double>((c.fixed_bytes / r.bandwidth) / per_sequence);
+            if (c.embedding_rows == 0 || b * tokens <= c.embedding_rows) return RidgeBatch::at(b);
+        }
+        return RidgeBatch::at(static_cast<double>(((c.fixed_bytes + table) / r.bandwidth) / rowless));
     }
 
-    // gap(B) = B * surplus - shared weight time: convex, negative at 0, positive past `upper`
-    // (at least the gap with every row charged, which is positive there).
+    // gap(B) = B * surplus - shared weight time: convex, negative at 0, positive past `upper`,
+    // where it is at least B * surplus less every shared byte.
     const auto gap = [&](std::int64_t batch) {
         const auto b = static_cast<double>(batch);
         return (b * rowless - (c.fixed_bytes + c.routed_bytes(batch * c.tokens_per_sequence) + c.row_bytes(b * tokens)) / r.bandwidth).in(s);
     };
-    const double upper = static_cast<double>(((c.fixed_bytes + c.all_routed_bytes()) / r.bandwidth) / per_sequence);
+    const double upper = static_cast<double>(((c.fixed_bytes + c.all_routed_bytes() + table) / r.bandwidth) / rowless);
     if (upper > 1e15) return RidgeBatch::at(upper);  // experts all touched long before; gap is linear
     std::int64_t lo = 0, hi = static_cast<std::int64_t>(upper) + 1;
     while (hi - lo > 1) {

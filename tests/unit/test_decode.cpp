@@ -192,16 +192,47 @@ TEST_CASE("ridge: n* is where the ridge batch stops existing", "[ridge]") {
     CHECK(RidgeBatch::never() == ridge_batch(h100(), llama8b(), seed::seed_003(Workload{.context = 131072})));
 }
 
+TEST_CASE("ridge: past the table's rows a batch shares them, so the ridge is where the algebra puts it", "[ridge]") {
+    // Llama-3.1-8B, BF16 on an H100 (seed 003's 989 TFLOP/s and 3.35 TB/s), 32 tokens a sequence
+    // (a verification step of 31 drafts), no attention FLOPs. Per sequence: compute 32 x 2 x
+    // (P - table) / F, KV n x 131,072 B / bw, rows 32 x 8,192 B / bw (two tokens' KV). Just below n* (rows aside)
+    // the rows make each sequence's memory outweigh its compute, so the ridge lies past the
+    // table: B = (weights read once + the whole table) / bw / (compute - KV per sequence).
+    Workload w = seed::seed_003(Workload{});
+    w.assumptions.accounting = WeightAccounting::bytes_read;
+    w.assumptions.embedding_lookup_flops = false;
+    w.tokens_per_sequence = 32;
+    const double P = 8'030'261'248.0, table = 128256.0 * 4096;
+    const double compute = 32 * 2 * (P - table) / 989e12, kv_per_token = 131072.0 / 3.35e12;
+    const double n_star_rowless = compute / kv_per_token;
+    w.context = static_cast<std::int64_t>(n_star_rowless) - 1;
+    const double rows = 32 * 2 * 4096.0 / 3.35e12;
+    REQUIRE(compute - static_cast<double>(w.context) * kv_per_token < rows);  // the rows outweigh the surplus
+    const RidgeBatch r = ridge_batch(h100(), llama8b(), w);
+    REQUIRE(r.exists());
+    const double shared = 2 * P / 3.35e12;  // every weight once, the table whole
+    CHECK(r.value() == Approx(shared / (compute - static_cast<double>(w.context) * kv_per_token)).epsilon(1e-9));
+    CHECK(r.value() * 32 > 128256);
+    // And the step agrees on both sides of it.
+    Workload below = w, above = w;
+    below.batch = static_cast<std::int64_t>(r.value() * (1 - 1e-6));
+    above.batch = static_cast<std::int64_t>(r.value() * (1 + 1e-6)) + 1;
+    CHECK(decode_step(h100(), llama8b(), below).bound == Bound::memory);
+    CHECK(decode_step(h100(), llama8b(), above).bound == Bound::compute);
+}
+
 TEST_CASE("ridge: 'bytes read' and attention FLOPs move n* the way the algebra says", "[ridge]") {
-    // Per-sequence embedding rows and fewer charged FLOPs shrink n*; so does nothing else.
+    // Fewer charged FLOPs (the lookup not counted) shrink n*. The embedding rows do not move it:
+    // a batch of more than the table's 128,256 rows reads each row once (StepCost::row_bytes),
+    // so only the KV grows with every sequence, and n* is where its time meets the FLOPs'.
     const auto every = *n_star(h100(), llama8b(), seed::seed_003(Workload{}));
     Workload rows = seed::seed_003(Workload{});
     rows.assumptions.accounting = WeightAccounting::bytes_read;
     rows.assumptions.embedding_lookup_flops = false;
     const auto read = *n_star(h100(), llama8b(), rows);
     const double P = 8'030'261'248.0, table = 128256.0 * 4096;
-    const double f = 2 * (P - table) / 989e12, e = 2 * 4096.0 / 3.35e12, k = 131072.0 / 3.35e12;
-    CHECK(read == Approx((f - e) / k).epsilon(1e-12));
+    const double f = 2 * (P - table) / 989e12, k = 131072.0 / 3.35e12;
+    CHECK(read == Approx(f / k).epsilon(1e-12));
     CHECK(read < every);
     // Attention FLOPs grow with context too: n* = (2P/F) / (k/bw - a/F).
     Workload attention = seed::seed_003(Workload{});
