@@ -549,6 +549,8 @@ py::object calibrate_py(const std::string& measurements, const py::kwargs& kw) {
     py::dict out;
     out["rows"] = to_python(cli::calibrate_table(run).json());
     out["preset"] = to_python(cli::calibration_preset(r, run));
+    // Past 500 rows the preset's leave_one_out is null, and this says why (as the CLI prints).
+    if (!run.loo_skipped.empty()) out["leave_one_out_not_run"] = run.loo_skipped;
     return out;
 }
 
@@ -1139,7 +1141,7 @@ PYBIND11_MODULE(ridgeline, m) {
     m.def("calibrate", &calibrate_py, py::arg("measurements"),
           "Fit the overhead model to measurements (a name in data/measurements or a file); keywords hardware, engine, model, where "
           "(dict or list of 'KEY=VALUE'), per_layer, hold_compute. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "
-          "efficiency preset `--save` writes}.");
+          "efficiency preset `--save` writes}, and 'leave_one_out_not_run' saying why where it was not run (past 500 rows).");
     m.def("plan", &plan_py, py::arg("model"),
           "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all), prompt, output, "
           "cached_prompt, chunk, users or requests_per_s, tpot_s, ttft_s, prices (dict device -> price per device-hour), "

@@ -512,7 +512,14 @@ inline std::optional<FilterLeavingNone> filter_leaving_none(const CalibrateReque
             if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
         }
         if (any) continue;
-        std::sort(values.begin(), values.end());
+        // Numbers (tp, batch) in numeric order, the rest as text.
+        const auto as_number = [](const std::string& v) {
+            return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos && v.size() < 19 ? std::stoll(v) : -1;
+        };
+        std::sort(values.begin(), values.end(), [&](const std::string& x, const std::string& y) {
+            const long long a = as_number(x), b = as_number(y);
+            return a >= 0 && b >= 0 ? a < b : x < y;
+        });
         std::string list;
         for (std::size_t i = 0; i < values.size() && i < 30; ++i) list += (i ? ", " : "") + (values[i].empty() ? "(none stated)" : values[i]);
         if (values.size() > 30) list += ", ... (" + std::to_string(values.size() - 30) + " more)";

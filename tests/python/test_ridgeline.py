@@ -269,6 +269,13 @@ def test_calibrate_equals_cli_on_published_rows(tmp_path):
     assert not all(r["fitted"] for r in ours["rows"])
 
 
+def test_calibrate_past_500_rows_says_why_leave_one_out_is_missing():
+    out = ridgeline.calibrate(os.path.join(ROOT, "tests/data/measurements-501-rows.json"))
+    assert out["preset"]["leave_one_out"] == {"median": None, "worst": None}
+    assert out["leave_one_out_not_run"] == "not run: 501 rows, over 500 (one fit per row; filter the rows to have it)"
+    assert "leave_one_out_not_run" not in ridgeline.calibrate("gpt-fast")
+
+
 @needs_cli
 def test_the_shipped_efficiency_preset_is_what_calibrate_makes():
     # data/efficiency/tensorrt-llm-h100-sxm.json was written by `calibrate --save` (with
