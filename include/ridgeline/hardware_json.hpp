@@ -56,8 +56,14 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
     }
     if (root.has("interconnect_GB_per_s"))
         hw.interconnect_bandwidth = GB_per_s(root.at("interconnect_GB_per_s").figure());
-    if (root.has("memory_reported_MiB"))
+    if (root.has("memory_reported_MiB")) {
+        // A device reports no more than it holds: a datasheet's "80 GB" is 80 GiB of DRAM (an
+        // A100 80GB reports 81,920 MiB, an H100 81,559), so the report is at most 1,024 MiB a GB.
         hw.memory_reported = MiB(root.at("memory_reported_MiB").figure());
+        const double most = 1024 * hw.memory_capacity.in(GB);
+        if (hw.memory_reported->in(MiB) > most)
+            root.at("memory_reported_MiB").fail("at most memory_capacity_GB read as GiB (" + number_text(most) + " MiB)");
+    }
     if (root.has("scale_up_domain")) {
         const Node domain = root.at("scale_up_domain");
         hw.scale_up_domain = domain.positive_integer();

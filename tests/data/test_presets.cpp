@@ -342,6 +342,15 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
                       "m.json: /measured_bandwidth_GB_per_s: got 0, expected a positive, finite number");
     CHECK_FALSE(load_hardware("l40s").measured_bandwidth);  // no published figure found: a one-row fit holds 100%
     CHECK(load_hardware("rtx-4090").measured_bandwidth->in(GB_per_s) == 921.9);
+    // A report past the device's memory is refused: 80 GB is at most 81,920 MiB (an A100 80GB
+    // reports exactly that, nvidia-smi; an H100 81,559).
+    const auto reported = [](const char* mib) {
+        return nlohmann::json::parse(std::string(R"({"name": "x", "memory_capacity_GB": 80, "memory_bandwidth_GB_per_s": 2039,
+                                                     "dense_TFLOP_per_s": {"bf16": 312}, "memory_reported_MiB": )") + mib + "}");
+    };
+    CHECK(hardware_from_json(reported("81920"), "r.json").memory_reported->in(MiB) == 81920);
+    CHECK_THROWS_WITH(hardware_from_json(reported("1e7"), "r.json"),
+                      "r.json: /memory_reported_MiB: got 10000000.0, expected at most memory_capacity_GB read as GiB (81920 MiB)");
     CHECK_THROWS_WITH(hardware_from_json(hw(R"(, "memory_reported_MiB": 1e9)"), "e.json"),
                       "e.json: /memory_reported_MiB: got 1000000000.0, expected a positive number below 1e9 (in the key's unit)");
     // A declared count of exactly 1 loads; 1e16 does not.
