@@ -330,11 +330,13 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
     CHECK(edge.memory_bandwidth.in(GB_per_s) == 0.001);
     CHECK(edge.scale_up_latency->in(us) == 0);
     CHECK(edge.scale_out_latency->in(us) == 1e6);
-    // A measured bandwidth loads up to the peak and is refused past it: no read beats the pins.
-    const auto peak = [](const char* measured) {
+    // An A100 80GB's figures with one more key, "key": value.
+    const auto a100 = [](const std::string& key, const char* value) {
         return nlohmann::json::parse(std::string(R"({"name": "x", "memory_capacity_GB": 80, "memory_bandwidth_GB_per_s": 2039,
-                                                     "dense_TFLOP_per_s": {"bf16": 312}, "measured_bandwidth_GB_per_s": )") + measured + "}");
+                                                     "dense_TFLOP_per_s": {"bf16": 312}, ")") + key + "\": " + value + "}");
     };
+    // A measured bandwidth loads up to the peak and is refused past it: no read beats the pins.
+    const auto peak = [&](const char* measured) { return a100("measured_bandwidth_GB_per_s", measured); };
     CHECK(hardware_from_json(peak("2039"), "m.json").measured_bandwidth->in(GB_per_s) == 2039);
     CHECK_THROWS_WITH(hardware_from_json(peak("2040"), "m.json"),
                       "m.json: /measured_bandwidth_GB_per_s: got 2040, expected a measured bandwidth at most the peak memory_bandwidth_GB_per_s (2039)");
@@ -344,10 +346,7 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
     CHECK(load_hardware("rtx-4090").measured_bandwidth->in(GB_per_s) == 921.9);
     // A report past the device's memory is refused: 80 GB is at most 81,920 MiB (an A100 80GB
     // reports exactly that, nvidia-smi; an H100 81,559).
-    const auto reported = [](const char* mib) {
-        return nlohmann::json::parse(std::string(R"({"name": "x", "memory_capacity_GB": 80, "memory_bandwidth_GB_per_s": 2039,
-                                                     "dense_TFLOP_per_s": {"bf16": 312}, "memory_reported_MiB": )") + mib + "}");
-    };
+    const auto reported = [&](const char* mib) { return a100("memory_reported_MiB", mib); };
     CHECK(hardware_from_json(reported("81920"), "r.json").memory_reported->in(MiB) == 81920);
     CHECK_THROWS_WITH(hardware_from_json(reported("1e7"), "r.json"),
                       "r.json: /memory_reported_MiB: got 10000000.0, expected at most memory_capacity_GB read as GiB (81920 MiB)");
