@@ -458,10 +458,9 @@ void run_calibrate(const CalibrateOptions& o) {
             const std::string flag = f->key == "engine" || f->key == "model" || f->key == "hardware" ? "--" + f->key : "--where " + f->key;
             throw cli::usage_error(flag + ": got \"" + f->value + "\", expected " + f->expected);
         }
-    }
-    if (run.kept.empty())
         throw cli::usage_error("calibrate: no row of " + a.measurements + " passes all the filters together" +
                                (run.flagged.empty() ? "" : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"));
+    }
     const Calibration& c = run.fit;
     cli::calibrate_table(run).print(o.format);
     const auto pm = [](double v, const std::optional<double>& e, double scale, int decimals, const char* unit) {
@@ -490,15 +489,15 @@ void run_calibrate(const CalibrateOptions& o) {
         for (const auto& x : run.flagged) fmt::print("flagged in the file, not fitted: {}\n", cli::printable(x));
     }
     if (o.save) {
-        const auto preset = cli::calibration_preset(a, run);
+        const std::string text = cli::dump_json(cli::calibration_preset(a, run));
         // What predict would refuse is not written: the fit's terms past a preset's bounds.
         try {
-            (void)efficiency_from_json(nlohmann::json::parse(cli::dump_json(preset)), *o.save);
+            (void)efficiency_from_json(nlohmann::json::parse(text), *o.save);
         } catch (const ridgeline::error& e) {
             throw ridgeline::error(*o.save, e.path(), e.value(), e.expected() + " (this fit's, so it is not written)");
         }
         std::ofstream out(*o.save, std::ios::binary);
-        if (!out || !(out << cli::dump_json(preset) << "\n"))
+        if (!out || !(out << text << "\n"))
             throw error(*o.save, "", "a file that cannot be written", "a writable path");
         fmt::print(stderr, "wrote {}\n", cli::printable(*o.save));
     }

@@ -38,10 +38,12 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     p.hardware = root.need("hardware", "a hardware preset name").string();
     // Each bound is the one Workload's validate() puts on the term, so a preset that loads
     // predicts: efficiencies in [1e-6, 1], a time per step up to 1000 s, per layer up to 1 s.
-    const auto number_in = [&](const char* key, double low, double high, const std::string& expected) {
-        const Node n = root.at(key);
+    const auto number_of = [](const Node& n, double low, double high, const std::string& expected) {
         if (!n.value().is_number() || !(n.value().get<double>() >= low) || !(n.value().get<double>() <= high)) n.fail(expected);
         return n.value().get<double>();
+    };
+    const auto number_in = [&](const char* key, double low, double high, const std::string& expected) {
+        return number_of(root.at(key), low, high, expected);
     };
     const auto fraction = [&](const char* key) {
         (void)root.need(key, "a fraction in [1e-6, 1]");
@@ -90,10 +92,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
         l.only_keys({"median", "worst"});
         const auto share = [&](const char* key) -> std::optional<double> {
             if (!l.has(key) || l.at(key).value().is_null()) return std::nullopt;
-            const Node n = l.at(key);
-            const std::string expected = "a relative error from 0 to 1e6, or null";
-            if (!n.value().is_number() || !(n.value().get<double>() >= 0) || !(n.value().get<double>() <= 1e6)) n.fail(expected);
-            return n.value().get<double>();
+            return number_of(l.at(key), 0, 1e6, "a relative error from 0 to 1e6, or null");
         };
         p.leave_one_out_median = share("median");
         p.leave_one_out_worst = share("worst");
