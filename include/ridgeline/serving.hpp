@@ -167,8 +167,8 @@ constexpr std::array<ChunkSteps, 2> chunk_steps(const Traffic& t, std::int64_t b
 
 namespace serving_detail {
 // What `tokens` prefill tokens riding a decode step add to it, on one stage: their bytes (KV
-// read and written) and FLOPs at the step's roofline, the routed experts they touch beyond the
-// decode batch's, and their share of the all-reduces.
+// read and written) and FLOPs at the step's roofline, the routed experts and embedding rows they
+// read beyond the decode batch's, and their share of the all-reduces.
 struct PrefillLoad {
     Seconds memory_per_token{};   // one stage: KV read and written per prefill token
     Seconds compute_per_token{};  // one stage
@@ -190,13 +190,15 @@ struct MixedStep {
         const auto whole = static_cast<std::int64_t>(tokens + 0.5);
         const std::int64_t decoding = workload.batch * workload.tokens_per_sequence;
         const Seconds experts = (cost.routed_bytes(decoding + whole) - cost.routed_bytes(decoding)) / rates.bandwidth;
+        // Their embedding rows, with the decode tokens' read at most once each (StepCost::row_bytes).
+        const Seconds rows = (cost.row_bytes(static_cast<double>(decoding) + tokens) - cost.row_bytes(static_cast<double>(decoding))) / rates.bandwidth;
         // The all-reduces carry the prefill tokens' activations too.
         Workload mixed = workload;
         mixed.batch = 1;
         mixed.tokens_per_sequence = decoding + whole;
         const Communication links = communication(deployment, model, mixed, cost);
         const auto stages = static_cast<double>(deployment.parallel.pipeline);
-        return Times{step.memory_time + tokens * load.memory_per_token + experts, step.compute_time + tokens * load.compute_per_token,
+        return Times{step.memory_time + tokens * load.memory_per_token + experts + rows, step.compute_time + tokens * load.compute_per_token,
                      stages * (links.per_stage - step.links.per_stage) + (links.pipeline_hops - step.links.pipeline_hops)};
     }
     // The stage time added, and the pipeline hops added, by `tokens` prefill tokens.
@@ -230,7 +232,11 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
     // Per new token, per stage: the prefill's bytes beyond one weight read per chunk, and its FLOPs.
     const StepCost c1 = step_cost(m, one, d.parallel);
     a.rates = effective_rates(d.device, w);
-    const Bytes weight_reads = static_cast<double>(a.pre.chunks) * (c1.fixed_bytes + c1.routed_bytes(a.pre.chunk_tokens));
+    // The rows are left out too: the mixed step charges them with the decode tokens' (MixedStep::with).
+    const std::int64_t last = fresh - (a.pre.chunks - 1) * a.pre.chunk_tokens;
+    const Bytes weight_reads = static_cast<double>(a.pre.chunks) * (c1.fixed_bytes + c1.routed_bytes(a.pre.chunk_tokens)) +
+                               static_cast<double>(a.pre.chunks - 1) * c1.row_bytes(static_cast<double>(a.pre.chunk_tokens)) +
+                               c1.row_bytes(static_cast<double>(last));
     const Seconds memory = a.pre.memory_time - weight_reads / a.rates.bandwidth;
     a.load = PrefillLoad{(memory > Seconds{} ? memory : Seconds{}) / static_cast<double>(fresh), a.pre.compute_time / static_cast<double>(fresh)};
     a.mid = w;

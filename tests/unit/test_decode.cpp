@@ -221,6 +221,35 @@ TEST_CASE("ridge: past the table's rows a batch shares them, so the ridge is whe
     CHECK(decode_step(h100(), llama8b(), above).bound == Bound::compute);
 }
 
+TEST_CASE("serving: prefill tokens riding a decode step read embedding rows only up to the table's", "[serving]") {
+    // Llama-3.1-8B in BF16 on an H100 (3.35 TB/s, the datasheet): a prefill token writes its KV,
+    // 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 B = 131,072 B, and under the bytes-read
+    // accounting reads its embedding row, 4,096 x 2 B = 8,192 B. A 2,048-token prompt is one chunk
+    // with no cached prefix to read. A step reads each of the table's 128,256 rows at most once.
+    Workload w;
+    w.assumptions.accounting = WeightAccounting::bytes_read;
+    const Traffic t{.prompt = 2048, .output = 64};
+    const auto added = [&](std::int64_t batch) {
+        w.batch = batch;
+        const InterleavedPrefill p = interleaved_prefill(h100(), llama8b(), w, t);
+        REQUIRE(p.chunks[0].per_step > 0);
+        return std::pair{p.chunks[0].tokens, (p.chunks[0].memory - p.decode.memory_time).in(s)};
+    };
+    // 8 sequences decoding: 8 / 64 prompts arrive a step, each one 2,048-token chunk; the chunk's
+    // tokens read their own rows.
+    const auto [few_tokens, few] = added(8);
+    CHECK(few_tokens == 2048);
+    CHECK(few == Approx(2048 * (131072.0 + 8192) / 3.35e12).epsilon(1e-9));
+    // 128,256 sequences decoding already read every row, so the arriving prompts' tokens (all of
+    // them in one step: 128,256 / 64 x 2,048) add only their KV.
+    const auto [many_tokens, many] = added(128256);
+    CHECK(many_tokens == 128256.0 / 64 * 2048);
+    CHECK(many == Approx(many_tokens * 131072.0 / 3.35e12).epsilon(1e-9));
+    // Between them: the rows left unread, 128,256 - 127,000, and no more.
+    const auto [some_tokens, some] = added(127000);
+    CHECK(some == Approx((some_tokens * 131072.0 + 1256 * 8192.0) / 3.35e12).epsilon(1e-9));
+}
+
 TEST_CASE("ridge: 'bytes read' and attention FLOPs move n* the way the algebra says", "[ridge]") {
     // Fewer charged FLOPs (the lookup not counted) shrink n*. The embedding rows do not move it:
     // a batch of more than the table's 128,256 rows reads each row once (StepCost::row_bytes),
