@@ -1102,7 +1102,10 @@ PYBIND11_MODULE(ridgeline, m) {
     }, py::arg("kind"), "The rows `ridgeline list hardware|models|efficiency --format json` prints");
     m.def("show", [](const std::string& target) { return to_python(cli::show_table(target).json()); }, py::arg("target"),
           "A preset or file with its derived figures: what `ridgeline show TARGET --format json` prints");
-    m.def("model_formats", [](const py::object& model) { return to_python(cli::model_formats_table(model_of(model).model).json()); },
+    m.def("model_formats", [](const py::object& model) { return to_python(cli::model_formats_table([&] {
+                  const PyModel pm = model_of(model);
+                  return LoadedModel{pm.model, pm.precision, pm.precision_source, pm.notes};
+              }()).json()); },
           py::arg("model"), "Parameters, weight bytes per format and KV per token: what `ridgeline model -m MODEL --format json` prints");
 
     const std::string settings =

@@ -323,7 +323,7 @@ struct ModelOptions {
     cli::Output format = cli::Output::table;
 };
 
-void run_model(const ModelOptions& o) { cli::model_formats_table(load_model(o.model)).print(o.format); }
+void run_model(const ModelOptions& o) { cli::model_formats_table(load_model_with_formats(o.model)).print(o.format); }
 
 // Every setting of the lists, at every batch and context (batches outer), as decode and
 // operators print them; `current_device` names the device an error is about.

@@ -291,8 +291,9 @@ inline Table hardware_table(const ridgeline::Hardware& h) {
     return t;
 }
 
-inline Table model_table(const ridgeline::Model& m, const std::string& notes = "") {
+inline Table model_table(const ridgeline::LoadedModel& loaded) {
     using namespace ridgeline;
+    const Model& m = loaded.model;
     Table t({{"field", "field", false}, {"value", "value", false}});
     const ParameterBreakdown p = derived_parameters(m), a = active_parameters(m);
     t.add({text("name"), text(std::string(m.name.view()))});
@@ -324,7 +325,11 @@ inline Table model_table(const ridgeline::Model& m, const std::string& notes = "
     t.add({text("kv_bytes_per_token_bf16"), number(kv, shown(kv, 0, "{} B") + shown(kv / 1024, 1, " ({} KiB)"))});
     const double state = state_bytes_per_sequence(m, formats::bf16).in(bytes);
     if (state > 0) t.add({text("state_bytes_per_sequence_bf16"), number(state, shown(state / 1048576, 1, "{} MiB"))});
-    if (!notes.empty()) t.add({text("read_as"), text(notes)});
+    // What the checkpoint's own files weigh, in the formats its config.json gives them.
+    t.add({text("checkpoint_formats"), text(loaded.precision_source)});
+    const double w = weights_per_device(m, loaded.precision).in(bytes);
+    t.add({text("checkpoint_weight_bytes"), number(w, si(w, "B"))});
+    if (!loaded.notes.empty()) t.add({text("read_as"), text(loaded.notes)});
     return t;
 }
 
@@ -337,19 +342,22 @@ inline Table show_table(const std::string& target) {
         const ResolvedPreset r = ridgeline::resolve(PresetKind::model, target);  // a directory means its config.json
         const auto j = read_json_file(r.file);
         if (j.is_object() && j.contains("model_type")) {
-            const ConfigReading reading = read_config(j, r.file.string(), r.name);
-            return model_table(reading.model, reading.notes);
+            ConfigReading reading = read_config(j, r.file.string(), r.name);
+            LoadedModel loaded{reading.model, {}, {}, std::move(reading.notes)};
+            std::tie(loaded.precision, loaded.precision_source) = checkpoint_formats(j, r.file.string());
+            return model_table(loaded);
         }
         return hardware_table(hardware_from_json(j, r.file.string()));
     }
     if (std::find(hw.begin(), hw.end(), target) != hw.end()) return hardware_table(load_hardware(target));
-    const LoadedModel loaded = load_model_with_formats(target);  // an unknown name errs with the model presets, closest first
-    return model_table(loaded.model, loaded.notes);
+    return model_table(load_model_with_formats(target));  // an unknown name errs with the model presets, closest first
 }
 
-// `ridgeline model`: parameters, weight bytes per format and KV per token.
-inline Table model_formats_table(const ridgeline::Model& m) {
+// `ridgeline model`: parameters, weight bytes per format and KV per token, each format applied
+// to every tensor, and last the checkpoint's own formats (KV in Precision's default).
+inline Table model_formats_table(const ridgeline::LoadedModel& loaded) {
     using namespace ridgeline;
+    const Model& m = loaded.model;
     const ParameterBreakdown p = derived_parameters(m), a = active_parameters(m);
     Table t({{"model", "model", false}, {"format", "format", false}, {"total_params", "total"},
              {"active_params", "active"}, {"weight_bytes", "weights"}, {"kv_bytes_per_token", "KV/token"}});
@@ -360,6 +368,10 @@ inline Table model_formats_table(const ridgeline::Model& m) {
         t.add({text(std::string(m.name.view())), text(f), number(p.total(), params_text(p.total())),
                number(a.total(), params_text(a.total())), number(w, si(w, "B")), converted(kv, kv / 1024, 1, "{} KiB")});
     }
+    const double w = weights_per_device(m, loaded.precision).in(bytes);
+    const double kv = kv_bytes_per_token(m, loaded.precision.kv).in(bytes);
+    t.add({text(std::string(m.name.view())), text("checkpoint"), number(p.total(), params_text(p.total())),
+           number(a.total(), params_text(a.total())), number(w, si(w, "B")), converted(kv, kv / 1024, 1, "{} KiB")});
     return t;
 }
 

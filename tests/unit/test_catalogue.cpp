@@ -498,6 +498,10 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
     CHECK(ds.precision.embedding_format() == formats::bf16);
     CHECK(ds.precision.lm_head_format() == formats::bf16);
     CHECK(ds.precision_source == "torch_dtype bfloat16; quantization_config fp8: weights fp8/g16384/s32, embeddings bf16, lm_head bf16");
+    // What its files weigh (`ridgeline show`'s checkpoint_weight_bytes): the 671,026,419,200
+    // parameters (MTP aside) less the input table and the head, 129,280 x 7,168 = 926,679,040 each,
+    // at 1 + 1/4096 B, and the two tables at 2 B: 669,173,061,120 x (1 + 1/4096) + 3,706,716,160.
+    CHECK(weights_per_device(ds.model, ds.precision).in(bytes) == Approx(669'173'061'120.0 * (1 + 1.0 / 4096) + 3'706'716'160.0).epsilon(1e-12));
     // No quantization_config: torch_dtype alone (Llama-2-7B ships float16).
     const LoadedModel l2 = load_model_with_formats("llama-2-7b");
     CHECK(l2.precision == Precision{formats::fp16});
