@@ -176,10 +176,22 @@ try {
   await page.fill("#efficiency", "5e-324");
   await page.waitForSelector("body[data-state=error]");
   check("efficiency 5e-324 is refused beside efficiency, within 2 s", [await page.textContent("#error-efficiency"), Date.now() - started < 2000],
-        ["efficiency (bandwidth): got 4.940656e-324, expected a fraction in [1e-6, 1]", true]);
+        ['efficiency (bandwidth): got "5e-324", expected a fraction in [1e-6, 1]', true]);
+  await page.fill("#efficiency", "abc");
+  await page.waitForFunction(() => document.querySelector("#error-efficiency").textContent.includes("abc"));
+  check("efficiency 'abc' is refused with what was typed", await page.textContent("#error-efficiency"),
+        'efficiency (bandwidth): got "abc", expected a fraction in [1e-6, 1]');
   await page.fill("#efficiency", "1");
   await page.waitForSelector("body[data-state=ok]");
   await page.fill("#tp", "1");
+  await page.waitForSelector("body[data-state=ok]");
+  // A context past the model's positions names the page's own lever, as the CLI names --max-context.
+  await page.fill("#context", "200000");
+  await page.waitForSelector("body[data-state=error]");
+  check("a context past max_position_embeddings names the max context field", await page.textContent("#error-context"),
+        "context: got 200000, expected at most model 'llama-3.1-8b' max_position_embeddings (131072); " +
+        "raise it in the max context field where the model allows more");
+  await page.fill("#context", "4096");
   await page.waitForSelector("body[data-state=ok]");
 
   // The URL fragment records the inputs, the assumptions too: a shared link reproduces the result.
@@ -244,8 +256,13 @@ try {
   check("the link latency shown is the one typed", await page.textContent("#r-link"), "5.00 us per message (deployment), scale-up link");
   await page.fill("#link_latency_us", "2000000");
   await page.waitForSelector("body[data-state=error]");
-  check("a link latency over 1 s shows the library's error beside the field", await page.textContent("#error-link_latency_us"),
-        "link latency: got 2000000 us, expected a time from 0 to 1 s");
+  check("a link latency over 1 s shows the CLI's error beside the field", await page.textContent("#error-link_latency_us"),
+        'link latency: got "2000000", expected a time in microseconds: 0, or from 1e-6 to 1e6');
+  // Read as the CLI reads --link-latency-us: a hexadecimal number is not a time.
+  await page.fill("#link_latency_us", "0x10");
+  await page.waitForFunction(() => document.querySelector("#error-link_latency_us").textContent.includes("0x10"));
+  check("a link latency in hexadecimal is refused as the CLI refuses it", await page.textContent("#error-link_latency_us"),
+        'link latency: got "0x10", expected a time in microseconds: 0, or from 1e-6 to 1e6');
   await page.fill("#link_latency_us", "");
   await page.waitForSelector("#r-link[data-from='hardware preset']");
   check("clearing the link latency returns to the preset's", await value("#r-communication"), tp4.communication_time_s);

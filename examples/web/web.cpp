@@ -74,25 +74,19 @@ std::int64_t degree(const json& request, const char* key) {
     return integer(request, key, 0, "an integer >= 1");
 }
 
-// Link latency per message in microseconds, read as the CLI's --link-latency-us reads it;
-// empty or absent: the hardware preset's. The library checks the range.
+// Link latency per message in microseconds, read by the CLI's --link-latency-us reader (its
+// range and message); empty or absent: the hardware preset's.
 std::optional<Seconds> link_latency(const json& request) {
     const char* key = "link_latency_us";
     if (!request.contains(key) || request.at(key).is_null()) return std::nullopt;
     const json& v = request.at(key);
-    if (v.is_number()) return us(v.get<double>());
     const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
     if (text.empty()) return std::nullopt;
-    std::size_t used = 0;
-    double x = 0;
     try {
-        x = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
+        return cli::parse_link_latency("link latency", text);
+    } catch (const cli::usage_error& e) {
+        throw field_error(key, e.what());
     }
-    if (used == 0 || used != text.size())
-        throw field_error(key, "got \"" + text + "\", expected a time in microseconds (empty: the hardware preset's)");
-    return us(x);
 }
 
 Assumptions assumptions_of(const json& request) {
@@ -171,9 +165,19 @@ json evaluate(const json& request) {
     w.precision.compute = *compute;
     w.batch = integer(request, "batch", 1, "an integer >= 1");
     w.context = integer(request, "context", 0, "an integer >= 0 tokens");
-    const double efficiency = request.at("efficiency").is_number() ? request.at("efficiency").get<double>() : -1;
-    if (!(efficiency > 0 && efficiency <= 1)) throw field_error("efficiency", "got " + request.at("efficiency").dump() + ", expected a fraction in (0, 1]");
-    w.efficiency.bandwidth = efficiency;
+    // The field's text, read by the CLI's --efficiency reader; a number goes to the library's check.
+    const json& efficiency = request.at("efficiency");
+    if (efficiency.is_string()) {
+        try {
+            w.efficiency.bandwidth = cli::parse_fraction("efficiency (bandwidth)", efficiency.get<std::string>());
+        } catch (const cli::usage_error& e) {
+            throw field_error("efficiency", e.what());
+        }
+    } else if (efficiency.is_number()) {
+        w.efficiency.bandwidth = efficiency.get<double>();
+    } else {
+        throw field_error("efficiency", "efficiency (bandwidth): got " + efficiency.dump() + ", expected a fraction in [1e-6, 1]");
+    }
     w.assumptions = assumptions_of(request);
 
     // The deployment, built as the CLI's resolve() builds it.
@@ -232,7 +236,12 @@ json evaluate(const json& request) {
         out["operators"] = operator_rows(dep, m, w, out["operators_error"]);
         return out;
     } catch (const error& e) {
-        throw field_error(field_of(e), e.what());
+        // The library names its own lever; the page's is the max context field.
+        std::string expected = e.expected();
+        const std::string lever = "raise Model::max_context where the model allows more";
+        if (const auto at = expected.find(lever); at != std::string::npos)
+            expected.replace(at, lever.size(), "raise it in the max context field where the model allows more");
+        throw field_error(field_of(e), error(e.file(), e.path(), e.value(), expected).what());
     }
 }
 
