@@ -60,7 +60,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
     static const std::vector<PlanFlag> flags{
         {"--model,-m", "model", "Model preset name, or a path to a config.json or checkpoint directory",
          [](PlanOptions& o, const std::string&, const std::string& t) { o.model = t; }},
-        {"--hardware,-H", "hardware", "Candidate devices: h100-sxm,h200 (default: every hardware preset)",
+        {"--hardware,-H", "hardware", "Candidate devices: h100-sxm,h200 (omitted or empty: every hardware preset)",
          [](PlanOptions& o, const std::string&, const std::string& t) {
              o.hardware_text = t;
              o.hardware = t.empty() ? std::vector<std::string>{} : split_commas(t);
