@@ -178,15 +178,30 @@ public:
             throw py::type_error(std::string(function_) + "() got an unexpected keyword argument '" + left_.front() + "'");
     }
 
+    // An integer too long to echo whole: its first digits and its length.
+    static std::string digits_text(const py::handle& v) {
+        const std::string t = py::str(v).cast<std::string>();
+        return t.size() <= 24 ? t : t.substr(0, 12) + "... (" + std::to_string(t.size()) + " characters)";
+    }
     static std::int64_t as_integer(const char* function, const char* key, const py::handle& v) {
         if (py::isinstance<py::bool_>(v) || !py::hasattr(v, "__index__"))
             throw py::type_error(std::string(function) + "(): " + key + " must be an integer");
-        return py::int_(py::reinterpret_borrow<py::object>(v)).cast<std::int64_t>();
+        const py::int_ i(py::reinterpret_borrow<py::object>(v));
+        try {
+            return i.cast<std::int64_t>();
+        } catch (const py::cast_error&) {  // past 64 bits: every setting's bound is far below
+            throw ridgeline::error("", key, digits_text(i), "an integer within 64 bits (from -2^63 to 2^63 - 1)");
+        }
     }
     static double as_number(const char* function, const char* key, const py::handle& v) {
         if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::float_>(v) || py::hasattr(v, "__index__") || py::hasattr(v, "__float__")))
             throw py::type_error(std::string(function) + "(): " + key + " must be a number");
-        return py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>();
+        try {
+            return py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>();
+        } catch (const py::error_already_set& e) {  // an integer past a double's range
+            if (!e.matches(PyExc_OverflowError)) throw;
+            throw ridgeline::error("", key, digits_text(v), "a number within a double's range (about 1.8e308)");
+        }
     }
 
 private:
@@ -332,12 +347,20 @@ std::optional<std::int64_t> read_max_context(Kwargs& k) {
 std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadSpec& spec) {
     Workload w = spec.w;
     Precision& p = w.precision;
+    if (spec.experts_given && !has_routed_experts(pm.model))
+        throw ridgeline::error("", "experts", format_name(*p.experts),
+                               "no experts format: model '" + std::string(pm.model.name.view()) + "' has no routed experts");
     if (spec.weights_given) return {w, "--weights"};  // as the CLI records it: rows are the same in both
     p.weights = pm.precision.weights;
     if (!spec.experts_given) p.experts = pm.precision.experts;
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
     if (!spec.lm_head_given) p.lm_head = pm.precision.lm_head;
-    return {w, "the checkpoint: " + pm.precision_source};
+    // Overrides of some of the checkpoint's formats, in the CLI's words (rows are the same in both).
+    std::string source = "the checkpoint: " + pm.precision_source;
+    if (spec.embeddings_given) source += "; --embeddings " + format_name(p.embedding_format());
+    if (spec.experts_given) source += "; --experts " + format_name(p.expert_format());
+    if (spec.lm_head_given) source += "; --lm-head " + format_name(p.lm_head_format());
+    return {w, source};
 }
 
 cli::Resolved make_setting(const PyModel& pm, const std::string& hardware_name, const Hardware& hw, const Parallelism& par,
@@ -426,7 +449,7 @@ py::object generate_py(const py::object& model, const py::object& hardware, cons
     Kwargs k("generate", kw);
     if (chunk < 0 || chunk > 100'000'000) throw ridgeline::error("", "chunk", std::to_string(chunk), "an integer from 0 to 100000000");
     // Prefill chunks are computed one by one: the CLI's bound on them, for one batch.
-    if (prompt > 0 && chunk > 0 && (prompt + chunk - 1) / chunk > 10'000'000)
+    if (prompt > 0 && chunk > 0 && prompt / chunk + (prompt % chunk != 0 ? 1 : 0) > 10'000'000)  // no overflow near 2^63
         throw ridgeline::error("", "chunk", std::to_string(chunk), "a chunk giving at most 10,000,000 prefill steps");
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "generate", batch, py::none());
@@ -478,8 +501,11 @@ py::object diagnose_py(const py::object& model, const py::object& hardware, cons
     if (tok_s.has_value() == tpot.has_value())
         throw ridgeline::error("", "measured_tokens_per_s", tok_s ? number_text(*tok_s) : "none",
                                "exactly one of measured_tokens_per_s and measured_tpot_s");
-    if (tok_s && !(*tok_s > 0 && std::isfinite(*tok_s)))
-        throw ridgeline::error("", "measured_tokens_per_s", number_text(*tok_s), "a positive, finite rate");
+    // The CLI's bounds (--measured-tok-s, --measured-tpot-ms), in SI units.
+    if (tok_s && !(*tok_s >= 1e-6 && *tok_s <= 1e9))
+        throw ridgeline::error("", "measured_tokens_per_s", number_text(*tok_s), "a rate in tokens/s from 1e-6 to 1e9");
+    if (tpot && !(*tpot >= 1e-9 && *tpot <= 1e6))
+        throw ridgeline::error("", "measured_tpot_s", number_text(*tpot), "a time in seconds from 1e-9 to 1e6");
     validate(Speculation{draft_tokens, 0.5});
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "diagnose", batch, context);
@@ -598,6 +624,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     if (const py::object p = k.take("prices"); !p.is_none()) {
         if (!py::isinstance<py::dict>(p)) throw py::type_error("plan(): prices must be a dict of device name to price per device-hour");
         for (const auto& [name, price] : p.cast<py::dict>()) {
+            if (!py::isinstance<py::str>(name)) throw py::type_error("plan(): prices must be a dict of device name (str) to price per device-hour");
             const auto n = name.cast<std::string>();
             if (std::find(names.begin(), names.end(), n) == names.end())
                 throw ridgeline::error("", "prices", n, "prices only for the devices of hardware");
@@ -1012,8 +1039,12 @@ PYBIND11_MODULE(ridgeline, m) {
         .def("kv_bytes_per_token", [](const PyModel& p, const std::string& format) {
             return kv_bytes_per_token(p.model, format_arg("format", format)).in(bytes);
         }, py::arg("format") = "bf16")
-        .def("with_parameters", [](const PyModel& p, double count) {
-            if (!(count > 0 && std::isfinite(count))) throw ridgeline::error("", "parameters", number_text(count), "a positive count");
+        .def("with_parameters", [](const PyModel& p, const py::object& given) {
+            // As a config.json's ridgeline.parameters: a number, not a bool, from 1 to below 1e16.
+            if (py::isinstance<py::bool_>(given) || !(py::isinstance<py::int_>(given) || py::isinstance<py::float_>(given)))
+                throw ridgeline::error("", "parameters", py::str(py::repr(given)).cast<std::string>(), "a count from 1 to below 1e16");
+            const double count = Kwargs::as_number("with_parameters", "parameters", given);
+            if (!(count >= 1 && count < 1e16)) throw ridgeline::error("", "parameters", number_text(count), "a count from 1 to below 1e16");
             PyModel out = p;
             out.model.with_parameters(count);
             return out;

@@ -212,8 +212,18 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
         p.lm_head = loaded.precision.lm_head;
         s.formats_source = "the checkpoint: " + loaded.precision_source;
     }
+    // Flags that override some of the checkpoint's formats say so in the record.
+    if (!weights)
+        for (const auto& [flag, given] : {std::pair{"--embeddings", o.embeddings}, std::pair{"--experts", o.experts}, std::pair{"--lm-head", o.lm_head}})
+            if (given) s.formats_source += std::string("; ") + flag + " " + format_name(*given);
     if (o.embeddings) p.embeddings = *o.embeddings;
-    if (o.experts) p.experts = *o.experts;
+    if (o.experts) {
+        // A format for experts the model does not have would be printed beside the weights' and change nothing.
+        if (!has_routed_experts(s.m))
+            cli::bad_value("--experts", format_name(*o.experts),
+                           "no --experts: model '" + std::string(s.m.name.view()) + "' has no routed experts");
+        p.experts = *o.experts;
+    }
     if (o.lm_head) p.lm_head = *o.lm_head;
     if (o.max_context) s.m.max_context = *o.max_context;
     s.dep = Deployment{s.hw, par};

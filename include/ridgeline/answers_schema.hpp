@@ -63,6 +63,8 @@ struct CapacityRow {
 };
 
 constexpr CapacityRow capacity_row(const Deployment& d, const Model& m, const Workload& w, std::int64_t context, std::int64_t batch) {
+    // Context 0 asks no largest batch; any other is largest_batch's to check.
+    if (context < 0) throw error("", "context", std::to_string(context), "an integer from 0 to 2^40 tokens (0: no largest batch asked)");
     CapacityRow r;
     r.budget = memory_budget(d.device, w.assumptions);
     r.weights = weights_per_device(m, w.precision, d.parallel);

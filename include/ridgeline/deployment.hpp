@@ -89,11 +89,8 @@ constexpr void validate(const Deployment& d, const Model& m) {
         if (experts > 0 && experts % d.parallel.expert != 0)
             refuse("expert-parallel degree", d.parallel.expert, "a divisor of the routed experts (" + std::to_string(experts) + ")");
     }
-    if (d.parallel.expert > 1) {
-        bool moe = false;
-        for (const auto& g : m) moe = moe || routed_experts(g.spec, 1.0).experts > 0;
-        if (!moe) refuse("expert-parallel degree", d.parallel.expert, "1: there are no routed experts");
-    }
+    if (d.parallel.expert > 1 && !has_routed_experts(m))
+        refuse("expert-parallel degree", d.parallel.expert, "1: there are no routed experts");
     if (d.parallel.pipeline > layer_count(m))
         refuse("pipeline-parallel degree", d.parallel.pipeline,
                "at most the layers (" + std::to_string(layer_count(m)) + ")");

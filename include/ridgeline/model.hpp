@@ -174,8 +174,8 @@ constexpr void validate(const Model& m) {
             bounded(m, f.widest(), max_dimension, "an MLP or expert width or count");
         }, g.spec.ffn);
     }
-    if (m.declared_parameters && !(*m.declared_parameters > 0 && *m.declared_parameters < 1e16))
-        fail(m, "declared parameters", std::to_string(*m.declared_parameters), "a positive, finite count");
+    if (m.declared_parameters && !(*m.declared_parameters >= 1 && *m.declared_parameters < 1e16))
+        fail(m, "declared parameters", number_text(*m.declared_parameters), "a count from 1 to below 1e16");
 }
 
 // Refuses a context past the model's limit, when it has one.
@@ -228,6 +228,14 @@ constexpr double layer_activation_width(const LayerSpec& spec, std::int64_t t) {
 // The routed experts of a layer, if any (each FFN kind says).
 constexpr RoutedExperts routed_experts(const LayerSpec& spec, double h) {
     return std::visit([h](const auto& f) { return f.routed(h); }, spec.ffn);
+}
+
+// Whether any layer routes tokens to experts (a format for the experts, or an expert-parallel
+// degree, means something only then).
+constexpr bool has_routed_experts(const Model& m) {
+    for (const auto& g : m)
+        if (routed_experts(g.spec, 1.0).experts > 0) return true;
+    return false;
 }
 
 // All parameters of the main model (MTP modules excluded), derived from the architecture: each

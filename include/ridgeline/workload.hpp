@@ -152,8 +152,9 @@ inline constexpr std::int64_t max_context = std::int64_t{1} << 40;
 inline constexpr std::int64_t max_parallel_degree = 1 << 20;
 
 constexpr void validate(const Assumptions& a) {
-    if (!(a.memory_fraction > 0 && a.memory_fraction <= 1))
-        throw error("", "memory fraction", number_text(a.memory_fraction), "a fraction in (0, 1]");
+    // The floor --memory-fraction has: below it no preset's memory holds a byte worth counting.
+    if (!(a.memory_fraction >= 1e-6 && a.memory_fraction <= 1))
+        throw error("", "memory fraction", number_text(a.memory_fraction), "a fraction in [1e-6, 1]");
     if (!(a.runtime_reserve >= Bytes{}) || !is_finite(a.runtime_reserve) || a.runtime_reserve > TB(1000))
         throw error("", "runtime reserve", number_text(a.runtime_reserve.in(GiB)) + " GiB", "a size from 0 to 1000 TB");
     if (!(a.fallback_link_latency >= Seconds{}) || !(a.fallback_link_latency <= s(1)))

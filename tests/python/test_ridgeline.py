@@ -484,6 +484,13 @@ def test_context_past_the_model_and_bad_degrees():
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.Deployment("h100-sxm", tp=2, ep=4)
     assert e.value.path == "expert-parallel degree"
+    # A format for experts a dense model does not have is refused, as the CLI's --experts is.
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode("llama-3.1-8b", "h100-sxm", experts="fp8")
+    assert str(e.value) == "experts: got fp8, expected no experts format: model 'llama-3.1-8b' has no routed experts"
+    oss = ridgeline.decode("gpt-oss-20b", "h100-sxm", experts="fp8")
+    assert (oss["weights"], oss["experts"]) == ("bf16", "fp8")
+    assert oss["formats_source"].endswith("; --experts fp8")
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.decode("llama-3.1-8b", "h100-sxm", efficiency=float("nan"))
     assert e.value.path == "efficiency (bandwidth)"
@@ -498,15 +505,26 @@ def test_context_past_the_model_and_bad_degrees():
 def test_bad_inputs_of_every_answer():
     cases = [
         (lambda: ridgeline.diagnose("llama-3.1-8b", "h100-sxm"), "measured_tokens_per_s", "exactly one of measured_tokens_per_s and measured_tpot_s"),
-        (lambda: ridgeline.diagnose("llama-3.1-8b", "h100-sxm", measured_tokens_per_s=-3), "measured_tokens_per_s", "a positive, finite rate"),
-        (lambda: ridgeline.diagnose("llama-3.1-8b", "h100-sxm", measured_tpot_s=0.0), "measured time per token", "a positive, finite time"),
+        (lambda: ridgeline.diagnose("llama-3.1-8b", "h100-sxm", measured_tokens_per_s=-3), "measured_tokens_per_s", "a rate in tokens/s from 1e-6 to 1e9"),
+        (lambda: ridgeline.diagnose("llama-3.1-8b", "h100-sxm", measured_tokens_per_s=1e300), "measured_tokens_per_s", "a rate in tokens/s from 1e-6 to 1e9"),
+        (lambda: ridgeline.diagnose("llama-3.1-8b", "h100-sxm", measured_tpot_s=0.0), "measured_tpot_s", "a time in seconds from 1e-9 to 1e6"),
+        (lambda: ridgeline.diagnose("llama-3.1-8b", "h100-sxm", measured_tpot_s=1e-320), "measured_tpot_s", "a time in seconds from 1e-9 to 1e6"),
+        (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", batch=8, context=-1), "context", "an integer from 0 to 2^40 tokens (0: no largest batch asked)"),
         (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", acceptance=1.5), "speculation.acceptance", "a probability in [0, 1]"),
         (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", draft_tokens=0), "speculation.draft_tokens", "an integer from 1 to 1024"),
         (lambda: ridgeline.prefill("llama-3.1-8b", "h100-sxm", prompt=100, cached=100), "cached prompt", "an integer from 0 to the prompt less one (99)"),
         (lambda: ridgeline.prefill("llama-3.1-8b", "h100-sxm", prompt=0), "prompt", "an integer from 1 to 2^40 tokens"),
         (lambda: ridgeline.generate("llama-3.1-8b", "h100-sxm", chunk=-1), "chunk", "an integer from 0 to 100000000"),
-        (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", memory_fraction=0.0), "memory fraction", "a fraction in (0, 1]"),
+        (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", memory_fraction=0.0), "memory fraction", "a fraction in [1e-6, 1]"),
+        (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", memory_fraction=5e-7), "memory fraction", "a fraction in [1e-6, 1]"),
         (lambda: ridgeline.Workload(assumptions="seed_004"), "assumptions", "physical or seed_003"),
+        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(1e-300), "parameters", "a count from 1 to below 1e16"),
+        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(1e300), "parameters", "a count from 1 to below 1e16"),
+        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(True), "parameters", "a count from 1 to below 1e16"),
+        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(10**400), "parameters", "a number within a double's range (about 1.8e308)"),
+        (lambda: ridgeline.decode("llama-3.1-8b", "h100-sxm", batch=2**63), "batch", "an integer within 64 bits (from -2^63 to 2^63 - 1)"),
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, tpot_s=0.05, prompt=2**63), "prompt",
+         "an integer within 64 bits (from -2^63 to 2^63 - 1)"),
         (lambda: ridgeline.Assumptions(accounting="some"), "accounting", "read or every"),
         (lambda: ridgeline.calibrate("gpt-fast", where={"colour": "red"}), "where",
          "one of engine, engine_version, date, model, hardware, weights, tp, batch"),
