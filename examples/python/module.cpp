@@ -761,6 +761,14 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     if (nb != 0 && nc > per_setting_limit / nb / combos)
         throw ridgeline::error("", "settings x batches x contexts", std::to_string(combos) + " x " + std::to_string(nb) + " x " + std::to_string(nc),
                                "at most 100,000,000 points");
+    // The columns asked for, each a value a point: bounded so a sweep at the point cap with every
+    // column (some 240 bytes a point, 24 GB) fails here, not by the system's out-of-memory killer.
+    const std::size_t asked = static_cast<std::size_t>(std::count(on.begin(), on.end(), true));
+    const std::size_t max_values = 400'000'000;  // 3.2 GB of float64
+    if (nb != 0 && nc != 0 && asked > max_values / (nb * nc * combos))
+        throw ridgeline::error("", "settings x batches x contexts x columns",
+                               std::to_string(combos) + " x " + std::to_string(nb) + " x " + std::to_string(nc) + " x " + std::to_string(asked),
+                               "at most 400,000,000 values (about 3.2 GB; ask for fewer columns= or points)");
     // Each model and device once (a Model is some 10 kB); each setting names them by index.
     std::vector<PyModel> loaded_models;
     for (const auto& m : models) {

@@ -533,6 +533,9 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.list_presets("gpus"), "kind", "hardware, models or efficiency"),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], columns=["tok_s"]), "columns", None),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], tp=[1, 2, 0]), "tensor-parallel degree", None),
+        # 10,000 x 10,000 points is within the point cap; with every column it is some 3e9 values.
+        (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", list(range(1, 10001)), list(range(10000))),
+         "settings x batches x contexts x columns", "at most 400,000,000 values (about 3.2 GB; ask for fewer columns= or points)"),
     ]
     for call, path, expected in cases:
         with pytest.raises(ridgeline.Error) as e:
