@@ -232,11 +232,14 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
     // Per new token, per stage: the prefill's bytes beyond one weight read per chunk, and its FLOPs.
     const StepCost c1 = step_cost(m, one, d.parallel);
     a.rates = effective_rates(d.device, w);
-    // The rows are left out too: the mixed step charges them with the decode tokens' (MixedStep::with).
+    // Each chunk's weights as prefill charged them: the shorter last chunk touches fewer experts
+    // and rows. The rows are left out too: the mixed step charges them with the decode tokens'
+    // (MixedStep::with).
+    const auto chunk_weights = [&c1](std::int64_t tokens) {
+        return c1.fixed_bytes + c1.routed_bytes(tokens) + c1.row_bytes(static_cast<double>(tokens));
+    };
     const std::int64_t last = fresh - (a.pre.chunks - 1) * a.pre.chunk_tokens;
-    const Bytes weight_reads = static_cast<double>(a.pre.chunks) * (c1.fixed_bytes + c1.routed_bytes(a.pre.chunk_tokens)) +
-                               static_cast<double>(a.pre.chunks - 1) * c1.row_bytes(static_cast<double>(a.pre.chunk_tokens)) +
-                               c1.row_bytes(static_cast<double>(last));
+    const Bytes weight_reads = static_cast<double>(a.pre.chunks - 1) * chunk_weights(a.pre.chunk_tokens) + chunk_weights(last);
     const Seconds memory = a.pre.memory_time - weight_reads / a.rates.bandwidth;
     a.load = PrefillLoad{(memory > Seconds{} ? memory : Seconds{}) / static_cast<double>(fresh), a.pre.compute_time / static_cast<double>(fresh)};
     a.mid = w;

@@ -250,6 +250,24 @@ TEST_CASE("serving: prefill tokens riding a decode step read embedding rows only
     CHECK(some == Approx((some_tokens * 131072.0 + 1256 * 8192.0) / 3.35e12).epsilon(1e-9));
 }
 
+TEST_CASE("serving: a prompt's short last chunk keeps its KV load on an MoE model", "[serving]") {
+    // Qwen3-30B-A3B (config.json: 48 layers, 4 KV heads x 128, hidden 2,048, untied, 128 experts
+    // top-8) in BF16 on an H100 (3.35 TB/s): a prefill token writes 48 x 4 x 128 x 2 x 2 B =
+    // 98,304 B of KV and reads a 4,096-byte embedding row. A 2,049-token prompt in chunks of
+    // 2,048 is a full chunk and a 1-token one that reads the 2,048 tokens before it, so the
+    // prompt's KV load is (2,049 + 2,048) x 98,304 B, spread over its 2,049 tokens. 4,096
+    // sequences decoding already touch every expert (128 x (1 - 8/128)^4096 is 128 to a double),
+    // so a full chunk riding a step adds its KV load and its rows, nothing for experts.
+    Workload w;
+    w.batch = 4096;
+    const Traffic t{.prompt = 2049, .output = 16384, .prefill_chunk = 2048};
+    const InterleavedPrefill p = interleaved_prefill(h100(), load_model("qwen3-30b-a3b"), w, t);
+    REQUIRE(p.chunks[0].tokens == 2048);
+    REQUIRE(p.chunks[1].tokens == 1);
+    const double per_token = (2049 + 2048) * 98304.0 / 2049;
+    CHECK((p.chunks[0].memory - p.decode.memory_time).in(s) == Approx(2048 * (per_token + 4096) / 3.35e12).epsilon(1e-9));
+}
+
 TEST_CASE("ridge: 'bytes read' and attention FLOPs move n* the way the algebra says", "[ridge]") {
     // Fewer charged FLOPs (the lookup not counted) shrink n*. The embedding rows do not move it:
     // a batch of more than the table's 128,256 rows reads each row once (StepCost::row_bytes),
