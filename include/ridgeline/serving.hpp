@@ -149,20 +149,30 @@ constexpr PromptChunks prompt_chunks(const Traffic& t) {
     return PromptChunks{size, fresh / size, fresh % size};
 }
 
-// The steps that carry arriving prompts' new tokens, as `per_step` such steps a decode step:
-// each prompt's full chunks and its last shorter one, batch / output prompts arriving a step; or,
-// where a chunk or more arrives every step, every step carrying the arriving tokens together
-// (engines pack them up to their token budget). per_step 0: no such step.
+// The steps that carry arriving prompts' new tokens, as `per_step` such steps a decode step,
+// for an engine that takes queued prompt tokens up to its budget (one chunk) a step:
+//  - prompts that do not overlap (batch / output arriving a step, each done before the next
+//    comes): each prompt's full chunks and its last shorter one;
+//  - prompts of one chunk arriving a step or more: every step carries the arriving tokens;
+//  - longer prompts that overlap: the queue seldom runs dry, so steps carry a whole chunk, as
+//    many a step as the arriving tokens fill (a prompt's short last chunk joins the next one's);
+//  - more tokens arriving a step than a chunk: every step carries them all (the engine does
+//    not keep up; Serving::keeps_up says so).
+// per_step 0: no such step.
 struct ChunkSteps {
     double tokens = 0, per_step = 0;
 };
 constexpr std::array<ChunkSteps, 2> chunk_steps(const Traffic& t, std::int64_t batch) {
     const PromptChunks c = prompt_chunks(t);
     const double arriving = static_cast<double>(batch) / static_cast<double>(t.output);
-    if (arriving * static_cast<double>(c.full + (c.rest > 0 ? 1 : 0)) >= 1)
-        return {ChunkSteps{arriving * static_cast<double>(t.new_prompt()), 1}, ChunkSteps{}};
-    return {ChunkSteps{static_cast<double>(c.size), arriving * static_cast<double>(c.full)},
-            ChunkSteps{static_cast<double>(c.rest), c.rest > 0 ? arriving : 0}};
+    const double chunks = static_cast<double>(c.full + (c.rest > 0 ? 1 : 0));
+    if (arriving * chunks < 1)
+        return {ChunkSteps{static_cast<double>(c.size), arriving * static_cast<double>(c.full)},
+                ChunkSteps{static_cast<double>(c.rest), c.rest > 0 ? arriving : 0}};
+    const double tokens = arriving * static_cast<double>(t.new_prompt());
+    const auto budget = static_cast<double>(t.prefill_chunk);
+    if (chunks > 1 && tokens < budget) return {ChunkSteps{budget, tokens / budget}, ChunkSteps{}};
+    return {ChunkSteps{tokens, 1}, ChunkSteps{}};
 }
 
 namespace serving_detail {

@@ -268,6 +268,37 @@ TEST_CASE("serving: a prompt's short last chunk keeps its KV load on an MoE mode
     CHECK((p.chunks[0].memory - p.decode.memory_time).in(s) == Approx(2048 * (per_token + 4096) / 3.35e12).epsilon(1e-9));
 }
 
+TEST_CASE("serving: the steps arriving prompts ride, for each way prompts arrive", "[serving]") {
+    // Chunks of 2,048 (the default budget); batch / output prompts arrive a step.
+    const auto steps = [](std::int64_t prompt, std::int64_t batch, std::int64_t output) {
+        return chunk_steps(Traffic{.prompt = prompt, .output = output}, batch);
+    };
+    // 50 / 500 = 0.1 prompts of 5,000 tokens a step, each done before the next: two full chunks
+    // and one of 904, 0.1 prompts' worth a step.
+    auto s = steps(5000, 50, 500);
+    CHECK((s[0].tokens == 2048 && s[0].per_step == Approx(0.2) && s[1].tokens == 904 && s[1].per_step == Approx(0.1)));
+    // 128 / 64 = 2 prompts of 500 tokens a step: every step takes both, 1,000 tokens.
+    s = steps(500, 128, 64);
+    CHECK((s[0].tokens == 1000 && s[0].per_step == 1 && s[1].per_step == 0));
+    // 48 / 80 = 0.6 prompts of 3,000 tokens a step overlap (1.2 chunks start a step): 1,800
+    // tokens a step arrive, so 1,800 / 2,048 of the steps carry a whole chunk.
+    s = steps(3000, 48, 80);
+    CHECK((s[0].tokens == 2048 && s[0].per_step == Approx(1800.0 / 2048) && s[1].per_step == 0));
+    // 64 / 64 = 1 prompt of 3,000 tokens a step: more than a chunk arrives, so every step carries
+    // all 3,000 and the engine falls behind.
+    s = steps(3000, 64, 64);
+    CHECK((s[0].tokens == 3000 && s[0].per_step == 1 && s[1].per_step == 0));
+    // At the edge of overlapping, one token more changes little: 2,048 then 2,049 tokens, 32 / 64
+    // = 0.5 prompts a step (Mixtral 8x7B over two H200s, the review's case).
+    const Deployment two{load_hardware("h200"), Parallelism{.tensor = 2}};
+    Workload w;
+    w.batch = 32;
+    const Model mixtral = load_model("mixtral-8x7b");
+    const Seconds at_2048 = serve(two, mixtral, w, Traffic{.prompt = 2048, .output = 64}, ServingMode::aggregated).tpot;
+    const Seconds at_2049 = serve(two, mixtral, w, Traffic{.prompt = 2049, .output = 64}, ServingMode::aggregated).tpot;
+    CHECK(at_2049 / at_2048 == Approx(1).margin(0.01));
+}
+
 TEST_CASE("ridge: 'bytes read' and attention FLOPs move n* the way the algebra says", "[ridge]") {
     // Fewer charged FLOPs (the lookup not counted) shrink n*. The embedding rows do not move it:
     // a batch of more than the table's 128,256 rows reads each row once (StepCost::row_bytes),
