@@ -350,6 +350,10 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     if (spec.experts_given && !has_routed_experts(pm.model))
         throw ridgeline::error("", "experts", format_name(*p.experts),
                                "no experts format: model '" + std::string(pm.model.name.view()) + "' has no routed experts");
+    if (spec.lm_head_given && pm.model.tied_embeddings)
+        throw ridgeline::error("", "lm_head", format_name(p.lm_head_format()),
+                               "no lm_head format: model '" + std::string(pm.model.name.view()) +
+                                   "' ties its LM head to the input table (use embeddings=)");
     if (spec.weights_given) return {w, "--weights"};  // as the CLI records it: rows are the same in both
     p.weights = pm.precision.weights;
     if (!spec.experts_given) p.experts = pm.precision.experts;

@@ -224,7 +224,13 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
                            "no --experts: model '" + std::string(s.m.name.view()) + "' has no routed experts");
         p.experts = *o.experts;
     }
-    if (o.lm_head) p.lm_head = *o.lm_head;
+    if (o.lm_head) {
+        // A tied head is the input table: --embeddings sets its format.
+        if (s.m.tied_embeddings)
+            cli::bad_value("--lm-head", format_name(*o.lm_head),
+                           "no --lm-head: model '" + std::string(s.m.name.view()) + "' ties its LM head to the input table (use --embeddings)");
+        p.lm_head = *o.lm_head;
+    }
     if (o.max_context) s.m.max_context = *o.max_context;
     s.dep = Deployment{s.hw, par};
     if (s.m.group_count > 0) validate(s.dep, s.m);

@@ -328,7 +328,7 @@ inline Table model_table(const ridgeline::LoadedModel& loaded) {
     // What the checkpoint's own files weigh, in the formats its config.json gives them.
     t.add({text("checkpoint_formats"), text(loaded.precision_source)});
     const double w = weights_per_device(m, loaded.precision).in(bytes);
-    t.add({text("checkpoint_weight_bytes"), number(w, si(w, "B"))});
+    t.add({text("checkpoint_weight_bytes"), number(w, si(w, "B") + (m.mtp_layers > 0 ? " (the main model; MTP modules aside, as above)" : ""))});
     if (!loaded.notes.empty()) t.add({text("read_as"), text(loaded.notes)});
     return t;
 }

@@ -492,6 +492,9 @@ def test_context_past_the_model_and_bad_degrees():
     assert (oss["weights"], oss["experts"]) == ("bf16", "fp8")
     assert oss["formats_source"].endswith("; --experts fp8")
     with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode("gemma-2-9b", "h100-sxm", lm_head="fp8")
+    assert str(e.value) == "lm_head: got fp8, expected no lm_head format: model 'gemma-2-9b' ties its LM head to the input table (use embeddings=)"
+    with pytest.raises(ridgeline.Error) as e:
         ridgeline.decode("llama-3.1-8b", "h100-sxm", efficiency=float("nan"))
     assert e.value.path == "efficiency (bandwidth)"
     with pytest.raises(ridgeline.Error) as e:
