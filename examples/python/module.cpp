@@ -448,9 +448,13 @@ py::object capacity_py(const py::object& model, const py::object& hardware, cons
     return row_py(columns, cli::capacity_cells(c.s, w.context, w.batch));
 }
 
-py::object generate_py(const py::object& model, const py::object& hardware, const py::object& batch, std::int64_t prompt,
-                       std::int64_t new_tokens, std::int64_t chunk, const py::kwargs& kw) {
+py::object generate_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& prompt_arg,
+                       const py::object& new_tokens_arg, const py::object& chunk_arg, const py::kwargs& kw) {
     Kwargs k("generate", kw);
+    // Read as keywords are (a bool is no count; past 64 bits names the argument).
+    const std::int64_t prompt = integer_arg("generate", "prompt", prompt_arg, 0);
+    const std::int64_t new_tokens = integer_arg("generate", "new_tokens", new_tokens_arg, 128);
+    const std::int64_t chunk = integer_arg("generate", "chunk", chunk_arg, 0);
     if (chunk < 0 || chunk > 100'000'000) throw ridgeline::error("", "chunk", std::to_string(chunk), "an integer from 0 to 100000000");
     // Prefill chunks are computed one by one: the CLI's bound on them, for one batch.
     if (prompt > 0 && chunk > 0 && prompt / chunk + (prompt % chunk != 0 ? 1 : 0) > 10'000'000)  // no overflow near 2^63
@@ -461,9 +465,13 @@ py::object generate_py(const py::object& model, const py::object& hardware, cons
     return row_py(columns, cli::generate_cells(c.s, w.batch, generate(c.s.dep, c.s.m, w, prompt, new_tokens, chunk)));
 }
 
-py::object prefill_py(const py::object& model, const py::object& hardware, std::int64_t prompt, const py::object& batch,
-                      std::int64_t chunk, std::int64_t cached, const py::kwargs& kw) {
+py::object prefill_py(const py::object& model, const py::object& hardware, const py::object& prompt_arg, const py::object& batch,
+                      const py::object& chunk_arg, const py::object& cached_arg, const py::kwargs& kw) {
     Kwargs k("prefill", kw);
+    if (prompt_arg.is_none()) throw py::type_error("prefill(): prompt must be an integer");
+    const std::int64_t prompt = integer_arg("prefill", "prompt", prompt_arg, 0);
+    const std::int64_t chunk = integer_arg("prefill", "chunk", chunk_arg, 0);
+    const std::int64_t cached = integer_arg("prefill", "cached", cached_arg, 0);
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "prefill", batch, py::none());
     static const auto columns = cli::prefill_columns();
@@ -471,9 +479,10 @@ py::object prefill_py(const py::object& model, const py::object& hardware, std::
 }
 
 py::object speculative_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
-                          std::int64_t draft_tokens, double acceptance, const py::object& draft, const py::kwargs& kw) {
+                          const py::object& draft_tokens, const py::object& acceptance, const py::object& draft, const py::kwargs& kw) {
     Kwargs k("speculative", kw);
-    const Speculation spec{draft_tokens, acceptance};
+    const Speculation spec{integer_arg("speculative", "draft_tokens", draft_tokens, 4),
+                           acceptance.is_none() ? 0.8 : Kwargs::as_number("speculative", "acceptance", acceptance)};
     validate(spec);
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "speculative", batch, context);
@@ -972,12 +981,12 @@ PyAssumptions make_assumptions(const py::object& name, const py::kwargs& kw) {
     return a;
 }
 
-PyWorkload make_workload(std::int64_t batch, std::int64_t context, const py::kwargs& kw) {
+PyWorkload make_workload(const py::object& batch, const py::object& context, const py::kwargs& kw) {
     Kwargs k("Workload", kw);
     PyWorkload w{read_workload(k)};
     k.done();
-    w.spec.w.batch = batch;
-    w.spec.w.context = context;
+    w.spec.w.batch = integer_arg("Workload", "batch", batch, 1);
+    w.spec.w.context = integer_arg("Workload", "context", context, 0);
     validate(w.spec.w);
     return w;
 }
@@ -1061,7 +1070,8 @@ PYBIND11_MODULE(ridgeline, m) {
             out.model.with_parameters(count);
             return out;
         }, py::arg("count"), "A copy with a declared parameter count (seed 003 rounds Llama-3.1-8B to 8.03e9)")
-        .def("with_max_context", [](const PyModel& p, std::int64_t tokens) {
+        .def("with_max_context", [](const PyModel& p, const py::object& given) {
+            const std::int64_t tokens = integer_arg("with_max_context", "tokens", given, 0);
             if (tokens < 1 || tokens > (std::int64_t{1} << 40))
                 throw ridgeline::error("", "max_context", std::to_string(tokens), "an integer from 1 to 2^40");
             PyModel out = p;

@@ -505,6 +505,14 @@ def test_context_past_the_model_and_bad_degrees():
     assert e.value.expected == "exactly one of users and requests_per_s"
 
 
+def test_a_bool_is_no_count_for_arguments_in_the_signature():
+    for call in (lambda: ridgeline.generate("llama-3.1-8b", "h100-sxm", prompt=True),
+                 lambda: ridgeline.prefill("llama-3.1-8b", "h100-sxm", prompt=128, chunk=True),
+                 lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", acceptance="x")):
+        with pytest.raises(TypeError):
+            call()
+
+
 def test_bad_inputs_of_every_answer():
     cases = [
         (lambda: ridgeline.diagnose("llama-3.1-8b", "h100-sxm"), "measured_tokens_per_s", "exactly one of measured_tokens_per_s and measured_tpot_s"),
@@ -528,6 +536,10 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.decode("llama-3.1-8b", "h100-sxm", batch=2**63), "batch", "an integer within 64 bits (from -2^63 to 2^63 - 1)"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, tpot_s=0.05, prompt=2**63), "prompt",
          "an integer within 64 bits (from -2^63 to 2^63 - 1)"),
+        # Arguments with a place in the signature are read as keywords are.
+        (lambda: ridgeline.prefill("llama-3.1-8b", "h100-sxm", prompt=2**64), "prompt", "an integer within 64 bits (from -2^63 to 2^63 - 1)"),
+        (lambda: ridgeline.Workload(batch=2**64), "batch", "an integer within 64 bits (from -2^63 to 2^63 - 1)"),
+        (lambda: ridgeline.load_model("llama-3.1-8b").with_max_context(2**64), "tokens", "an integer within 64 bits (from -2^63 to 2^63 - 1)"),
         (lambda: ridgeline.Assumptions(accounting="some"), "accounting", "read or every"),
         (lambda: ridgeline.calibrate("gpt-fast", where={"colour": "red"}), "where",
          "one of engine, engine_version, date, model, hardware, weights, tp, batch"),
