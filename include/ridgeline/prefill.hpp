@@ -16,6 +16,7 @@ struct Prefill {
     std::int64_t chunk_tokens = 0;  // tokens per sequence per chunk
     std::int64_t chunks = 0;
     Bytes bytes_per_device{};       // weights once per chunk, KV read and written
+    Bytes kv_bytes_per_device{};    // of those, the KV read and written
     Flops flops{};                  // all devices: matmuls and attention
     Flops attention_flops{};        // all devices
     Seconds memory_time{};          // summed over chunks, one stage
@@ -63,8 +64,8 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         // Tokens in the chunk, for the experts they touch; past 2^62 every expert is touched anyway.
         const double chunk_tokens = B * len;
         const std::int64_t tokens = chunk_tokens < 0x1p62 ? static_cast<std::int64_t>(chunk_tokens) : std::int64_t{1} << 62;
-        const Bytes bytes = c.fixed_bytes + c.routed_bytes(tokens) + c.row_bytes(B * len) +
-                            B * c.kv_bytes(static_cast<double>(start)) + B * len * kv_written_per_token;
+        const Bytes kv = B * c.kv_bytes(static_cast<double>(start)) + B * len * kv_written_per_token;
+        const Bytes bytes = c.fixed_bytes + c.routed_bytes(tokens) + c.row_bytes(B * len) + kv;
         Flops attention{};
         for (std::size_t i = 0; i < c.context_count; ++i) {
             const auto& t = c.context_terms[i];
@@ -84,6 +85,7 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         p.memory_time += memory;
         p.compute_time += compute;
         p.bytes_per_device += bytes;
+        p.kv_bytes_per_device += kv;
         p.flops += devices * flops;
         p.attention_flops += devices * B * attention;
         chunks.add((memory < compute ? compute : memory) + link.per_stage + w.efficiency.overhead + c.layers_per_stage * w.efficiency.per_layer,

@@ -239,19 +239,11 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
     Aggregated a;
     // Prefill of the new tokens only: their chunks attend to the cached prefix.
     a.pre = prefill(d, m, one, traffic.prompt, traffic.prefill_chunk, traffic.cached_prompt);
-    // Per new token, per stage: the prefill's bytes beyond one weight read per chunk, and its FLOPs.
-    const StepCost c1 = step_cost(m, one, d.parallel);
+    // Per new token, per stage: the prefill's KV read and written, and its FLOPs. Its weights
+    // are the mixed step's to charge, experts and rows beyond the decode tokens' (MixedStep::with).
     a.rates = effective_rates(d.device, w);
-    // Each chunk's weights as prefill charged them: the shorter last chunk touches fewer experts
-    // and rows. The rows are left out too: the mixed step charges them with the decode tokens'
-    // (MixedStep::with).
-    const auto chunk_weights = [&c1](std::int64_t tokens) {
-        return c1.fixed_bytes + c1.routed_bytes(tokens) + c1.row_bytes(static_cast<double>(tokens));
-    };
-    const std::int64_t last = fresh - (a.pre.chunks - 1) * a.pre.chunk_tokens;
-    const Bytes weight_reads = static_cast<double>(a.pre.chunks - 1) * chunk_weights(a.pre.chunk_tokens) + chunk_weights(last);
-    const Seconds memory = a.pre.memory_time - weight_reads / a.rates.bandwidth;
-    a.load = PrefillLoad{(memory > Seconds{} ? memory : Seconds{}) / static_cast<double>(fresh), a.pre.compute_time / static_cast<double>(fresh)};
+    a.load = PrefillLoad{a.pre.kv_bytes_per_device / a.rates.bandwidth / static_cast<double>(fresh),
+                         a.pre.compute_time / static_cast<double>(fresh)};
     a.mid = w;
     a.mid.context = traffic.prompt + traffic.output / 2;
     a.step = decode_step(d, m, a.mid);
