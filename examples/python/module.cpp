@@ -1015,11 +1015,8 @@ PYBIND11_MODULE(ridgeline, m) {
             if (p) std::rethrow_exception(p);
         } catch (const ridgeline::error& e) {
             // The library names its own lever; say the module's (as the CLI says --max-context).
-            std::string expected = e.expected();
-            const std::string lever = "raise Model::max_context where the model allows more";
-            if (const auto at = expected.find(lever); at != std::string::npos)
-                expected.replace(at, lever.size(), "raise it with max_context= or Model.with_max_context where the model allows more");
-            const ridgeline::error said(e.file(), e.path(), e.value(), expected);
+            const ridgeline::error said(e.file(), e.path(), e.value(),
+                                        naming_own_max_context_lever(e.expected(), "raise it with max_context= or Model.with_max_context where the model allows more"));
             py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(said.what());
             instance.attr("file") = said.file();
             instance.attr("path") = said.path();

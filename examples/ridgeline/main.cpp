@@ -642,8 +642,7 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
         {"speculation.draft_tokens", "--draft-tokens"},
     };
     if (!e.file().empty()) return e.what();
-    std::string expected = e.expected();
-    replace_all(expected, "raise Model::max_context where the model allows more", "raise it with --max-context");
+    std::string expected = naming_own_max_context_lever(e.expected(), "raise it with --max-context");
     replace_all(expected, "the tensor-parallel degree", "--tp");
     for (const auto& [path, flag] : flags)
         if (e.path() == path) return fmt::format("{}: got {}, expected {}", flag, e.value(), expected);
@@ -668,8 +667,7 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
 // plan's errors in its flags' words: it searches many devices, so a missing peak is the search's.
 std::string plan_in_user_terms(const ridgeline::error& e) {
     if (!e.file().empty()) return e.what();
-    std::string expected = e.expected();
-    replace_all(expected, "raise Model::max_context where the model allows more", "raise it with --max-context");
+    std::string expected = naming_own_max_context_lever(e.expected(), "raise it with --max-context");
     if (e.path() == "prompt + output") return fmt::format("--prompt + --output: got {}, expected {}", e.value(), expected);
     if (e.path() == "TPOT target") return fmt::format("--tpot-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "TTFT target") return fmt::format("--ttft-ms: got {}, expected {}", e.value(), expected);

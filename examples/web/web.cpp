@@ -237,10 +237,7 @@ json evaluate(const json& request) {
         return out;
     } catch (const error& e) {
         // The library names its own lever; the page's is the max context field.
-        std::string expected = e.expected();
-        const std::string lever = "raise Model::max_context where the model allows more";
-        if (const auto at = expected.find(lever); at != std::string::npos)
-            expected.replace(at, lever.size(), "raise it in the max context field where the model allows more");
+        const std::string expected = naming_own_max_context_lever(e.expected(), "raise it in the max context field where the model allows more");
         throw field_error(field_of(e), error(e.file(), e.path(), e.value(), expected).what());
     }
 }

@@ -17,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 
@@ -178,12 +179,20 @@ constexpr void validate(const Model& m) {
         fail(m, "declared parameters", number_text(*m.declared_parameters), "a count from 1 to below 1e16");
 }
 
+// The lever require_context_within names, in the library's words. A front end names its own
+// (the CLI's --max-context, Python's max_context=, the page's field) with the next function.
+inline constexpr std::string_view max_context_lever = "raise Model::max_context where the model allows more";
+inline std::string naming_own_max_context_lever(std::string expected, std::string_view own) {
+    if (const auto at = expected.find(max_context_lever); at != std::string::npos) expected.replace(at, max_context_lever.size(), own);
+    return expected;
+}
+
 // Refuses a context past the model's limit, when it has one.
 constexpr void require_context_within(const Model& m, std::int64_t context, const char* what) {
     if (m.max_context > 0 && context > m.max_context)
         throw error("", what, std::to_string(context),
                     "at most model '" + std::string(m.name.view()) + "' max_position_embeddings (" +
-                        std::to_string(m.max_context) + "); raise Model::max_context where the model allows more");
+                        std::to_string(m.max_context) + "); " + std::string(max_context_lever));
 }
 
 // ---------------------------------------------------------------------------------------------
