@@ -360,11 +360,10 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
     if (!spec.lm_head_given) p.lm_head = pm.precision.lm_head;
     // Overrides of some of the checkpoint's formats, in the CLI's words (rows are the same in both).
-    std::string source = "the checkpoint: " + pm.precision_source;
-    if (spec.embeddings_given) source += "; --embeddings " + format_name(p.embedding_format());
-    if (spec.experts_given) source += "; --experts " + format_name(p.expert_format());
-    if (spec.lm_head_given) source += "; --lm-head " + format_name(p.lm_head_format());
-    return {w, source};
+    const auto given = [](bool is, std::optional<Format> f) { return is ? f : std::nullopt; };
+    return {w, "the checkpoint: " + pm.precision_source +
+                   cli::format_overrides(given(spec.embeddings_given, p.embeddings), given(spec.experts_given, p.experts),
+                                         given(spec.lm_head_given, p.lm_head))};
 }
 
 cli::Resolved make_setting(const PyModel& pm, const std::string& hardware_name, const Hardware& hw, const Parallelism& par,

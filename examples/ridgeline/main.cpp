@@ -213,9 +213,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
         s.formats_source = "the checkpoint: " + loaded.precision_source;
     }
     // Flags that override some of the checkpoint's formats say so in the record.
-    if (!weights)
-        for (const auto& [flag, given] : {std::pair{"--embeddings", o.embeddings}, std::pair{"--experts", o.experts}, std::pair{"--lm-head", o.lm_head}})
-            if (given) s.formats_source += std::string("; ") + flag + " " + format_name(*given);
+    if (!weights) s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head);
     if (o.embeddings) p.embeddings = *o.embeddings;
     if (o.experts) {
         // A format for experts the model does not have would be printed beside the weights' and change nothing.

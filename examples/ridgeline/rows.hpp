@@ -48,6 +48,16 @@ struct Resolved {
     std::string model_notes;     // how the model's file was read, when that needs saying
 };
 
+// What a setting's record adds to "the checkpoint: ..." where flags override part of its
+// formats, in the CLI's words ("; --experts fp8"): the CLI and Python build rows alike with it.
+inline std::string format_overrides(const std::optional<ridgeline::Format>& embeddings, const std::optional<ridgeline::Format>& experts,
+                                    const std::optional<ridgeline::Format>& lm_head) {
+    std::string out;
+    for (const auto& [flag, given] : {std::pair{"--embeddings", embeddings}, std::pair{"--experts", experts}, std::pair{"--lm-head", lm_head}})
+        if (given) out += std::string("; ") + flag + " " + ridgeline::format_name(*given);
+    return out;
+}
+
 // The unit ridgeline::s, under a name no local `s` hides.
 inline constexpr auto seconds = ridgeline::s;
 
