@@ -51,12 +51,7 @@ struct PyHardware {
 };
 
 // A model with the storage formats its checkpoint ships in (used unless weights= is given).
-struct PyModel {
-    Model model{};
-    Precision precision{};
-    std::string precision_source;
-    std::string notes;
-};
+using PyModel = LoadedModel;
 
 struct PyAssumptions {
     Assumptions a{};
@@ -79,10 +74,7 @@ struct PyDeployment {
 };
 
 PyHardware load_hardware_py(const std::string& name) { return PyHardware{name, load_hardware(name)}; }
-PyModel load_model_py(const std::string& name) {
-    LoadedModel l = load_model_with_formats(name);
-    return PyModel{l.model, l.precision, l.precision_source, l.notes};
-}
+PyModel load_model_py(const std::string& name) { return load_model_with_formats(name); }
 
 PyModel model_of(const py::handle& m) {
     if (py::isinstance<PyModel>(m)) return m.cast<PyModel>();
@@ -1151,10 +1143,7 @@ PYBIND11_MODULE(ridgeline, m) {
     }, py::arg("kind"), "The rows `ridgeline list hardware|models|efficiency --format json` prints");
     m.def("show", [](const std::string& target) { return to_python(cli::show_table(target).json()); }, py::arg("target"),
           "A preset or file with its derived figures: what `ridgeline show TARGET --format json` prints");
-    m.def("model_formats", [](const py::object& model) { return to_python(cli::model_formats_table([&] {
-                  const PyModel pm = model_of(model);
-                  return LoadedModel{pm.model, pm.precision, pm.precision_source, pm.notes};
-              }()).json()); },
+    m.def("model_formats", [](const py::object& model) { return to_python(cli::model_formats_table(model_of(model)).json()); },
           py::arg("model"), "Parameters, weight bytes per format and KV per token: what `ridgeline model -m MODEL --format json` prints");
 
     const std::string settings =
