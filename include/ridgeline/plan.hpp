@@ -113,6 +113,10 @@ inline double ceil_div(double a, double b) { return std::ceil(a / b - 1e-9); }
 inline void validate(const PlanRequest& r) {
     validate(r.model);
     validate(r.traffic);
+    // The overrides every deployment takes: refused here, not by each shape in turn (which would
+    // leave nothing to search and answer "no plan").
+    validate(r.links);
+    validate(r.base);
     if (r.devices.empty()) throw error("", "devices", "none", "at least one candidate device");
     if (r.users.has_value() == r.requests_per_s.has_value())
         throw error("", "traffic", r.users ? "both users and a request rate" : "neither users nor a request rate", "exactly one of them");

@@ -302,6 +302,14 @@ TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
     r.ttft_target = ms(0.0001);
     CHECK_THROWS_WITH(plan(r), "TTFT target: got 0.0001 ms, expected a time from 0.001 to 1e9 ms");
     r.ttft_target.reset();
+    // Link and efficiency overrides are refused up front: a negative link latency used to make
+    // every shape invalid, so nothing was searched and the answer was "no plan".
+    r.links.link_latency = us(-1);
+    CHECK_THROWS_WITH(plan(r), "link latency: got -1 us, expected a time from 0 to 1 s");
+    r.links.link_latency.reset();
+    r.base.efficiency.overhead = ms(-1);
+    CHECK_THROWS_WITH(plan(r), "overhead per step: got -1000 us, expected a time from 0 to 1000 s");
+    r.base.efficiency.overhead = Seconds{};
     // A request past the model's 131,072 positions is refused, not searched to "no plan".
     r.traffic = Traffic{131000, 1000};
     CHECK_THROWS_WITH(plan(r), "prompt + output: got 132000, expected at most model 'llama-3.1-8b' max_position_embeddings (131072); "
