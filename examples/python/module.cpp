@@ -151,6 +151,26 @@ public:
         if (v.is_none()) return std::nullopt;
         return as_number(function_, key, v);
     }
+    // A time or size in the keyword's own SI unit, 0 or within [low, high] as the CLI's flag takes it
+    // in its unit, refused by the keyword's name: the library would say it in its own units.
+    std::optional<double> optional_si(const char* key, double low, double high, const char* expected) {
+        const std::optional<double> v = optional_number(key);
+        if (v && !(*v == 0 || (*v >= low && *v <= high))) throw ridgeline::error("", key, ridgeline::number_text(*v), expected);
+        return v;
+    }
+    std::optional<double> optional_overhead_s() {  // --overhead-us
+        return optional_si("overhead_s", cli::least_time_us * 1e-6, cli::most_overhead_us * 1e-6,
+                           "a time in seconds: 0, or from 1e-12 to 1000");
+    }
+    std::optional<double> optional_link_latency_s() {  // --link-latency-us
+        return optional_si("link_latency_s", cli::least_time_us * 1e-6, cli::most_link_latency_us * 1e-6,
+                           "a time in seconds: 0, or from 1e-12 to 1");
+    }
+    std::optional<double> optional_reserve_bytes() {  // --reserve-gib
+        return optional_si("runtime_reserve_bytes", ridgeline::GiB(cli::least_reserve_gib).in(ridgeline::bytes),
+                           ridgeline::GiB(cli::most_reserve_gib).in(ridgeline::bytes),
+                           "a size in bytes: 0, or from 1073.741824 (1e-6 GiB) to 966367641600000 (900,000 GiB)");
+    }
     std::optional<std::string> optional_text(const char* key) {
         const py::object v = take(key);
         if (v.is_none()) return std::nullopt;
@@ -245,7 +265,7 @@ Assumptions read_assumptions(Kwargs& k) {
     }
     if (const auto f = k.optional_flag("attention_flops")) a.attention_flops = *f;
     if (const auto f = k.optional_number("memory_fraction")) a.memory_fraction = *f;
-    if (const auto r = k.optional_number("runtime_reserve_bytes")) a.runtime_reserve = bytes(*r);
+    if (const auto r = k.optional_reserve_bytes()) a.runtime_reserve = bytes(*r);
     validate(a);
     return a;
 }
@@ -275,7 +295,7 @@ WorkloadSpec read_workload(Kwargs& k, bool read_weights = true) {
         spec.lm_head_given = true;
     }
     w.efficiency.bandwidth = k.number("efficiency", 1.0);
-    w.efficiency.overhead = seconds(k.number("overhead_s", 0.0));
+    w.efficiency.overhead = seconds(k.optional_overhead_s().value_or(0.0));
     w.assumptions = read_assumptions(k);
     validate(w);
     return spec;
@@ -294,7 +314,7 @@ WorkloadSpec workload_of(Kwargs& k, bool read_weights = true) {
 
 Parallelism read_parallel(Kwargs& k) {
     Parallelism par{.tensor = k.integer("tp", 1), .pipeline = k.integer("pp", 1), .expert = k.integer("ep", 1), .data = k.integer("dp", 1)};
-    if (const auto l = k.optional_number("link_latency_s")) par.link_latency = seconds(*l);
+    if (const auto l = k.optional_link_latency_s()) par.link_latency = seconds(*l);
     validate(par);
     return par;
 }
@@ -618,10 +638,10 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     w.precision.kv = format_arg("kv", k.text("kv", "bf16"));
     w.precision.compute = numeric_arg("compute", k.text("compute", "bf16"));
     w.efficiency.bandwidth = k.number("efficiency", 1.0);
-    w.efficiency.overhead = seconds(k.number("overhead_s", 0.0));
+    w.efficiency.overhead = seconds(k.optional_overhead_s().value_or(0.0));
     if (const auto f = k.optional_number("memory_fraction")) w.assumptions.memory_fraction = *f;
-    if (const auto b = k.optional_number("runtime_reserve_bytes")) w.assumptions.runtime_reserve = bytes(*b);
-    if (const auto l = k.optional_number("link_latency_s")) r.links.link_latency = seconds(*l);
+    if (const auto b = k.optional_reserve_bytes()) w.assumptions.runtime_reserve = bytes(*b);
+    if (const auto l = k.optional_link_latency_s()) r.links.link_latency = seconds(*l);
     const py::object hw = k.take("hardware");
     const std::vector<std::string> names = hw.is_none() ? list_presets(PresetKind::hardware) : names_of(hw, "plan", "hardware");
     std::vector<std::pair<std::string, double>> prices;
@@ -725,7 +745,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
         pps = degrees(k, "pp");
         eps = degrees(k, "ep");
         base_par.data = k.integer("dp", 1);
-        if (const auto l = k.optional_number("link_latency_s")) base_par.link_latency = seconds(*l);
+        if (const auto l = k.optional_link_latency_s()) base_par.link_latency = seconds(*l);
     }
     const auto max_ctx = read_max_context(k);
     k.done();

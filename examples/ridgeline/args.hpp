@@ -192,9 +192,14 @@ inline std::vector<std::int64_t> parse_degrees(const std::string& option, const 
     return out;
 }
 
-// A time in microseconds: 0, or from 1e-6 to `max`.
+// The ranges of the flags that take a time or a size (0, or from the least to the most; the
+// Python module reads the same ranges in seconds and bytes).
+inline constexpr double least_time_us = 1e-6, most_overhead_us = 1e9, most_link_latency_us = 1e6;
+inline constexpr double least_reserve_gib = 1e-6, most_reserve_gib = 9e5;
+
+// A time in microseconds: 0, or from the least to `max`.
 inline ridgeline::Seconds parse_microseconds(const std::string& option, const std::string& s, double max, const std::string& expected) {
-    return ridgeline::us(parse_number(option, s, 1e-6, max, expected, true));
+    return ridgeline::us(parse_number(option, s, least_time_us, max, expected, true));
 }
 
 // The workload flags every subcommand that takes them reads alike (plan too): one range and one
@@ -203,13 +208,13 @@ inline double parse_fraction(const std::string& option, const std::string& s) { 
     return parse_number(option, s, 1e-6, 1.0, "a fraction in [1e-6, 1]");
 }
 inline ridgeline::Seconds parse_overhead(const std::string& option, const std::string& s) {  // --overhead-us
-    return parse_microseconds(option, s, 1e9, "a time in microseconds: 0, or from 1e-6 to 1e9");
+    return parse_microseconds(option, s, most_overhead_us, "a time in microseconds: 0, or from 1e-6 to 1e9");
 }
 inline ridgeline::Seconds parse_link_latency(const std::string& option, const std::string& s) {  // --link-latency-us
-    return parse_microseconds(option, s, 1e6, "a time in microseconds: 0, or from 1e-6 to 1e6");
+    return parse_microseconds(option, s, most_link_latency_us, "a time in microseconds: 0, or from 1e-6 to 1e6");
 }
 inline ridgeline::Bytes parse_reserve(const std::string& option, const std::string& s) {  // --reserve-gib
-    return ridgeline::GiB(parse_number(option, s, 1e-6, 9e5, "a size in GiB: 0, or from 1e-6 to 900000", true));
+    return ridgeline::GiB(parse_number(option, s, least_reserve_gib, most_reserve_gib, "a size in GiB: 0, or from 1e-6 to 900000", true));
 }
 
 // An option's long name from its CLI11 names: "--hardware" of "--hardware,-H".

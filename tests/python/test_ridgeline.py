@@ -529,6 +529,15 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", memory_fraction=0.0), "memory fraction", "a fraction in [1e-6, 1]"),
         (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", memory_fraction=5e-7), "memory fraction", "a fraction in [1e-6, 1]"),
         (lambda: ridgeline.Workload(assumptions="seed_004"), "assumptions", "physical or seed_003"),
+        # Times and sizes are refused in the keyword's own unit, by its name; a negative link
+        # latency once left plan nothing to search ("no plan").
+        (lambda: ridgeline.decode("llama-3.1-8b", "h100-sxm", overhead_s=-1), "overhead_s", "a time in seconds: 0, or from 1e-12 to 1000"),
+        (lambda: ridgeline.decode("llama-3.1-70b", "h100-sxm", tp=2, link_latency_s=2), "link_latency_s",
+         "a time in seconds: 0, or from 1e-12 to 1"),
+        (lambda: ridgeline.plan("llama-3.1-70b", hardware=["h100-sxm"], users=1, tpot_s=0.1, prompt=100, output=10, link_latency_s=-1),
+         "link_latency_s", "a time in seconds: 0, or from 1e-12 to 1"),
+        (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", runtime_reserve_bytes=-1), "runtime_reserve_bytes",
+         "a size in bytes: 0, or from 1073.741824 (1e-6 GiB) to 966367641600000 (900,000 GiB)"),
         (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(1e-300), "parameters", "a count from 1 to below 1e16"),
         (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(1e300), "parameters", "a count from 1 to below 1e16"),
         (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(True), "parameters", "a count from 1 to below 1e16"),
