@@ -480,6 +480,10 @@ void run_calibrate(const CalibrateOptions& o) {
     const auto pm = [](double v, const std::optional<double>& e, double scale, int decimals, const char* unit) {
         return cli::shown(v * scale, decimals) + (e ? " +/- " + cli::shown(*e * scale, decimals) : "") + unit;
     };
+    // A fitted time per layer (or per MoE layer) and its error, in microseconds.
+    const auto in_us = [&](Seconds v, const std::optional<Seconds>& e, const char* unit) {
+        return pm(v.in(us), e ? std::optional<double>(e->in(us)) : std::nullopt, 1, 1, unit);
+    };
     if (o.format == cli::Output::table) {
         fmt::print("fit on {} of {} rows for {}: bandwidth {}, compute {}, {} a step{}; rms error {}%\n", c.used.size(), run.kept.size(),
                    cli::printable(run.hardware), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%") +
@@ -488,7 +492,10 @@ void run_calibrate(const CalibrateOptions& o) {
                        (a.hold_compute ? " (held)"
                         : c.compute_efficiency <= run.lowest_compute * (1 + 1e-9) ? " (its floor: a fit claims no less)" : ""),
                    pm(c.overhead.in(ms), c.overhead_error ? std::optional<double>(c.overhead_error->in(ms)) : std::nullopt, 1, 3, " ms"),
-                   a.per_layer ? ", " + pm(c.per_layer.in(us), c.per_layer_error ? std::optional<double>(c.per_layer_error->in(us)) : std::nullopt, 1, 1, " us a layer") : "",
+                   std::string(a.per_layer ? ", " + in_us(c.per_layer, c.per_layer_error, " us a layer") : "") +
+                       (a.per_moe_layer ? ", " + in_us(c.per_moe_layer, c.per_moe_layer_error, " us a MoE layer") +
+                                              (run.moe_rows ? "" : " (no row is on an MoE model)")
+                                        : ""),
                    cli::shown(100 * c.rms_relative_error, 1));
         fmt::print("the gap: {}\n", c.explanation);
         if (run.have_loo)
@@ -756,7 +763,7 @@ int main(int argc, char** argv) {
 
     CalibrateOptions cal_o;
     cli::CalibrateRequest& cal_r = cal_o.request;
-    auto* cal = app.add_subcommand("calibrate", "Fit the overhead model (efficiencies, time per step and per layer) to measurements");
+    auto* cal = app.add_subcommand("calibrate", "Fit the overhead model (efficiencies, time per step, per layer and per MoE layer) to measurements");
     cal->add_option("--measurements", cal_r.measurements, "A measurements JSON file or a name in data/measurements")->required();
     cal->add_option("--hardware,-H", cal_r.hardware, "Use the rows of this hardware (default: the first remaining row's)");
     cal->add_option("--engine", cal_r.engine, "Use the rows of this engine only");
@@ -770,6 +777,8 @@ int main(int argc, char** argv) {
         },
         "KEY=VALUE on engine, engine_version, date, model, hardware, weights, tp, batch (repeatable)");
     cal->add_flag("--per-layer", cal_r.per_layer, "Also fit a time per layer (kernel launches)");
+    cal->add_flag("--per-moe-layer", cal_r.per_moe_layer,
+                  "Also fit a time per MoE layer (routing and expert kernels; needs rows on dense and MoE models to tell it from the time per step)");
     cal->add_flag("--hold-compute", cal_r.hold_compute, "Hold the compute efficiency at 100% instead of fitting it");
     cal->add_option("--save", cal_o.save, "Write the fit as an efficiency preset (data/efficiency/) to this file");
     add_format(cal, cal_o.format);

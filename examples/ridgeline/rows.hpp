@@ -243,7 +243,7 @@ inline Table list_table(const std::string& what) {
         };
         Table t({{"name", "name", false}, {"engine", "engine", false}, {"hardware", "hardware", false}, {"rows", "rows"},
                  {"bandwidth_efficiency", "bandwidth eff."}, {"compute_efficiency", "compute eff."},
-                 {"overhead_s", "per step"}, {"per_layer_s", "per layer"},
+                 {"overhead_s", "per step"}, {"per_layer_s", "per layer"}, {"per_moe_layer_s", "per MoE layer"},
                  {"leave_one_out_median", "leave-one-out median"}, {"leave_one_out_worst", "worst"}});
         for (const auto& name : list_presets(PresetKind::efficiency)) {
             const EfficiencyPreset p = load_efficiency(name);
@@ -252,6 +252,7 @@ inline Table list_table(const std::string& what) {
                    number(c.bandwidth_efficiency, 3), number(c.compute_efficiency, 3),
                    converted(c.overhead.in(seconds), c.overhead.in(ms), 2, "{} ms"),
                    converted(c.per_layer.in(seconds), c.per_layer.in(us), 1, "{} us"),
+                   converted(c.per_moe_layer.in(seconds), c.per_moe_layer.in(us), 1, "{} us"),
                    share(p.leave_one_out_median), share(p.leave_one_out_worst)});
         }
         return t;
@@ -449,8 +450,7 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     add("ceiling_step_s", time(r.ceiling.step_time));
     add("predicted_step_s", time(r.estimate.step_time));
     add("fastest_step_s", time(r.fastest));
-    add("slowest_step_s", r.slowest ? time(*r.slowest)
-                                     : null("unbounded: the fit's " + r.slowest_unbounded + " is within one standard error of 0"));
+    add("slowest_step_s", time(r.slowest));
     add("predicted_tokens_per_s", number(r.estimate.tokens_per_s.in(per_s), 1));
     add("ceiling_tokens_per_s", number(r.ceiling.tokens_per_s.in(per_s), 1));
     add("leave_one_out_median", preset.leave_one_out_median ? converted(*preset.leave_one_out_median, 100 * *preset.leave_one_out_median, 1, "{}%") : null("-"));
@@ -494,6 +494,7 @@ struct CalibrateRequest {
     std::optional<std::string> engine, model;
     std::vector<std::pair<std::string, std::string>> where;  // KEY, VALUE: KEY one of where_keys
     bool per_layer = false;
+    bool per_moe_layer = false;
     bool hold_compute = false;  // the compute efficiency held at 1, not fitted
 };
 
@@ -507,6 +508,7 @@ struct CalibrateRun {
     std::vector<std::string> flagged;  // "/measurements/<i>: why" for rows the file flags (never fitted)
     ridgeline::Calibration fit;
     double lowest_compute = 1;  // the floor the fit's compute efficiency had
+    bool moe_rows = false;      // whether some row kept is on an MoE model (a time per MoE layer has something to pay it)
     std::vector<double> leave_one_out;
     std::string loo_skipped;  // why leave-one-out was not run, where it was not
     bool have_loo = false;
@@ -579,9 +581,11 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
     for (const std::size_t i : run.kept) {
         const MeasuredRow& r = set.rows[i];
         obs.push_back(observation(r));
+        run.moe_rows = run.moe_rows || has_routed_experts(obs.back().model);
     }
     CalibrationTerms terms;
     terms.per_layer = a.per_layer;
+    terms.per_moe_layer = a.per_moe_layer;
     terms.compute = !a.hold_compute;
     run.lowest_compute = terms.lowest_compute;
     // The library numbers the observations it was given; say which row of which file that is.
@@ -661,6 +665,11 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     j["overhead_s"] = c.overhead.in(seconds);
     j["per_layer_s"] = c.per_layer.in(seconds);
     j["per_layer_term"] = a.per_layer;
+    // Written only where fitted, so presets fitted without the term read as before.
+    if (a.per_moe_layer) {
+        j["per_moe_layer_s"] = c.per_moe_layer.in(seconds);
+        j["per_moe_layer_term"] = true;
+    }
     j["compute_term"] = !a.hold_compute;
     j["lowest_compute"] = run.lowest_compute;
     j["kv_per_query_head"] = c.kv_per_query_head;
@@ -669,6 +678,8 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     j["compute_efficiency_error"] = opt(c.compute_efficiency_error);
     j["overhead_error_s"] = opt(c.overhead_error ? std::optional<double>(c.overhead_error->in(seconds)) : std::nullopt);
     j["per_layer_error_s"] = opt(c.per_layer_error ? std::optional<double>(c.per_layer_error->in(seconds)) : std::nullopt);
+    if (a.per_moe_layer)
+        j["per_moe_layer_error_s"] = opt(c.per_moe_layer_error ? std::optional<double>(c.per_moe_layer_error->in(seconds)) : std::nullopt);
     j["rms_relative_error"] = c.rms_relative_error;
     j["explanation"] = c.explanation;
     if (!c.bandwidth_basis.empty()) j["bandwidth_basis"] = c.bandwidth_basis;

@@ -33,6 +33,9 @@ struct CalibrationTerms {
     bool compute = true;     // moves only where some step turns compute-bound at the fitted rates
     bool overhead = true;    // a fixed time per step
     bool per_layer = false;  // a time per layer per step (kernel launches without CUDA graphs)
+    // A time per routed-expert layer per step (Efficiency::per_moe_layer); moves only where some
+    // row is on an MoE model and some other row tells it from the fixed time.
+    bool per_moe_layer = false;
     // Whether the attention reads each KV head once per query head (Efficiency::kv_per_query_head)
     // is chosen by the fit: both readings are fitted and the per-query one kept only where it pays
     // Akaike's penalty (only rows on grouped-query models can tell them apart). Off: held's reading.
@@ -60,10 +63,11 @@ struct Calibration {
     double compute_efficiency = 1;
     Seconds overhead{};               // fitted fixed time per step
     Seconds per_layer{};              // fitted time per layer per step
+    Seconds per_moe_layer{};          // fitted time per routed-expert layer per step
     bool kv_per_query_head = false;   // the attention's KV reads, as chosen (Efficiency::kv_per_query_head)
     // One standard error of each fitted term (nullopt: not fitted, or too few rows to say).
     std::optional<double> bandwidth_efficiency_error, compute_efficiency_error;
-    std::optional<Seconds> overhead_error, per_layer_error;
+    std::optional<Seconds> overhead_error, per_layer_error, per_moe_layer_error;
     std::vector<std::size_t> used;      // the observations fitted, by index
     std::vector<std::string> set_aside;  // "observations[i]: why" for each row not fitted
     std::vector<Seconds> predicted;      // for each observation, with the fit
@@ -73,7 +77,7 @@ struct Calibration {
     std::string bandwidth_basis;         // a one-row fit's bandwidth efficiency: held at the device's measured figure, or fitted; else empty
 
     [[nodiscard]] constexpr Efficiency efficiency() const {
-        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head};
+        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head, per_moe_layer};
     }
 };
 
@@ -90,9 +94,10 @@ struct GapParts {
     Seconds compute{};
     Seconds overhead{};
     Seconds per_layer{};
+    Seconds per_moe_layer{};
 };
 inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
-    const Seconds total = p.bandwidth + p.compute + p.overhead + p.per_layer;
+    const Seconds total = p.bandwidth + p.compute + p.overhead + p.per_layer + p.per_moe_layer;
     const auto ms_text = [](Seconds t) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.2f", t.in(ms));
@@ -103,8 +108,9 @@ inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
         const char* words;
         Seconds t;
     };
-    const std::array<Part, 4> parts{Part{"bandwidth efficiency below peak", p.bandwidth}, Part{"compute efficiency below peak", p.compute},
-                                    Part{"a fixed time per step", p.overhead}, Part{"a time per layer (kernel launches)", p.per_layer}};
+    const std::array<Part, 5> parts{Part{"bandwidth efficiency below peak", p.bandwidth}, Part{"compute efficiency below peak", p.compute},
+                                    Part{"a fixed time per step", p.overhead}, Part{"a time per layer (kernel launches)", p.per_layer},
+                                    Part{"a time per MoE layer (routing and expert kernels)", p.per_moe_layer}};
     const Part* most = &parts[0];
     for (const Part& x : parts)
         if (x.t > most->t) most = &x;
@@ -175,22 +181,25 @@ struct Fitted {
     [[nodiscard]] double rms() const { return std::sqrt(terms.rss / static_cast<double>(rows)); }
     // a, c >= 1; a held efficiency's reciprocal taken twice may differ from it in the last bit.
     [[nodiscard]] Efficiency efficiency() const {
-        return Efficiency{std::min(1.0, 1 / terms.a), std::min(1.0, 1 / terms.c), s(terms.o), s(terms.l), kv_per_query_head};
+        return Efficiency{std::min(1.0, 1 / terms.a), std::min(1.0, 1 / terms.c), s(terms.o), s(terms.l), kv_per_query_head, s(terms.e)};
     }
 };
 
 inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms, bool kv_per_query_head) {
     validate(terms);
-    // Terms that can move: one row fits the fixed time only (or the per-layer time alone).
+    // Terms that can move: one row fits the fixed time only (or, where that is held, the per-layer
+    // time alone, or else the per-MoE-layer time alone).
     unsigned allowed = 0;
     const bool one = subset.size() == 1;
     if (terms.bandwidth && !one) allowed |= 1u;
     if (terms.compute && !one) allowed |= 2u;
     if (terms.overhead) allowed |= 4u;
     if (terms.per_layer && !(one && terms.overhead)) allowed |= 8u;
+    if (terms.per_moe_layer && !(one && (terms.overhead || terms.per_layer))) allowed |= 16u;
     std::vector<const Row*> rows;
     for (std::size_t i : subset) rows.push_back(&p.row(i, kv_per_query_head));
-    Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s)};
+    Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s),
+              terms.held.per_moe_layer.in(s)};
     const Hardware& hw = p.hardware();
     if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && terms.held.bandwidth == 1 && hw.measured_bandwidth))
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(), {}};
@@ -203,7 +212,8 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     // The row at the measured bandwidth with no time fitted: slower, a fixed time explains the
     // rest; faster, the bandwidth itself must be higher, so it is fitted with no fixed time.
     const Row& r = *rows.front();
-    double at_measured = r.fixed + ((allowed & 4u) ? 0 : held.o * r.stages) + ((allowed & 8u) ? 0 : held.l * r.layers);
+    double at_measured = r.fixed + ((allowed & 4u) ? 0 : held.o * r.stages) + ((allowed & 8u) ? 0 : held.l * r.layers) +
+                         ((allowed & 16u) ? 0 : held.e * r.moe_layers);
     for (const Part& q : r.parts) at_measured += q.weight * std::max(held.a * q.memory, held.c * q.compute);
     // Whether every step of the row is compute-bound even at the measured bandwidth.
     bool compute_bound = true;
@@ -223,6 +233,7 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
                       held_at + ": one row cannot tell a slower read from a fixed time"};
     if (allowed & 4u) held.o = 0;
     if (allowed & 8u) held.l = 0;
+    if (allowed & 16u) held.e = 0;
     return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
                   "fitted: the one row reads faster than the device's measured " + number_text(measured) + " GB/s"};
 }
@@ -303,12 +314,14 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     c.compute_efficiency = e.compute;
     c.overhead = e.overhead;
     c.per_layer = e.per_layer;
+    c.per_moe_layer = e.per_moe_layer;
     c.kv_per_query_head = e.kv_per_query_head;
     c.bandwidth_basis = f.bandwidth_basis;
     if (t.se_a) c.bandwidth_efficiency_error = *t.se_a / (t.a * t.a);  // d(1/a) = da / a^2
     if (t.se_c) c.compute_efficiency_error = *t.se_c / (t.c * t.c);
     if (t.se_o) c.overhead_error = s(*t.se_o);
     if (t.se_l) c.per_layer_error = s(*t.se_l);
+    if (t.se_e) c.per_moe_layer_error = s(*t.se_e);
 
     // Predictions, residuals, and where the time goes.
     for (const Observation& o : observations) {
@@ -332,6 +345,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
         }
         parts.overhead += r.stages * c.overhead / n;
         parts.per_layer += s(c.per_layer.in(s) * r.layers) / n;
+        parts.per_moe_layer += s(c.per_moe_layer.in(s) * r.moe_layers) / n;
         ceiling += s(r.fixed) / n;
     }
     c.rms_relative_error = std::sqrt(sq);
@@ -377,15 +391,18 @@ inline std::vector<double> nested_leave_one_out(const Hardware& hw, const std::v
 }
 
 // A prediction's range from the fitted terms' standard errors: each term moved by one standard
-// error in the direction that slows (or speeds) the step, within its bounds.
+// error in the direction that slows (or speeds) the step, within its bounds. An efficiency moves
+// as the fit estimated it, through its reciprocal (calibrate_solve.hpp fits a = 1 / efficiency,
+// and the error it reports is se(a) / a^2): a = 1 / e moved by error / e^2 gives e^2 / (e + error)
+// at the slow end, positive however large the error, and e^2 / (e - error), at most 1, at the
+// fast end. Moving the efficiency itself by its error, as before, reached 0 (an unbounded slow
+// end) or came within a hair of it (a slow end thousands of times the estimate) wherever the
+// error neared the efficiency, which the fit never said.
 struct PredictionRange {
     DecodeStep ceiling;   // the ideal roofline
     DecodeStep estimate;  // with the fitted terms
     Seconds fastest{};
-    // nullopt where an efficiency's standard error reaches the efficiency itself: the fit cannot
-    // bound it from below, so the slow end is unbounded (slowest_unbounded names which).
-    std::optional<Seconds> slowest{};
-    std::string slowest_unbounded;
+    Seconds slowest{};
 };
 inline PredictionRange predict_range(const Deployment& d, const Model& m, const Workload& w, const Calibration& c) {
     PredictionRange r;
@@ -396,8 +413,10 @@ inline PredictionRange predict_range(const Deployment& d, const Model& m, const 
     const auto moved = [&](double sign) {
         Calibration x = c;
         const auto eff = [&](double v, const std::optional<double>& e) {
-            const double out = e ? v + sign * *e : v;
-            return out > 1 ? 1.0 : (out < 1e-6 ? 1e-6 : out);
+            if (!e) return v;
+            const double reciprocal = 1 / v - sign * *e / (v * v);
+            // Within Workload's bounds: at most 1, and at least 1e-6 (an error of 1e6 on 0.5).
+            return reciprocal <= 1 ? 1.0 : std::max(1e-6, 1 / reciprocal);
         };
         x.bandwidth_efficiency = eff(c.bandwidth_efficiency, c.bandwidth_efficiency_error);
         x.compute_efficiency = eff(c.compute_efficiency, c.compute_efficiency_error);
@@ -408,13 +427,11 @@ inline PredictionRange predict_range(const Deployment& d, const Model& m, const 
         };
         x.overhead = time(c.overhead, c.overhead_error, s(1000));
         x.per_layer = time(c.per_layer, c.per_layer_error, s(1));
+        x.per_moe_layer = time(c.per_moe_layer, c.per_moe_layer_error, s(1));
         return predict(d, m, w, x).step_time;
     };
     r.fastest = moved(+1);
-    const auto unbounded = [](double v, const std::optional<double>& e) { return e && v - *e <= 0; };
-    if (unbounded(c.bandwidth_efficiency, c.bandwidth_efficiency_error)) r.slowest_unbounded = "bandwidth efficiency";
-    else if (unbounded(c.compute_efficiency, c.compute_efficiency_error)) r.slowest_unbounded = "compute efficiency";
-    else r.slowest = moved(-1);
+    r.slowest = moved(-1);
     return r;
 }
 

@@ -1,7 +1,8 @@
 // A measured row as calibration fits it: its steps' memory and compute times at the ideal
-// rates, the time no fitted term moves, and how many stages and layers pay the per-step and
-// per-layer times. Built once per row and reading (calibrate.hpp reuses them across the fits of
-// leave-one-out), so a fit costs arithmetic on these numbers, not decode_step calls.
+// rates, the time no fitted term moves, and how many stages, layers and MoE layers pay the
+// per-step, per-layer and per-MoE-layer times. Built once per row and reading (calibrate.hpp
+// reuses them across the fits of leave-one-out), so a fit costs arithmetic on these numbers,
+// not decode_step calls.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +18,8 @@ namespace ridgeline::calibrate_detail {
 
 // A row as the fit sees it, per output token at the ideal rates: its steps' memory and compute
 // times (each step is bound by the larger once the efficiencies divide them), the time that no
-// term moves (links), and how many stages and layers pay the per-step and per-layer times.
+// term moves (links), and how many stages, layers and MoE layers pay the per-step, per-layer and
+// per-MoE-layer times.
 struct Part {
     double memory = 0, compute = 0;  // seconds, every pipeline stage
     double weight = 1;               // steps this part stands for, per output token (-1: taken away; row())
@@ -27,6 +29,7 @@ struct Row {
     // seconds; all layers; pipeline stages (layers and stages: the per-layer and fixed times paid
     // per output token, so times 1 + the prefill passes a step waits for where prefill runs apart)
     double fixed = 0, layers = 0, measured = 0, stages = 1;
+    double moe_layers = 0;  // routed-expert layers, all stages, paid as layers are
 };
 
 // Decode steps of a whole-request row sampled at this many contexts at most, each standing for
@@ -38,6 +41,7 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     Row r;
     r.stages = static_cast<double>(o.parallel.pipeline);
     r.layers = static_cast<double>(layer_count(o.model));
+    r.moe_layers = static_cast<double>(moe_layer_count(o.model));
     r.measured = o.measured_step.in(s);
     Workload ideal = o.workload;
     ideal.efficiency = Efficiency{};
@@ -86,6 +90,7 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
         // Those prefill passes pay the fixed and per-layer times too.
         r.stages *= 1 + per_step;
         r.layers *= 1 + per_step;
+        r.moe_layers *= 1 + per_step;
         return r;
     }
     // Interleaved prefill (serving.hpp's aggregated TPOT): the mean decode step, plus for each

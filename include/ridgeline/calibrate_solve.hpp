@@ -1,6 +1,6 @@
 // Bounded least squares for calibration's terms over prepared rows (calibrate_rows.hpp):
-//     measured ~ fixed + sum_k w_k max(a m_k, c c_k) + o stages + l layers
-// with a = 1 / bandwidth efficiency >= 1, c = 1 / compute efficiency >= 1, o, l >= 0, each row
+//     measured ~ fixed + sum_k w_k max(a m_k, c c_k) + o stages + l layers + e moe_layers
+// with a = 1 / bandwidth efficiency >= 1, c = 1 / compute efficiency >= 1, o, l, e >= 0, each row
 // weighted by 1 / measured (least squares on the relative error).
 //
 // Why a search: the max makes the problem piecewise linear. For a ratio rho = c / a every step's
@@ -31,21 +31,24 @@ namespace ridgeline::calibrate_detail {
 
 // Least squares on the variables in `free` (bit k: variable k) from normal equations A v = b;
 // false when singular. `inverse` gets A's inverse on those variables (for standard errors).
-inline bool solve_normal(const std::array<std::array<double, 4>, 4>& A0, const std::array<double, 4>& b0, unsigned free,
-                         std::array<double, 4>& v, std::array<double, 4>& inverse_diagonal) {
-    std::array<std::size_t, 4> idx{};
+inline constexpr std::size_t variables = 5;  // a, c, o, l, e
+using Vector = std::array<double, variables>;
+
+inline bool solve_normal(const std::array<Vector, variables>& A0, const Vector& b0, unsigned free, Vector& v,
+                         Vector& inverse_diagonal) {
+    std::array<std::size_t, variables> idx{};
     std::size_t k = 0;
-    for (std::size_t j = 0; j < 4; ++j)
+    for (std::size_t j = 0; j < variables; ++j)
         if (free & (1u << j)) idx[k++] = j;
     v = {};
     inverse_diagonal = {};
     if (k == 0) return true;
-    double A[4][8] = {};
-    double b[4] = {};
+    double A[variables][2 * variables] = {};
+    double b[variables] = {};
     for (std::size_t i = 0; i < k; ++i) {
         b[i] = b0[idx[i]];
         for (std::size_t j = 0; j < k; ++j) A[i][j] = A0[idx[i]][idx[j]];
-        A[i][4 + i] = 1;
+        A[i][variables + i] = 1;
     }
     double scale = 0;
     for (std::size_t i = 0; i < k; ++i) scale = std::max(scale, std::abs(A[i][i]));
@@ -54,38 +57,38 @@ inline bool solve_normal(const std::array<std::array<double, 4>, 4>& A0, const s
         for (std::size_t r = c + 1; r < k; ++r)
             if (std::abs(A[r][c]) > std::abs(A[p][c])) p = r;
         if (!(std::abs(A[p][c]) > 1e-12 * scale)) return false;
-        for (std::size_t j = 0; j < 8; ++j) std::swap(A[c][j], A[p][j]);
+        for (std::size_t j = 0; j < 2 * variables; ++j) std::swap(A[c][j], A[p][j]);
         std::swap(b[c], b[p]);
         const double d = A[c][c];
-        for (std::size_t j = 0; j < 8; ++j) A[c][j] /= d;
+        for (std::size_t j = 0; j < 2 * variables; ++j) A[c][j] /= d;
         b[c] /= d;
         for (std::size_t r = 0; r < k; ++r) {
             if (r == c) continue;
             const double f = A[r][c];
-            for (std::size_t j = 0; j < 8; ++j) A[r][j] -= f * A[c][j];
+            for (std::size_t j = 0; j < 2 * variables; ++j) A[r][j] -= f * A[c][j];
             b[r] -= f * b[c];
         }
     }
     for (std::size_t i = 0; i < k; ++i) {
         v[idx[i]] = b[i];
-        inverse_diagonal[idx[i]] = A[i][4 + i];
+        inverse_diagonal[idx[i]] = A[i][variables + i];
     }
     return true;
 }
 
-// The values of the terms a fit does not move, as a, c, o (s), l (s).
+// The values of the terms a fit does not move, as a, c, o (s), l (s), e (s).
 struct Held {
-    double a = 1, c = 1, o = 0, l = 0;
+    double a = 1, c = 1, o = 0, l = 0, e = 0;
 };
 
 // A fit of the terms and how well it fits (by the prepared rows).
 struct Solution {
-    double a = 1, c = 1, o = 0, l = 0;
+    double a = 1, c = 1, o = 0, l = 0, e = 0;
     double rss = -1;  // sum of squared relative residuals; -1: nothing fitted yet
-    std::optional<double> se_a, se_c, se_o, se_l;  // one standard error of a, c, o, l where moved and estimable
+    std::optional<double> se_a, se_c, se_o, se_l, se_e;  // one standard error of each where moved and estimable
 };
 
-// Fits the terms in `allowed` (bit 0: a, 1: c, 2: o, 3: l) to `rows`, the rest at `held`, with c
+// Fits the terms in `allowed` (bit 0: a, 1: c, 2: o, 3: l, 4: e) to `rows`, the rest at `held`, with c
 // at most `c_most` where it moves (the lowest compute efficiency a fit may claim).
 inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed, const Held& held,
                           double c_most = std::numeric_limits<double>::infinity()) {
@@ -113,7 +116,8 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
     for (std::size_t i = 0; i < n; ++i) {
         const Row& r = *rows[i];
         weight[i] = 1 / r.measured;
-        target[i] = r.measured - r.fixed - ((allowed & 4u) ? 0 : held.o * r.stages) - ((allowed & 8u) ? 0 : held.l * r.layers);
+        target[i] = r.measured - r.fixed - ((allowed & 4u) ? 0 : held.o * r.stages) - ((allowed & 8u) ? 0 : held.l * r.layers) -
+                    ((allowed & 16u) ? 0 : held.e * r.moe_layers);
     }
 
     // The sweep's state: each row's memory and compute under the bounds of the steps below `next`.
@@ -144,25 +148,25 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
     };
     Solution best;
     // The best least-squares fit over every subset of `vars` with columns x(i) and target y(i),
-    // each solution turned into (a, c, o, l) by `terms` and kept when `accept` takes its rho.
+    // each solution turned into (a, c, o, l, e) by `terms` and kept when `accept` takes its rho.
     const auto fit_subsets = [&](unsigned vars, auto&& columns, auto&& terms, auto&& accept, bool rho_fitted) {
         Solution local;
-        std::array<std::array<double, 4>, 4> A{};
-        std::array<double, 4> b{};
-        std::vector<std::array<double, 4>> X(n);
+        std::array<Vector, variables> A{};
+        Vector b{};
+        std::vector<Vector> X(n);
         std::vector<double> Y(n);
         for (std::size_t i = 0; i < n; ++i) {
             columns(i, X[i], Y[i]);
             for (double& x : X[i]) x *= weight[i];
             Y[i] *= weight[i];
-            for (std::size_t j = 0; j < 4; ++j) {
+            for (std::size_t j = 0; j < variables; ++j) {
                 b[j] += X[i][j] * Y[i];
-                for (std::size_t k = 0; k < 4; ++k) A[j][k] += X[i][j] * X[i][k];
+                for (std::size_t k = 0; k < variables; ++k) A[j][k] += X[i][j] * X[i][k];
             }
         }
-        for (unsigned subset = 0; subset < 16; ++subset) {
+        for (unsigned subset = 0; subset < (1u << variables); ++subset) {
             if ((subset & vars) != subset) continue;
-            std::array<double, 4> v{}, inv{};
+            Vector v{}, inv{};
             if (!solve_normal(A, b, subset, v, inv)) continue;
             bool feasible = true;
             for (double x : v) feasible = feasible && x >= -1e-15;
@@ -174,7 +178,7 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
             s.rss = 0;
             for (std::size_t i = 0; i < n; ++i) {
                 double p = 0;
-                for (std::size_t k = 0; k < 4; ++k) p += X[i][k] * v[k];
+                for (std::size_t k = 0; k < variables; ++k) p += X[i][k] * v[k];
                 s.rss += (Y[i] - p) * (Y[i] - p);
             }
             if (!better(s, local)) continue;
@@ -182,7 +186,7 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
             // (on a cut, rho counts as one and the errors are conditional on it, so c's is a's
             // times rho and understates what rho's own uncertainty adds).
             unsigned moved = 0, count = rho_fitted ? 1 : 0;
-            for (unsigned k = 0; k < 4; ++k)
+            for (unsigned k = 0; k < variables; ++k)
                 if ((subset & (1u << k)) && v[k] > 0) moved |= 1u << k, ++count;
             if (static_cast<double>(n) > count) {
                 const double sigma2 = s.rss / (static_cast<double>(n) - count);
@@ -192,6 +196,7 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
                 if ((moved & 1u) && rho_fitted) s.se_c = rho * se(0);  // c = rho a on a cut
                 if (moved & 4u) s.se_o = se(2);
                 if (moved & 8u) s.se_l = se(3);
+                if (moved & 16u) s.se_e = se(4);
             }
             local = s;
         }
@@ -203,41 +208,43 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
         const double ka = free_a ? 1 : held.a, kc = free_c ? 1 : held.c;
         return fit_subsets(
             allowed,
-            [&](std::size_t i, std::array<double, 4>& x, double& y) {
-                x = {free_a ? memory[i] : 0, free_c ? compute[i] : 0, rows[i]->stages, rows[i]->layers};
+            [&](std::size_t i, Vector& x, double& y) {
+                x = {free_a ? memory[i] : 0, free_c ? compute[i] : 0, rows[i]->stages, rows[i]->layers, rows[i]->moe_layers};
                 y = target[i] - ka * memory[i] - kc * compute[i];
             },
-            [&](const std::array<double, 4>& v) {
+            [&](const Vector& v) {
                 Solution s;
                 s.a = free_a ? 1 + v[0] : held.a;
                 s.c = free_c ? 1 + v[1] : held.c;
                 s.o = (allowed & 4u) ? v[2] : held.o;
                 s.l = (allowed & 8u) ? v[3] : held.l;
+                s.e = (allowed & 16u) ? v[4] : held.e;
                 return s;
             },
             [&](double rho) { return rho >= lo * (1 - 1e-12) && rho <= hi * (1 + 1e-12); }, false);
     };
-    // The fit with rho fixed: every step costs a max(m, rho c), so only a (when free), o, l move.
+    // The fit with rho fixed: every step costs a max(m, rho c), so only a (when free), o, l, e move.
     const auto cut = [&](double rho) {
         double a0 = held.a;
-        unsigned vars = allowed & 12u;
+        unsigned vars = allowed & 28u;
         if (free_a && free_c) a0 = std::max(1.0, 1 / rho), vars |= 1u;
         else if (free_a) a0 = held.c / rho;
         if (a0 < 1 - 1e-12 || rho * a0 < 1 - 1e-12) return Solution{};  // an efficiency above 1
         return fit_subsets(
             vars,
-            [&](std::size_t i, std::array<double, 4>& x, double& y) {
+            [&](std::size_t i, Vector& x, double& y) {
                 const double e = memory[i] + rho * compute[i];
-                x = {e, 0, rows[i]->stages, rows[i]->layers};
+                x = {e, 0, rows[i]->stages, rows[i]->layers, rows[i]->moe_layers};
                 y = target[i] - a0 * e;
             },
-            [&](const std::array<double, 4>& v) {
+            [&](const Vector& v) {
                 // Held values as given, not through rho (one rounding could take them past 1).
                 Solution s;
                 s.a = free_a ? std::max(1.0, a0 + v[0]) : held.a;
                 s.c = free_c ? std::max(1.0, rho * s.a) : held.c;
                 s.o = (allowed & 4u) ? v[2] : held.o;
                 s.l = (allowed & 8u) ? v[3] : held.l;
+                s.e = (allowed & 16u) ? v[4] : held.e;
                 return s;
             },
             [](double) { return true; }, free_a && free_c);

@@ -214,8 +214,9 @@ constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Wo
     d.bound = d.compute_time > d.memory_time ? Bound::compute : Bound::memory;
     d.links = communication(dep, m, w, c);
     d.communication_time = stages * d.links.per_stage + d.links.pipeline_hops;
-    // The fixed times: per step and per layer, on every stage.
-    const Seconds stage_overhead = w.efficiency.overhead + c.layers_per_stage * w.efficiency.per_layer;
+    // The fixed times: per step, per layer and per MoE layer, on every stage.
+    const Seconds stage_overhead = w.efficiency.overhead + c.layers_per_stage * w.efficiency.per_layer +
+                                  c.moe_layers_per_stage * w.efficiency.per_moe_layer;
     d.overhead_time = stages * stage_overhead;
     const Seconds stage_work = d.bound == Bound::compute ? d.compute_time : d.memory_time;
     Pipeline one;

@@ -239,13 +239,17 @@ constexpr RoutedExperts routed_experts(const LayerSpec& spec, double h) {
     return std::visit([h](const auto& f) { return f.routed(h); }, spec.ffn);
 }
 
+// How many layers route tokens to experts (each pays Efficiency::per_moe_layer).
+constexpr std::int64_t moe_layer_count(const Model& m) {
+    std::int64_t n = 0;
+    for (const auto& g : m)
+        if (routed_experts(g.spec, 1.0).experts > 0) n += g.count;
+    return n;
+}
+
 // Whether any layer routes tokens to experts (a format for the experts, or an expert-parallel
 // degree, means something only then).
-constexpr bool has_routed_experts(const Model& m) {
-    for (const auto& g : m)
-        if (routed_experts(g.spec, 1.0).experts > 0) return true;
-    return false;
-}
+constexpr bool has_routed_experts(const Model& m) { return moe_layer_count(m) > 0; }
 
 // All parameters of the main model (MTP modules excluded), derived from the architecture: each
 // kind's weights summed into their parts.

@@ -88,7 +88,8 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         p.kv_bytes_per_device += kv;
         p.flops += devices * flops;
         p.attention_flops += devices * B * attention;
-        chunks.add((memory < compute ? compute : memory) + link.per_stage + w.efficiency.overhead + c.layers_per_stage * w.efficiency.per_layer,
+        chunks.add((memory < compute ? compute : memory) + link.per_stage + w.efficiency.overhead + c.layers_per_stage * w.efficiency.per_layer +
+                       c.moe_layers_per_stage * w.efficiency.per_moe_layer,
                    link.pipeline_hops);
     }
     p.time = chunks.time(c.pipeline);

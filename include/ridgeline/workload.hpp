@@ -128,8 +128,13 @@ struct Efficiency {
     // times (per device: its query heads over its KV heads). Writes and the cache's size are not
     // changed. An engine's property, like the terms above, so calibration may choose it.
     bool kv_per_query_head = false;
+    // Per routed-expert layer per step, on top of per_layer: the routing, the sort of tokens by
+    // expert and the grouped GEMMs' own launches, kernels a dense layer does not run. Last, so
+    // code that lists the terms above in order keeps compiling.
+    Seconds per_moe_layer{};
     [[nodiscard]] constexpr bool is_ideal() const noexcept {
-        return bandwidth == 1.0 && compute == 1.0 && overhead == Seconds{} && per_layer == Seconds{} && !kv_per_query_head;
+        return bandwidth == 1.0 && compute == 1.0 && overhead == Seconds{} && per_layer == Seconds{} && per_moe_layer == Seconds{} &&
+               !kv_per_query_head;
     }
     friend constexpr bool operator==(const Efficiency&, const Efficiency&) = default;
 };
@@ -198,6 +203,8 @@ constexpr void validate(const Workload& w) {
         throw error("", "overhead per step", number_text(e.overhead.in(us)) + " us", "a time from 0 to 1000 s");
     if (!(e.per_layer >= Seconds{}) || !(e.per_layer <= s(1)))
         throw error("", "overhead per layer", number_text(e.per_layer.in(us)) + " us", "a time from 0 to 1 s");
+    if (!(e.per_moe_layer >= Seconds{}) || !(e.per_moe_layer <= s(1)))
+        throw error("", "overhead per MoE layer", number_text(e.per_moe_layer.in(us)) + " us", "a time from 0 to 1 s");
 }
 
 }  // namespace ridgeline

@@ -314,7 +314,7 @@ TEST_CASE("cli: a displayed value must be finite in the unit it is shown in", "[
     CHECK(cli::printable("a\tb\x7f") == "a\\x09b\\x7f");
 }
 
-TEST_CASE("cli: a fit that bounds nothing saves, loads, and predicts an unbounded slow end", "[cli][calibrate]") {
+TEST_CASE("cli: a fit that bounds nothing saves, loads, and predicts a finite slow end", "[cli][calibrate]") {
     // Four made-up rows no setting fits: what calibrate --save writes, predict must read.
     const std::filesystem::path file = std::filesystem::temp_directory_path() / "ridgeline-unfittable-preset.json";
     const Run saved = run_cli("calibrate --measurements tests/data/measurements-unfittable.json --save " + file.string());
@@ -324,8 +324,8 @@ TEST_CASE("cli: a fit that bounds nothing saves, loads, and predicts an unbounde
     CHECK(*p.fit.bandwidth_efficiency_error >= p.fit.bandwidth_efficiency);
     const Run predicted = run_cli("predict -m llama-2-7b -H a100-80gb -b 32 -c 128 --calibration " + file.string());
     CHECK(predicted.status == 0);
-    CHECK(predicted.out.find("slowest_step_s          unbounded: the fit's bandwidth efficiency is within one standard error of 0") !=
-          std::string::npos);
+    CHECK(predicted.out.find("slowest_step_s          unbounded") == std::string::npos);
+    CHECK(predicted.out.find("slowest_step_s") != std::string::npos);
     std::filesystem::remove(file);
 }
 

@@ -98,6 +98,39 @@ TEST_CASE("decode: the math runs on the compute format's peak, and a missing pea
     CHECK(w4.compute_time == decode_step(h100(), llama8b(), seed::seed_003(Workload{})).compute_time);
 }
 
+TEST_CASE("decode: a time per MoE layer is paid by the routed-expert layers only", "[decode][efficiency]") {
+    // Hand calculation from each config.json: DeepSeek-V3 has 61 layers, the first 3 dense
+    // (first_k_dense_replace), so 58 MoE layers; Qwen3-30B-A3B has 48, every one sparse
+    // (decoder_sparse_step 1, no mlp_only_layers); Llama-3.1-8B has none. At 100 us a MoE layer
+    // a step takes 5.8 ms, 4.8 ms and 0 ms longer, whatever else it does.
+    const Hardware h200 = load_hardware("h200");
+    const auto added_ms = [&](const char* name, std::int64_t tp) {
+        const Model m = load_model(name);
+        const Deployment d{h200, Parallelism{.tensor = tp}};
+        Workload w{.batch = 8, .context = 2048};
+        w.efficiency.overhead = ms(1);
+        const Seconds without = decode_step(d, m, w).step_time;
+        w.efficiency.per_moe_layer = us(100);
+        const DecodeStep with = decode_step(d, m, w);
+        CHECK(with.overhead_time.in(ms) == Approx(1 + (with.step_time - without).in(ms)));
+        return (with.step_time - without).in(ms);
+    };
+    CHECK(added_ms("deepseek-v3", 8) == Approx(5.8).epsilon(1e-9));
+    CHECK(added_ms("qwen3-30b-a3b", 1) == Approx(4.8).epsilon(1e-9));
+    CHECK(added_ms("llama-3.1-8b", 1) == 0);
+    // Over two pipeline stages each stage pays its own MoE layers: 24 of Qwen3-30B-A3B's 48 each,
+    // one after the other in a step, so 4.8 ms again.
+    const Model q = load_model("qwen3-30b-a3b");
+    const Deployment two{h200, Parallelism{.pipeline = 2}};
+    Workload w{.batch = 8, .context = 2048};
+    const Seconds without = decode_step(two, q, w).step_time;
+    w.efficiency.per_moe_layer = us(100);
+    CHECK((decode_step(two, q, w).step_time - without).in(ms) == Approx(4.8).epsilon(1e-9));
+    // Out of range, named.
+    w.efficiency.per_moe_layer = us(-1);
+    CHECK_THROWS_WITH(decode_step(two, q, w), "overhead per MoE layer: got -1 us, expected a time from 0 to 1 s");
+}
+
 TEST_CASE("decode: bad workloads are errors, never NaN or infinity", "[decode][errors]") {
     CHECK_THROWS_WITH(decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = 0})), "batch: got 0, expected an integer from 1 to 2^40");
     CHECK_THROWS_WITH(decode_step(h100(), llama8b(), seed::seed_003(Workload{.context = -1})),

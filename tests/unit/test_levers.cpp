@@ -3,10 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 
 #include <ridgeline/calibrate.hpp>
 #include <ridgeline/diagnose.hpp>
@@ -441,21 +444,29 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     CHECK(odd.overhead >= Seconds{});
 }
 
+namespace {
+// Decode steps of each model at each batch, timed by the overhead model itself with `truth`.
+std::vector<Observation> synthetic_steps(const Hardware& hw, std::initializer_list<const char*> models,
+                                         std::initializer_list<std::int64_t> batches, std::int64_t context, const Efficiency& truth) {
+    std::vector<Observation> rows;
+    for (const char* name : models)
+        for (const std::int64_t b : batches) {
+            const Model m = load_model(name);
+            const Workload w{.batch = b, .context = context};
+            Workload real = w;
+            real.efficiency = truth;
+            rows.push_back({m, w, {}, decode_step(hw, m, real).step_time});
+        }
+    return rows;
+}
+}  // namespace
+
 TEST_CASE("calibrate: a time per layer, fitted where the rows differ in depth", "[calibrate]") {
     // Synthetic rows from the overhead model itself at 80% bandwidth, 1 ms a step and 20 us a
     // layer: the fit recovers the three terms (a seeded check of the solver, not of any engine).
     const Hardware h100 = load_hardware("h100-sxm");
-    std::vector<Observation> rows;
-    const Efficiency truth{0.8, 1.0, ms(1), us(20)};
-    for (const char* m : {"llama-3.1-8b", "qwen3-8b", "llama-2-13b", "qwen3-32b"})
-        for (std::int64_t b : {1, 8}) {
-            Workload w;
-            w.batch = b;
-            w.context = 1024;
-            Workload real = w;
-            real.efficiency = truth;
-            rows.push_back({load_model(m), w, {}, decode_step(h100, load_model(m), real).step_time});
-        }
+    const std::vector<Observation> rows =
+        synthetic_steps(h100, {"llama-3.1-8b", "qwen3-8b", "llama-2-13b", "qwen3-32b"}, {1, 8}, 1024, Efficiency{0.8, 1.0, ms(1), us(20)});
     CalibrationTerms terms;
     terms.per_layer = true;
     const Calibration c = calibrate(h100, rows, terms);
@@ -463,6 +474,146 @@ TEST_CASE("calibrate: a time per layer, fitted where the rows differ in depth", 
     CHECK(c.overhead.in(ms) == Approx(1).epsilon(1e-6));
     CHECK(c.per_layer.in(us) == Approx(20).epsilon(1e-5));
     CHECK(c.rms_relative_error < 1e-9);
+}
+
+TEST_CASE("calibrate: a time per MoE layer, told from the fixed time by rows on dense and MoE models", "[calibrate]") {
+    // Synthetic rows from the overhead model itself at 70% bandwidth, 2 ms a step and 300 us a
+    // MoE layer, on two dense and two MoE models: the fit with the term recovers all three (a
+    // seeded check of the solver, not of any engine). Without it the MoE rows' extra time has
+    // nowhere to go: the fit cannot be exact.
+    const Hardware h200 = load_hardware("h200");
+    Efficiency truth{0.7, 1.0, ms(2)};
+    truth.per_moe_layer = us(300);
+    const std::vector<Observation> rows = synthetic_steps(h200, {"llama-3.1-8b", "qwen3-32b", "qwen3-30b-a3b", "mixtral-8x7b"}, {1, 16}, 2048, truth);
+    CalibrationTerms terms;
+    terms.per_moe_layer = true;
+    const Calibration c = calibrate(h200, rows, terms);
+    CHECK(c.bandwidth_efficiency == Approx(0.7).epsilon(1e-6));
+    CHECK(c.overhead.in(ms) == Approx(2).epsilon(1e-6));
+    CHECK(c.per_moe_layer.in(us) == Approx(300).epsilon(1e-6));
+    CHECK(c.rms_relative_error < 1e-9);
+    CHECK(calibrate(h200, rows).rms_relative_error > 0.01);
+    // Where most of the gap is the MoE layers' time, the words say so: on Mixtral (32 MoE layers,
+    // config.json) at 1 ms a MoE layer, 32 ms a step against a ceiling of a few.
+    std::vector<Observation> moe_heavy = rows;
+    truth.per_moe_layer = ms(1);
+    for (Observation& o : moe_heavy) {
+        Workload real = o.workload;
+        real.efficiency = truth;
+        o.measured_step = decode_step(h200, o.model, real).step_time;
+    }
+    CHECK_THAT(calibrate(h200, moe_heavy, terms).explanation, Catch::StartsWith("mostly a time per MoE layer (routing and expert kernels)"));
+    // Rows on one model cannot tell it from the fixed time (both are paid alike by every row): the
+    // fit keeps the simpler, the fixed time, with the MoE layers' time in it.
+    std::vector<Observation> moe_only(rows.begin() + 4, rows.begin() + 6);  // Qwen3-30B-A3B at batch 1 and 16
+    const Calibration alone = calibrate(h200, moe_only, terms);
+    CHECK(alone.per_moe_layer == Seconds{});
+    CHECK(alone.overhead.in(ms) == Approx(2 + 48 * 0.3).epsilon(1e-6));  // 48 MoE layers (config.json)
+    CHECK(alone.rms_relative_error < 1e-9);
+}
+
+TEST_CASE("calibrate: a time per MoE layer, whatever a row timed and however it split the model", "[calibrate]") {
+    // Synthetic rows again (a seeded check of the solver and of how rows count what they pay):
+    // decode steps, whole requests, prefill apart and prefill riding the steps, each at TP 1, PP 2
+    // and TP 2 (and TP 2 with EP 2 on the MoE models), generated with 70% bandwidth, 2 ms a step,
+    // 20 us a layer and 300 us a MoE layer. A row that counted its MoE layers per stage, or left
+    // out the prefill passes a step waits for, would leave a residual.
+    const Hardware h200 = load_hardware("h200");
+    Efficiency truth{0.7, 1.0, ms(2), us(20)};
+    truth.per_moe_layer = us(300);
+    const std::array<Requests, 4> timings{Requests{}, Requests{Timed::whole_requests, 1024, 60},
+                                          Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::apart},
+                                          Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::mixed}};
+    std::vector<Observation> rows;
+    for (const char* name : {"llama-3.1-8b", "qwen3-8b", "qwen3-30b-a3b", "mixtral-8x7b"}) {
+        const Model m = load_model(name);
+        std::vector<Parallelism> splits{Parallelism{}, Parallelism{.pipeline = 2}, Parallelism{.tensor = 2}};
+        if (has_routed_experts(m)) splits.push_back(Parallelism{.tensor = 2, .expert = 2});
+        for (const Requests& q : timings)
+            for (const Parallelism& p : splits) {
+                Workload w{.batch = 16, .context = 2048};
+                if (q.timed != Timed::decode_steps) w.context = mean_decode_context(q);
+                Observation o{m, w, p, Seconds{}, q};
+                o.measured_step = time_per_output_token(Deployment{h200, p}, o, truth);
+                // What the row's own workload says of the engine is not read (observation.hpp).
+                o.workload.efficiency.overhead = s(2000);
+                rows.push_back(o);
+            }
+    }
+    CalibrationTerms terms;
+    terms.per_layer = terms.per_moe_layer = true;
+    terms.kv_reads = false;
+    const Calibration c = calibrate(h200, rows, terms);
+    CHECK(c.bandwidth_efficiency == Approx(0.7).epsilon(1e-6));
+    CHECK(c.overhead.in(ms) == Approx(2).epsilon(1e-6));
+    CHECK(c.per_layer.in(us) == Approx(20).epsilon(1e-6));
+    CHECK(c.per_moe_layer.in(us) == Approx(300).epsilon(1e-6));
+    CHECK(c.rms_relative_error < 1e-9);
+
+    // With both efficiencies held their ratio is fixed, and the fit takes the other path
+    // (calibrate_solve.hpp's cut): the MoE term still moves there.
+    std::vector<Observation> steps;
+    for (const Observation& o : rows)
+        if (o.requests.timed == Timed::decode_steps && o.parallel == Parallelism{}) steps.push_back(o);
+    REQUIRE(steps.size() == 4);
+    CalibrationTerms held;
+    held.bandwidth = held.compute = false;
+    held.held.bandwidth = 0.7;
+    held.held.per_layer = us(20);
+    held.per_moe_layer = true;
+    const Calibration cut = calibrate(h200, steps, held);
+    CHECK(cut.overhead.in(ms) == Approx(2).epsilon(1e-6));
+    CHECK(cut.per_moe_layer.in(us) == Approx(300).epsilon(1e-6));
+    CHECK(cut.rms_relative_error < 1e-9);
+}
+
+TEST_CASE("predict: an efficiency's range moves its reciprocal, the term the fit estimated", "[calibrate]") {
+    // Hand calculation of the rule (calibrate.hpp, PredictionRange): the fit estimates a = 1 / e,
+    // and reports e's error as se(a) / a^2, so a moves by error / e^2. At 80% +/- 10%: the slow
+    // end is 0.64 / 0.9 = 71.11% and the fast end 0.64 / 0.7 = 91.43%; at 50% +/- 50%, 0.25 / 1
+    // = 25% and 100% (1/a would pass 1); at 50% +/- 1e6, the floor of 1e-6. The times move by
+    // their errors (3 +/- 0.1 ms).
+    const Hardware a100 = load_hardware("a100-80gb");
+    const Model m = load_model("llama-2-7b");
+    const Workload w{.batch = 1, .context = 128};
+    const auto step = [&](double bandwidth, Seconds overhead) {
+        Workload x = w;
+        x.efficiency = Efficiency{bandwidth, 1.0, overhead};
+        return decode_step(a100, m, x).step_time;
+    };
+    Calibration c;
+    c.overhead = ms(3);
+    c.overhead_error = ms(0.1);
+    for (const auto& [e, error, slow, fast] : {std::tuple{0.8, 0.1, 0.64 / 0.9, 0.64 / 0.7}, std::tuple{0.5, 0.5, 0.25, 1.0},
+                                               std::tuple{0.5, 1e6, 1e-6, 1.0}}) {
+        INFO(e << " +/- " << error);
+        c.bandwidth_efficiency = e;
+        c.bandwidth_efficiency_error = error;
+        const PredictionRange r = predict_range(a100, m, w, c);
+        CHECK(r.slowest.in(s) == Approx(step(slow, ms(3.1)).in(s)).epsilon(1e-12));
+        CHECK(r.fastest.in(s) == Approx(step(fast, ms(2.9)).in(s)).epsilon(1e-12));
+        CHECK(r.estimate.step_time.in(s) == Approx(step(e, ms(3)).in(s)).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("predict: a time per MoE layer's standard error widens the range by it times the MoE layers", "[calibrate]") {
+    // Hand calculation: Qwen3-30B-A3B has 48 MoE layers (config.json: 48 layers, decoder_sparse_step
+    // 1, no mlp_only_layers). At 300 +/- 50 us a MoE layer, and no other term with an error, the
+    // slowest step is 48 x 50 us = 2.4 ms above the estimate and the fastest 2.4 ms below it; on
+    // Llama-3.1-8B, with none, the range is the estimate.
+    const Hardware h200 = load_hardware("h200");
+    Calibration c;
+    c.bandwidth_efficiency = 0.7;
+    c.overhead = ms(2);
+    c.per_moe_layer = us(300);
+    c.per_moe_layer_error = us(50);
+    const Workload w{.batch = 8, .context = 2048};
+    const PredictionRange moe = predict_range(h200, load_model("qwen3-30b-a3b"), w, c);
+    CHECK((moe.slowest - moe.estimate.step_time).in(ms) == Approx(2.4).epsilon(1e-9));
+    CHECK((moe.estimate.step_time - moe.fastest).in(ms) == Approx(2.4).epsilon(1e-9));
+    const PredictionRange dense = predict_range(h200, load_model("llama-3.1-8b"), w, c);
+    CHECK(dense.slowest == dense.estimate.step_time);
+    CHECK(dense.fastest == dense.estimate.step_time);
 }
 
 TEST_CASE("efficiency: a multi-head kernel on grouped-query attention reads each KV head once per query head", "[efficiency]") {
@@ -952,6 +1103,11 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
     // Each term within the bound predict puts on it; errors finite and not negative (a fit that
     // bounds nothing has an error past its efficiency, and predict says so: test_cli.cpp).
     CHECK_THROWS_WITH(load(R"(, "per_layer_s": 5)"), "p.json: /per_layer_s: got 5, expected a time in seconds from 0 to 1");
+    CHECK_THROWS_WITH(load(R"(, "per_moe_layer_s": -1e-6)"), "p.json: /per_moe_layer_s: got -1e-06, expected a time in seconds from 0 to 1");
+    CHECK(load(R"(, "per_moe_layer_s": 0.000535, "per_moe_layer_term": true)").fit.per_moe_layer.in(us) == Approx(535));
+    CHECK(load(R"(, "per_moe_layer_term": true)").per_moe_layer_term);
+    CHECK_FALSE(load("").per_moe_layer_term);
+    CHECK(load(R"(, "per_moe_layer_error_s": 5e-5)").fit.per_moe_layer_error->in(us) == Approx(50));
     CHECK(*load(R"(, "bandwidth_efficiency_error": 0.9)").fit.bandwidth_efficiency_error == 0.9);
     CHECK_THROWS_WITH(load(R"(, "bandwidth_efficiency_error": -0.1)"),
                       "p.json: /bandwidth_efficiency_error: got -0.1, expected a number from 0 to 1e6");
@@ -982,12 +1138,14 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
         }
         CalibrationTerms terms;
         terms.per_layer = p.per_layer_term;
+        terms.per_moe_layer = p.per_moe_layer_term;
         terms.compute = p.compute_term;
         REQUIRE(p.lowest_compute);
         terms.lowest_compute = *p.lowest_compute;
         const Calibration c = calibrate(load_hardware(p.hardware), obs, terms);
         CHECK(c.kv_per_query_head == p.fit.kv_per_query_head);
         CHECK(c.per_layer.in(s) == Approx(p.fit.per_layer.in(s)).epsilon(1e-9).margin(1e-15));
+        CHECK(c.per_moe_layer.in(s) == Approx(p.fit.per_moe_layer.in(s)).epsilon(1e-9).margin(1e-15));
         CHECK(c.bandwidth_efficiency == Approx(p.fit.bandwidth_efficiency).epsilon(1e-9));
         CHECK(c.compute_efficiency == Approx(p.fit.compute_efficiency).epsilon(1e-9));
         CHECK(c.overhead.in(s) == Approx(p.fit.overhead.in(s)).epsilon(1e-9).margin(1e-15));
