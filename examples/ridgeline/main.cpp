@@ -480,7 +480,7 @@ void run_calibrate(const CalibrateOptions& o) {
     const auto pm = [](double v, const std::optional<double>& e, double scale, int decimals, const char* unit) {
         return cli::shown(v * scale, decimals) + (e ? " +/- " + cli::shown(*e * scale, decimals) : "") + unit;
     };
-    // A fitted time per layer (or per MoE layer) and its error, in microseconds.
+    // A fitted time per layer (or per MoE layer, or per sequence) and its error, in microseconds.
     const auto in_us = [&](Seconds v, const std::optional<Seconds>& e, const char* unit) {
         return pm(v.in(us), e ? std::optional<double>(e->in(us)) : std::nullopt, 1, 1, unit);
     };
@@ -495,7 +495,8 @@ void run_calibrate(const CalibrateOptions& o) {
                    std::string(a.per_layer ? ", " + in_us(c.per_layer, c.per_layer_error, " us a layer") : "") +
                        (a.per_moe_layer ? ", " + in_us(c.per_moe_layer, c.per_moe_layer_error, " us a MoE layer") +
                                               (run.moe_rows ? "" : " (no row is on an MoE model)")
-                                        : ""),
+                                        : "") +
+                       (a.per_sequence ? ", " + in_us(c.per_sequence, c.per_sequence_error, " us a sequence") : ""),
                    cli::shown(100 * c.rms_relative_error, 1));
         fmt::print("the gap: {}\n", c.explanation);
         if (run.have_loo)
@@ -763,7 +764,7 @@ int main(int argc, char** argv) {
 
     CalibrateOptions cal_o;
     cli::CalibrateRequest& cal_r = cal_o.request;
-    auto* cal = app.add_subcommand("calibrate", "Fit the overhead model (efficiencies, time per step, per layer and per MoE layer) to measurements");
+    auto* cal = app.add_subcommand("calibrate", "Fit the overhead model (efficiencies, time per step, per layer, per MoE layer and per sequence) to measurements");
     cal->add_option("--measurements", cal_r.measurements, "A measurements JSON file or a name in data/measurements")->required();
     cal->add_option("--hardware,-H", cal_r.hardware, "Use the rows of this hardware (default: the first remaining row's)");
     cal->add_option("--engine", cal_r.engine, "Use the rows of this engine only");
@@ -779,6 +780,8 @@ int main(int argc, char** argv) {
     cal->add_flag("--per-layer", cal_r.per_layer, "Also fit a time per layer (kernel launches)");
     cal->add_flag("--per-moe-layer", cal_r.per_moe_layer,
                   "Also fit a time per MoE layer (routing and expert kernels; needs rows on dense and MoE models to tell it from the time per step)");
+    cal->add_flag("--per-sequence", cal_r.per_sequence,
+                  "Also fit a time per sequence per step (the host's work for each request; needs rows at different batches)");
     cal->add_flag("--hold-compute", cal_r.hold_compute, "Hold the compute efficiency at 100% instead of fitting it");
     cal->add_option("--save", cal_o.save, "Write the fit as an efficiency preset (data/efficiency/) to this file");
     add_format(cal, cal_o.format);

@@ -244,6 +244,7 @@ inline Table list_table(const std::string& what) {
         Table t({{"name", "name", false}, {"engine", "engine", false}, {"hardware", "hardware", false}, {"rows", "rows"},
                  {"bandwidth_efficiency", "bandwidth eff."}, {"compute_efficiency", "compute eff."},
                  {"overhead_s", "per step"}, {"per_layer_s", "per layer"}, {"per_moe_layer_s", "per MoE layer"},
+                 {"per_sequence_s", "per sequence"},
                  {"leave_one_out_median", "leave-one-out median"}, {"leave_one_out_worst", "worst"}});
         for (const auto& name : list_presets(PresetKind::efficiency)) {
             const EfficiencyPreset p = load_efficiency(name);
@@ -253,6 +254,7 @@ inline Table list_table(const std::string& what) {
                    converted(c.overhead.in(seconds), c.overhead.in(ms), 2, "{} ms"),
                    converted(c.per_layer.in(seconds), c.per_layer.in(us), 1, "{} us"),
                    converted(c.per_moe_layer.in(seconds), c.per_moe_layer.in(us), 1, "{} us"),
+                   converted(c.per_sequence.in(seconds), c.per_sequence.in(us), 1, "{} us"),
                    share(p.leave_one_out_median), share(p.leave_one_out_worst)});
         }
         return t;
@@ -495,6 +497,7 @@ struct CalibrateRequest {
     std::vector<std::pair<std::string, std::string>> where;  // KEY, VALUE: KEY one of where_keys
     bool per_layer = false;
     bool per_moe_layer = false;
+    bool per_sequence = false;
     bool hold_compute = false;  // the compute efficiency held at 1, not fitted
 };
 
@@ -586,6 +589,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
     CalibrationTerms terms;
     terms.per_layer = a.per_layer;
     terms.per_moe_layer = a.per_moe_layer;
+    terms.per_sequence = a.per_sequence;
     terms.compute = !a.hold_compute;
     run.lowest_compute = terms.lowest_compute;
     // The library numbers the observations it was given; say which row of which file that is.
@@ -670,6 +674,10 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
         j["per_moe_layer_s"] = c.per_moe_layer.in(seconds);
         j["per_moe_layer_term"] = true;
     }
+    if (a.per_sequence) {
+        j["per_sequence_s"] = c.per_sequence.in(seconds);
+        j["per_sequence_term"] = true;
+    }
     j["compute_term"] = !a.hold_compute;
     j["lowest_compute"] = run.lowest_compute;
     j["kv_per_query_head"] = c.kv_per_query_head;
@@ -680,6 +688,8 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     j["per_layer_error_s"] = opt(c.per_layer_error ? std::optional<double>(c.per_layer_error->in(seconds)) : std::nullopt);
     if (a.per_moe_layer)
         j["per_moe_layer_error_s"] = opt(c.per_moe_layer_error ? std::optional<double>(c.per_moe_layer_error->in(seconds)) : std::nullopt);
+    if (a.per_sequence)
+        j["per_sequence_error_s"] = opt(c.per_sequence_error ? std::optional<double>(c.per_sequence_error->in(seconds)) : std::nullopt);
     j["rms_relative_error"] = c.rms_relative_error;
     j["explanation"] = c.explanation;
     if (!c.bandwidth_basis.empty()) j["bandwidth_basis"] = c.bandwidth_basis;

@@ -36,6 +36,9 @@ struct CalibrationTerms {
     // A time per routed-expert layer per step (Efficiency::per_moe_layer); moves only where some
     // row is on an MoE model and some other row tells it from the fixed time.
     bool per_moe_layer = false;
+    // A time per sequence per step (Efficiency::per_sequence): the host's per-request work;
+    // moves only where the rows' batches differ enough to tell it from the other terms.
+    bool per_sequence = false;
     // Whether the attention reads each KV head once per query head (Efficiency::kv_per_query_head)
     // is chosen by the fit: both readings are fitted and the per-query one kept only where it pays
     // Akaike's penalty (only rows on grouped-query models can tell them apart). Off: held's reading.
@@ -64,10 +67,11 @@ struct Calibration {
     Seconds overhead{};               // fitted fixed time per step
     Seconds per_layer{};              // fitted time per layer per step
     Seconds per_moe_layer{};          // fitted time per routed-expert layer per step
+    Seconds per_sequence{};           // fitted time per sequence per step
     bool kv_per_query_head = false;   // the attention's KV reads, as chosen (Efficiency::kv_per_query_head)
     // One standard error of each fitted term (nullopt: not fitted, or too few rows to say).
     std::optional<double> bandwidth_efficiency_error, compute_efficiency_error;
-    std::optional<Seconds> overhead_error, per_layer_error, per_moe_layer_error;
+    std::optional<Seconds> overhead_error, per_layer_error, per_moe_layer_error, per_sequence_error;
     std::vector<std::size_t> used;      // the observations fitted, by index
     std::vector<std::string> set_aside;  // "observations[i]: why" for each row not fitted
     std::vector<Seconds> predicted;      // for each observation, with the fit
@@ -77,7 +81,7 @@ struct Calibration {
     std::string bandwidth_basis;         // a one-row fit's bandwidth efficiency: held at the device's measured figure, or fitted; else empty
 
     [[nodiscard]] constexpr Efficiency efficiency() const {
-        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head, per_moe_layer};
+        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head, per_moe_layer, per_sequence};
     }
 };
 
@@ -95,9 +99,10 @@ struct GapParts {
     Seconds overhead{};
     Seconds per_layer{};
     Seconds per_moe_layer{};
+    Seconds per_sequence{};
 };
 inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
-    const Seconds total = p.bandwidth + p.compute + p.overhead + p.per_layer + p.per_moe_layer;
+    const Seconds total = p.bandwidth + p.compute + p.overhead + p.per_layer + p.per_moe_layer + p.per_sequence;
     const auto ms_text = [](Seconds t) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.2f", t.in(ms));
@@ -108,9 +113,10 @@ inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
         const char* words;
         Seconds t;
     };
-    const std::array<Part, 5> parts{Part{"bandwidth efficiency below peak", p.bandwidth}, Part{"compute efficiency below peak", p.compute},
+    const std::array<Part, 6> parts{Part{"bandwidth efficiency below peak", p.bandwidth}, Part{"compute efficiency below peak", p.compute},
                                     Part{"a fixed time per step", p.overhead}, Part{"a time per layer (kernel launches)", p.per_layer},
-                                    Part{"a time per MoE layer (routing and expert kernels)", p.per_moe_layer}};
+                                    Part{"a time per MoE layer (routing and expert kernels)", p.per_moe_layer},
+                                    Part{"a time per sequence (the host's work for each request)", p.per_sequence}};
     const Part* most = &parts[0];
     for (const Part& x : parts)
         if (x.t > most->t) most = &x;
@@ -181,14 +187,14 @@ struct Fitted {
     [[nodiscard]] double rms() const { return std::sqrt(terms.rss / static_cast<double>(rows)); }
     // a, c >= 1; a held efficiency's reciprocal taken twice may differ from it in the last bit.
     [[nodiscard]] Efficiency efficiency() const {
-        return Efficiency{std::min(1.0, 1 / terms.a), std::min(1.0, 1 / terms.c), s(terms.o), s(terms.l), kv_per_query_head, s(terms.e)};
+        return Efficiency{std::min(1.0, 1 / terms.a), std::min(1.0, 1 / terms.c), s(terms.o), s(terms.l), kv_per_query_head, s(terms.e), s(terms.q)};
     }
 };
 
 inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms, bool kv_per_query_head) {
     validate(terms);
-    // Terms that can move: one row fits the fixed time only (or, where that is held, the per-layer
-    // time alone, or else the per-MoE-layer time alone).
+    // Terms that can move: one row fits the fixed time only (or, where that is held, the first of
+    // the per-layer, per-MoE-layer and per-sequence times asked for, alone).
     unsigned allowed = 0;
     const bool one = subset.size() == 1;
     if (terms.bandwidth && !one) allowed |= 1u;
@@ -196,10 +202,11 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     if (terms.overhead) allowed |= 4u;
     if (terms.per_layer && !(one && terms.overhead)) allowed |= 8u;
     if (terms.per_moe_layer && !(one && (terms.overhead || terms.per_layer))) allowed |= 16u;
+    if (terms.per_sequence && !(one && (terms.overhead || terms.per_layer || terms.per_moe_layer))) allowed |= 32u;
     std::vector<const Row*> rows;
     for (std::size_t i : subset) rows.push_back(&p.row(i, kv_per_query_head));
     Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s),
-              terms.held.per_moe_layer.in(s)};
+              terms.held.per_moe_layer.in(s), terms.held.per_sequence.in(s)};
     const Hardware& hw = p.hardware();
     if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && terms.held.bandwidth == 1 && hw.measured_bandwidth))
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(), {}};
@@ -213,7 +220,7 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     // rest; faster, the bandwidth itself must be higher, so it is fitted with no fixed time.
     const Row& r = *rows.front();
     double at_measured = r.fixed + ((allowed & 4u) ? 0 : held.o * r.stages) + ((allowed & 8u) ? 0 : held.l * r.layers) +
-                         ((allowed & 16u) ? 0 : held.e * r.moe_layers);
+                         ((allowed & 16u) ? 0 : held.e * r.moe_layers) + ((allowed & 32u) ? 0 : held.q * r.sequences);
     for (const Part& q : r.parts) at_measured += q.weight * std::max(held.a * q.memory, held.c * q.compute);
     // Whether every step of the row is compute-bound even at the measured bandwidth.
     bool compute_bound = true;
@@ -234,6 +241,7 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     if (allowed & 4u) held.o = 0;
     if (allowed & 8u) held.l = 0;
     if (allowed & 16u) held.e = 0;
+    if (allowed & 32u) held.q = 0;
     return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
                   "fitted: the one row reads faster than the device's measured " + number_text(measured) + " GB/s"};
 }
@@ -315,6 +323,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     c.overhead = e.overhead;
     c.per_layer = e.per_layer;
     c.per_moe_layer = e.per_moe_layer;
+    c.per_sequence = e.per_sequence;
     c.kv_per_query_head = e.kv_per_query_head;
     c.bandwidth_basis = f.bandwidth_basis;
     if (t.se_a) c.bandwidth_efficiency_error = *t.se_a / (t.a * t.a);  // d(1/a) = da / a^2
@@ -322,6 +331,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     if (t.se_o) c.overhead_error = s(*t.se_o);
     if (t.se_l) c.per_layer_error = s(*t.se_l);
     if (t.se_e) c.per_moe_layer_error = s(*t.se_e);
+    if (t.se_q) c.per_sequence_error = s(*t.se_q);
 
     // Predictions, residuals, and where the time goes.
     for (const Observation& o : observations) {
@@ -346,6 +356,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
         parts.overhead += r.stages * c.overhead / n;
         parts.per_layer += s(c.per_layer.in(s) * r.layers) / n;
         parts.per_moe_layer += s(c.per_moe_layer.in(s) * r.moe_layers) / n;
+        parts.per_sequence += s(c.per_sequence.in(s) * r.sequences) / n;
         ceiling += s(r.fixed) / n;
     }
     c.rms_relative_error = std::sqrt(sq);
@@ -428,6 +439,7 @@ inline PredictionRange predict_range(const Deployment& d, const Model& m, const 
         x.overhead = time(c.overhead, c.overhead_error, s(1000));
         x.per_layer = time(c.per_layer, c.per_layer_error, s(1));
         x.per_moe_layer = time(c.per_moe_layer, c.per_moe_layer_error, s(1));
+        x.per_sequence = time(c.per_sequence, c.per_sequence_error, s(1));
         return predict(d, m, w, x).step_time;
     };
     r.fastest = moved(+1);

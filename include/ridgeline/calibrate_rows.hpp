@@ -1,6 +1,6 @@
 // A measured row as calibration fits it: its steps' memory and compute times at the ideal
-// rates, the time no fitted term moves, and how many stages, layers and MoE layers pay the
-// per-step, per-layer and per-MoE-layer times. Built once per row and reading (calibrate.hpp
+// rates, the time no fitted term moves, and how many stages, layers, MoE layers and sequences pay
+// the per-step, per-layer, per-MoE-layer and per-sequence times. Built once per row and reading (calibrate.hpp
 // reuses them across the fits of leave-one-out), so a fit costs arithmetic on these numbers,
 // not decode_step calls.
 #pragma once
@@ -18,8 +18,8 @@ namespace ridgeline::calibrate_detail {
 
 // A row as the fit sees it, per output token at the ideal rates: its steps' memory and compute
 // times (each step is bound by the larger once the efficiencies divide them), the time that no
-// term moves (links), and how many stages, layers and MoE layers pay the per-step, per-layer and
-// per-MoE-layer times.
+// term moves (links), and how many stages, layers, MoE layers and sequences pay the per-step,
+// per-layer, per-MoE-layer and per-sequence times.
 struct Part {
     double memory = 0, compute = 0;  // seconds, every pipeline stage
     double weight = 1;               // steps this part stands for, per output token (-1: taken away; row())
@@ -30,6 +30,7 @@ struct Row {
     // per output token, so times 1 + the prefill passes a step waits for where prefill runs apart)
     double fixed = 0, layers = 0, measured = 0, stages = 1;
     double moe_layers = 0;  // routed-expert layers, all stages, paid as layers are
+    double sequences = 0;   // sequences per output token: each step's batch and each prefill's prompts, by weight
 };
 
 // Decode steps of a whole-request row sampled at this many contexts at most, each standing for
@@ -47,6 +48,7 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     ideal.efficiency = Efficiency{};
     ideal.efficiency.kv_per_query_head = kv_per_query_head;  // what the bytes are, not an overhead
     const auto add_step = [&](const DecodeStep& step, double weight) {
+        r.sequences += weight * static_cast<double>(step.batch);
         r.parts.push_back(Part{(r.stages * step.memory_time).in(s), (r.stages * step.compute_time).in(s), weight});
         const Seconds roof = step.bound == Bound::compute ? step.compute_time : step.memory_time;
         r.fixed += weight * (step.step_time - r.stages * roof).in(s);
@@ -68,14 +70,15 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
             add_step(decode_step(d, o.model, ideal), static_cast<double>(to - from) / output);
         }
     };
-    // A prefill pass through every stage, `weight` of them per output token, at its own bound.
-    const auto add_prefill = [&](const Prefill& p, double weight) {
+    // A prefill pass of `prompts` through every stage, `weight` of them per output token, at its own bound.
+    const auto add_prefill = [&](const Prefill& p, std::int64_t prompts, double weight) {
+        r.sequences += weight * static_cast<double>(prompts);
         r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), weight});
         r.fixed += weight * (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s);
     };
     if (q.timed == Timed::whole_requests) {
         // The prefill makes the first token (generation.hpp).
-        add_prefill(prefill(d, o.model, ideal, q.prompt), 1 / output);
+        add_prefill(prefill(d, o.model, ideal, q.prompt), ideal.batch, 1 / output);
         add_decode_steps(q.prompt, q.output - 1);
         return r;
     }
@@ -86,7 +89,7 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
         Workload one = ideal;
         one.batch = 1;
         const double per_step = static_cast<double>(ideal.batch) / output;
-        add_prefill(prefill(d, o.model, one, q.prompt), per_step);
+        add_prefill(prefill(d, o.model, one, q.prompt), 1, per_step);
         // Those prefill passes pay the fixed and per-layer times too.
         r.stages *= 1 + per_step;
         r.layers *= 1 + per_step;

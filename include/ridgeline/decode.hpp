@@ -169,7 +169,7 @@ struct DecodeStep {
     Seconds memory_time{};
     Seconds compute_time{};
     Seconds communication_time{};  // all stages' all-reduces and all-to-alls, and the pipeline hops
-    Seconds overhead_time{};       // the efficiency's fixed time, once per stage
+    Seconds overhead_time{};       // the efficiency's fixed times: per stage, and per sequence once a step
     Seconds step_time{};           // time per output token of every sequence (TPOT)
     Bound bound = Bound::memory;   // of the memory and compute terms, the larger
     PerSecond steps_per_s{};         // 1 / step_time
@@ -214,14 +214,15 @@ constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Wo
     d.bound = d.compute_time > d.memory_time ? Bound::compute : Bound::memory;
     d.links = communication(dep, m, w, c);
     d.communication_time = stages * d.links.per_stage + d.links.pipeline_hops;
-    // The fixed times: per step, per layer and per MoE layer, on every stage.
+    // The fixed times: per step, per layer and per MoE layer, on every stage; per sequence, once.
     const Seconds stage_overhead = w.efficiency.overhead + c.layers_per_stage * w.efficiency.per_layer +
                                   c.moe_layers_per_stage * w.efficiency.per_moe_layer;
-    d.overhead_time = stages * stage_overhead;
+    const Seconds host = B * w.efficiency.per_sequence;
+    d.overhead_time = stages * stage_overhead + host;
     const Seconds stage_work = d.bound == Bound::compute ? d.compute_time : d.memory_time;
     Pipeline one;
     one.add(stage_work + d.links.per_stage + stage_overhead, d.links.pipeline_hops);
-    d.step_time = one.time(c.pipeline);
+    d.step_time = one.time(c.pipeline) + host;
     const auto q = static_cast<double>(w.tokens_per_sequence);
     d.steps_per_s = 1.0 / d.step_time;
     d.tokens_per_s = q / d.step_time;

@@ -51,13 +51,15 @@ struct Row {
     double per_stage = 0;       // seconds: the links' time in each stage, and the overhead
     double stage_overhead = 0;
     double hops = 0;            // seconds between the stages
+    double host = 0;            // seconds once a step: the per-sequence time of the batch
     double later_stages = 0;    // stages - 1
     double bandwidth = 0;       // bytes/s
     double peak = 0;            // FLOP/s
 };
 // The step at each context: memory time (weights + batch x KV) / bandwidth, compute time
 // batch x FLOPs / peak, the larger plus the links and the overhead in each stage, and
-// Pipeline::time of one stage per step (sum + (stages - 1) x longest + hops).
+// Pipeline::time of one stage per step (sum + (stages - 1) x longest + hops), plus the batch's
+// per-sequence time.
 RIDGELINE_SWEEP_LOOPS inline void steps(const Row r, const double* __restrict kv, const double* __restrict flops, std::size_t n,
                                         double* __restrict memory_time, double* __restrict compute_time, double* __restrict step) {
     for (std::size_t j = 0; j < n; ++j) {
@@ -66,7 +68,7 @@ RIDGELINE_SWEEP_LOOPS inline void steps(const Row r, const double* __restrict kv
         const double stage = (compute > memory ? compute : memory) + r.per_stage + r.stage_overhead;
         memory_time[j] = memory;
         compute_time[j] = compute;
-        step[j] = (0.0 + stage) + r.later_stages * stage + r.hops;
+        step[j] = (0.0 + stage) + r.later_stages * stage + r.hops + r.host;
     }
 }
 // tokens / step at each context.
@@ -137,6 +139,7 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
         // The step: the larger of the memory and compute terms, the links and the overhead, in
         // each stage (Pipeline::time of one stage per step: sum + (stages - 1) x longest + hops).
         const decode_sweep_detail::Row row{weights.in(bytes), B, links.per_stage.in(s), stage_overhead.in(s), links.pipeline_hops.in(s),
+                                           (B * base.efficiency.per_sequence).in(s),
                                            static_cast<double>(c.pipeline - 1), rates.bandwidth.in(bytes_per_s), rates.peak.in(flop_per_s)};
         decode_sweep_detail::steps(row, kv_n.data(), flops_n.data(), nc, memory_time.data(), compute_time.data(), step.data());
         if (out.step_time) std::copy(step.begin(), step.end(), out.step_time + at);

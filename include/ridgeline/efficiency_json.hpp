@@ -20,6 +20,7 @@ struct EfficiencyPreset {
     Calibration fit;       // terms and their errors (no per-row data), and the KV reading chosen
     bool per_layer_term = false;  // whether the fit could move the time per layer (calibrate --per-layer)
     bool per_moe_layer_term = false;  // and the time per MoE layer (calibrate --per-moe-layer)
+    bool per_sequence_term = false;   // and the time per sequence (calibrate --per-sequence)
     bool compute_term = true;     // whether it could move the compute efficiency (not calibrate --hold-compute)
     std::optional<double> lowest_compute;  // the floor it could not go below (CalibrationTerms::lowest_compute)
     std::optional<double> leave_one_out_median, leave_one_out_worst;
@@ -34,13 +35,13 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
                     "per_layer_s", "bandwidth_efficiency_error", "compute_efficiency_error", "overhead_error_s",
                     "per_layer_error_s", "rms_relative_error", "explanation", "rows", "leave_one_out", "source", "per_layer_term",
                     "compute_term", "lowest_compute", "kv_per_query_head", "bandwidth_basis", "per_moe_layer_s",
-                    "per_moe_layer_error_s", "per_moe_layer_term"});
+                    "per_moe_layer_error_s", "per_moe_layer_term", "per_sequence_s", "per_sequence_error_s", "per_sequence_term"});
     EfficiencyPreset p;
     p.engine = root.need("engine", "the engine's name").string();
     p.hardware = root.need("hardware", "a hardware preset name").string();
     // Each bound is the one Workload's validate() puts on the term, so a preset that loads
     // predicts: efficiencies in [1e-6, 1], a time per step up to 1000 s, per layer (and per MoE
-    // layer) up to 1 s.
+    // layer, and per sequence) up to 1 s.
     const auto number_of = [](const Node& n, double low, double high, const std::string& expected) {
         if (!n.value().is_number() || !(n.value().get<double>() >= low) || !(n.value().get<double>() <= high)) n.fail(expected);
         return n.value().get<double>();
@@ -61,9 +62,11 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     p.fit.overhead = time("overhead_s", 1000, "a time in seconds from 0 to 1000");
     p.fit.per_layer = time("per_layer_s", 1, "a time in seconds from 0 to 1");
     p.fit.per_moe_layer = time("per_moe_layer_s", 1, "a time in seconds from 0 to 1");
+    p.fit.per_sequence = time("per_sequence_s", 1, "a time in seconds from 0 to 1");
     // Older presets say none: a fixed time, the compute efficiency fitted, and the shared KV reading.
     if (root.has("per_layer_term")) p.per_layer_term = root.at("per_layer_term").boolean();
     if (root.has("per_moe_layer_term")) p.per_moe_layer_term = root.at("per_moe_layer_term").boolean();
+    if (root.has("per_sequence_term")) p.per_sequence_term = root.at("per_sequence_term").boolean();
     if (root.has("compute_term")) p.compute_term = root.at("compute_term").boolean();
     if (root.has("lowest_compute")) p.lowest_compute = fraction("lowest_compute");
     if (root.has("kv_per_query_head")) p.fit.kv_per_query_head = root.at("kv_per_query_head").boolean();
@@ -78,6 +81,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     if (const auto e = error_in("overhead_error_s", 1e6, "a time in seconds from 0 to 1e6")) p.fit.overhead_error = s(*e);
     if (const auto e = error_in("per_layer_error_s", 1e6, "a time in seconds from 0 to 1e6")) p.fit.per_layer_error = s(*e);
     if (const auto e = error_in("per_moe_layer_error_s", 1e6, "a time in seconds from 0 to 1e6")) p.fit.per_moe_layer_error = s(*e);
+    if (const auto e = error_in("per_sequence_error_s", 1e6, "a time in seconds from 0 to 1e6")) p.fit.per_sequence_error = s(*e);
     if (given("rms_relative_error")) p.fit.rms_relative_error = number_in("rms_relative_error", 0, 1e6, "a number from 0 to 1e6");
     if (root.has("explanation")) p.fit.explanation = root.at("explanation").string();
     if (root.has("bandwidth_basis")) p.fit.bandwidth_basis = root.at("bandwidth_basis").string();

@@ -92,7 +92,8 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
                        c.moe_layers_per_stage * w.efficiency.per_moe_layer,
                    link.pipeline_hops);
     }
-    p.time = chunks.time(c.pipeline);
+    // The per-sequence time once, for the first token each prompt samples.
+    p.time = chunks.time(c.pipeline) + B * w.efficiency.per_sequence;
     p.bound = p.compute_time > p.memory_time ? Bound::compute : Bound::memory;
     return p;
 }

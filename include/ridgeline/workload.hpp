@@ -132,9 +132,13 @@ struct Efficiency {
     // expert and the grouped GEMMs' own launches, kernels a dense layer does not run. Last, so
     // code that lists the terms above in order keeps compiling.
     Seconds per_moe_layer{};
+    // Per sequence of the batch per step, once a step whatever the stages: the host's work for
+    // each running request (sampling, the scheduler's bookkeeping, building the step's inputs,
+    // detokenising), which grows with the batch and which CUDA graphs do not take away.
+    Seconds per_sequence{};
     [[nodiscard]] constexpr bool is_ideal() const noexcept {
         return bandwidth == 1.0 && compute == 1.0 && overhead == Seconds{} && per_layer == Seconds{} && per_moe_layer == Seconds{} &&
-               !kv_per_query_head;
+               per_sequence == Seconds{} && !kv_per_query_head;
     }
     friend constexpr bool operator==(const Efficiency&, const Efficiency&) = default;
 };
@@ -205,6 +209,8 @@ constexpr void validate(const Workload& w) {
         throw error("", "overhead per layer", number_text(e.per_layer.in(us)) + " us", "a time from 0 to 1 s");
     if (!(e.per_moe_layer >= Seconds{}) || !(e.per_moe_layer <= s(1)))
         throw error("", "overhead per MoE layer", number_text(e.per_moe_layer.in(us)) + " us", "a time from 0 to 1 s");
+    if (!(e.per_sequence >= Seconds{}) || !(e.per_sequence <= s(1)))
+        throw error("", "overhead per sequence", number_text(e.per_sequence.in(us)) + " us", "a time from 0 to 1 s");
 }
 
 }  // namespace ridgeline

@@ -238,6 +238,7 @@ def test_predict_equals_cli(model, hardware, calibration, batch, context, extra,
     (["--model", "llama-2-7b", "--where", "weights=int8"], {"model": "llama-2-7b", "where": {"weights": "int8"}}),
     (["--per-layer"], {"per_layer": True}),
     (["--per-moe-layer"], {"per_moe_layer": True}),
+    (["--per-sequence"], {"per_sequence": True}),
     (["--hold-compute"], {"hold_compute": True}),
 ])
 def test_calibrate_equals_cli_on_gpt_fast(tmp_path, extra, kwargs):

@@ -131,6 +131,34 @@ TEST_CASE("decode: a time per MoE layer is paid by the routed-expert layers only
     CHECK_THROWS_WITH(decode_step(two, q, w), "overhead per MoE layer: got -1 us, expected a time from 0 to 1 s");
 }
 
+TEST_CASE("decode: a time per sequence is paid once a step for each sequence, whatever the stages", "[decode][efficiency]") {
+    // Hand calculation: at 50 us a sequence, a batch of 64 adds 64 x 50 us = 3.2 ms to a step, on
+    // one device and over two pipeline stages alike (the host's work is done once a step, not in
+    // each stage), and a batch of 1 adds 50 us. A prefill of 4 prompts adds 4 x 50 us = 0.2 ms
+    // once (each prompt samples its first token), however many chunks it takes.
+    const Hardware h100 = load_hardware("h100-sxm");
+    const Model m = load_model("llama-3.1-8b");
+    const auto added_ms = [&](std::int64_t batch, std::int64_t pp) {
+        const Deployment d{h100, Parallelism{.pipeline = pp}};
+        Workload w{.batch = batch, .context = 4096};
+        w.efficiency.overhead = ms(1);
+        const Seconds without = decode_step(d, m, w).step_time;
+        w.efficiency.per_sequence = us(50);
+        const DecodeStep with = decode_step(d, m, w);
+        CHECK(with.overhead_time.in(ms) == Approx(static_cast<double>(pp) + (with.step_time - without).in(ms)));
+        return (with.step_time - without).in(ms);
+    };
+    CHECK(added_ms(64, 1) == Approx(3.2).epsilon(1e-9));
+    CHECK(added_ms(64, 2) == Approx(3.2).epsilon(1e-9));
+    CHECK(added_ms(1, 1) == Approx(0.05).epsilon(1e-9));
+    Workload four{.batch = 4};
+    const Seconds plain = prefill(h100, m, four, 8192, 2048).time;
+    four.efficiency.per_sequence = us(50);
+    CHECK((prefill(h100, m, four, 8192, 2048).time - plain).in(ms) == Approx(0.2).epsilon(1e-9));
+    four.efficiency.per_sequence = s(2);
+    CHECK_THROWS_WITH(decode_step(h100, m, four), "overhead per sequence: got 2000000 us, expected a time from 0 to 1 s");
+}
+
 TEST_CASE("decode: bad workloads are errors, never NaN or infinity", "[decode][errors]") {
     CHECK_THROWS_WITH(decode_step(h100(), llama8b(), seed::seed_003(Workload{.batch = 0})), "batch: got 0, expected an integer from 1 to 2^40");
     CHECK_THROWS_WITH(decode_step(h100(), llama8b(), seed::seed_003(Workload{.context = -1})),

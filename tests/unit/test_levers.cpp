@@ -567,6 +567,71 @@ TEST_CASE("calibrate: a time per MoE layer, whatever a row timed and however it 
     CHECK(cut.rms_relative_error < 1e-9);
 }
 
+TEST_CASE("calibrate: a time per sequence, told from the other terms by rows at different batches", "[calibrate]") {
+    // Synthetic rows from the overhead model itself (a seeded check of the solver and of how rows
+    // count the sequences they pay for): decode steps, whole requests, prefill apart and prefill
+    // riding the steps, each at TP 1, PP 2 and TP 2, at batches 4 and 32, on a dense and an MoE
+    // model, generated with 75% bandwidth, 1.5 ms a step and 40 us a sequence. A row that paid the
+    // sequences once per stage, or left out the prompts a prefill pass samples, would leave a
+    // residual; without the term the batch-32 rows' extra time has nowhere to go.
+    const Hardware h200 = load_hardware("h200");
+    Efficiency truth{0.75, 1.0, ms(1.5)};
+    truth.per_sequence = us(40);
+    const std::array<Requests, 4> timings{Requests{}, Requests{Timed::whole_requests, 1024, 60},
+                                          Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::apart},
+                                          Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::mixed}};
+    std::vector<Observation> rows;
+    for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b"})
+        for (const std::int64_t batch : {4, 32})
+            for (const Requests& q : timings)
+                for (const Parallelism& p : {Parallelism{}, Parallelism{.pipeline = 2}, Parallelism{.tensor = 2}}) {
+                    Workload w{.batch = batch, .context = 2048};
+                    if (q.timed != Timed::decode_steps) w.context = mean_decode_context(q);
+                    Observation o{load_model(name), w, p, Seconds{}, q};
+                    o.measured_step = time_per_output_token(Deployment{h200, p}, o, truth);
+                    rows.push_back(o);
+                }
+    CalibrationTerms terms;
+    terms.per_sequence = true;
+    terms.kv_reads = false;
+    const Calibration c = calibrate(h200, rows, terms);
+    CHECK(c.bandwidth_efficiency == Approx(0.75).epsilon(1e-6));
+    CHECK(c.overhead.in(ms) == Approx(1.5).epsilon(1e-6));
+    CHECK(c.per_sequence.in(us) == Approx(40).epsilon(1e-6));
+    CHECK(c.rms_relative_error < 1e-9);
+    CalibrationTerms without;
+    without.kv_reads = false;
+    CHECK(calibrate(h200, rows, without).rms_relative_error > 0.01);
+    // Where most of the gap is the sequences' time, the words say so: at 1 ms a sequence, batch
+    // 32 pays 32 ms a step against a ceiling of a few.
+    std::vector<Observation> heavy;
+    truth.per_sequence = ms(1);
+    for (Observation o : rows)
+        if (o.requests.timed == Timed::decode_steps && o.workload.batch == 32) {
+            o.measured_step = time_per_output_token(Deployment{h200, o.parallel}, o, truth);
+            heavy.push_back(o);
+        }
+    CHECK_THAT(calibrate(h200, heavy, terms).explanation, Catch::StartsWith("mostly a time per sequence (the host's work for each request)"));
+    // One row fits the fixed time alone, the sequences' time in it: 1.5 ms + 32 x 1 ms.
+    const Calibration one = calibrate(h200, {heavy.front()}, terms);
+    CHECK(one.per_sequence == Seconds{});
+    CHECK(one.rms_relative_error < 1e-9);
+}
+
+TEST_CASE("predict: a time per sequence's standard error widens the range by it times the batch", "[calibrate]") {
+    // Hand calculation: at 40 +/- 10 us a sequence and no other term with an error, a batch of 8
+    // steps 8 x 10 us = 80 us slower at the slow end and 80 us faster at the fast end.
+    const Hardware h200 = load_hardware("h200");
+    Calibration c;
+    c.bandwidth_efficiency = 0.7;
+    c.overhead = ms(2);
+    c.per_sequence = us(40);
+    c.per_sequence_error = us(10);
+    const PredictionRange r = predict_range(h200, load_model("llama-3.1-8b"), Workload{.batch = 8, .context = 2048}, c);
+    CHECK((r.slowest - r.estimate.step_time).in(us) == Approx(80).epsilon(1e-9));
+    CHECK((r.estimate.step_time - r.fastest).in(us) == Approx(80).epsilon(1e-9));
+}
+
 TEST_CASE("predict: an efficiency's range moves its reciprocal, the term the fit estimated", "[calibrate]") {
     // Hand calculation of the rule (calibrate.hpp, PredictionRange): the fit estimates a = 1 / e,
     // and reports e's error as se(a) / a^2, so a moves by error / e^2. At 80% +/- 10%: the slow
@@ -1139,6 +1204,7 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
         CalibrationTerms terms;
         terms.per_layer = p.per_layer_term;
         terms.per_moe_layer = p.per_moe_layer_term;
+        terms.per_sequence = p.per_sequence_term;
         terms.compute = p.compute_term;
         REQUIRE(p.lowest_compute);
         terms.lowest_compute = *p.lowest_compute;
@@ -1146,6 +1212,7 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
         CHECK(c.kv_per_query_head == p.fit.kv_per_query_head);
         CHECK(c.per_layer.in(s) == Approx(p.fit.per_layer.in(s)).epsilon(1e-9).margin(1e-15));
         CHECK(c.per_moe_layer.in(s) == Approx(p.fit.per_moe_layer.in(s)).epsilon(1e-9).margin(1e-15));
+        CHECK(c.per_sequence.in(s) == Approx(p.fit.per_sequence.in(s)).epsilon(1e-9).margin(1e-15));
         CHECK(c.bandwidth_efficiency == Approx(p.fit.bandwidth_efficiency).epsilon(1e-9));
         CHECK(c.compute_efficiency == Approx(p.fit.compute_efficiency).epsilon(1e-9));
         CHECK(c.overhead.in(s) == Approx(p.fit.overhead.in(s)).epsilon(1e-9).margin(1e-15));
