@@ -459,6 +459,12 @@ std::vector<Observation> synthetic_steps(const Hardware& hw, std::initializer_li
         }
     return rows;
 }
+// One row of each kind a measurement may time: decode steps, whole requests, and served steps
+// with the prefill apart and riding the steps.
+std::array<Requests, 4> every_timing() {
+    return {Requests{}, Requests{Timed::whole_requests, 1024, 60}, Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::apart},
+            Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::mixed}};
+}
 }  // namespace
 
 TEST_CASE("calibrate: a time per layer, fitted where the rows differ in depth", "[calibrate]") {
@@ -521,9 +527,7 @@ TEST_CASE("calibrate: a time per MoE layer, whatever a row timed and however it 
     const Hardware h200 = load_hardware("h200");
     Efficiency truth{0.7, 1.0, ms(2), us(20)};
     truth.per_moe_layer = us(300);
-    const std::array<Requests, 4> timings{Requests{}, Requests{Timed::whole_requests, 1024, 60},
-                                          Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::apart},
-                                          Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::mixed}};
+    const std::array<Requests, 4> timings = every_timing();
     std::vector<Observation> rows;
     for (const char* name : {"llama-3.1-8b", "qwen3-8b", "qwen3-30b-a3b", "mixtral-8x7b"}) {
         const Model m = load_model(name);
@@ -577,9 +581,7 @@ TEST_CASE("calibrate: a time per sequence, told from the other terms by rows at 
     const Hardware h200 = load_hardware("h200");
     Efficiency truth{0.75, 1.0, ms(1.5)};
     truth.per_sequence = us(40);
-    const std::array<Requests, 4> timings{Requests{}, Requests{Timed::whole_requests, 1024, 60},
-                                          Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::apart},
-                                          Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::mixed}};
+    const std::array<Requests, 4> timings = every_timing();
     std::vector<Observation> rows;
     for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b"})
         for (const std::int64_t batch : {4, 32})
