@@ -215,8 +215,7 @@ constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Wo
     d.links = communication(dep, m, w, c);
     d.communication_time = stages * d.links.per_stage + d.links.pipeline_hops;
     // The fixed times: per step, per layer and per MoE layer, on every stage; per sequence, once.
-    const Seconds stage_overhead = w.efficiency.overhead + c.layers_per_stage * w.efficiency.per_layer +
-                                  c.moe_layers_per_stage * w.efficiency.per_moe_layer;
+    const Seconds stage_overhead = c.stage_overhead(w.efficiency);
     const Seconds host = B * w.efficiency.per_sequence;
     d.overhead_time = stages * stage_overhead + host;
     const Seconds stage_work = d.bound == Bound::compute ? d.compute_time : d.memory_time;

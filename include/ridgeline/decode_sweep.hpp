@@ -105,8 +105,7 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
     const auto devices = static_cast<double>(c.tensor * c.pipeline);
     const auto stages = static_cast<double>(c.pipeline);
     const auto q = static_cast<double>(base.tokens_per_sequence);
-    const Seconds stage_overhead = base.efficiency.overhead + c.layers_per_stage * base.efficiency.per_layer +
-                                  c.moe_layers_per_stage * base.efficiency.per_moe_layer;
+    const Seconds stage_overhead = c.stage_overhead(base.efficiency);
     const bool memory_columns = out.memory_per_device || out.memory_budget || out.fits;
     // Memory: the budget and the weights are the same at every point; the KV held per sequence
     // depends on the context, the activation workspace on the batch.

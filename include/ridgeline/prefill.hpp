@@ -88,9 +88,7 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         p.kv_bytes_per_device += kv;
         p.flops += devices * flops;
         p.attention_flops += devices * B * attention;
-        chunks.add((memory < compute ? compute : memory) + link.per_stage + w.efficiency.overhead + c.layers_per_stage * w.efficiency.per_layer +
-                       c.moe_layers_per_stage * w.efficiency.per_moe_layer,
-                   link.pipeline_hops);
+        chunks.add((memory < compute ? compute : memory) + link.per_stage + c.stage_overhead(w.efficiency), link.pipeline_hops);
     }
     // The per-sequence time once, for the first token each prompt samples.
     p.time = chunks.time(c.pipeline) + B * w.efficiency.per_sequence;

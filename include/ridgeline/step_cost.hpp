@@ -123,6 +123,11 @@ struct StepCost {
     std::int64_t expert = 1;      // expert-parallel groups
     double layers_per_stage = 0;  // for the per-layer overhead
     double moe_layers_per_stage = 0;
+    // The efficiency's fixed times each stage pays for one pass (a decode step, a prefill chunk):
+    // per pass, per layer and per MoE layer. Decode, the sweep and prefill all add this one sum.
+    [[nodiscard]] constexpr Seconds stage_overhead(const Efficiency& e) const {
+        return e.overhead + layers_per_stage * e.per_layer + moe_layers_per_stage * e.per_moe_layer;
+    }
     // Layers of a stage whose attention, and whose dense FFN, has weights to split, so ends in an
     // all-reduce under tensor parallelism (a skipped block, nemotron-nas's no_op, has none).
     double attention_reduces_per_stage = 0;
