@@ -273,12 +273,16 @@ inline std::vector<std::size_t> all_but(const std::vector<std::size_t>& subset, 
     return rest;
 }
 
-// The relative error of row i predicted by a fit on the others of `subset` (as timed).
-inline double left_out_error(Prepared& p, const std::vector<std::size_t>& subset, std::size_t i, const CalibrationTerms& terms) {
-    const Fitted f = fit(p, all_but(subset, i), terms);
+// The relative error of row i predicted with a fit's terms (as timed).
+inline double prediction_error(const Prepared& p, std::size_t i, const Fitted& f) {
     const Observation& o = p.observations()[i];
     const Seconds predicted = time_per_output_token(Deployment{p.hardware(), o.parallel}, o, f.efficiency());
     return std::abs(static_cast<double>((predicted - o.measured_step) / o.measured_step));
+}
+
+// The relative error of row i predicted by a fit on the others of `subset`.
+inline double left_out_error(Prepared& p, const std::vector<std::size_t>& subset, std::size_t i, const CalibrationTerms& terms) {
+    return prediction_error(p, i, fit(p, all_but(subset, i), terms));
 }
 
 inline std::vector<double> leave_one_out(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms) {
@@ -288,18 +292,26 @@ inline std::vector<double> leave_one_out(Prepared& p, const std::vector<std::siz
     return errors;
 }
 
-inline std::size_t choose_terms(Prepared& p, const std::vector<std::size_t>& subset, const std::vector<CalibrationTerms>& candidates) {
-    if (candidates.empty()) throw error("", "candidates", "none", "at least one term set");
+// Of each candidate's leave-one-out errors, the one with the least mean, the earlier on a tie.
+inline std::size_t least_mean(const std::vector<std::vector<double>>& errors) {
     std::size_t best = 0;
     double best_error = -1;
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-        const std::vector<double> e = leave_one_out(p, subset, candidates[k]);
-        if (e.size() < 3) return 0;
+    for (std::size_t k = 0; k < errors.size(); ++k) {
         double mean = 0;
-        for (double x : e) mean += x / static_cast<double>(e.size());
+        for (double x : errors[k]) mean += x / static_cast<double>(errors[k].size());
         if (best_error < 0 || mean < best_error) best = k, best_error = mean;
     }
     return best;
+}
+
+// The first candidate where fewer than three rows would be predicted (two leave one row to fit,
+// which says nothing about the terms beyond a fixed time).
+inline std::size_t choose_terms(Prepared& p, const std::vector<std::size_t>& subset, const std::vector<CalibrationTerms>& candidates) {
+    if (candidates.empty()) throw error("", "candidates", "none", "at least one term set");
+    if (subset.size() < 3) return 0;
+    std::vector<std::vector<double>> errors;
+    for (const CalibrationTerms& t : candidates) errors.push_back(leave_one_out(p, subset, t));
+    return least_mean(errors);
 }
 }  // namespace calibrate_detail
 
@@ -393,11 +405,36 @@ inline std::vector<double> nested_leave_one_out(const Hardware& hw, const std::v
     if (candidates.empty()) throw error("", "candidates", "none", "at least one term set");
     for (const CalibrationTerms& t : candidates) calibrate_detail::validate(t);
     calibrate_detail::Prepared p(hw, observations);
+    const std::vector<std::size_t>& used = p.used();
+    const std::size_t n = used.size();
     std::vector<double> errors;
-    if (p.used().size() < 2) return errors;
-    for (const std::size_t i : p.used())
-        errors.push_back(calibrate_detail::left_out_error(
-            p, p.used(), i, candidates[calibrate_detail::choose_terms(p, calibrate_detail::all_but(p.used(), i), candidates)]));
+    if (n < 2) return errors;
+    // inner[k][a][b]: row used[b] predicted by the candidate k fitted without rows used[a] and
+    // used[b], an error of row a's choice. One fit without two rows serves both rows' choices,
+    // which halves the nested fits (and gives what choose_terms would, fit for fit).
+    std::vector<std::vector<std::vector<double>>> inner;
+    if (n > 3) {
+        inner.assign(candidates.size(), std::vector<std::vector<double>>(n, std::vector<double>(n)));
+        for (std::size_t k = 0; k < candidates.size(); ++k)
+            for (std::size_t a = 0; a < n; ++a)
+                for (std::size_t b = a + 1; b < n; ++b) {
+                    const calibrate_detail::Fitted f =
+                        calibrate_detail::fit(p, calibrate_detail::all_but(calibrate_detail::all_but(used, used[a]), used[b]), candidates[k]);
+                    inner[k][a][b] = calibrate_detail::prediction_error(p, used[b], f);
+                    inner[k][b][a] = calibrate_detail::prediction_error(p, used[a], f);
+                }
+    }
+    for (std::size_t a = 0; a < n; ++a) {
+        std::size_t chosen = 0;
+        if (n > 3) {
+            std::vector<std::vector<double>> choice(candidates.size());
+            for (std::size_t k = 0; k < candidates.size(); ++k)
+                for (std::size_t b = 0; b < n; ++b)
+                    if (b != a) choice[k].push_back(inner[k][a][b]);
+            chosen = calibrate_detail::least_mean(choice);
+        }
+        errors.push_back(calibrate_detail::left_out_error(p, used, used[a], candidates[chosen]));
+    }
     return errors;
 }
 

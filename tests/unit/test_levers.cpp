@@ -749,6 +749,28 @@ TEST_CASE("calibrate: the attention's KV reading is chosen where the rows tell i
     CHECK_FALSE(calibrate(h100(), rows_with(true, true), held).kv_per_query_head);
 }
 
+namespace {
+// nested_leave_one_out against its definition, row by row from the public calls: the set chosen
+// on the other rows alone, fitted on them, predicting the row. (It shares each fit without two
+// rows between both rows' choices; this checks that the sharing changes nothing.) Returns the
+// choice each fold made.
+std::vector<std::size_t> check_nested_is_its_definition(const Hardware& hw, const std::vector<Observation>& rows,
+                                                        const std::vector<CalibrationTerms>& candidates) {
+    const std::vector<double> nested = nested_leave_one_out(hw, rows, candidates);
+    REQUIRE(nested.size() == rows.size());
+    std::vector<std::size_t> chosen;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        std::vector<Observation> others = rows;
+        others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+        chosen.push_back(choose_terms(hw, others, candidates));
+        const Calibration c = calibrate(hw, others, candidates[chosen.back()]);
+        const Seconds predicted = time_per_output_token(Deployment{hw, rows[i].parallel}, rows[i], c.efficiency());
+        CHECK(nested[i] == Approx(std::abs(static_cast<double>((predicted - rows[i].measured_step) / rows[i].measured_step))).epsilon(1e-12));
+    }
+    return chosen;
+}
+}  // namespace
+
 TEST_CASE("calibrate: nested leave-one-out picks the term set without the row it predicts", "[calibrate]") {
     // A seeded simulation: batch-1 rows of models 24 to 80 layers deep, in bf16 and int4 (so the
     // bytes do not follow the depth), at 90% bandwidth and 100 us a layer (no fixed time), each
@@ -777,9 +799,19 @@ TEST_CASE("calibrate: nested leave-one-out picks the term set without the row it
     for (double e : nested) CHECK(e < 0.05);
     const std::vector<double> plain = leave_one_out(h100(), rows);
     CHECK(*std::max_element(plain.begin(), plain.end()) > 0.05);
+    check_nested_is_its_definition(h100(), rows, candidates);
     // One candidate: nested leave-one-out is leave-one-out. Two rows: nothing to choose with.
     CHECK(nested_leave_one_out(h100(), rows, {layered}) == leave_one_out(h100(), rows, layered));
     CHECK(choose_terms(h100(), {rows[0], rows[9]}, candidates) == 0);
+    // Published rows whose folds choose differently (ExLlama on the RTX 4090: two folds keep the
+    // fixed time alone, four add a time per layer), so each fold's own choice is what is checked.
+    const MeasurementSet set = load_measurements("published");
+    std::vector<Observation> exllama;
+    for (const MeasuredRow& r : set.rows)
+        if (r.engine == "ExLlama" && r.hardware == "rtx-4090" && !r.flagged) exllama.push_back(observation(r));
+    const std::vector<std::size_t> chosen = check_nested_is_its_definition(load_hardware("rtx-4090"), exllama, candidates);
+    CHECK(std::count(chosen.begin(), chosen.end(), 0) > 0);
+    CHECK(std::count(chosen.begin(), chosen.end(), 1) > 0);
 }
 
 TEST_CASE("calibrate: rows that timed whole requests are fitted and predicted with their prefill", "[calibrate]") {
