@@ -366,7 +366,10 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
         throw ridgeline::error("", "lm_head", format_name(p.lm_head_format()),
                                "no lm_head format: model '" + std::string(pm.model.name.view()) +
                                    "' ties its LM head to the input table (use embeddings=)");
-    if (spec.weights_given) return {w, "--weights"};  // as the CLI records it: rows are the same in both
+    // The recurrent state's format is the cache's, not the weights': weights= leaves it.
+    p.state = pm.precision.state;
+    if (spec.weights_given)  // as the CLI records it: rows are the same in both
+        return {w, "--weights" + (p.state ? "; recurrent state " + format_name(*p.state) + " (the config's mamba_ssm_cache_dtype)" : std::string())};
     p.weights = pm.precision.weights;
     if (!spec.experts_given) p.experts = pm.precision.experts;
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
@@ -665,7 +668,9 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
             if (n == name) price = v;
         r.devices.push_back({name, load_hardware(name), price});
     }
-    r.model = model_of(model).model;
+    const PyModel& pm = model_of(model);
+    r.model = pm.model;
+    w.precision.state = pm.precision.state;  // the cache's format, whatever the weights'
     const PlanResult result = plan(r);
     return to_python(plan_json(result, r.model, top));
 }

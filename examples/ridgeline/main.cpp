@@ -212,6 +212,9 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
         p.lm_head = loaded.precision.lm_head;
         s.formats_source = "the checkpoint: " + loaded.precision_source;
     }
+    // The recurrent state's format is the cache's, not the weights': --weights leaves it.
+    p.state = loaded.precision.state;
+    if (weights && p.state) s.formats_source += "; recurrent state " + format_name(*p.state) + " (the config's mamba_ssm_cache_dtype)";
     // Flags that override some of the checkpoint's formats say so in the record.
     if (!weights) s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head);
     if (o.embeddings) p.embeddings = *o.embeddings;

@@ -192,6 +192,7 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     }
     LoadedModel loaded = load_model_with_formats(o.model);
     r.model = loaded.model;
+    w.precision.state = loaded.precision.state;  // the cache's format, whatever the weights'
     if (o.max_context) r.model.max_context = *o.max_context;
     out.model_notes = std::move(loaded.notes);
     return out;

@@ -158,6 +158,10 @@ json evaluate(const json& request) {
         formats_source = "the checkpoint: " + loaded.precision_source;
     } else {
         w.precision.weights = format(request, "weights");
+        // The recurrent state's format is the cache's, not the weights', as in the CLI.
+        w.precision.state = loaded.precision.state;
+        if (w.precision.state)
+            formats_source += "; recurrent state " + format_name(*w.precision.state) + " (the config's mamba_ssm_cache_dtype)";
     }
     w.precision.kv = format(request, "kv");
     const auto compute = numeric_from_name(request.at("compute").get<std::string>());

@@ -53,6 +53,7 @@ struct Gqa {
         f(ContextRead{2 * kv_width() * kv_share(t), flops, flops, 0, 0});
     }
     [[nodiscard]] constexpr double state_elements() const { return 0; }
+    [[nodiscard]] constexpr double matrix_state_elements() const { return 0; }
     [[nodiscard]] constexpr double state_flops_per_token() const { return 0; }
     // Activation elements per token the layer keeps live (q, k, v and the attention output), all heads.
     [[nodiscard]] constexpr double activation_width() const { return 2 * q_width() + 2 * kv_width(); }
@@ -158,6 +159,7 @@ struct Mla {
         }
     }
     [[nodiscard]] constexpr double state_elements() const { return 0; }
+    [[nodiscard]] constexpr double matrix_state_elements() const { return 0; }
     [[nodiscard]] constexpr double state_flops_per_token() const { return 0; }
     // Activation elements per token: q and the expanded k per head, and the latent with its rope key.
     [[nodiscard]] constexpr double activation_width() const {
@@ -235,8 +237,11 @@ struct GatedDeltaNet {
     template <class F>
     constexpr void reads(std::int64_t, F&&) const {}
     [[nodiscard]] constexpr double state_elements() const {
-        return layer_detail::d(value_heads) * layer_detail::d(key_head_dim) * layer_detail::d(value_head_dim) +
-               conv_width() * layer_detail::d(conv_kernel - 1);
+        return matrix_state_elements() + conv_width() * layer_detail::d(conv_kernel - 1);
+    }
+    // The recurrent matrices alone (Precision::state's format; the convolution's inputs are in the KV's).
+    [[nodiscard]] constexpr double matrix_state_elements() const {
+        return layer_detail::d(value_heads) * layer_detail::d(key_head_dim) * layer_detail::d(value_head_dim);
     }
     // Per token and value head: S^T k, the rank-one delta update and S^T q, a multiply-add over
     // the state each, and the decay: about 7 dk dv (the convolution is counted with the weights).
@@ -334,6 +339,8 @@ struct Mamba2 {
     [[nodiscard]] constexpr double state_elements() const {
         return ssm_elements() + conv_width() * layer_detail::d(conv_kernel - 1);
     }
+    // The SSM state alone (Precision::state's format; the convolution's inputs are in the KV's).
+    [[nodiscard]] constexpr double matrix_state_elements() const { return ssm_elements(); }
     // Per token, for each of the heads x head_dim x state_size state elements (the selective
     // state update, as selective_state_update does it): the decay h * exp(dt A) (1 multiply),
     // the input dt B x added (1 multiply-add, dt B formed once per head and state column), and
@@ -388,6 +395,7 @@ struct NoAttention {
     template <class F>
     constexpr void reads(std::int64_t, F&&) const {}
     [[nodiscard]] constexpr double state_elements() const { return 0; }
+    [[nodiscard]] constexpr double matrix_state_elements() const { return 0; }
     [[nodiscard]] constexpr double state_flops_per_token() const { return 0; }
     [[nodiscard]] constexpr double activation_width() const { return 0; }
     template <class Check>
@@ -397,5 +405,12 @@ struct NoAttention {
     [[nodiscard]] constexpr std::int64_t widest() const { return 0; }
     [[nodiscard]] std::string describe() const { return linear ? "linear in place of attention" : "no attention"; }
 };
+
+// The fixed state one sequence keeps in one layer of kind `k`: its recurrent matrices in the
+// state's format, the convolution's last inputs in the KV's.
+template <class Kind>
+constexpr Bytes state_bytes(const Kind& k, Format kv, Format state) {
+    return (k.state_elements() - k.matrix_state_elements()) * kv.bytes_per_element() + k.matrix_state_elements() * state.bytes_per_element();
+}
 
 }  // namespace ridgeline

@@ -101,6 +101,13 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         source = "no torch_dtype: bf16 assumed";
     }
     p.weights = dtype;
+    // The recurrent state's format, where the config names it (Nemotron-H's float32; vLLM keeps
+    // the SSM state in it unless told otherwise, as NemotronHForCausalLMConfig reads it).
+    if (root.has("mamba_ssm_cache_dtype") && !root.at("mamba_ssm_cache_dtype").value().is_null()) {
+        p.state = json_detail::dtype_format(root.at("mamba_ssm_cache_dtype"));
+        source += "; mamba_ssm_cache_dtype " + root.at("mamba_ssm_cache_dtype").value().get<std::string>() + ": recurrent state " +
+                  format_name(*p.state);
+    }
     if (!root.has("quantization_config") || root.at("quantization_config").value().is_null()) return {p, source};
 
     const Node q = root.at("quantization_config");

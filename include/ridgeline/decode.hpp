@@ -158,7 +158,8 @@ struct DecodeStep {
     std::int64_t batch = 0;
     std::int64_t context = 0;
     std::int64_t devices = 1;     // tensor x pipeline x data
-    // Totals over one replica's devices (tensor-parallel KV replication included).
+    // Totals over one replica's devices (tensor-parallel KV replication included; under expert
+    // parallelism each device's expected share of the touched experts, not the busiest's).
     Bytes weight_bytes{};         // weights read this step (shared + every sequence's own rows)
     Bytes kv_bytes{};             // all sequences' K and V
     Bytes total_bytes{};
@@ -202,7 +203,7 @@ constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Wo
     const Bytes weights = c.weight_bytes(w.batch);
     const Bytes kv = B * c.kv_bytes(n);
     d.bytes_per_device = weights + kv;
-    d.weight_bytes = devices * weights;
+    d.weight_bytes = devices * c.mean_weight_bytes(w.batch);
     d.kv_bytes = devices * kv;
     d.total_bytes = d.weight_bytes + d.kv_bytes;
     d.attention_flops = B * static_cast<double>(w.tokens_per_sequence) * attention_flops_per_token(m, n);

@@ -121,7 +121,7 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
         flops_n[j] = c.flops(n).in(flop);
         if (memory_columns)
             held_n[j] = kv_per_sequence_per_device(m, base.precision.kv, static_cast<double>(contexts[j] + base.tokens_per_sequence - 1),
-                                                   dep.parallel);
+                                                   dep.parallel, base.precision.state_format());
     }
     std::vector<double> step(nc), memory_time(nc), compute_time(nc);  // seconds
     for (std::size_t i = 0; i < nb; ++i) {
@@ -147,7 +147,7 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
             decode_sweep_detail::rates(static_cast<double>(dep.parallel.data) * stages * B * q, step.data(), nc, out.total_tokens_per_s + at);
         if (out.compute_bound)
             for (std::size_t j = 0; j < nc; ++j) out.compute_bound[at + j] = compute_time[j] > memory_time[j];
-        const double weight_total = (devices * weights).in(bytes);
+        const double weight_total = (devices * c.mean_weight_bytes(b)).in(bytes);
         if (out.weight_bytes) std::fill_n(out.weight_bytes + at, nc, weight_total);
         if (out.kv_bytes)
             for (std::size_t j = 0; j < nc; ++j) out.kv_bytes[at + j] = devices * (B * kv_n[j]);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "deployment.hpp"
 #include "model.hpp"
@@ -69,13 +70,14 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
 // KV one sequence keeps on one device at `context` tokens: each layer's share of its cache
 // (its KV heads, or all of MLA's latent; a top-k attention keeps every token), a windowed or
 // chunked layer at most its window or chunk (reach.hpp), and a recurrent layer's fixed state.
-constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {}) {
+constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {},
+                                           std::optional<Format> state = std::nullopt) {
     validate(m);
     Bytes held{};
     for (const auto& g : m)
         std::visit([&](const auto& k) {
             held += static_cast<double>(g.count) * k.kv_share(par.tensor) *
-                    (g.spec.reach().kept(context) * k.cache_bytes_per_token(kv) + k.state_elements() * kv.bytes_per_element());
+                    (g.spec.reach().kept(context) * k.cache_bytes_per_token(kv) + state_bytes(k, kv, state.value_or(kv)));
         }, g.spec.attention);
     const double stage = par.pipeline == 1 ? 1.0 : memory_detail::busiest_stage_factor(m, par.pipeline) / static_cast<double>(par.pipeline);
     return stage * held;
@@ -118,7 +120,8 @@ constexpr MemoryUse memory_use(const Deployment& d, const Model& m, const Worklo
     // A pipeline keeps one micro-batch of `batch` sequences in flight per stage, and each stage
     // holds its layers' KV for all of them.
     u.kv = static_cast<double>(w.batch * d.parallel.pipeline) *
-           kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(w.context + w.tokens_per_sequence - 1), d.parallel);
+           kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(w.context + w.tokens_per_sequence - 1), d.parallel,
+                                      w.precision.state_format());
     if (w.assumptions.activation_workspace)
         u.activations = static_cast<double>(w.batch * w.tokens_per_sequence) * activation_bytes_per_token(m, d.parallel);
     return u;

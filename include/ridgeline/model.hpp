@@ -333,13 +333,14 @@ constexpr Bytes kv_bytes_per_token(const Model& m, Format kv) {
     return b;
 }
 
-// Fixed state one sequence keeps whatever its context (recurrent layers), all layers.
-constexpr Bytes state_bytes_per_sequence(const Model& m, Format kv) {
+// Fixed state one sequence keeps whatever its context (recurrent layers), all layers: the
+// recurrent matrices in `state`'s format (the KV's if not given), the convolutions' inputs in `kv`'s.
+constexpr Bytes state_bytes_per_sequence(const Model& m, Format kv, std::optional<Format> state = std::nullopt) {
     validate(m);
-    double elements = 0;
+    Bytes b{};
     for (const auto& g : m)
-        elements += static_cast<double>(g.count) * std::visit([](const auto& a) { return a.state_elements(); }, g.spec.attention);
-    return elements * kv.bytes_per_element();
+        b += static_cast<double>(g.count) * std::visit([&](const auto& a) { return state_bytes(a, kv, state.value_or(kv)); }, g.spec.attention);
+    return b;
 }
 
 // Cached context one sequence reads in a step at `context` tokens (a windowed layer at most its

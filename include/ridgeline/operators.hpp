@@ -101,7 +101,6 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
     } else if (!m.tied_embeddings) {
         b.weights("embeddings", 0, 0, all.embeddings, all.embeddings / t, table_bytes, as.embedding_lookup_flops);
     }
-    const double kv_width = w.precision.kv.bytes_per_element().in(bytes);
     for (std::size_t gi = 0; gi < m.group_count; ++gi) {
         const LayerGroup& g = m.groups[gi];
         const std::int64_t L = g.count;
@@ -128,7 +127,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
                 const double layers = static_cast<double>(L) / b.stages;
                 const Flops update = as.attention_flops ? flop(layers * a.state_flops_per_token() / t) : Flops{};
                 b.add("recurrent state (read and written)", L, gi, Bytes{},
-                      bytes(2 * layers * a.kv_share(tp) * a.state_elements() * kv_width), b.tokens * update);
+                      bytes(2 * layers * a.kv_share(tp)) * state_bytes(a, w.precision.kv, w.precision.state_format()).in(bytes), b.tokens * update);
             }
         }, g.spec.attention);
         for (std::size_t i = 0; i < c.context_count; ++i) {

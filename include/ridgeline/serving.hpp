@@ -311,7 +311,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         s.tpot = s.decode_tpot;
         // The prompt's KV as kept (windowed layers their window, recurrent layers their state),
         // every layer, to the decode replica.
-        const Bytes kv = kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(traffic.prompt));
+        const Bytes kv = kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(traffic.prompt), {}, w.precision.state_format());
         const Hardware& hw = d.device;
         if (!hw.scale_out_bandwidth && !hw.interconnect_bandwidth)
             throw error("", "hardware '" + std::string(hw.name.view()) + "' scale-out and interconnect bandwidth", "none",

@@ -158,6 +158,17 @@ struct StepCost {
         }
         return b;
     }
+    // Routed-expert bytes a device reads on average: its group's expected share of the experts
+    // the batch touches. Summed over the devices it is what the step reads in total (the busiest
+    // device reads more, routed_bytes, and sets the time); without expert parallelism the two agree.
+    [[nodiscard]] constexpr Bytes mean_routed_bytes(std::int64_t batch) const {
+        Bytes b{};
+        for (std::size_t i = 0; i < routed_count; ++i) {
+            const RoutedTerm& r = routed_terms[i];
+            b += r.layers * expected_experts_touched(r.experts, r.per_token, batch) / static_cast<double>(r.groups) * r.bytes_per_expert;
+        }
+        return b;
+    }
     // Every routed expert's bytes: what any batch large enough reads.
     [[nodiscard]] constexpr Bytes all_routed_bytes() const {
         Bytes b{};
@@ -175,6 +186,10 @@ struct StepCost {
     // embedding rows under the bytes-read accounting.
     [[nodiscard]] constexpr Bytes weight_bytes(std::int64_t batch) const {
         return fixed_bytes + routed_bytes(batch * tokens_per_sequence) + row_bytes(static_cast<double>(batch * tokens_per_sequence));
+    }
+    // The same on average over the devices (mean_routed_bytes): the step's total over its devices.
+    [[nodiscard]] constexpr Bytes mean_weight_bytes(std::int64_t batch) const {
+        return fixed_bytes + mean_routed_bytes(batch * tokens_per_sequence) + row_bytes(static_cast<double>(batch * tokens_per_sequence));
     }
     // KV (and recurrent state) one sequence reads at `context` tokens.
     [[nodiscard]] constexpr Bytes kv_bytes(double context) const {
@@ -304,7 +319,6 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     if (!m.tied_embeddings && !a.embedding_lookup_flops) per_token -= table;
     c.flops_per_token = flop(2.0 * per_token / (T * stages));
 
-    const double kv_width = w.precision.kv.bytes_per_element().in(bytes);
     double state_flops = 0;
     for (std::size_t gi = 0; gi < m.group_count; ++gi) {
         const LayerSpec& spec = m.groups[gi].spec;
@@ -312,7 +326,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
         std::visit([&](const auto& k) {
             const double share = k.kv_share(t);
             // A recurrent state is read and written each step.
-            c.state_bytes += bytes(2 * L * share * k.state_elements() * kv_width);
+            c.state_bytes += 2 * L * share * state_bytes(k, w.precision.kv, w.precision.state_format());
             state_flops += L * k.state_flops_per_token() / T;
             k.reads(t, [&](const ContextRead& r) {
                 StepCost::ContextTerm term;

@@ -26,7 +26,12 @@ struct Precision {
     // An untied LM head's format, if not the weights': quantised checkpoints keep it at torch_dtype
     // (checkpoint_formats.hpp). A tied head is the input table, in the embeddings' format.
     std::optional<Format> lm_head{};
+    // Recurrent layers' state matrices (Mamba's SSM state, Gated DeltaNet's), if not in the KV's
+    // format: a config's mamba_ssm_cache_dtype (Nemotron-H: float32, which vLLM keeps them in).
+    // The convolutions' last inputs stay in the KV's format.
+    std::optional<Format> state{};
 
+    [[nodiscard]] constexpr Format state_format() const noexcept { return state ? *state : kv; }
     [[nodiscard]] constexpr Format embedding_format() const noexcept { return embeddings ? *embeddings : weights; }
     [[nodiscard]] constexpr Format expert_format() const noexcept { return experts ? *experts : weights; }
     [[nodiscard]] constexpr Format lm_head_format() const noexcept { return lm_head ? *lm_head : weights; }

@@ -431,12 +431,16 @@ def test_operators_equal_cli(model, extra, kwargs):
 
 def test_operators_add_up_to_the_step():
     # operators.hpp: the operators' bytes add up to the step's exactly (per device; decode's
-    # bytes_per_step counts the tp x pp devices).
+    # bytes_per_step counts the tp x pp devices). Under expert parallelism the operators are the
+    # busiest device's, and bytes_per_step the total, each device its mean share (decode.hpp).
     for model, kwargs in (("llama-3.1-8b", {}), ("qwen3-30b-a3b", {"tp": 2, "ep": 2}), ("deepseek-v3", {"tp": 8, "weights": "fp8"})):
         ops = ridgeline.operators(model, "h200", batch=16, context=4096, **kwargs)
         step = ridgeline.decode(model, "h200", 16, 4096, **kwargs)
         devices = step["tp"] * step["pp"]
-        assert sum(o["bytes"] for o in ops) == pytest.approx(step["bytes_per_step"] / devices, rel=1e-12)
+        if "ep" in kwargs:
+            assert sum(o["bytes"] for o in ops) > step["bytes_per_step"] / devices * (1 + 1e-3)
+        else:
+            assert sum(o["bytes"] for o in ops) == pytest.approx(step["bytes_per_step"] / devices, rel=1e-12)
         # Each operator's own roofline time: together at least the step's roofline, which is the
         # step's time less its links (one stage, no overhead).
         assert sum(o["time_s"] for o in ops) >= (step["step_time_s"] - step["communication_time_s"]) * (1 - 1e-12)

@@ -223,6 +223,19 @@ TEST_CASE("expert parallelism: EP 8 and EP 1 differ for DeepSeek-V3 as the routi
     const double delta = 58 * (expected_busiest_group_experts(256, 8, 1, 8) - 8.0 / 8) * expert;
     CHECK((ep8.bytes_per_device - ep1.bytes_per_device).in(bytes) == Approx(delta).epsilon(1e-12));
     CHECK(ep8.step_time != ep1.step_time);
+    // In total the eight devices read the same bytes and do the same FLOPs either way: the 8
+    // chosen experts whole, once (expert parallelism moves which device reads them, not how
+    // many); only the busiest device's share, which sets the time, differs. The total is not
+    // 8 x the busiest device's bytes (2.54 of 1 expected experts on each of the other seven).
+    CHECK(ep8.weight_bytes.in(bytes) == Approx(ep1.weight_bytes.in(bytes)).epsilon(1e-12));
+    CHECK(ep8.total_bytes.in(bytes) == Approx(ep1.total_bytes.in(bytes)).epsilon(1e-12));
+    CHECK(ep8.arithmetic_intensity.in(flop_per_byte) == Approx(ep1.arithmetic_intensity.in(flop_per_byte)).epsilon(1e-12));
+    CHECK(ep8.total_bytes < 8.0 * ep8.bytes_per_device);
+    // The same at batch 64, where each device's group touches 222.4 / 8 experts on average.
+    Workload w64 = w;
+    w64.batch = 64;
+    CHECK(decode_step(Deployment{b200, Parallelism{.tensor = 8, .expert = 8}}, ds, w64).weight_bytes.in(bytes) ==
+          Approx(decode_step(Deployment{b200, Parallelism{.tensor = 8}}, ds, w64).weight_bytes.in(bytes)).epsilon(1e-12));
 }
 
 TEST_CASE("links: all-reduces pay the latency on each ring step, and EP dispatches and combines", "[deployment][links]") {

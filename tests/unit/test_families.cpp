@@ -506,6 +506,38 @@ TEST_CASE("nemotron_h: a bad or missing pattern is named", "[families][nemotron_
                       "(model_type nemotron_h needs it)");
 }
 
+TEST_CASE("nemotron_h: the SSM state in the config's mamba_ssm_cache_dtype, the conv inputs in the KV's", "[families][nemotron_h][mamba2]") {
+    // The preset's config.json says "mamba_ssm_cache_dtype": "float32"; vLLM's
+    // NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype keeps the SSM state in it (float32
+    // when the key is absent), while its conv state follows the cache's dtype.
+    const LoadedModel nano = load_model_with_formats("nemotron-3-nano-30b-a3b");
+    REQUIRE(nano.precision.state);
+    CHECK(*nano.precision.state == formats::fp32);
+    CHECK(nano.precision_source == "torch_dtype bfloat16; mamba_ssm_cache_dtype float32: recurrent state fp32");
+    // By hand: 23 Mamba-2 blocks, each an SSM state of 64 heads x 64 x 128 at 4 B and a conv
+    // state of (4096 + 2048) channels x 3 inputs at 2 B: 48,234,496 + 847,872 = 49,082,368 B.
+    const double ssm = 23 * 64 * 64 * 128 * 4.0, conv = 23 * 6144 * 3 * 2.0;
+    CHECK(state_bytes_per_sequence(nano.model, formats::bf16, formats::fp32).in(bytes) == ssm + conv);
+    // A step reads and writes it: at batch 256 and 1,024 tokens, the 6 attention blocks' 6,144 B
+    // a token and twice the state each sequence, 256 x (6,291,456 + 98,164,736) = 26.74 GB.
+    Workload w{.batch = 256, .context = 1024};
+    w.precision = nano.precision;
+    const DecodeStep d = decode_step(Deployment{load_hardware("h200")}, nano.model, w);
+    CHECK(d.kv_bytes.in(bytes) == Approx(256 * (6144.0 * 1024 + 2 * (ssm + conv))).epsilon(1e-12));
+    // And memory holds it once: 6,291,456 + 49,082,368 B a sequence.
+    CHECK(d.memory.kv.in(bytes) == Approx(256 * (6144.0 * 1024 + ssm + conv)).epsilon(1e-12));
+    // In the KV's format instead (fp8 KV, fp8 state): the SSM state at 1 B, the conv at 1 B.
+    w.precision.state.reset();
+    w.precision.kv = formats::fp8;
+    CHECK(decode_step(Deployment{load_hardware("h200")}, nano.model, w).kv_bytes.in(bytes) ==
+          Approx(256 * (3072.0 * 1024 + 2 * (ssm / 4 + conv / 2))).epsilon(1e-12));
+    // A bad value is named with its path.
+    nlohmann::json j = read_json_file(data_directory() / "models" / "nemotron-3-nano-30b-a3b.json");
+    j["mamba_ssm_cache_dtype"] = "float8";
+    CHECK_THROWS_WITH(checkpoint_formats(j, "c.json"),
+                      "c.json: /mamba_ssm_cache_dtype: got \"float8\" (a string), expected one of: bfloat16, float16, float32");
+}
+
 TEST_CASE("nemotron_h: Nemotron 3 Nano's E blocks, ungated routed experts and a shared one", "[families][nemotron_h]") {
     // tests/data/hub/nvidia-nemotron-3-nano-30b-a3b-bf16-from-jax-llm-examples.json: hidden 2688,
     // vocab 131072 (untied); pattern of 52 blocks, 23 M, 23 E, 6 *; Mamba-2 64 heads x 64, 8
