@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -197,6 +198,16 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
 
     s.hw = load_hardware(hardware);
     current_device = s.hw;
+    // A reserve or fraction that leaves the engine no memory is a mistake, not "nothing fits".
+    const MemoryUse budget = memory_budget(s.hw, a);
+    if (!(budget.budget > Bytes{})) {
+        const std::string usable = cli::shown((a.memory_fraction * budget.capacity).in(GiB), 2) + " GiB (" +
+                                   number_text(a.memory_fraction) + " of " + std::string(s.hw.name.view()) + "'s " +
+                                   cli::shown(budget.capacity.in(GiB), 2) + " GiB)";
+        if (o.reserve) cli::bad_value("--reserve-gib", cli::shown(a.runtime_reserve.in(GiB), 2), "less than the memory it is kept back from: " + usable);
+        cli::bad_value("--memory-fraction", number_text(a.memory_fraction), "a share of the device's memory larger than the " +
+                       cli::shown(a.runtime_reserve.in(GiB), 2) + " GiB reserved: " + usable);
+    }
     // The checkpoint's storage formats, unless a flag sets them: --weights alone sets every
     // tensor's format (its experts' and embeddings' too, unless those flags are given).
     LoadedModel loaded = load_model_with_formats(o.model);
@@ -468,7 +479,14 @@ struct CalibrateOptions {
 
 void run_calibrate(const CalibrateOptions& o) {
     const cli::CalibrateRequest& a = o.request;
-    if (o.save) cli::require_output_path("--save", *o.save, "the efficiency preset");
+    if (o.save) {
+        cli::require_output_path("--save", *o.save, "the efficiency preset");
+        // Never over the rows being fitted: the preset would replace them.
+        const std::filesystem::path input = resolve_preset(PresetKind::measurements, a.measurements);
+        std::error_code ec;
+        if (std::filesystem::equivalent(*o.save, input, ec))
+            cli::bad_value("--save", *o.save, "a file other than the measurements being fitted (" + input.string() + "), which it would replace");
+    }
     const cli::CalibrateRun run = cli::run_calibration(a);
     if (run.kept.empty()) {
         if (const auto f = cli::filter_leaving_none(a, run.set)) {

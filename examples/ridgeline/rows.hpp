@@ -422,10 +422,15 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
         add("gap", converted(d.gap, 100 * d.gap, 1, "{}%"));
     } else {
         reading = "faster than this setting allows; any one of these would explain it";
-        add("max_bits_per_weight", d.max_bits_per_weight ? number(*d.max_bits_per_weight, 2) : null("none (the KV alone is slower)"));
+        const bool compute_bound = d.ceiling.bound == Bound::compute;
+        add("max_bits_per_weight", d.max_bits_per_weight ? number(*d.max_bits_per_weight, 2)
+                                   : null(compute_bound ? "none (compute-bound: fewer bits leave its arithmetic)"
+                                                        : "none (the KV and embedding rows alone take longer)"));
         add("min_devices", integer(d.min_devices));
         add("draft_tokens", integer(d.draft_tokens));
-        add("min_acceptance", d.min_acceptance ? number(*d.min_acceptance, 3) : null("none (more than g + 1 tokens a step)"));
+        add("min_acceptance", d.min_acceptance ? number(*d.min_acceptance, 3)
+                              : null(compute_bound ? "none (compute-bound: verifying g + 1 tokens costs g + 1 times the arithmetic)"
+                                                   : "none (more than g + 1 tokens a step)"));
     }
     add("reading", text(reading));
     return t;

@@ -60,15 +60,19 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
     d.fraction_of_ceiling = static_cast<double>(d.ceiling.step_time / measured_step);
     if (d.fraction_of_ceiling > 1.0) {
         d.verdict = Verdict::above_ceiling;
+        // A compute-bound step is not shortened by fewer bits (its arithmetic stays) nor by
+        // speculation (a verification of g + 1 tokens does g + 1 tokens of arithmetic).
+        const bool compute_bound = d.ceiling.bound == Bound::compute;
         // Fewer bits: the weight bytes that fit in the measured step beside the KV.
         const StepCost c = step_cost(m, ideal, dep.parallel);
         const Bytes rows = c.row_bytes(static_cast<double>(w.batch * w.tokens_per_sequence));
         const Bytes allowed = measured_step * hw.memory_bandwidth - static_cast<double>(w.batch) * c.kv_bytes(static_cast<double>(w.context)) - rows;
         const Bytes weights = c.weight_bytes(w.batch) - rows;
-        if (allowed > Bytes{})
+        if (allowed > Bytes{} && !compute_bound)
             d.max_bits_per_weight = w.precision.weights.bits_per_element() * static_cast<double>(allowed / weights);
-        // More devices: the bytes one device reads now, spread until each reads a measured step's worth.
-        const double spread = static_cast<double>(d.ceiling.bytes_per_device / (measured_step * hw.memory_bandwidth));
+        // More devices: the bytes (or, compute-bound, the FLOPs) one device has now, spread until
+        // each has a measured step's worth.
+        const double spread = static_cast<double>((compute_bound ? d.ceiling.compute_time : d.ceiling.memory_time) / measured_step);
         // A lower bound, so capping it at 2^40 devices keeps it true.
         const double devices = spread * static_cast<double>(dep.parallel.replica_devices());
         d.min_devices = devices >= static_cast<double>(max_batch) ? max_batch : static_cast<std::int64_t>(devices);
@@ -76,7 +80,7 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         // Speculation: expected tokens per verification must reach measured / ceiling
         // (verification at the cost of a plain step and a free draft: a lower bound on a).
         const double wanted = d.fraction_of_ceiling;
-        if (wanted <= static_cast<double>(draft_tokens + 1)) {
+        if (wanted <= static_cast<double>(draft_tokens + 1) && !compute_bound) {
             double lo = 0, hi = 1;
             for (int i = 0; i < 200; ++i) {
                 const double mid = (lo + hi) / 2;

@@ -3,6 +3,7 @@
 // every figure cites its source in "source".
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -63,6 +64,10 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
         const double most = 1024 * hw.memory_capacity.in(GB);
         if (hw.memory_reported->in(MiB) > most)
             root.at("memory_reported_MiB").fail("at most memory_capacity_GB read as GiB (" + number_text(most) + " MiB)");
+        // Nor much less: GDDR with ECC on keeps back 1/16 (an L40S's 48 GB reports 46,068 MiB).
+        const double least = std::ceil(0.9 * hw.memory_capacity.in(GB) * 1e9 / 1048576);
+        if (hw.memory_reported->in(MiB) < least)
+            root.at("memory_reported_MiB").fail("at least 0.9 of memory_capacity_GB (" + number_text(least) + " MiB): a device reports nearly all it holds");
     }
     if (root.has("scale_up_domain")) {
         const Node domain = root.at("scale_up_domain");

@@ -350,6 +350,12 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
     CHECK(hardware_from_json(reported("81920"), "r.json").memory_reported->in(MiB) == 81920);
     CHECK_THROWS_WITH(hardware_from_json(reported("1e7"), "r.json"),
                       "r.json: /memory_reported_MiB: got 10000000.0, expected at most memory_capacity_GB read as GiB (81920 MiB)");
+    // Nor far below it: ECC on GDDR keeps back 1/16 (the L40S's 48 GB reports 46,068 MiB, 0.94 of
+    // it), so under 0.9 x 80e9 / 2^20 = 68,664.6 MiB is a typo, not a device.
+    CHECK(load_hardware("l40s").memory_reported->in(MiB) == 46068);
+    CHECK(hardware_from_json(reported("68665"), "r.json").memory_reported->in(MiB) == 68665);
+    CHECK_THROWS_WITH(hardware_from_json(reported("1"), "r.json"),
+                      "r.json: /memory_reported_MiB: got 1, expected at least 0.9 of memory_capacity_GB (68665 MiB): a device reports nearly all it holds");
     CHECK_THROWS_WITH(hardware_from_json(hw(R"(, "memory_reported_MiB": 1e9)"), "e.json"),
                       "e.json: /memory_reported_MiB: got 1000000000.0, expected a positive number below 1e9 (in the key's unit)");
     // A declared count of exactly 1 loads; 1e16 does not.

@@ -274,6 +274,19 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     const Diagnosis impossible = diagnose(h100(), llama, at4k, s(1.0 / 5000));
     CHECK_FALSE(impossible.max_bits_per_weight.has_value());  // reading the KV alone takes 0.4 ms
     CHECK_THROWS_WITH(diagnose(h100(), llama, at4k, s(0)), "measured time per token: got 0.000000 ms, expected a positive, finite time");
+
+    // Compute-bound: Llama-3.1-8B at batch 1,024 and no context on an H100 does 1,024 x 2 x
+    // 7,504,924,672 FLOPs (its 8,030,261,248 parameters less the 525,336,576 of the input table,
+    // config.json) = 15.37 TFLOP, 15.54 ms at 989 TFLOP/s, against 15.0 GB (4.5 ms) of weights.
+    // A 10 ms step is faster than that arithmetic: fewer bits leave it, and verifying g + 1
+    // tokens multiplies it, so neither explains the step; two devices sharing the FLOPs would.
+    const Diagnosis busy = diagnose(h100(), load_model("llama-3.1-8b"), Workload{.batch = 1024, .context = 0}, ms(10));
+    REQUIRE(busy.verdict == Verdict::above_ceiling);
+    CHECK(busy.ceiling.bound == Bound::compute);
+    CHECK(busy.ceiling.compute_time.in(ms) == Approx(1024 * 2 * 7504924672.0 / 989e12 * 1e3).epsilon(1e-9));
+    CHECK_FALSE(busy.max_bits_per_weight.has_value());
+    CHECK_FALSE(busy.min_acceptance.has_value());
+    CHECK(busy.min_devices == 2);
 }
 
 TEST_CASE("measurements: gpt-fast's rows load, and ridgeline's implied bandwidth matches theirs", "[diagnose][calibrate]") {
