@@ -227,6 +227,20 @@ constexpr double layer_parameters_per_device(const LayerSpec& spec, double h, st
     return p;
 }
 
+// What one of t devices holds of one layer beyond an even t-th share, routed experts and the
+// layer's norms aside: the weights it keeps whole (a router, MLA's down-projections) or in part
+// past their split (KV heads past t = kv_heads). It multiplies its own copy, so these FLOPs are
+// not shared either.
+constexpr double replicated_parameters(const LayerSpec& spec, double h, std::int64_t t) {
+    double p = 0;
+    const auto add = [&](const char*, Part part, double full, double per_device) {
+        if (part != Part::experts) p += per_device - full / static_cast<double>(t);
+    };
+    std::visit([&](const auto& k) { k.weights(h, t, add); }, spec.attention);
+    std::visit([&](const auto& k) { k.weights(h, t, add); }, spec.ffn);
+    return p;
+}
+
 // Activation elements per token of the layer's widest point on one of t devices (attention and
 // FFN outputs live together); each kind says its own.
 constexpr double layer_activation_width(const LayerSpec& spec, std::int64_t t) {

@@ -58,13 +58,14 @@ struct Builder {
     }
     // Weight matrices of `params` parameters in each of `layers` layers, of which one device
     // holds and reads `per_device` (layers.hpp says how each kind splits); the FLOPs, 2 per
-    // parameter per token, are shared evenly by the t devices as in the step.
+    // parameter per token, are what the device holds, as in the step (step_cost.hpp): a t-th,
+    // and whole what it keeps whole. Norms, which the step shares evenly, ask for `even`.
     void weights(std::string_view name, std::int64_t layers, std::size_t group, double params, double per_device,
-                           double bytes_per_param = 0, bool matmul = true) {
+                           double bytes_per_param = 0, bool matmul = true, bool even = false) {
         const double L = static_cast<double>(layers == 0 ? 1 : layers) / stages;  // 0: once per model
         const double width = bytes_per_param > 0 ? bytes_per_param : per_weight_bytes;
         add(name, layers, group, bytes(L * per_device * width), Bytes{},
-            matmul ? flop(2.0 * L * params / (t * stages) * tokens) : Flops{});
+            matmul ? flop(2.0 * L * (even ? params / t : per_device) / stages * tokens) : Flops{});
     }
 };
 }  // namespace operators_detail
@@ -139,10 +140,10 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
         std::visit([&](const auto& f) { f.weights(h, tp, weight); }, g.spec.ffn);
         if (g.spec.norms > 0) {
             const double norms = static_cast<double>(g.spec.norms) * h;
-            b.weights("norms", L, gi, norms, norms);
+            b.weights("norms", L, gi, norms, norms, 0, true, true);
         }
     }
-    b.weights("final norm", 0, 0, h, h);
+    b.weights("final norm", 0, 0, h, h, 0, true, true);
     // LM head: its own matrix, or the tied input table.
     if (m.tied_embeddings) b.weights("lm_head (tied to the embeddings)", 0, 0, all.embeddings, all.embeddings / t, table_bytes);
     else b.weights("lm_head", 0, 0, all.embeddings, all.embeddings / t, w.precision.lm_head_format().bytes_per_element().in(bytes));

@@ -314,10 +314,15 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     }
     c.fixed_bytes = bytes(read / stages);
 
-    // Matmul FLOPs per token: 2 per active parameter, less the input lookup unless counted.
+    // Matmul FLOPs per token: 2 per active parameter, less the input lookup unless counted, a
+    // t-th on each device, and each device's own copy of what it holds whole (a declared count
+    // is split evenly, as its bytes are).
     double per_token = m.declared_parameters ? *m.declared_parameters : active.total();
     if (!m.tied_embeddings && !a.embedding_lookup_flops) per_token -= table;
-    c.flops_per_token = flop(2.0 * per_token / (T * stages));
+    double replicated = 0;
+    if (!m.declared_parameters)
+        for (const auto& g : m) replicated += static_cast<double>(g.count) * replicated_parameters(g.spec, h, t);
+    c.flops_per_token = flop(2.0 * (per_token / T + replicated) / stages);
 
     double state_flops = 0;
     for (std::size_t gi = 0; gi < m.group_count; ++gi) {

@@ -238,6 +238,21 @@ TEST_CASE("expert parallelism: EP 8 and EP 1 differ for DeepSeek-V3 as the routi
           Approx(decode_step(Deployment{b200, Parallelism{.tensor = 8}}, ds, w64).weight_bytes.in(bytes)).epsilon(1e-12));
 }
 
+TEST_CASE("tensor parallelism: what a device holds whole it multiplies whole", "[deployment][flops]") {
+    // Llama-3.1-8B (config.json: 32 layers, hidden 4096, 8 KV heads of 128) has 8,030,261,248
+    // parameters, 7,504,924,672 without its 128,256 x 4096 input table (a lookup, no FLOPs).
+    const Model llama = load_model("llama-3.1-8b");
+    const double active = 7504924672.0;
+    // At TP 8 each device holds an eighth of everything it multiplies: 2 x active / 8 a token.
+    CHECK(step_cost(llama, Workload{}, Parallelism{.tensor = 8}).flops(0).in(flop) == Approx(2 * active / 8).epsilon(1e-12));
+    // At TP 32 each device still keeps one whole KV head: 4096 x 128 of k_proj and of v_proj,
+    // 524,288 each, where a 32nd would be 131,072. Over 32 layers it multiplies 2 x 393,216 x 32
+    // = 25,165,824 parameters more than a 32nd of the model.
+    const double extra = 32 * 2 * (4096.0 * 128 - 4096.0 * 1024 / 32);
+    CHECK(extra == 25165824);
+    CHECK(step_cost(llama, Workload{}, Parallelism{.tensor = 32}).flops(0).in(flop) == Approx(2 * (active / 32 + extra)).epsilon(1e-12));
+}
+
 TEST_CASE("links: all-reduces pay the latency on each ring step, and EP dispatches and combines", "[deployment][links]") {
     const Model ds = load_model("deepseek-v3");
     const Workload w{.precision = {.weights = formats::fp8}, .batch = 8, .context = 1024};
