@@ -191,12 +191,32 @@ struct Fitted {
     }
 };
 
+// Whether every row of `subset` is the same setting (only its measured time differs): such rows
+// cannot tell one term from another any better than one row can.
+inline bool one_setting(Prepared& p, const std::vector<std::size_t>& subset, bool kv_per_query_head) {
+    const Row& first = p.row(subset.front(), kv_per_query_head);
+    const auto same = [&](const Row& r) {
+        if (r.parts.size() != first.parts.size() || r.fixed != first.fixed || r.layers != first.layers || r.stages != first.stages ||
+            r.moe_layers != first.moe_layers || r.sequences != first.sequences)
+            return false;
+        for (std::size_t k = 0; k < r.parts.size(); ++k)
+            if (r.parts[k].memory != first.parts[k].memory || r.parts[k].compute != first.parts[k].compute ||
+                r.parts[k].weight != first.parts[k].weight)
+                return false;
+        return true;
+    };
+    for (std::size_t i : subset)
+        if (!same(p.row(i, kv_per_query_head))) return false;
+    return true;
+}
+
 inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms, bool kv_per_query_head) {
     validate(terms);
-    // Terms that can move: one row fits the fixed time only (or, where that is held, the first of
-    // the per-layer, per-MoE-layer and per-sequence times asked for, alone).
+    // Terms that can move: one row (or rows of one setting) fits the fixed time only (or, where
+    // that is held, the first of the per-layer, per-MoE-layer and per-sequence times asked for, alone).
     unsigned allowed = 0;
-    const bool one = subset.size() == 1;
+    const bool one = subset.size() == 1 || one_setting(p, subset, kv_per_query_head);
+    const std::string one_row = subset.size() == 1 ? "one row" : std::to_string(subset.size()) + " rows of one setting";
     if (terms.bandwidth && !one) allowed |= 1u;
     if (terms.compute && !one) allowed |= 2u;
     if (terms.overhead) allowed |= 4u;
@@ -217,8 +237,11 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
                     "a positive figure at most its peak of " + number_text(peak) + " GB/s");
     held.a = peak / measured;
     // The row at the measured bandwidth with no time fitted: slower, a fixed time explains the
-    // rest; faster, the bandwidth itself must be higher, so it is fitted with no fixed time.
+    // rest; faster, the bandwidth itself must be higher, so it is fitted with no fixed time. Rows
+    // of one setting: the fastest decides.
     const Row& r = *rows.front();
+    double fastest = r.measured;
+    for (const Row* x : rows) fastest = std::min(fastest, x->measured);
     double at_measured = r.fixed + ((allowed & 4u) ? 0 : held.o * r.stages) + ((allowed & 8u) ? 0 : held.l * r.layers) +
                          ((allowed & 16u) ? 0 : held.e * r.moe_layers) + ((allowed & 32u) ? 0 : held.q * r.sequences);
     for (const Part& q : r.parts) at_measured += q.weight * std::max(held.a * q.memory, held.c * q.compute);
@@ -231,26 +254,26 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     // the held compute efficiency is too low for it (only a caller holding it below 1 gets here:
     // at peak the row would be above its ceiling and set aside).
     if (compute_bound)
-        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(),
                       held_at + ", unused: the row's steps are compute-bound, and " +
-                          (at_measured <= r.measured ? "one row cannot tell slower arithmetic from a fixed time, so compute is held"
+                          (at_measured <= fastest ? one_row + " cannot tell slower arithmetic from a fixed time, so compute is held"
                                                      : "faster than the held compute efficiency allows")};
-    if (at_measured <= r.measured)
-        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
-                      held_at + ": one row cannot tell a slower read from a fixed time"};
+    if (at_measured <= fastest)
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(),
+                      held_at + ": " + one_row + " cannot tell a slower read from a fixed time"};
     if (allowed & 4u) held.o = 0;
     if (allowed & 8u) held.l = 0;
     if (allowed & 16u) held.e = 0;
     if (allowed & 32u) held.q = 0;
-    return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, 1,
-                  "fitted: the one row reads faster than the device's measured " + number_text(measured) + " GB/s"};
+    return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(),
+                  "fitted: " + (subset.size() == 1 ? std::string("the one row reads") : "the fastest of " + one_row + " reads") + " faster than the device's measured " + number_text(measured) + " GB/s"};
 }
 
 // The fit on `subset`, with the KV reading chosen (terms.kv_reads) or held.
 inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms) {
     bool choose = false;
-    // One row fits either reading exactly, so it cannot choose between them.
-    if (terms.kv_reads && subset.size() > 1)
+    // One row (or rows of one setting) fits either reading as well, so it cannot choose between them.
+    if (terms.kv_reads && subset.size() > 1 && !one_setting(p, subset, false))
         for (std::size_t i : subset) choose = choose || shares_kv_heads(p.observations()[i].model);
     if (!choose) return fit_reading(p, subset, terms, terms.held.kv_per_query_head);
     const Fitted shared = fit_reading(p, subset, terms, false);

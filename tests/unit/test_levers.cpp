@@ -373,6 +373,23 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     CHECK(one.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
     CHECK(one.overhead.in(s) == Approx(1 / 104.9 - (6738415616.0 * 2 + 5 * 524288.0) / 1750e9).epsilon(1e-9));
     CHECK(one.bandwidth_basis == "held at the device's measured 1750 of 2039 GB/s: one row cannot tell a slower read from a fixed time");
+    // Fifty copies of that row, or three measurements of its one setting, say no more than one
+    // row: the bandwidth is held as for one, and the fixed time is the fit to them all (for three
+    // runs 2% apart, between the fastest's and the slowest's), with an error from their spread.
+    const Calibration fifty = calibrate(a100, std::vector<Observation>(50, single[0]));
+    CHECK(fifty.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
+    CHECK(fifty.overhead.in(s) == Approx(one.overhead.in(s)).epsilon(1e-9));
+    CHECK(fifty.bandwidth_basis == "held at the device's measured 1750 of 2039 GB/s: 50 rows of one setting cannot tell a slower read from a fixed time");
+    std::vector<Observation> runs(3, single[0]);
+    runs[1].measured_step = 1.02 * runs[0].measured_step;
+    runs[2].measured_step = 1.04 * runs[0].measured_step;
+    const Calibration three = calibrate(a100, runs);
+    CHECK(three.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
+    const double read = (6738415616.0 * 2 + 5 * 524288.0) / 1750e9;
+    CHECK(three.overhead.in(s) > runs[0].measured_step.in(s) - read);
+    CHECK(three.overhead.in(s) < runs[2].measured_step.in(s) - read);
+    REQUIRE(three.overhead_error);
+    CHECK(three.overhead_error->in(s) > 0);
     // Without the device's figure, the bandwidth is held at its default (1): 6.61 ms at peak.
     CalibrationTerms at_peak;
     at_peak.one_row_measured_bandwidth = false;
