@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -243,7 +244,14 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
                            "no --lm-head: model '" + std::string(s.m.name.view()) + "' ties its LM head to the input table (use --embeddings)");
         p.lm_head = *o.lm_head;
     }
-    if (o.max_context) s.m.max_context = *o.max_context;
+    if (o.max_context) {
+        // It raises the limit; a lower one would only make the model refuse contexts it takes.
+        if (s.m.max_context > 0 && *o.max_context < s.m.max_context)
+            cli::bad_value("--max-context", std::to_string(*o.max_context),
+                           "at least the limit of model '" + std::string(s.m.name.view()) + "' itself, " + std::to_string(s.m.max_context) +
+                               " tokens (max_position_embeddings): the flag raises it");
+        s.m.max_context = *o.max_context;
+    }
     s.dep = Deployment{s.hw, par};
     if (s.m.group_count > 0) validate(s.dep, s.m);
     return s;
@@ -841,6 +849,16 @@ int main(int argc, char** argv) {
         if (current_device) return *current_device;
         return Hardware{};
     };
+    // An unknown first word is a command misspelt, not a missing one (CLI11 says "A subcommand is required").
+    if (argc > 1 && argv[1][0] != '-') {
+        std::vector<std::string> commands;
+        for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(c->get_name());
+        if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+            fmt::print(stderr, "ridgeline: command: got \"{}\", expected one of (closest first): {}\n", cli::printable(argv[1]),
+                       closest_first(commands, argv[1]));
+            return 2;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

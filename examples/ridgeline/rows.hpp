@@ -360,10 +360,30 @@ inline Table show_table(const std::string& target) {
             std::tie(loaded.precision, loaded.precision_source) = checkpoint_formats(j, r.file.string());
             return model_table(loaded);
         }
+        // The other files ridgeline reads are not shown: say which one this is.
+        const std::string file = json_detail::printable(r.file.string());
+        if (j.is_object() && j.contains("bandwidth_efficiency"))
+            throw error(file, "", "an efficiency preset", "a model's config.json or a hardware preset (predict --calibration reads this one)");
+        if (j.is_object() && j.contains("measurements"))
+            throw error(file, "", "a measurements file", "a model's config.json or a hardware preset (calibrate --measurements reads this one)");
         return hardware_table(hardware_from_json(j, r.file.string()));
     }
     if (std::find(hw.begin(), hw.end(), target) != hw.end()) return hardware_table(load_hardware(target));
-    return model_table(load_model_with_formats(target));  // an unknown name errs with the model presets, closest first
+    const auto models = list_presets(PresetKind::model);
+    if (std::find(models.begin(), models.end(), target) != models.end()) return model_table(load_model_with_formats(target));
+    for (const auto& [kind, reader] : {std::pair{PresetKind::efficiency, "predict --calibration"}, std::pair{PresetKind::measurements, "calibrate --measurements"}}) {
+        const auto names = list_presets(kind);
+        if (std::find(names.begin(), names.end(), target) != names.end())
+            throw error("", "preset", "\"" + json_detail::printable(target) + "\"",
+                        std::string("a model or hardware preset (this is ") + (kind == PresetKind::efficiency ? "an efficiency" : "a measurements") +
+                            " preset; " + reader + " reads it)");
+    }
+    // A file here of that name, or an unknown name: resolve says which (a name is looked up among
+    // the models and the devices both, the closest first).
+    std::vector<std::string> both = models;
+    both.insert(both.end(), hw.begin(), hw.end());
+    if (std::filesystem::exists(target, ec)) return model_table(load_model_with_formats(target));
+    throw error("", "model or hardware preset", "\"" + json_detail::printable(target) + "\"", "one of (closest first): " + closest_first(both, target));
 }
 
 // `ridgeline model`: parameters, weight bytes per format and KV per token, each format applied

@@ -337,6 +337,26 @@ inline ResolvedPreset resolve_path(const std::string& s, bool checkpoint_directo
 }
 }  // namespace json_detail
 
+// `names`, the closest to `s` first, ignoring case: names `s` begins, then names that contain it,
+// then fewest single-character edits; as "a, b, c".
+inline std::string closest_first(std::vector<std::string> names, const std::string& s) {
+    const auto lower = [](std::string t) {
+        for (char& c : t) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+        return t;
+    };
+    const std::string wanted = lower(s);
+    const auto score = [&](const std::string& n) -> std::size_t {
+        const std::string l = lower(n);
+        if (l.starts_with(wanted)) return 0;
+        if (l.find(wanted) != std::string::npos) return 1;
+        return 2 + json_detail::edit_distance(l, wanted);
+    };
+    std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) { return score(a) < score(b); });
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    return list;
+}
+
 // A preset name ("h100-sxm", "vllm-h200", "published") or a path to a JSON file ("./my-gpu.json")
 // or, for models, to a checkpoint directory holding a config.json ("./Qwen3-8B"). A bare name
 // is a preset; a bare name that is also a file or directory here, and no preset, is that file;
@@ -356,24 +376,10 @@ inline ResolvedPreset resolve(PresetKind kind, std::string_view name_or_path) {
                         " for the one here, or move it, to use the preset");
     if (here) return json_detail::resolve_path(s, kind == PresetKind::model);
     if (!preset) {
-        // Every name, the closest first, ignoring case: names the input begins, then names that
-        // contain it, then fewest single-character edits.
-        const auto lower = [](std::string t) {
-            for (char& c : t) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-            return t;
-        };
-        const std::string wanted = lower(s);
-        const auto score = [&](const std::string& n) -> std::size_t {
-            const std::string l = lower(n);
-            if (l.starts_with(wanted)) return 0;
-            if (l.find(wanted) != std::string::npos) return 1;
-            return 2 + json_detail::edit_distance(l, wanted);
-        };
-        std::stable_sort(names.begin(), names.end(),
-                         [&](const std::string& a, const std::string& b) { return score(a) < score(b); });
-        std::string list;
-        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        throw error("", what, "\"" + json_detail::printable(s) + "\"", "one of (closest first): " + list);
+        if (names.empty())
+            throw error("", what, "\"" + json_detail::printable(s) + "\"",
+                        "a preset in " + json_detail::printable((data_directory() / preset_folder(kind)).string()) + ", which has none (is the data directory right?)");
+        throw error("", what, "\"" + json_detail::printable(s) + "\"", "one of (closest first): " + closest_first(names, s));
     }
     return {data_directory() / preset_folder(kind) / (s + ".json"), s};
 }

@@ -85,6 +85,10 @@ TEST_CASE("presets: RIDGELINE_DATA_DIR must name a directory", "[presets][errors
     ::setenv("RIDGELINE_DATA_DIR", "tests/data/nowhere", 1);
     CHECK_THROWS_WITH(list_presets(PresetKind::model),
                       "RIDGELINE_DATA_DIR: got tests/data/nowhere, expected a directory holding hardware/ and models/");
+    // A directory without the folder asked for: said so, not an empty list of names.
+    ::setenv("RIDGELINE_DATA_DIR", "tests/data/bad", 1);
+    CHECK_THROWS_WITH(load_hardware("h100-sxm"),
+                      "hardware preset: got \"h100-sxm\", expected a preset in tests/data/bad/hardware, which has none (is the data directory right?)");
     if (saved.empty()) ::unsetenv("RIDGELINE_DATA_DIR");
     else ::setenv("RIDGELINE_DATA_DIR", saved.c_str(), 1);
 }
