@@ -369,7 +369,7 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     // The recurrent state's format is the cache's, not the weights': weights= leaves it.
     p.state = pm.precision.state;
     if (spec.weights_given)  // as the CLI records it: rows are the same in both
-        return {w, "--weights" + (p.state ? "; recurrent state " + format_name(*p.state) + " (the config's mamba_ssm_cache_dtype)" : std::string())};
+        return {w, "--weights" + kept_state_source(pm.precision)};
     p.weights = pm.precision.weights;
     if (!spec.experts_given) p.experts = pm.precision.experts;
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;

@@ -226,7 +226,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     }
     // The recurrent state's format is the cache's, not the weights': --weights leaves it.
     p.state = loaded.precision.state;
-    if (weights && p.state) s.formats_source += "; recurrent state " + format_name(*p.state) + " (the config's mamba_ssm_cache_dtype)";
+    if (weights) s.formats_source += kept_state_source(loaded.precision);
     // Flags that override some of the checkpoint's formats say so in the record.
     if (!weights) s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head);
     if (o.embeddings) p.embeddings = *o.embeddings;

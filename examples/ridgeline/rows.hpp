@@ -378,11 +378,10 @@ inline Table show_table(const std::string& target) {
                         std::string("a model or hardware preset (this is ") + (kind == PresetKind::efficiency ? "an efficiency" : "a measurements") +
                             " preset; " + reader + " reads it)");
     }
-    // A file here of that name, or an unknown name: resolve says which (a name is looked up among
-    // the models and the devices both, the closest first).
+    // An unknown name: the closest of the models and the devices both (a file of that name here
+    // was read above).
     std::vector<std::string> both = models;
     both.insert(both.end(), hw.begin(), hw.end());
-    if (std::filesystem::exists(target, ec)) return model_table(load_model_with_formats(target));
     throw error("", "model or hardware preset", "\"" + json_detail::printable(target) + "\"", "one of (closest first): " + closest_first(both, target));
 }
 

@@ -160,8 +160,7 @@ json evaluate(const json& request) {
         w.precision.weights = format(request, "weights");
         // The recurrent state's format is the cache's, not the weights', as in the CLI.
         w.precision.state = loaded.precision.state;
-        if (w.precision.state)
-            formats_source += "; recurrent state " + format_name(*w.precision.state) + " (the config's mamba_ssm_cache_dtype)";
+        formats_source += kept_state_source(loaded.precision);
     }
     w.precision.kv = format(request, "kv");
     const auto compute = numeric_from_name(request.at("compute").get<std::string>());

@@ -171,6 +171,13 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
     return {p, source};
 }
 
+// What a record of formats that a weights flag set adds for the checkpoint's recurrent state,
+// which the flag leaves (a cache's format, not a weight's): "; recurrent state fp32 (...)", or
+// nothing. The CLI, Python and the page say it alike.
+inline std::string kept_state_source(const Precision& checkpoint) {
+    return checkpoint.state ? "; recurrent state " + format_name(*checkpoint.state) + " (the config's mamba_ssm_cache_dtype)" : "";
+}
+
 // load_model, with the formats the file gives its checkpoint.
 inline LoadedModel load_model_with_formats(std::string_view name_or_path) {
     const ResolvedPreset r = resolve(PresetKind::model, name_or_path);

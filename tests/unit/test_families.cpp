@@ -514,6 +514,9 @@ TEST_CASE("nemotron_h: the SSM state in the config's mamba_ssm_cache_dtype, the 
     REQUIRE(nano.precision.state);
     CHECK(*nano.precision.state == formats::fp32);
     CHECK(nano.precision_source == "torch_dtype bfloat16; mamba_ssm_cache_dtype float32: recurrent state fp32");
+    // A weights flag leaves it, and the record says so; a model without it adds nothing.
+    CHECK(kept_state_source(nano.precision) == "; recurrent state fp32 (the config's mamba_ssm_cache_dtype)");
+    CHECK(kept_state_source(load_model_with_formats("llama-3.1-8b").precision).empty());
     // By hand: 23 Mamba-2 blocks, each an SSM state of 64 heads x 64 x 128 at 4 B and a conv
     // state of (4096 + 2048) channels x 3 inputs at 2 B: 48,234,496 + 847,872 = 49,082,368 B.
     const double ssm = 23 * 64 * 64 * 128 * 4.0, conv = 23 * 6144 * 3 * 2.0;
