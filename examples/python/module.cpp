@@ -897,6 +897,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
             o.weight_bytes = offset(doubles("weight_bytes"));
             o.kv_bytes = offset(doubles("kv_bytes"));
             o.bytes_per_step = offset(doubles("bytes_per_step"));
+            o.bytes_per_device = offset(doubles("bytes_per_device"));
             o.step_time = offset(doubles("step_time_s"));
             o.tokens_per_s = offset(doubles("tokens_per_s"));
             o.total_tokens_per_s = offset(doubles("total_tokens_per_s"));
@@ -909,7 +910,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
             decode_sweep(Deployment{loaded_devices[s.device], s.par}, loaded_models[s.model].model, s.base, batches, contexts, o);
             // A NaN or infinity is a bug upstream, never an answer: x * 0 is NaN for those, 0 else
             // (summed in 8 lanes, which the compiler vectorises).
-            for (double* p : {o.weight_bytes, o.kv_bytes, o.bytes_per_step, o.step_time, o.tokens_per_s, o.total_tokens_per_s,
+            for (double* p : {o.weight_bytes, o.kv_bytes, o.bytes_per_step, o.bytes_per_device, o.step_time, o.tokens_per_s, o.total_tokens_per_s,
                               o.arithmetic_intensity, o.communication_time, o.memory_per_device, o.memory_budget}) {
                 if (!p) continue;
                 std::array<double, 8> lanes{};

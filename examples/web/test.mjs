@@ -56,10 +56,11 @@ try {
   const figures = async panel => ({
     tokens_per_s: await value("#r-tokens-per-s" + panel), total_tokens_per_s: await value("#r-total-tokens-per-s" + panel),
     step_time_s: await value("#r-step" + panel), bytes_per_step: await value("#r-bytes" + panel),
+    bytes_per_device: await value("#r-bytes-device" + panel),
     communication_time_s: await value("#r-communication" + panel), memory_per_device_bytes: await value("#r-memory" + panel),
     memory_budget_bytes: await value("#r-memory" + panel, "data-budget"),
     fits: (await page.getAttribute("#r-memory" + panel, "data-fits")) === "true" });
-  const cliFigures = row => Object.fromEntries(["tokens_per_s", "total_tokens_per_s", "step_time_s", "bytes_per_step", "communication_time_s",
+  const cliFigures = row => Object.fromEntries(["tokens_per_s", "total_tokens_per_s", "step_time_s", "bytes_per_step", "bytes_per_device", "communication_time_s",
                                                 "memory_per_device_bytes", "memory_budget_bytes", "fits"].map(k => [k, row[k]]));
   // The operator table: its columns (key, header) and every cell's exact value (data-raw, JSON).
   const operatorTable = panel => page.evaluate(p => {

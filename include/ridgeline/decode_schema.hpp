@@ -16,9 +16,12 @@ inline const std::vector<DecodeField>& decode_fields() {
     using S = Show;
     using V = FieldValue;
     static const std::vector<DecodeField> fields{
-        {"weight_bytes", "weights", S::bytes, [](const DecodeStep& d) { return V{d.weight_bytes.in(bytes)}; }},
-        {"kv_bytes", "KV", S::bytes, [](const DecodeStep& d) { return V{d.kv_bytes.in(bytes)}; }},
-        {"bytes_per_step", "bytes/step", S::bytes, [](const DecodeStep& d) { return V{d.total_bytes.in(bytes)}; }},
+        // Totals over the replica's devices, then what the busiest device reads (the memory term):
+        // the headers say which, as a table must.
+        {"weight_bytes", "all weights", S::bytes, [](const DecodeStep& d) { return V{d.weight_bytes.in(bytes)}; }},
+        {"kv_bytes", "all KV", S::bytes, [](const DecodeStep& d) { return V{d.kv_bytes.in(bytes)}; }},
+        {"bytes_per_step", "all bytes", S::bytes, [](const DecodeStep& d) { return V{d.total_bytes.in(bytes)}; }},
+        {"bytes_per_device", "bytes/device", S::bytes, [](const DecodeStep& d) { return V{d.bytes_per_device.in(bytes)}; }},
         {"step_time_s", "step", S::milliseconds, [](const DecodeStep& d) { return V{d.step_time.in(s)}; }, 3},
         {"tokens_per_s", "tok/s/seq", S::number, [](const DecodeStep& d) { return V{d.tokens_per_s.in(per_s)}; }},
         {"total_tokens_per_s", "tok/s", S::number, [](const DecodeStep& d) { return V{d.total_tokens_per_s.in(per_s)}; }},

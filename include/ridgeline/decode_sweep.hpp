@@ -32,6 +32,8 @@ struct DecodeColumns {
     double* memory_per_device = nullptr;     // DecodeStep::memory.used(), bytes
     double* memory_budget = nullptr;         // DecodeStep::memory.budget, bytes
     bool* fits = nullptr;
+    double* bytes_per_device = nullptr;      // DecodeStep::bytes_per_device (the busiest device's); last, so
+                                             // positional initialisers written before it stay right
 };
 
 // The loops over a batch's contexts that take most of a sweep's time: the step (two divisions a
@@ -153,6 +155,8 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
             for (std::size_t j = 0; j < nc; ++j) out.kv_bytes[at + j] = devices * (B * kv_n[j]);
         if (out.bytes_per_step)
             for (std::size_t j = 0; j < nc; ++j) out.bytes_per_step[at + j] = weight_total + devices * (B * kv_n[j]);
+        if (out.bytes_per_device)
+            for (std::size_t j = 0; j < nc; ++j) out.bytes_per_device[at + j] = weights.in(bytes) + B * kv_n[j];
         if (out.arithmetic_intensity)
             for (std::size_t j = 0; j < nc; ++j)
                 out.arithmetic_intensity[at + j] = (devices * (B * flops_n[j])) / (weight_total + devices * (B * kv_n[j]));

@@ -616,7 +616,7 @@ def test_python_type_errors():
 
 DECODE_KEYS = ["hardware", "model", "weights", "kv", "compute", "tp", "pp", "ep", "dp", "assumptions", "accounting", "attention_flops",
                "embedding_lookup_flops", "memory_fraction", "runtime_reserve_bytes", "experts", "embeddings", "lm_head", "formats_source", "batch",
-               "context_tokens", "weight_bytes", "kv_bytes", "bytes_per_step", "step_time_s", "tokens_per_s", "total_tokens_per_s", "bound",
+               "context_tokens", "weight_bytes", "kv_bytes", "bytes_per_step", "bytes_per_device", "step_time_s", "tokens_per_s", "total_tokens_per_s", "bound",
                "arithmetic_intensity_flop_per_byte", "communication_time_s", "memory_per_device_bytes", "memory_budget_bytes", "fits"]
 
 

@@ -102,11 +102,11 @@ TEST_CASE("properties: decode_sweep equals decode_step at every point", "[proper
         const std::vector<std::int64_t> batches{1, 1 + static_cast<std::int64_t>(rng() % 64), 1 + static_cast<std::int64_t>(rng() % 4096)};
         const std::vector<std::int64_t> contexts{0, static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(limit - 64)), limit - 64};
         const std::size_t n = batches.size() * contexts.size();
-        std::vector<double> weight(n), kv(n), total(n), step(n), tps(n), all_tps(n), ai(n), comm(n), used(n), budget(n);
+        std::vector<double> weight(n), kv(n), total(n), step(n), tps(n), all_tps(n), ai(n), comm(n), used(n), budget(n), per_device(n);
         std::unique_ptr<bool[]> compute(new bool[n]), fits(new bool[n]);
         decode_sweep(dep, *s.m, s.w, batches, contexts,
                      DecodeColumns{weight.data(), kv.data(), total.data(), step.data(), tps.data(), all_tps.data(), compute.get(), ai.data(),
-                                   comm.data(), used.data(), budget.data(), fits.get()});
+                                   comm.data(), used.data(), budget.data(), fits.get(), per_device.data()});
         for (std::size_t b = 0; b < batches.size(); ++b)
             for (std::size_t c = 0; c < contexts.size(); ++c) {
                 Workload w = s.w;
@@ -119,6 +119,7 @@ TEST_CASE("properties: decode_sweep equals decode_step at every point", "[proper
                 CHECK(weight[at] == d.weight_bytes.in(bytes));
                 CHECK(kv[at] == d.kv_bytes.in(bytes));
                 CHECK(total[at] == d.total_bytes.in(bytes));
+                CHECK(per_device[at] == d.bytes_per_device.in(bytes));
                 CHECK(step[at] == d.step_time.in(ridgeline::s));
                 CHECK(tps[at] == d.tokens_per_s.in(per_s));
                 CHECK(all_tps[at] == d.total_tokens_per_s.in(per_s));
