@@ -230,7 +230,7 @@ Format format_arg(const char* what, const std::string& s) {
     const auto f = parse_format(s);
     if (!f)
         throw ridgeline::error("", what, s,
-                               "a format: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or a grouped one such as int4/g128");
+                               "a format: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or a grouped one such as int4/g128 (its scales fewer bits than its values)");
     return *f;
 }
 Numeric numeric_arg(const char* what, const std::string& s) {

@@ -101,7 +101,8 @@ constexpr std::optional<int> parse_positive(std::string_view s) {
 
 // Reads a format name: an element type (fp32, bf16, fp16, fp8, int8, int4, fp4), a named
 // block-scaled format (mxfp4, nvfp4), or an element with groups: "int4/g128" (one 16-bit scale
-// per 128), "int4/g32/s32" (32 bits of scale and zero point per 32, as gpt-fast's int4).
+// per 128), "int4/g32/s32" (32 bits of scale and zero point per 32, as gpt-fast's int4), whose
+// scales take fewer bits than the values they scale.
 constexpr std::optional<Format> parse_format(std::string_view s) {
     if (s == "mxfp4") return formats::mxfp4;
     if (s == "nvfp4") return formats::nvfp4;
@@ -122,6 +123,9 @@ constexpr std::optional<Format> parse_format(std::string_view s) {
         if (!bits) return std::nullopt;
         scale_bits = *bits;
     }
+    // Scales that take as many bits as the values they scale ("int4/g1": 20 bits a weight) are
+    // not a quantisation any engine stores; such a name is a slip, not a format.
+    if (scale_bits >= *block * static_cast<int>(element_bits(*element))) return std::nullopt;
     return Format{*element, scale_bits, *block};
 }
 

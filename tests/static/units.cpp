@@ -1,4 +1,6 @@
-// Compile-only: the unit algebra, including what must NOT compile. Building this file is the test.
+// Compile-only: the unit algebra, including what must NOT compile, and format names. Building this
+// file is the test.
+#include <ridgeline/formats.hpp>
 #include <ridgeline/units.hpp>
 
 #include <concepts>
@@ -50,4 +52,14 @@ static_assert((TFLOP_per_s(1) / TB_per_s(1)).in(flop_per_byte) == 1.0);
 static_assert(static_cast<double>(ms(3) / ms(1.5)) == 2.0);
 static_assert((GB / s).scale == GB_per_s.scale);
 static_assert(is_finite(GB(1)));
+
+// Format names: AWQ's int4/g128 is 4 + 16/128 bits a weight (4.125); a group whose scale takes
+// as many bits as its values (int4/g4: 16 bits of scale for 16 of values) is not a format.
+static_assert(parse_format("int4/g128")->bits_per_element() == 4.125);
+static_assert(parse_format("int4/g32/s32")->bits_per_element() == 5);
+static_assert(parse_format("int4/g5")->bits_per_element() == 4 + 16.0 / 5);
+static_assert(!parse_format("int4/g4"));
+static_assert(!parse_format("int4/g1"));
+static_assert(!parse_format("int8/g2"));
+static_assert(!parse_format("int4/g128/s512"));
 }  // namespace
