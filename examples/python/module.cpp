@@ -352,6 +352,17 @@ std::optional<std::int64_t> read_max_context(Kwargs& k) {
     return max_ctx;
 }
 
+// max_context= raises the model's limit, as the CLI's --max-context does: a lower one would only
+// make the model refuse contexts it takes, so it is refused in the same words.
+void raise_max_context(Model& m, const std::optional<std::int64_t>& max_ctx) {
+    if (!max_ctx) return;
+    if (m.max_context > 0 && *max_ctx < m.max_context)
+        throw ridgeline::error("", "max_context", std::to_string(*max_ctx),
+                               "at least the limit of model '" + std::string(m.name.view()) + "' itself, " + std::to_string(m.max_context) +
+                                   " tokens (max_position_embeddings): max_context= raises it");
+    m.max_context = *max_ctx;
+}
+
 // One setting resolved as the CLI's resolve() does it: the formats from the checkpoint unless
 // weights are given (then every tensor's, unless experts or embeddings are given too).
 // The workload with the model's storage formats where the spec leaves them to the checkpoint,
@@ -389,7 +400,7 @@ cli::Resolved make_setting(const PyModel& pm, const std::string& hardware_name, 
     s.m = pm.model;
     s.model_notes = pm.notes;
     std::tie(s.base, s.formats_source) = with_formats(pm, spec);
-    if (max_ctx) s.m.max_context = *max_ctx;
+    raise_max_context(s.m, max_ctx);
     s.dep = Deployment{s.hw, par};
     if (s.m.group_count > 0) validate(s.dep, s.m);
     return s;
@@ -804,7 +815,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     std::vector<PyModel> loaded_models;
     for (const auto& m : models) {
         loaded_models.push_back(model_of(m));
-        if (max_ctx) loaded_models.back().model.max_context = *max_ctx;
+        raise_max_context(loaded_models.back().model, max_ctx);
     }
     std::vector<Hardware> loaded_devices;
     for (const auto& d : device_args) loaded_devices.push_back(d.hw ? *d.hw : load_hardware(d.name));

@@ -348,7 +348,8 @@ inline std::string closest_first(std::vector<std::string> names, const std::stri
     const auto score = [&](const std::string& n) -> std::size_t {
         const std::string l = lower(n);
         if (l.starts_with(wanted)) return 0;
-        if (l.find(wanted) != std::string::npos) return 1;
+        // What was typed holds the name ("v100-sxm2-32gb" for v100), or the other way round.
+        if (l.find(wanted) != std::string::npos || wanted.find(l) != std::string::npos) return 1;
         return 2 + json_detail::edit_distance(l, wanted);
     };
     std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) { return score(a) < score(b); });

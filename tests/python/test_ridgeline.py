@@ -484,6 +484,15 @@ def test_context_past_the_model_and_bad_degrees():
     assert "max_position_embeddings (131072)" in e.value.expected
     assert e.value.expected.endswith("raise it with max_context= or Model.with_max_context where the model allows more")
     assert ridgeline.decode("llama-3.1-8b", "h100-sxm", context=200000, max_context=262144)["context_tokens"] == 200000
+    # max_context= raises the limit, as --max-context does; below the model's own 131072 it is refused
+    # in both, for one setting and for a sweep.
+    for call in (lambda: ridgeline.decode("llama-3.1-8b", "h100-sxm", context=100, max_context=50),
+                 lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [100], max_context=50)):
+        with pytest.raises(ridgeline.Error) as e:
+            call()
+        assert e.value.path == "max_context" and e.value.value == "50"
+        assert e.value.expected == ("at least the limit of model 'llama-3.1-8b' itself, 131072 tokens (max_position_embeddings): "
+                                    "max_context= raises it")
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.decode("qwen3-30b-a3b", "h100-sxm", tp=2, ep=4)
     assert str(e.value) == "expert-parallel degree: got 4, expected a divisor of the tensor-parallel degree (2)"
