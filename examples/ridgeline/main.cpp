@@ -345,7 +345,10 @@ struct ListOptions {
     cli::Output format = cli::Output::table;
 };
 
-void run_list(const ListOptions& o) { cli::list_table(o.what).print(o.format); }
+void run_list(const ListOptions& o) {
+    cli::list_table(o.what).print(o.format);
+    if (o.what == "models" && o.format == cli::Output::table) fmt::print("{}\n", cli::model_counts_note);
+}
 
 struct ShowOptions {
     std::string target;
@@ -359,7 +362,10 @@ struct ModelOptions {
     cli::Output format = cli::Output::table;
 };
 
-void run_model(const ModelOptions& o) { cli::model_formats_table(load_model_with_formats(o.model)).print(o.format); }
+void run_model(const ModelOptions& o) {
+    cli::model_formats_table(load_model_with_formats(o.model)).print(o.format);
+    if (o.format == cli::Output::table) fmt::print("{}\n", cli::model_counts_note);
+}
 
 // Every setting of the lists, at every batch and context (batches outer), as decode and
 // operators print them; `current_device` names the device an error is about.

@@ -385,6 +385,13 @@ inline Table show_table(const std::string& target) {
     throw error("", "model or hardware preset", "\"" + json_detail::printable(target) + "\"", "one of (closest first): " + closest_first(both, target));
 }
 
+// What a models table's counts count, printed under it: publishers differ on the first (Meta's
+// 17B active for Llama 4 and Qwen's 3.3B for Qwen3-30B-A3B count the input table, OpenAI's 5.1B
+// for gpt-oss-120b does not), and the second is a slope that windows and recurrent state bend.
+inline constexpr const char* model_counts_note =
+    "active: the weights a token's step multiplies, plus the input table (as Meta, Qwen and Mistral count; OpenAI's "
+    "5.1B for gpt-oss-120b leaves it out); KV/token: every layer's, before sliding windows and recurrent state (decode applies both)";
+
 // `ridgeline model`: parameters, weight bytes per format and KV per token, each format applied
 // to every tensor, and last the checkpoint's own formats (KV in Precision's default).
 inline Table model_formats_table(const ridgeline::LoadedModel& loaded) {

@@ -146,13 +146,20 @@ inline Cell number(double raw, const std::string& text) {
     require_finite(raw);
     return Cell{raw, text};
 }
-inline Cell number(double raw, int decimals) { return number(raw, fmt::format("{:.{}f}", raw, decimals)); }
+// A value with `decimals` places, unless those would show a value that is not zero as 0.0 (a
+// thousandth of a token a second): then two significant figures, which say how small it is.
+inline std::string fixed(double value, int decimals, bool sign = false) {
+    if (value != 0 && std::abs(value) < 0.5 * std::pow(10.0, -decimals))
+        return sign ? fmt::format("{:+.2g}", value) : fmt::format("{:.2g}", value);
+    return sign ? fmt::format("{:+.{}f}", value, decimals) : fmt::format("{:.{}f}", value, decimals);
+}
+inline Cell number(double raw, int decimals) { return number(raw, fixed(raw, decimals)); }
 // A value shown in another unit than its raw SI one (seconds as ms, a fraction as a percentage):
 // both the raw value and the one displayed must be finite. `pattern` has one {} for the value;
 // every cell that converts units goes through here.
 inline std::string shown(double value, int decimals, std::string_view pattern = "{}", bool sign = false) {
     require_finite(value);
-    return fmt::format(fmt::runtime(pattern), sign ? fmt::format("{:+.{}f}", value, decimals) : fmt::format("{:.{}f}", value, decimals));
+    return fmt::format(fmt::runtime(pattern), fixed(value, decimals, sign));
 }
 inline Cell converted(double raw, double value, int decimals, std::string_view pattern, bool sign = false) {
     require_finite(raw);

@@ -120,6 +120,19 @@ std::size_t count(const Element& root, const std::string& name, const std::strin
 }
 }  // namespace
 
+TEST_CASE("cli: a value that is not zero is never shown as zero", "[cli]") {
+    // With one decimal, 0.05 and up round to 0.1; below it a table would print 0.0 for, say, a
+    // step of 55,000 s (1.8e-05 tok/s), so two significant figures say how small it is instead.
+    CHECK(cli::fixed(0, 1) == "0.0");
+    CHECK(cli::fixed(0.05, 1) == "0.1");
+    CHECK(cli::fixed(0.049, 1) == "0.049");
+    CHECK(cli::fixed(1.8e-5, 1) == "1.8e-05");
+    CHECK(cli::fixed(-0.0004, 2, true) == "-0.0004");
+    CHECK(cli::fixed(0.0004, 3, true) == "+0.0004");
+    CHECK(cli::fixed(215.53, 1) == "215.5");
+    CHECK(cli::shown(0.00012, 3, "{} ms") == "0.00012 ms");
+}
+
 TEST_CASE("cli: decode JSON equals the library's numbers, in SI units, with inputs echoed", "[cli]") {
     const Run r = run_cli("decode -m llama-3.1-8b -b 1,64 -c 4096,32768 --format json");
     REQUIRE(r.status == 0);
