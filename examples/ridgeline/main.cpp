@@ -385,6 +385,24 @@ void each_point(const WorkloadOptions& o, const std::vector<Setting>& settings, 
 // decode, operators and capacity: the workload's lists, nothing more.
 struct DecodeOptions : WorkloadOptions {};
 
+// Chunked layers (Llama 4's local attention) read only the current chunk of the cache (reach.hpp):
+// at a context that starts a chunk, none of it. Contexts users pick (powers of two) are such
+// starts, so a decode table of them is the chunk's best case; a line under it says so.
+void print_chunk_note(cli::Output format, const Model& m, const std::vector<std::int64_t>& contexts) {
+    if (format != cli::Output::table) return;
+    std::int64_t chunked = 0, chunk = 0;
+    for (const LayerGroup& g : m)
+        if (g.spec.reach().is_chunked()) chunked += g.count, chunk = g.spec.reach().tokens;
+    if (chunked == 0) return;
+    for (const std::int64_t n : contexts)
+        if (n > 0 && n % chunk == 0) {
+            fmt::print("chunks: {} of the {} layers of {} attend within aligned chunks of {} tokens, so at context {} they read none "
+                       "of the cache (a chunk starts) and at {} all {} tokens of theirs; generate sums a request's steps\n",
+                       chunked, layer_count(m), cli::printable(std::string(m.name.view())), chunk, n, n - 1, chunk - 1);
+            return;
+        }
+}
+
 void run_decode(const DecodeOptions& o) {
     const std::vector<Setting> settings = combinations(o);
     cli::Table t(cli::decode_columns());
@@ -396,6 +414,7 @@ void run_decode(const DecodeOptions& o) {
     });
     t.print(o.format);
     print_assumptions(o.format, settings.back(), last);
+    print_chunk_note(o.format, settings.back().m, o.contexts.values);
 }
 
 // The step per operator (operators.hpp), one device's share, in the page's columns (operators_schema.hpp).
