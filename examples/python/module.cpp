@@ -62,6 +62,7 @@ struct PyAssumptions {
 struct WorkloadSpec {
     Workload w{};
     bool weights_given = false, embeddings_given = false, experts_given = false, lm_head_given = false;
+    bool compute_given = false;  // else the device's default_compute, as the CLI's --compute
 };
 struct PyWorkload {
     WorkloadSpec spec;
@@ -281,7 +282,10 @@ WorkloadSpec read_workload(Kwargs& k, bool read_weights = true) {
             spec.weights_given = true;
         }
     w.precision.kv = format_arg("kv", k.text("kv", "bf16"));
-    w.precision.compute = numeric_arg("compute", k.text("compute", "bf16"));
+    if (const auto c = k.optional_text("compute")) {
+        w.precision.compute = numeric_arg("compute", *c);
+        spec.compute_given = true;
+    }
     if (const auto e = k.optional_text("embeddings")) {
         w.precision.embeddings = format_arg("embeddings", *e);
         spec.embeddings_given = true;
@@ -367,9 +371,12 @@ void raise_max_context(Model& m, const std::optional<std::int64_t>& max_ctx) {
 // weights are given (then every tensor's, unless experts or embeddings are given too).
 // The workload with the model's storage formats where the spec leaves them to the checkpoint,
 // and where the formats came from, as rows record it.
-std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadSpec& spec) {
+std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadSpec& spec, const Hardware& hw) {
     Workload w = spec.w;
     Precision& p = w.precision;
+    // No compute format asked for: the device's (bf16, but fp16 on a V100), said as the CLI says it.
+    const std::string compute_note = spec.compute_given ? "" : default_compute_note(hw);
+    if (!spec.compute_given) p.compute = default_compute(hw);
     if (spec.experts_given && !has_routed_experts(pm.model))
         throw ridgeline::error("", "experts", format_name(*p.experts),
                                "no experts format: model '" + std::string(pm.model.name.view()) + "' has no routed experts");
@@ -380,7 +387,7 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     // The recurrent state's format is the cache's, not the weights': weights= leaves it.
     p.state = pm.precision.state;
     if (spec.weights_given)  // as the CLI records it: rows are the same in both
-        return {w, "--weights" + kept_state_source(pm.precision)};
+        return {w, "--weights" + kept_state_source(pm.precision) + compute_note};
     p.weights = pm.precision.weights;
     if (!spec.experts_given) p.experts = pm.precision.experts;
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
@@ -389,7 +396,8 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     const auto given = [](bool is, std::optional<Format> f) { return is ? f : std::nullopt; };
     return {w, "the checkpoint: " + pm.precision_source +
                    cli::format_overrides(given(spec.embeddings_given, p.embeddings), given(spec.experts_given, p.experts),
-                                         given(spec.lm_head_given, p.lm_head))};
+                                         given(spec.lm_head_given, p.lm_head)) +
+                   compute_note};
 }
 
 cli::Resolved make_setting(const PyModel& pm, const std::string& hardware_name, const Hardware& hw, const Parallelism& par,
@@ -399,7 +407,7 @@ cli::Resolved make_setting(const PyModel& pm, const std::string& hardware_name, 
     s.hw = hw;
     s.m = pm.model;
     s.model_notes = pm.notes;
-    std::tie(s.base, s.formats_source) = with_formats(pm, spec);
+    std::tie(s.base, s.formats_source) = with_formats(pm, spec, hw);
     raise_max_context(s.m, max_ctx);
     s.dep = Deployment{s.hw, par};
     if (s.m.group_count > 0) validate(s.dep, s.m);
@@ -652,7 +660,10 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     r.modes = *modes;
     Workload& w = r.base;
     w.precision.kv = format_arg("kv", k.text("kv", "bf16"));
-    w.precision.compute = numeric_arg("compute", k.text("compute", "bf16"));
+    // Unasked, each device computes in its default (bf16, fp16 on a V100), as the CLI's plan.
+    const auto compute = k.optional_text("compute");
+    w.precision.compute = numeric_arg("compute", compute.value_or("bf16"));
+    r.device_compute = !compute;
     w.efficiency.bandwidth = k.number("efficiency", 1.0);
     w.efficiency.overhead = seconds(k.optional_overhead_s().value_or(0.0));
     if (const auto f = k.optional_number("memory_fraction")) w.assumptions.memory_fraction = *f;
@@ -835,7 +846,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
                     one.w.precision.weights = format_arg("weights", *w);
                     one.weights_given = true;
                 }
-                auto [base, source] = with_formats(loaded_models[mi], one);
+                auto [base, source] = with_formats(loaded_models[mi], one, loaded_devices[d]);
                 for (std::size_t k = 0; k < (deployments ? 1 : splits.size()); ++k) {
                     const Parallelism& par = deployments ? *device_args[d].par : splits[k];
                     if (loaded_models[mi].model.group_count > 0) validate(Deployment{loaded_devices[d], par}, loaded_models[mi].model);

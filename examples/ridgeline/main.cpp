@@ -68,7 +68,7 @@ struct WorkloadOptions {
     std::string model;
     std::vector<std::optional<Format>> weights{std::nullopt};  // nullopt: the checkpoint's formats
     Format kv = formats::bf16;
-    Numeric compute = Numeric::bf16;
+    std::optional<Numeric> compute;  // unset: default_compute(the device), bf16 but on a V100
     std::optional<Format> embeddings, experts, lm_head;
     cli::ListFlag batches{{1}, "1"}, contexts{{0}, "0"};
     std::vector<std::int64_t> tp{1}, pp{1}, ep{1};
@@ -114,8 +114,9 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
              std::string("Weight format: bf16, fp8, int8, int4, mxfp4, int4/g128, ... (default: the checkpoint's, from its "
                          "torch_dtype and quantization_config)") + (lists ? "; a list: bf16,fp8" : ""));
     add_read(app, "--kv", o.kv, read_format, "KV-cache format (default bf16)");
-    add_read(app, "--compute", o.compute, [](const std::string& f, const std::string& t) { return cli::parse_numeric_option(f, t); },
-             "Compute format whose peak the math runs on (default bf16)");
+    add_read(app, "--compute", o.compute,
+             [](const std::string& f, const std::string& t) { return std::optional(cli::parse_numeric_option(f, t)); },
+             "Compute format whose peak the math runs on (default bf16, or fp16 on a device without a bf16 peak)");
     add_read(app, "--embeddings", o.embeddings, read_format, "Format of the input embedding table, if not the weights'");
     add_read(app, "--experts", o.experts, read_format, "Format of the routed experts, if not the weights'");
     add_read(app, "--lm-head", o.lm_head, read_format, "Format of an untied LM head, if not the weights'");
@@ -185,7 +186,6 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     Workload& w = s.base;
     Precision& p = w.precision;
     p.kv = o.kv;
-    p.compute = o.compute;
     Parallelism par{.tensor = tp, .pipeline = pp, .expert = ep, .data = o.dp};
     par.link_latency = o.link_latency;
     w.efficiency.bandwidth = o.efficiency;
@@ -199,6 +199,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
 
     s.hw = load_hardware(hardware);
     current_device = s.hw;
+    p.compute = o.compute ? *o.compute : default_compute(s.hw);
     // A reserve or fraction that leaves the engine no memory is a mistake, not "nothing fits".
     const MemoryUse budget = memory_budget(s.hw, a);
     if (!(budget.budget > Bytes{})) {
@@ -227,8 +228,10 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     // The recurrent state's format is the cache's, not the weights': --weights leaves it.
     p.state = loaded.precision.state;
     if (weights) s.formats_source += kept_state_source(loaded.precision);
-    // Flags that override some of the checkpoint's formats say so in the record.
+    // Flags that override some of the checkpoint's formats say so in the record, then a compute
+    // format the device chose (Python's rows read the same).
     if (!weights) s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head);
+    if (!o.compute) s.formats_source += default_compute_note(s.hw);
     if (o.embeddings) p.embeddings = *o.embeddings;
     if (o.experts) {
         // A format for experts the model does not have would be printed beside the weights' and change nothing.
@@ -658,8 +661,16 @@ void run_plan(const cli::PlanOptions& a) {
                            : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
                    r.traffic.cached_prompt, r.traffic.output);
         for (const std::string& said : result.assumptions) fmt::print("serving {}\n", said);
-        fmt::print("searched: {} serving evaluations; weights {}; KV {}; memory: {} of the reported memory less {} GiB{}\n",
-                   result.evaluated, weights, format_name(a.kv), cli::shown(w.assumptions.memory_fraction, 2),
+        // The compute format, and the devices that chose another where none was asked for.
+        std::string compute(name_of(w.precision.compute));
+        if (r.device_compute) {
+            std::string others;
+            for (const PlanDevice& d : r.devices)
+                if (default_compute(d.device) != w.precision.compute) others += (others.empty() ? "" : ", ") + d.name;
+            if (!others.empty()) compute += " (fp16 on " + others + ": no bf16 peak)";
+        }
+        fmt::print("searched: {} serving evaluations; weights {}; KV {}; compute {}; memory: {} of the reported memory less {} GiB{}\n",
+                   result.evaluated, weights, format_name(a.kv), compute, cli::shown(w.assumptions.memory_fraction, 2),
                    cli::shown(w.assumptions.runtime_reserve.in(GiB), 2), setting.priced ? "" : "; no prices: ranked by devices");
         if (!setting.model_notes.empty()) fmt::print("model: {}\n", cli::printable(setting.model_notes));
     }

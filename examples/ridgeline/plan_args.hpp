@@ -34,7 +34,7 @@ struct PlanOptions {
     std::vector<ridgeline::ServingMode> modes{ridgeline::ServingMode::aggregated, ridgeline::ServingMode::disaggregated};
     bool pareto = false;  // --show pareto: the front, not the feasible plans
     ridgeline::Format kv = ridgeline::formats::bf16;
-    ridgeline::Numeric compute = ridgeline::Numeric::bf16;
+    std::optional<ridgeline::Numeric> compute;  // unset: each device's default_compute (bf16, fp16 on a V100)
     double efficiency = 1;
     ridgeline::Seconds overhead{};
     std::optional<double> memory_fraction;
@@ -103,7 +103,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
          }},
         {"--kv", "kv", "KV-cache format (default bf16)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.kv = parse_format_option(f, t); }},
-        {"--compute", "compute", "Compute format (default bf16)",
+        {"--compute", "compute", "Compute format (default bf16, or fp16 on a device without a bf16 peak)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.compute = parse_numeric_option(f, t); }},
         {"--efficiency", "efficiency", "Fraction of peak bandwidth achieved (default 1: the ceiling)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.efficiency = parse_fraction(f, t); }},
@@ -173,7 +173,8 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     r.modes = o.modes;
     Workload& w = r.base;
     w.precision.kv = o.kv;
-    w.precision.compute = o.compute;
+    w.precision.compute = o.compute.value_or(ridgeline::Numeric::bf16);
+    r.device_compute = !o.compute;
     w.efficiency.bandwidth = o.efficiency;
     w.efficiency.overhead = o.overhead;
     if (o.memory_fraction) w.assumptions.memory_fraction = *o.memory_fraction;

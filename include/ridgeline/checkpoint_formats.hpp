@@ -8,6 +8,7 @@
 
 #include "catalogue.hpp"
 #include "formats.hpp"
+#include "hardware.hpp"
 #include "json_node.hpp"
 #include "workload.hpp"
 
@@ -176,6 +177,16 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
 // nothing. The CLI, Python and the page say it alike.
 inline std::string kept_state_source(const Precision& checkpoint) {
     return checkpoint.state ? "; recurrent state " + format_name(*checkpoint.state) + " (the config's mamba_ssm_cache_dtype)" : "";
+}
+
+// What a record of formats adds where no compute format was asked for and the device's default
+// is not bf16 (hardware.hpp's default_compute): "; compute fp16 (...)", or nothing. The CLI and
+// Python say it alike.
+inline std::string default_compute_note(const Hardware& hw) {
+    const Numeric n = default_compute(hw);
+    if (n == Numeric::bf16) return "";
+    return "; compute " + std::string(name_of(n)) + " (" + std::string(hw.name.view()) +
+           " has no bf16 peak: engines run 16-bit models in fp16 there)";
 }
 
 // load_model, with the formats the file gives its checkpoint.

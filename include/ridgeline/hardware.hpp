@@ -55,6 +55,15 @@ struct Hardware {
     friend constexpr bool operator==(const Hardware&, const Hardware&) = default;
 };
 
+// The format a 16-bit model computes in on a device when none is asked for: bf16, or fp16 where
+// the device has no bf16 peak (a V100), as engines run such checkpoints there: vLLM's
+// supported_dtypes below compute capability 8.0 are [float16, float32], and its --dtype auto
+// casts a bf16 checkpoint to the first (vllm-project/vllm@1c0d9ecf5bad600df3e001bf642dd48c5ed25cc6
+// vllm/platforms/cuda.py).
+constexpr Numeric default_compute(const Hardware& hw) noexcept {
+    return !hw.peak_for(Numeric::bf16) && hw.peak_for(Numeric::fp16) ? Numeric::fp16 : Numeric::bf16;
+}
+
 // ops:byte: the arithmetic intensity above which work on this device is compute-bound.
 constexpr FlopsPerByte ops_per_byte(const Hardware& hw, Numeric compute) {
     return hw.require_peak(compute) / hw.memory_bandwidth;

@@ -44,6 +44,7 @@ struct PlanRequest {
     std::vector<Format> weights{formats::bf16, formats::fp8};  // weight formats to try (experts and tables follow)
     std::vector<ServingMode> modes{ServingMode::aggregated, ServingMode::disaggregated};
     Workload base{};                         // KV and compute formats, assumptions, efficiency
+    bool device_compute = false;             // base's compute unasked: each device's default_compute
     Parallelism links{};                     // link overrides (bandwidth, latency) for every plan
 };
 
@@ -155,6 +156,7 @@ inline PlanResult plan(const PlanRequest& r) {
     for (const PlanDevice& dev : r.devices) {
         for (const Format weights : r.weights) {
             Workload w = r.base;
+            if (r.device_compute) w.precision.compute = default_compute(dev.device);
             w.precision.weights = weights;
             w.precision.experts.reset();
             w.precision.embeddings.reset();

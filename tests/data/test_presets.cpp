@@ -40,6 +40,10 @@ TEST_CASE("presets: every hardware preset loads, round-trips, and cites each fig
         bool any_peak = false;
         for (Numeric n : all_numerics) any_peak = any_peak || h.peak_for(n).has_value();
         CHECK(any_peak);
+        // Every device computes a 16-bit model in the format chosen for it when none is asked
+        // for: bf16, but on the V100, whose datasheet gives fp16 alone.
+        CHECK(h.peak_for(default_compute(h)).has_value());
+        CHECK((default_compute(h) == Numeric::fp16) == (name == "v100"));
         const auto j = read_json_file(data_directory() / "hardware" / (name + ".json"));
         REQUIRE(j.contains("source"));
         for (const auto& item : j.items())

@@ -477,6 +477,24 @@ def test_unknown_preset_says_what_the_cli_says():
     assert e.value.expected.startswith("one of (closest first): ")
 
 
+@needs_cli
+def test_v100_computes_in_fp16_unless_asked():
+    # vLLM casts a bf16 checkpoint to fp16 below compute capability 8.0 (hardware.hpp cites it).
+    # Batch 1, context 0: Llama-3.1-8B's 8,030,261,248 parameters less its 128,256 x 4,096 input
+    # table in 2 bytes, plus one 8,192 B row, over the V100's 900 GB/s.
+    row = ridgeline.decode("llama-3.1-8b", "v100")
+    assert row["compute"] == "fp16"
+    assert row["formats_source"] == ("the checkpoint: torch_dtype bfloat16; compute fp16 "
+                                     "(NVIDIA V100 SXM2 32GB has no bf16 peak: engines run 16-bit models in fp16 there)")
+    assert row["step_time_s"] == pytest.approx(((8_030_261_248 - 128_256 * 4_096) * 2 + 8_192) / 900e9, rel=1e-12)
+    same_row(row, cli_json("decode", "-m", "llama-3.1-8b", "-H", "v100")[0])
+    np = pytest.importorskip("numpy")
+    same_row(sweep_row(ridgeline.decode_sweep("llama-3.1-8b", "v100", [1], [0]), 0), row)
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode("llama-3.1-8b", "v100", compute="bf16")
+    assert e.value.value == "bf16"
+
+
 def test_context_past_the_model_and_bad_degrees():
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.decode("llama-3.1-8b", "h100-sxm", context=200000)
