@@ -452,7 +452,8 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
         add("max_bits_per_weight", d.max_bits_per_weight ? number(*d.max_bits_per_weight, 2)
                                    : null(compute_bound ? "none (compute-bound: fewer bits leave its arithmetic)"
                                                         : "none (the KV and embedding rows alone take longer)"));
-        add("min_devices", integer(d.min_devices));
+        add("min_devices", d.min_devices ? integer(*d.min_devices)
+                           : null("none (no tensor-parallel degree up to 1,024 is that fast: its links' time grows with the degree)"));
         add("draft_tokens", integer(d.draft_tokens));
         add("min_acceptance", d.min_acceptance ? number(*d.min_acceptance, 3)
                               : null(compute_bound ? "none (compute-bound: verifying g + 1 tokens costs g + 1 times the arithmetic)"

@@ -36,8 +36,11 @@ struct Diagnosis {
     Verdict verdict = Verdict::gap;
     double gap = 0;                      // 1 - fraction, when below the ceiling
     // When above the ceiling, each of these alone would explain the measurement:
-    std::optional<double> max_bits_per_weight{};  // weights stored in at most this many bits (KV as stated)
-    std::int64_t min_devices = 1;                 // at least this many devices sharing the bytes
+    std::optional<double> max_bits_per_weight{};  // weights stored in at most this many bits (KV and links as stated)
+    // The fewest devices (tensor x pipeline) of a tensor-parallel degree the model allows, the
+    // other degrees as stated and links included, whose ideal step is at most the measured one;
+    // nullopt where no degree up to 1,024 is (the links' time grows with the degree).
+    std::optional<std::int64_t> min_devices{};
     std::optional<double> min_acceptance{};       // speculation with `draft_tokens` drafts accepting at least this
     std::int64_t draft_tokens = 4;
 };
@@ -63,20 +66,30 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         // A compute-bound step is not shortened by fewer bits (its arithmetic stays) nor by
         // speculation (a verification of g + 1 tokens does g + 1 tokens of arithmetic).
         const bool compute_bound = d.ceiling.bound == Bound::compute;
-        // Fewer bits: the weight bytes that fit in the measured step beside the KV.
+        // Fewer bits: the weight bytes that fit in the measured step beside the KV, once the
+        // links and hops have had their time (the step is stages x (memory + a stage's links) +
+        // hops, and fewer bits shorten only the memory term).
         const StepCost c = step_cost(m, ideal, dep.parallel);
         const Bytes rows = c.row_bytes(static_cast<double>(w.batch * w.tokens_per_sequence));
-        const Bytes allowed = measured_step * hw.memory_bandwidth - static_cast<double>(w.batch) * c.kv_bytes(static_cast<double>(w.context)) - rows;
+        const auto stages = static_cast<double>(dep.parallel.pipeline);
+        const Seconds reading = (measured_step - (d.ceiling.step_time - stages * d.ceiling.memory_time)) / stages;
+        const Bytes allowed = reading * hw.memory_bandwidth - static_cast<double>(w.batch) * c.kv_bytes(static_cast<double>(w.context)) - rows;
         const Bytes weights = c.weight_bytes(w.batch) - rows;
         if (allowed > Bytes{} && !compute_bound)
             d.max_bits_per_weight = w.precision.weights.bits_per_element() * static_cast<double>(allowed / weights);
-        // More devices: the bytes (or, compute-bound, the FLOPs) one device has now, spread until
-        // each has a measured step's worth.
-        const double spread = static_cast<double>((compute_bound ? d.ceiling.compute_time : d.ceiling.memory_time) / measured_step);
-        // A lower bound, so capping it at 2^40 devices keeps it true.
-        const double devices = spread * static_cast<double>(dep.parallel.replica_devices());
-        d.min_devices = devices >= static_cast<double>(max_batch) ? max_batch : static_cast<std::int64_t>(devices);
-        if (static_cast<double>(d.min_devices) < devices && d.min_devices < max_batch) ++d.min_devices;
+        // More devices: the first tensor-parallel degree that runs the step this fast, as decode
+        // costs it (a degree the heads or experts do not divide is no deployment, and each ring
+        // step of its all-reduces adds a link's latency, so spreading the bytes is not enough).
+        for (std::int64_t t = 1; t <= 1024 && !d.min_devices; ++t) {
+            Parallelism par = dep.parallel;
+            par.tensor = t;
+            if (t % par.expert != 0) continue;
+            try {
+                if (decode_step(Deployment{hw, par}, m, ideal).step_time <= measured_step) d.min_devices = par.replica_devices();
+            } catch (const error&) {
+                // not a degree this model splits into
+            }
+        }
         // Speculation: expected tokens per verification must reach measured / ceiling
         // (verification at the cost of a plain step and a free draft: a lower bound on a).
         const double wanted = d.fraction_of_ceiling;
