@@ -320,15 +320,41 @@ Workload at_point(const WorkloadOptions& o, const Setting& s) {
 }
 
 // One line under a table: what the numbers count (JSON and CSV carry it in every row).
-void print_assumptions(cli::Output format, const Setting& s, const std::optional<DecodeStep>& step = std::nullopt) {
+// The links a table's steps used: each distinct link once, and where there are several, the
+// settings that used it ("h100-sxm tp 8"), since one line under the table speaks for every row.
+class LinksSeen {
+public:
+    void add(const Setting& s, const DecodeStep& d) {
+        if (d.links.messages <= 0) return;
+        const Link& l = s.dep.parallel.tensor > 1 ? d.links.tensor_link : d.links.pipeline_link;
+        const std::string text = fmt::format("{} us per message ({}), {}", cli::shown(l.latency.in(us), 2), l.latency_from,
+                                             l.scale_out ? "scale-out network" : "scale-up link");
+        std::string where = cli::printable(s.hardware) + " tp " + std::to_string(s.dep.parallel.tensor);
+        if (s.dep.parallel.pipeline > 1) where += " pp " + std::to_string(s.dep.parallel.pipeline);
+        auto it = std::find_if(seen_.begin(), seen_.end(), [&](const auto& x) { return x.first == text; });
+        if (it == seen_.end()) it = seen_.insert(seen_.end(), {text, {}});
+        if (std::find(it->second.begin(), it->second.end(), where) == it->second.end()) it->second.push_back(where);
+    }
+    [[nodiscard]] std::string text() const {
+        if (seen_.empty()) return "";
+        if (seen_.size() == 1) return "; links: " + seen_.front().first;
+        std::string out;
+        for (const auto& [link, where] : seen_) {
+            std::string list;
+            for (const auto& w : where) list += (list.empty() ? "" : ", ") + w;
+            out += (out.empty() ? "; links: " : "; ") + link + " (" + list + ")";
+        }
+        return out;
+    }
+
+private:
+    std::vector<std::pair<std::string, std::vector<std::string>>> seen_;
+};
+
+void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& seen = {}) {
     if (format != cli::Output::table) return;
     const Assumptions& a = s.base.assumptions;
-    std::string links;
-    if (step && step->links.messages > 0) {
-        const Link& l = s.dep.parallel.tensor > 1 ? step->links.tensor_link : step->links.pipeline_link;
-        links = fmt::format("; links: {} us per message ({}), {}", cli::shown(l.latency.in(us), 2), l.latency_from,
-                            l.scale_out ? "scale-out network" : "scale-up link");
-    }
+    const std::string links = seen.text();
     fmt::print("assumptions: {} (attention FLOPs {}, embedding lookups {}, weights as {}, memory: {} of {} less {} GiB reserved{}){}\n",
                assumptions_name(a), a.attention_flops ? "counted" : "not counted",
                a.embedding_lookup_flops ? "2 FLOPs per parameter" : "free",
@@ -350,7 +376,7 @@ struct ListOptions {
 
 void run_list(const ListOptions& o) {
     cli::list_table(o.what).print(o.format);
-    if (o.what == "models" && o.format == cli::Output::table) fmt::print("{}\n", cli::model_counts_note);
+    if (o.what == "models" && o.format == cli::Output::table) fmt::print("{}\n", cli::model_counts_note(false));
 }
 
 struct ShowOptions {
@@ -367,7 +393,7 @@ struct ModelOptions {
 
 void run_model(const ModelOptions& o) {
     cli::model_formats_table(load_model_with_formats(o.model)).print(o.format);
-    if (o.format == cli::Output::table) fmt::print("{}\n", cli::model_counts_note);
+    if (o.format == cli::Output::table) fmt::print("{}\n", cli::model_counts_note(true));
 }
 
 // Every setting of the lists, at every batch and context (batches outer), as decode and
@@ -409,14 +435,14 @@ void print_chunk_note(cli::Output format, const Model& m, const std::vector<std:
 void run_decode(const DecodeOptions& o) {
     const std::vector<Setting> settings = combinations(o);
     cli::Table t(cli::decode_columns());
-    std::optional<DecodeStep> last;
+    LinksSeen links;
     each_point(o, settings, [&](const Setting& s, const Workload& w) {
         const DecodeStep d = decode_step(s.dep, s.m, w);
-        last = d;
+        links.add(s, d);
         t.add(cli::decode_cells(s, d));
     });
     t.print(o.format);
-    print_assumptions(o.format, settings.back(), last);
+    print_assumptions(o.format, settings.back(), links);
     print_chunk_note(o.format, settings.back().m, o.contexts.values);
 }
 
@@ -766,7 +792,8 @@ int main(int argc, char** argv) {
 
     ShowOptions show_o;
     auto* show = app.add_subcommand("show", "Show a preset or a config.json with its derived parameter breakdown");
-    show->add_option("target", show_o.target, "A preset name or a JSON file")->required();
+    // As a name alone, or with the flag the other commands give a model or device by.
+    show->add_option("target,-m,--model,-H,--hardware", show_o.target, "A preset name or a JSON file (or -m NAME, -H NAME)")->required();
     add_format(show, show_o.format);
     show->footer("Example: ridgeline show deepseek-v3");
 
@@ -802,7 +829,9 @@ int main(int argc, char** argv) {
     };
     add_read(gen, "--prompt", gen_o.prompt, tokens(0), "Prompt tokens (default 0); the context starts here, so -c is refused");
     add_read(gen, "--new", gen_o.new_tokens, tokens(1), "New tokens to generate (default 128)");
-    add_read(gen, "--chunk", gen_o.chunk, tokens(0), "Prefill chunk in tokens (default 0: whole prompt)");
+    add_read(gen, "--chunk", gen_o.chunk, tokens(0),
+             "Prefill chunk in tokens of each sequence: a step prefills this many of every prompt in the batch at once, "
+             "and holds their activations (default 0: whole prompt; plan's --chunk is tokens a step, all sequences together)");
     gen->footer("Example: ridgeline generate -m llama-3.1-8b --prompt 4096 --new 512 -b 1,32");
 
     DiagnoseOptions diag_o;

@@ -388,9 +388,13 @@ inline Table show_table(const std::string& target) {
 // What a models table's counts count, printed under it: publishers differ on the first (Meta's
 // 17B active for Llama 4 and Qwen's 3.3B for Qwen3-30B-A3B count the input table, OpenAI's 5.1B
 // for gpt-oss-120b does not), and the second is a slope that windows and recurrent state bend.
-inline constexpr const char* model_counts_note =
-    "active: the weights a token's step multiplies, plus the input table (as Meta, Qwen and Mistral count; OpenAI's "
-    "5.1B for gpt-oss-120b leaves it out); KV/token: every layer's, before sliding windows and recurrent state (decode applies both)";
+// `model` gives each row's KV in that row's format (the checkpoint's row in the KV default, bf16).
+inline std::string model_counts_note(bool kv_in_row_format) {
+    return std::string("active: the weights a token's step multiplies, plus the input table (as Meta, Qwen and Mistral count; "
+                       "OpenAI's 5.1B for gpt-oss-120b leaves it out); KV/token: every layer's") +
+           (kv_in_row_format ? ", in the row's format (the checkpoint's row: bf16, the --kv default)" : "") +
+           ", before sliding windows and recurrent state (decode applies both)";
+}
 
 // `ridgeline model`: parameters, weight bytes per format and KV per token, each format applied
 // to every tensor, and last the checkpoint's own formats (KV in Precision's default).
@@ -464,6 +468,23 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
 }
 
 // `w` carries the batch and context.
+// The models of the rows an efficiency preset was fitted on, in first-seen order; none where the
+// preset does not say which rows of which set, or the set cannot be read here.
+inline std::vector<std::string> fitted_models(const ridgeline::EfficiencyPreset& preset) {
+    std::vector<std::string> models;
+    if (preset.measurements.empty() || preset.row_indices.empty()) return models;
+    try {
+        const ridgeline::MeasurementSet set = ridgeline::load_measurements(preset.measurements);
+        for (const std::size_t i : preset.row_indices) {
+            if (i >= set.rows.size()) return {};  // not this set's rows: say nothing rather than guess
+            if (std::find(models.begin(), models.end(), set.rows[i].model) == models.end()) models.push_back(set.rows[i].model);
+        }
+    } catch (const ridgeline::error&) {
+        return {};
+    }
+    return models;
+}
+
 inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, const ridgeline::EfficiencyPreset& preset) {
     using namespace ridgeline;
     const PredictionRange r = predict_range(s.dep, s.m, w, preset.fit);
@@ -477,6 +498,14 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     if (preset.hardware != s.hardware)
         add("calibration_device", text("fitted on " + preset.hardware + ", not " + s.hardware +
                                        ": its fractions of peak and its fixed times are assumed to carry over"));
+    // A fit on other models is a guess about this one too (a fixed time fitted on DeepSeek-V3's
+    // 61 MoE layers says little about an 8B dense model): name the models it was fitted on.
+    if (const auto fitted = fitted_models(preset); !fitted.empty() && std::find(fitted.begin(), fitted.end(), std::string(s.m.name.view())) == fitted.end()) {
+        std::string list;
+        for (const auto& f : fitted) list += (list.empty() ? "" : ", ") + f;
+        add("calibration_models", text("fitted on rows of " + list + ", not " + std::string(s.m.name.view()) +
+                                       ": its leave-one-out error is how it predicts those models"));
+    }
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
     add("kv_read_per", text(preset.fit.kv_per_query_head ? "query head" : "KV head"));
     add("batch", integer(w.batch));

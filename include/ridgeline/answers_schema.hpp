@@ -56,7 +56,13 @@ struct CapacityRow {
     std::int64_t context = 0;
     std::int64_t batch = 1;
     std::int64_t replicas = 1;               // data-parallel copies
-    std::optional<std::int64_t> largest{};   // the largest batch at `context` (none: not even one, or no context)
+    std::int64_t micro_batches = 1;          // in flight in each replica: one per pipeline stage
+    std::optional<std::int64_t> largest{};   // the largest batch at `context`, of one micro-batch (none: not even one, or no context)
+
+    // Every sequence held: each replica keeps a micro-batch of `largest` per pipeline stage.
+    [[nodiscard]] constexpr double sequences() const {
+        return static_cast<double>(largest.value_or(0)) * static_cast<double>(micro_batches) * static_cast<double>(replicas);
+    }
     ContextFit longest = ContextFit::does_not_fit();  // the longest context at `batch`
 
     [[nodiscard]] constexpr bool weights_fit() const { return weights <= budget.budget; }
@@ -71,6 +77,7 @@ constexpr CapacityRow capacity_row(const Deployment& d, const Model& m, const Wo
     r.context = context;
     r.batch = batch;
     r.replicas = d.parallel.data;
+    r.micro_batches = d.parallel.pipeline;
     r.largest = context > 0 ? largest_batch(d, m, w, context) : std::nullopt;
     r.longest = longest_context(d, m, w, batch);
     return r;
@@ -79,7 +86,7 @@ constexpr CapacityRow capacity_row(const Deployment& d, const Model& m, const Wo
 inline const Schema<CapacityRow>& capacity_fields() {
     using V = FieldValue;
     static const Schema<CapacityRow> fields{
-        {"memory_reported_bytes", "memory/device", Show::bytes, [](const CapacityRow& r) { return V{r.budget.capacity.in(bytes)}; }},
+        {"memory_reported_bytes", "reported/device", Show::bytes, [](const CapacityRow& r) { return V{r.budget.capacity.in(bytes)}; }},
         {"memory_budget_bytes", "budget", Show::bytes, [](const CapacityRow& r) { return V{r.budget.budget.in(bytes)}; }},
         {"weights_per_device_bytes", "weights/device", Show::bytes, [](const CapacityRow& r) { return V{r.weights.in(bytes)}; }},
         {"weights_fit", "weights fit", Show::yes_no, [](const CapacityRow& r) { return V{r.weights_fit()}; }},
@@ -87,14 +94,12 @@ inline const Schema<CapacityRow>& capacity_fields() {
         // Without a context there is no largest batch to say ("-"); with one, none may fit.
         {"largest_batch", "largest batch", Show::count,
          [](const CapacityRow& r) { return r.largest ? V{r.largest.value_or(0)} : V{Null{r.context > 0 ? "does not fit" : "-"}}; }},
-        {"sequences", "sequences (all replicas)", Show::number,
-         [](const CapacityRow& r) {
-             return r.largest ? V{static_cast<double>(r.largest.value_or(0)) * static_cast<double>(r.replicas)} : V{Null{}};
-         }, 0},
-        {"kv_tokens_held", "KV tokens held", Show::number,
-         [](const CapacityRow& r) {
-             return r.largest ? V{static_cast<double>(r.largest.value_or(0)) * static_cast<double>(r.context)} : V{Null{}};
-         }, 0},
+        // The largest batch is one micro-batch's (decode's batch); a pipeline of p stages keeps p
+        // of them in flight, and each replica its own.
+        {"sequences", "all sequences", Show::number,
+         [](const CapacityRow& r) { return r.largest ? V{r.sequences()} : V{Null{}}; }, 0},
+        {"kv_tokens_held", "all KV tokens", Show::number,
+         [](const CapacityRow& r) { return r.largest ? V{r.sequences() * static_cast<double>(r.context)} : V{Null{}}; }, 0},
         {"batch", "batch", Show::count, [](const CapacityRow& r) { return V{r.batch}; }},
         {"longest_context_tokens", "longest context", Show::count,
          [](const CapacityRow& r) {

@@ -25,6 +25,8 @@ struct EfficiencyPreset {
     std::optional<double> lowest_compute;  // the floor it could not go below (CalibrationTerms::lowest_compute)
     std::optional<double> leave_one_out_median, leave_one_out_worst;
     std::optional<std::size_t> rows;  // how many measurement rows it was fitted on, where it says
+    std::string measurements;         // the measurement set they are rows of, where it says
+    std::vector<std::size_t> row_indices;  // those rows, by index in the set
 };
 
 inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std::string& file = "") {
@@ -39,6 +41,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     EfficiencyPreset p;
     p.engine = root.need("engine", "the engine's name").string();
     p.hardware = root.need("hardware", "a hardware preset name").string();
+    if (root.has("measurements")) p.measurements = root.at("measurements").string();
     // Each bound is the one Workload's validate() puts on the term, so a preset that loads
     // predicts: efficiencies in [1e-6, 1], a time per step up to 1000 s, per layer (and per MoE
     // layer, and per sequence) up to 1 s.
@@ -91,6 +94,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
         for (std::size_t i = 0; i < r.value().size(); ++i) {
             const auto& v = r.value()[i];
             if (!v.is_number_integer() || v.get<std::int64_t>() < 0) r.at(i).fail("a row index >= 0");
+            p.row_indices.push_back(v.get<std::size_t>());
         }
         p.rows = r.value().size();
     }
