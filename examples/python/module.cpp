@@ -1145,7 +1145,11 @@ PYBIND11_MODULE(ridgeline, m) {
             return w.spec.weights_given ? std::optional<std::string>(format_name(w.spec.w.precision.weights)) : std::nullopt;
         }, "The weights' format, or None: the checkpoint's")
         .def_property_readonly("kv", [](const PyWorkload& w) { return format_name(w.spec.w.precision.kv); })
-        .def_property_readonly("compute", [](const PyWorkload& w) { return std::string(name_of(w.spec.w.precision.compute)); })
+        // None where not given: each device then computes in its default_compute (fp16 on a V100).
+        .def_property_readonly("compute", [](const PyWorkload& w) -> py::object {
+            if (!w.spec.compute_given) return py::none();
+            return py::str(std::string(name_of(w.spec.w.precision.compute)));
+        })
         .def_property_readonly("experts", [](const PyWorkload& w) -> std::optional<std::string> {
             return w.spec.experts_given ? std::optional<std::string>(format_name(w.spec.w.precision.expert_format())) : std::nullopt;
         })

@@ -319,21 +319,16 @@ Workload at_point(const WorkloadOptions& o, const Setting& s) {
     return w;
 }
 
-// One line under a table: what the numbers count (JSON and CSV carry it in every row).
 // The links a table's steps used: each distinct link once, and where there are several, the
 // settings that used it ("h100-sxm tp 8"), since one line under the table speaks for every row.
 class LinksSeen {
 public:
     void add(const Setting& s, const DecodeStep& d) {
         if (d.links.messages <= 0) return;
-        const Link& l = s.dep.parallel.tensor > 1 ? d.links.tensor_link : d.links.pipeline_link;
-        const std::string text = fmt::format("{} us per message ({}), {}", cli::shown(l.latency.in(us), 2), l.latency_from,
-                                             l.scale_out ? "scale-out network" : "scale-up link");
-        std::string where = cli::printable(s.hardware) + " tp " + std::to_string(s.dep.parallel.tensor);
-        if (s.dep.parallel.pipeline > 1) where += " pp " + std::to_string(s.dep.parallel.pipeline);
-        auto it = std::find_if(seen_.begin(), seen_.end(), [&](const auto& x) { return x.first == text; });
-        if (it == seen_.end()) it = seen_.insert(seen_.end(), {text, {}});
-        if (std::find(it->second.begin(), it->second.end(), where) == it->second.end()) it->second.push_back(where);
+        const Parallelism& p = s.dep.parallel;
+        if (p.tensor > 1) note(s, d.links.tensor_link, "");
+        // The hops between stages may cross another link than the tensor-parallel group's.
+        if (p.pipeline > 1) note(s, d.links.pipeline_link, p.tensor > 1 ? " between stages" : "");
     }
     [[nodiscard]] std::string text() const {
         if (seen_.empty()) return "";
@@ -348,9 +343,19 @@ public:
     }
 
 private:
+    void note(const Setting& s, const Link& l, const char* between) {
+        const std::string text = fmt::format("{} us per message ({}), {}{}", cli::shown(l.latency.in(us), 2), l.latency_from,
+                                             l.scale_out ? "scale-out network" : "scale-up link", between);
+        std::string where = cli::printable(s.hardware) + " tp " + std::to_string(s.dep.parallel.tensor);
+        if (s.dep.parallel.pipeline > 1) where += " pp " + std::to_string(s.dep.parallel.pipeline);
+        auto it = std::find_if(seen_.begin(), seen_.end(), [&](const auto& x) { return x.first == text; });
+        if (it == seen_.end()) it = seen_.insert(seen_.end(), {text, {}});
+        if (std::find(it->second.begin(), it->second.end(), where) == it->second.end()) it->second.push_back(where);
+    }
     std::vector<std::pair<std::string, std::vector<std::string>>> seen_;
 };
 
+// One line under a table: what the numbers count (JSON and CSV carry it in every row).
 void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& seen = {}) {
     if (format != cli::Output::table) return;
     const Assumptions& a = s.base.assumptions;
@@ -691,9 +696,11 @@ void run_plan(const cli::PlanOptions& a) {
         std::string compute(name_of(w.precision.compute));
         if (r.device_compute) {
             std::string others;
+            std::size_t count = 0;
             for (const PlanDevice& d : r.devices)
-                if (default_compute(d.device) != w.precision.compute) others += (others.empty() ? "" : ", ") + d.name;
-            if (!others.empty()) compute += " (fp16 on " + others + ": no bf16 peak)";
+                if (default_compute(d.device) != w.precision.compute) others += (others.empty() ? "" : ", ") + d.name, ++count;
+            if (count == r.devices.size()) compute = "fp16 (" + others + ": no bf16 peak)";
+            else if (count > 0) compute += " (fp16 on " + others + ": no bf16 peak)";
         }
         fmt::print("searched: {} serving evaluations; weights {}; KV {}; compute {}; memory: {} of the reported memory less {} GiB{}\n",
                    result.evaluated, weights, format_name(a.kv), compute, cli::shown(w.assumptions.memory_fraction, 2),

@@ -455,9 +455,11 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
         const bool compute_bound = d.ceiling.bound == Bound::compute;
         add("max_bits_per_weight", d.max_bits_per_weight ? number(*d.max_bits_per_weight, 2)
                                    : null(compute_bound ? "none (compute-bound: fewer bits leave its arithmetic)"
-                                                        : "none (the KV and embedding rows alone take longer)"));
-        add("min_devices", d.min_devices ? integer(*d.min_devices)
-                           : null("none (no tensor-parallel degree up to 1,024 is that fast: its links' time grows with the degree)"));
+                                                        : "none (the KV, the embedding rows and the links alone take longer)"));
+        add("min_devices", d.min_devices      ? integer(*d.min_devices)
+                           : d.no_link_figure ? null("none (hardware '" + std::string(s.hw.name.view()) +
+                                                     "' has no interconnect_GB_per_s figure to cost a split over several devices)")
+                                              : null("none (no tensor-parallel degree up to 1,024 is that fast and fits: its links' time grows with the degree)"));
         add("draft_tokens", integer(d.draft_tokens));
         add("min_acceptance", d.min_acceptance ? number(*d.min_acceptance, 3)
                               : null(compute_bound ? "none (compute-bound: verifying g + 1 tokens costs g + 1 times the arithmetic)"

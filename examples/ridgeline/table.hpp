@@ -149,9 +149,11 @@ inline Cell number(double raw, const std::string& text) {
 // A value with `decimals` places, unless those would show a value that is not zero as 0.0 (a
 // thousandth of a token a second): then two significant figures, which say how small it is.
 inline std::string fixed(double value, int decimals, bool sign = false) {
-    if (value != 0 && std::abs(value) < 0.5 * std::pow(10.0, -decimals))
-        return sign ? fmt::format("{:+.2g}", value) : fmt::format("{:.2g}", value);
-    return sign ? fmt::format("{:+.{}f}", value, decimals) : fmt::format("{:.{}f}", value, decimals);
+    std::string out = sign ? fmt::format("{:+.{}f}", value, decimals) : fmt::format("{:.{}f}", value, decimals);
+    // Judged on the text, so a half that rounds to even ("0" for 0.5) is caught too.
+    if (value != 0 && out.find_first_of("123456789") == std::string::npos)
+        out = sign ? fmt::format("{:+.2g}", value) : fmt::format("{:.2g}", value);
+    return out;
 }
 inline Cell number(double raw, int decimals) { return number(raw, fixed(raw, decimals)); }
 // A value shown in another unit than its raw SI one (seconds as ms, a fraction as a percentage):

@@ -139,6 +139,16 @@ try {
   check("the roofline is drawn", (await page.$$("#chart svg circle.step")).length > 0, true);
   await checkOperators("llama-3.1-8b at 4k (seed_003)", "", seed);
 
+  // A V100 has no bf16 peak: with the compute field left at its default the page computes in
+  // fp16, as the CLI does unasked, and its formats say why.
+  await page.selectOption("#hardware", "v100");
+  await page.waitForSelector("body[data-state=ok]");
+  const volta = decodeOn("v100", "-m", "llama-3.1-8b", "-c", "4096", "--assumptions", "seed_003");
+  check("v100: tok/s equals the CLI's, fp16 unasked", await value("#r-tokens-per-s"), volta.tokens_per_s);
+  check("v100: the formats say fp16 and why", await page.textContent("#r-formats"), "bf16 (from " + volta.formats_source + ")");
+  await page.selectOption("#hardware", "h100-sxm");
+  await page.waitForSelector("body[data-state=ok]");
+
   // A malformed config.json: the library's message beside the field; clearing it recovers.
   await page.fill("#config", '{"model_type": "llama", "num_hidden_layers": 32, "hidden_size": "big"}');
   await page.waitForSelector("body[data-state=error]");

@@ -147,6 +147,11 @@ json evaluate(const json& request) {
     }
     Model& m = loaded.model;
     const std::int64_t max_context = integer(request, "max_context", 0, "0 (the model's own) or a token count");
+    // It raises the limit, as --max-context and max_context= do: a lower one is refused alike.
+    if (max_context > 0 && m.max_context > 0 && max_context < m.max_context)
+        throw field_error("max_context", "got " + std::to_string(max_context) + ", expected at least the limit of model '" +
+                                             std::string(m.name.view()) + "' itself, " + std::to_string(m.max_context) +
+                                             " tokens (max_position_embeddings): the field raises it");
     if (max_context > 0) m.max_context = max_context;
 
     Workload w;
@@ -163,9 +168,16 @@ json evaluate(const json& request) {
         formats_source += kept_state_source(loaded.precision);
     }
     w.precision.kv = format(request, "kv");
-    const auto compute = numeric_from_name(request.at("compute").get<std::string>());
-    if (!compute) throw field_error("compute", "expected a compute format");
-    w.precision.compute = *compute;
+    // An empty compute field is the device's default (bf16, fp16 on a V100), said as the CLI says it.
+    const std::string compute_name = request.at("compute").get<std::string>();
+    if (compute_name.empty()) {
+        w.precision.compute = default_compute(hw);
+        formats_source += default_compute_note(hw);
+    } else {
+        const auto compute = numeric_from_name(compute_name);
+        if (!compute) throw field_error("compute", "expected a compute format");
+        w.precision.compute = *compute;
+    }
     w.batch = integer(request, "batch", 1, "an integer >= 1");
     w.context = integer(request, "context", 0, "an integer >= 0 tokens");
     // The field's text, read by the CLI's --efficiency reader; a number goes to the library's check.

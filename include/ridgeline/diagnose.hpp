@@ -37,10 +37,12 @@ struct Diagnosis {
     double gap = 0;                      // 1 - fraction, when below the ceiling
     // When above the ceiling, each of these alone would explain the measurement:
     std::optional<double> max_bits_per_weight{};  // weights stored in at most this many bits (KV and links as stated)
-    // The fewest devices (tensor x pipeline) of a tensor-parallel degree the model allows, the
-    // other degrees as stated and links included, whose ideal step is at most the measured one;
-    // nullopt where no degree up to 1,024 is (the links' time grows with the degree).
+    // The fewest devices (tensor x pipeline) of a tensor-parallel degree above the stated one
+    // that the model splits into and whose memory fits, the other degrees as stated and links
+    // included, whose ideal step is at most the measured one; nullopt where no degree up to 1,024
+    // is, or where the device has no link figure to cost a split (then `no_link_figure`).
     std::optional<std::int64_t> min_devices{};
+    bool no_link_figure = false;
     std::optional<double> min_acceptance{};       // speculation with `draft_tokens` drafts accepting at least this
     std::int64_t draft_tokens = 4;
 };
@@ -77,17 +79,26 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         const Bytes weights = c.weight_bytes(w.batch) - rows;
         if (allowed > Bytes{} && !compute_bound)
             d.max_bits_per_weight = w.precision.weights.bits_per_element() * static_cast<double>(allowed / weights);
-        // More devices: the first tensor-parallel degree that runs the step this fast, as decode
-        // costs it (a degree the heads or experts do not divide is no deployment, and each ring
-        // step of its all-reduces adds a link's latency, so spreading the bytes is not enough).
-        for (std::int64_t t = 1; t <= 1024 && !d.min_devices; ++t) {
+        // More devices: the first tensor-parallel degree past the stated one that runs the step
+        // this fast and fits, as decode costs it (a degree the heads or experts do not divide is
+        // no deployment, and each ring step of its all-reduces adds a link's latency, so spreading
+        // the bytes is not enough).
+        for (std::int64_t t = dep.parallel.tensor + 1; t <= 1024 && !d.min_devices; ++t) {
             Parallelism par = dep.parallel;
             par.tensor = t;
             if (t % par.expert != 0) continue;
             try {
-                if (decode_step(Deployment{hw, par}, m, ideal).step_time <= measured_step) d.min_devices = par.replica_devices();
+                validate(Deployment{hw, par}, m);
             } catch (const error&) {
-                // not a degree this model splits into
+                continue;  // not a degree this model splits into
+            }
+            try {
+                const DecodeStep step = decode_step(Deployment{hw, par}, m, ideal);
+                if (step.step_time <= measured_step && step.fits()) d.min_devices = par.replica_devices();
+            } catch (const error&) {
+                // A split the model takes that the device cannot cost: it has no link figure.
+                d.no_link_figure = true;
+                break;
             }
         }
         // Speculation: expected tokens per verification must reach measured / ceiling

@@ -130,6 +130,9 @@ TEST_CASE("cli: a value that is not zero is never shown as zero", "[cli]") {
     CHECK(cli::fixed(-0.0004, 2, true) == "-0.0004");
     CHECK(cli::fixed(0.0004, 3, true) == "+0.0004");
     CHECK(cli::fixed(215.53, 1) == "215.5");
+    CHECK(cli::fixed(0.5, 0) == "0.5");  // {:.0f} rounds half to even: "0"
+    CHECK(cli::fixed(-0.5, 0) == "-0.5");
+    CHECK(cli::fixed(1.5, 0) == "2");
     CHECK(cli::shown(0.00012, 3, "{} ms") == "0.00012 ms");
 }
 

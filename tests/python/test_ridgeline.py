@@ -493,6 +493,9 @@ def test_v100_computes_in_fp16_unless_asked():
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.decode("llama-3.1-8b", "v100", compute="bf16")
     assert e.value.value == "bf16"
+    # A Workload says None where no compute format was given, as it does for weights.
+    assert ridgeline.Workload().compute is None and ridgeline.Workload(compute="fp8").compute == "fp8"
+    assert ridgeline.decode("llama-3.1-8b", "v100", workload=ridgeline.Workload())["compute"] == "fp16"
 
 
 def test_context_past_the_model_and_bad_degrees():

@@ -317,6 +317,13 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     // And no degree reaches it: TP 8 reads 8.69 GB of weights and 41.9 MB of KV (2.61 ms) and
     // spends 1.35 ms on links, 3.96 ms; past 8 the KV heads stop splitting and the links grow.
     CHECK_FALSE(linked.min_devices.has_value());
+    CHECK_FALSE(linked.no_link_figure);
+    // A device without a link figure (the RTX 4090's preset has none) cannot cost any split: said
+    // so, not blamed on the links' growth. 1,000 tok/s of Llama-3.1-8B is 15x its one-card ceiling.
+    const Diagnosis unlinked = diagnose(Deployment{load_hardware("rtx-4090")}, load_model("llama-3.1-8b"), Workload{}, ms(1));
+    REQUIRE(unlinked.verdict == Verdict::above_ceiling);
+    CHECK_FALSE(unlinked.min_devices.has_value());
+    CHECK(unlinked.no_link_figure);
 }
 
 TEST_CASE("measurements: gpt-fast's rows load, and ridgeline's implied bandwidth matches theirs", "[diagnose][calibrate]") {
