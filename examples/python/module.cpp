@@ -360,10 +360,8 @@ std::optional<std::int64_t> read_max_context(Kwargs& k) {
 // make the model refuse contexts it takes, so it is refused in the same words.
 void raise_max_context(Model& m, const std::optional<std::int64_t>& max_ctx) {
     if (!max_ctx) return;
-    if (m.max_context > 0 && *max_ctx < m.max_context)
-        throw ridgeline::error("", "max_context", std::to_string(*max_ctx),
-                               "at least the limit of model '" + std::string(m.name.view()) + "' itself, " + std::to_string(m.max_context) +
-                                   " tokens (max_position_embeddings): max_context= raises it");
+    if (const auto expected = lowers_context_limit(m, *max_ctx))
+        throw ridgeline::error("", "max_context", std::to_string(*max_ctx), *expected + ": max_context= raises it");
     m.max_context = *max_ctx;
 }
 

@@ -249,10 +249,8 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     }
     if (o.max_context) {
         // It raises the limit; a lower one would only make the model refuse contexts it takes.
-        if (s.m.max_context > 0 && *o.max_context < s.m.max_context)
-            cli::bad_value("--max-context", std::to_string(*o.max_context),
-                           "at least the limit of model '" + std::string(s.m.name.view()) + "' itself, " + std::to_string(s.m.max_context) +
-                               " tokens (max_position_embeddings): the flag raises it");
+        if (const auto expected = lowers_context_limit(s.m, *o.max_context))
+            cli::bad_value("--max-context", std::to_string(*o.max_context), *expected + ": the flag raises it");
         s.m.max_context = *o.max_context;
     }
     s.dep = Deployment{s.hw, par};

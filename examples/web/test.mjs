@@ -196,6 +196,15 @@ try {
   await page.waitForSelector("body[data-state=ok]");
   await page.fill("#tp", "1");
   await page.waitForSelector("body[data-state=ok]");
+  // A max context below the model's own 131072 is refused beside its field, in the CLI's words.
+  await page.fill("#max_context", "50");
+  await page.waitForSelector("body[data-state=error]");
+  check("max context 50 is refused beside its field", await page.textContent("#error-max_context"),
+        "got 50, expected at least the limit of model 'llama-3.1-8b' itself, 131072 tokens (max_position_embeddings): the field raises it");
+  check("the CLI refuses --max-context 50 with the same limit",
+        cliError("decode", "-m", "llama-3.1-8b", "--max-context", "50").includes("at least the limit of model 'llama-3.1-8b' itself, 131072 tokens"), true);
+  await page.fill("#max_context", "0");
+  await page.waitForSelector("body[data-state=ok]");
   // A context past the model's positions names the page's own lever, as the CLI names --max-context.
   await page.fill("#context", "200000");
   await page.waitForSelector("body[data-state=error]");

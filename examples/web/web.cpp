@@ -148,10 +148,8 @@ json evaluate(const json& request) {
     Model& m = loaded.model;
     const std::int64_t max_context = integer(request, "max_context", 0, "0 (the model's own) or a token count");
     // It raises the limit, as --max-context and max_context= do: a lower one is refused alike.
-    if (max_context > 0 && m.max_context > 0 && max_context < m.max_context)
-        throw field_error("max_context", "got " + std::to_string(max_context) + ", expected at least the limit of model '" +
-                                             std::string(m.name.view()) + "' itself, " + std::to_string(m.max_context) +
-                                             " tokens (max_position_embeddings): the field raises it");
+    if (const auto expected = max_context > 0 ? lowers_context_limit(m, max_context) : std::nullopt)
+        throw field_error("max_context", "got " + std::to_string(max_context) + ", expected " + *expected + ": the field raises it");
     if (max_context > 0) m.max_context = max_context;
 
     Workload w;

@@ -86,11 +86,10 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         for (std::int64_t t = dep.parallel.tensor + 1; t <= 1024 && !d.min_devices; ++t) {
             Parallelism par = dep.parallel;
             par.tensor = t;
-            if (t % par.expert != 0) continue;
             try {
                 validate(Deployment{hw, par}, m);
             } catch (const error&) {
-                continue;  // not a degree this model splits into
+                continue;  // not a degree this model (or the expert-parallel degree) splits into
             }
             try {
                 const DecodeStep step = decode_step(Deployment{hw, par}, m, ideal);

@@ -195,6 +195,15 @@ constexpr void require_context_within(const Model& m, std::int64_t context, cons
                         std::to_string(m.max_context) + "); " + std::string(max_context_lever));
 }
 
+// A limit given to raise the model's (--max-context, max_context=, the page's field) that is below
+// the model's own would only make it refuse contexts it takes: what the input must be instead, to
+// which each front end adds how it raises the limit; nothing where `tokens` raises it or keeps it.
+inline std::optional<std::string> lowers_context_limit(const Model& m, std::int64_t tokens) {
+    if (m.max_context <= 0 || tokens >= m.max_context) return std::nullopt;
+    return "at least the limit of model '" + std::string(m.name.view()) + "' itself, " + std::to_string(m.max_context) +
+           " tokens (max_position_embeddings)";
+}
+
 // ---------------------------------------------------------------------------------------------
 // Parameters
 // ---------------------------------------------------------------------------------------------
