@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -167,6 +168,14 @@ public:
         return optional_si("link_latency_s", cli::least_time_us * 1e-6, cli::most_link_latency_us * 1e-6,
                            "a time in seconds: 0, or from 1e-12 to 1");
     }
+    std::optional<ridgeline::BytesPerSecond> optional_link_bandwidth() {  // --link-gb-per-s
+        const char* key = "link_bandwidth_bytes_per_s";
+        const std::optional<double> v = optional_number(key);
+        if (!v) return std::nullopt;
+        if (!(*v >= cli::least_link_gb_per_s * 1e9 && *v <= cli::most_link_gb_per_s * 1e9))
+            throw ridgeline::error("", key, ridgeline::number_text(*v), "a bandwidth in bytes per second from 1e6 to 1e17");
+        return ridgeline::GB_per_s(*v / 1e9);
+    }
     std::optional<double> optional_reserve_bytes() {  // --reserve-gib
         return optional_si("runtime_reserve_bytes", ridgeline::GiB(cli::least_reserve_gib).in(ridgeline::bytes),
                            ridgeline::GiB(cli::most_reserve_gib).in(ridgeline::bytes),
@@ -244,7 +253,7 @@ Numeric numeric_arg(const char* what, const std::string& s) {
 const std::vector<const char*> workload_keys{"weights",    "kv",          "compute",    "embeddings",      "experts",      "lm_head",
                                              "efficiency", "overhead_s",  "assumptions", "accounting",     "attention_flops",
                                              "memory_fraction", "runtime_reserve_bytes"};
-const std::vector<const char*> parallel_keys{"tp", "pp", "ep", "dp", "link_latency_s"};
+const std::vector<const char*> parallel_keys{"tp", "pp", "ep", "dp", "link_latency_s", "link_bandwidth_bytes_per_s"};
 
 // assumptions ('physical', 'seed_003' or an Assumptions), then the single terms that override it.
 Assumptions read_assumptions(Kwargs& k) {
@@ -319,6 +328,7 @@ WorkloadSpec workload_of(Kwargs& k, bool read_weights = true) {
 Parallelism read_parallel(Kwargs& k) {
     Parallelism par{.tensor = k.integer("tp", 1), .pipeline = k.integer("pp", 1), .expert = k.integer("ep", 1), .data = k.integer("dp", 1)};
     if (const auto l = k.optional_link_latency_s()) par.link_latency = seconds(*l);
+    par.link_bandwidth = k.optional_link_bandwidth();
     validate(par);
     return par;
 }
@@ -512,8 +522,9 @@ py::object prefill_py(const py::object& model, const py::object& hardware, const
 py::object speculative_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
                           const py::object& draft_tokens, const py::object& acceptance, const py::object& draft, const py::kwargs& kw) {
     Kwargs k("speculative", kw);
+    const std::int64_t draft_tp = k.integer("draft_tp", 0);  // 0: the target's degree
     const Speculation spec{integer_arg("speculative", "draft_tokens", draft_tokens, 4),
-                           acceptance.is_none() ? 0.8 : Kwargs::as_number("speculative", "acceptance", acceptance)};
+                           acceptance.is_none() ? 0.8 : Kwargs::as_number("speculative", "acceptance", acceptance), draft_tp};
     validate(spec);
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "speculative", batch, context);
@@ -523,7 +534,7 @@ py::object speculative_py(const py::object& model, const py::object& hardware, c
     static const auto columns = cli::speculative_columns();
     const std::optional<std::string> draft_name =
         draft_model ? std::optional<std::string>(std::string(draft_model->model.name.view())) : std::nullopt;
-    return row_py(columns, cli::speculative_cells(c.s, SpeculativeRow{w.batch, w.context, draft_name, spec, r}));
+    return row_py(columns, cli::speculative_cells(c.s, SpeculativeRow{w.batch, w.context, c.s.dep.parallel.tensor, draft_name, spec, r}));
 }
 
 py::list operators_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
@@ -563,6 +574,9 @@ py::object predict_py(const py::object& model, const py::object& hardware, const
     Kwargs k("predict", kw);
     const auto calibration = k.optional_text("calibration");
     if (!calibration) throw py::type_error("predict() missing the keyword argument 'calibration' (an efficiency preset name or file)");
+    // The calibration gives the efficiency and the times; keywords that would be ignored are refused.
+    for (const char* key : {"efficiency", "overhead_s"})
+        if (k.has(key)) throw ridgeline::error("", key, py::str(kw[key]).cast<std::string>(), "none: predict takes it from the calibration");
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "predict", batch, context);
     return to_python(cli::predict_table(c.s, w, load_efficiency(*calibration)).json());
@@ -641,6 +655,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     if (const auto t = k.optional_number("tpot_s")) r.tpot_target = seconds(*t);
     if (const auto t = k.optional_number("ttft_s")) r.ttft_target = seconds(*t);
     r.max_devices = k.integer("max_devices", 64);
+    const auto max_ctx = read_max_context(k);
     const std::int64_t top = k.integer("top", 20);
     if (top < 1) throw ridgeline::error("", "top", std::to_string(top), "an integer from 1");
     if (const py::object wl = k.take("weights"); !wl.is_none()) {
@@ -667,6 +682,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     if (const auto f = k.optional_number("memory_fraction")) w.assumptions.memory_fraction = *f;
     if (const auto b = k.optional_reserve_bytes()) w.assumptions.runtime_reserve = bytes(*b);
     if (const auto l = k.optional_link_latency_s()) r.links.link_latency = seconds(*l);
+    r.links.link_bandwidth = k.optional_link_bandwidth();
     const py::object hw = k.take("hardware");
     const std::vector<std::string> names = hw.is_none() ? list_presets(PresetKind::hardware) : names_of(hw, "plan", "hardware");
     std::vector<std::pair<std::string, double>> prices;
@@ -690,6 +706,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     }
     const PyModel& pm = model_of(model);
     r.model = pm.model;
+    raise_max_context(r.model, max_ctx);
     w.precision.state = pm.precision.state;  // the cache's format, whatever the weights'
     const PlanResult result = plan(r);
     return to_python(plan_json(result, r.model, top));
@@ -706,6 +723,15 @@ std::vector<std::int64_t> integers(const py::handle& v, const char* what) {
     const char kind = a.dtype().kind();
     if (kind != 'i' && kind != 'u' && a.size() != 0)
         throw py::type_error(std::string("decode_sweep(): ") + what + " must hold integers, got dtype " + py::str(a.dtype()).cast<std::string>());
+    // One axis: a 2-D array would be flattened into points the caller did not lay out.
+    if (a.ndim() > 1)
+        throw py::type_error(std::string("decode_sweep(): ") + what + " must be one-dimensional, got " + std::to_string(a.ndim()) + " dimensions");
+    // Unsigned values past 2^63 - 1 would wrap to negative ones in int64: refused as the value given.
+    if (kind == 'u' && a.size() != 0) {
+        const py::object most = np.attr("max")(a);
+        if (most.cast<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+            throw ridgeline::error("", what, py::str(most).cast<std::string>(), "an integer within 64 bits (from -2^63 to 2^63 - 1)");
+    }
     const auto flat = np.attr("ravel")(a.attr("astype")("int64")).cast<py::array_t<std::int64_t>>();
     return std::vector<std::int64_t>(flat.data(), flat.data() + flat.size());
 }
@@ -773,6 +799,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
         eps = degrees(k, "ep");
         base_par.data = k.integer("dp", 1);
         if (const auto l = k.optional_link_latency_s()) base_par.link_latency = seconds(*l);
+        base_par.link_bandwidth = k.optional_link_bandwidth();
     }
     const auto max_ctx = read_max_context(k);
     k.done();
@@ -1054,8 +1081,11 @@ PYBIND11_MODULE(ridgeline, m) {
             if (p) std::rethrow_exception(p);
         } catch (const ridgeline::error& e) {
             // The library names its own lever; say the module's (as the CLI says --max-context).
-            const ridgeline::error said(e.file(), e.path(), e.value(),
-                                        naming_own_max_context_lever(e.expected(), "raise it with max_context= or Model.with_max_context where the model allows more"));
+            std::string expected = naming_own_max_context_lever(e.expected(), "raise it with max_context= or Model.with_max_context where the model allows more");
+            const std::string library_lever = "set it on the deployment: Parallelism::link_bandwidth";
+            if (const auto at = expected.find(library_lever); at != std::string::npos)
+                expected.replace(at, library_lever.size(), "give one with link_bandwidth_bytes_per_s=, e.g. 64e9 for PCIe 4.0 x16");
+            const ridgeline::error said(e.file(), e.path(), e.value(), expected);
             py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(said.what());
             instance.attr("file") = said.file();
             instance.attr("path") = said.path();
@@ -1125,6 +1155,7 @@ PYBIND11_MODULE(ridgeline, m) {
         .def_property_readonly("accounting", [](const PyAssumptions& a) { return accounting_name(a.a); })
         .def_property_readonly("attention_flops", [](const PyAssumptions& a) { return a.a.attention_flops; })
         .def_property_readonly("embedding_lookup_flops", [](const PyAssumptions& a) { return a.a.embedding_lookup_flops; })
+        .def_property_readonly("prompt_logits", [](const PyAssumptions& a) { return a.a.prompt_logits ? "every" : "last"; })
         .def_property_readonly("reported_memory", [](const PyAssumptions& a) { return a.a.reported_memory; })
         .def_property_readonly("memory_fraction", [](const PyAssumptions& a) { return a.a.memory_fraction; })
         .def_property_readonly("runtime_reserve_bytes", [](const PyAssumptions& a) { return a.a.runtime_reserve.in(bytes); })
@@ -1165,7 +1196,8 @@ PYBIND11_MODULE(ridgeline, m) {
         });
 
     py::class_<PyDeployment>(m, "Deployment",
-                             "A device and how the model is split: Deployment(hardware, tp=1, pp=1, ep=1, dp=1, link_latency_s=None). "
+                             "A device and how the model is split: Deployment(hardware, tp=1, pp=1, ep=1, dp=1, link_latency_s=None, "
+                             "link_bandwidth_bytes_per_s=None: the preset's; both directions, per device). "
                              "Pass it to an answer as hardware.")
         .def(py::init(&make_deployment), py::arg("hardware"))
         .def_property_readonly("hardware", [](const PyDeployment& d) { return d.device; })
@@ -1176,6 +1208,9 @@ PYBIND11_MODULE(ridgeline, m) {
         .def_property_readonly("devices", [](const PyDeployment& d) { return d.par.devices(); })
         .def_property_readonly("link_latency_s", [](const PyDeployment& d) -> std::optional<double> {
             return d.par.link_latency ? std::optional<double>(d.par.link_latency->in(seconds)) : std::nullopt;
+        })
+        .def_property_readonly("link_bandwidth_bytes_per_s", [](const PyDeployment& d) -> std::optional<double> {
+            return d.par.link_bandwidth ? std::optional<double>(d.par.link_bandwidth->in(bytes_per_s)) : std::nullopt;
         })
         .def("__repr__", [](const PyDeployment& d) {
             return "<ridgeline.Deployment " + d.device.name + " tp " + std::to_string(d.par.tensor) + " pp " + std::to_string(d.par.pipeline) +
@@ -1199,7 +1234,7 @@ PYBIND11_MODULE(ridgeline, m) {
           py::arg("model"), "Parameters, weight bytes per format and KV per token: what `ridgeline model -m MODEL --format json` prints");
 
     const std::string settings =
-        " Settings (keyword only, as the CLI's flags, in SI units): tp, pp, ep, dp, link_latency_s (or hardware as a ridgeline.Deployment); "
+        " Settings (keyword only, as the CLI's flags, in SI units): tp, pp, ep, dp, link_latency_s, link_bandwidth_bytes_per_s (or hardware as a ridgeline.Deployment); "
         "weights (default: the checkpoint's), kv, compute, embeddings, experts, lm_head, efficiency, overhead_s, assumptions ('physical', "
         "'seed_003' or a ridgeline.Assumptions), accounting ('read' or 'every'), attention_flops (bool), memory_fraction, "
         "runtime_reserve_bytes (or workload=ridgeline.Workload(...), whose batch and context are the defaults); max_context.";
@@ -1218,13 +1253,14 @@ PYBIND11_MODULE(ridgeline, m) {
     m.def("prefill", &prefill_py, py::arg("model"), py::arg("hardware"), py::arg("prompt"), py::arg("batch") = py::none(),
           py::arg("chunk") = 0, py::arg("cached") = 0,
           doc("Prefill of a prompt (in chunks of `chunk` tokens, 0: whole; `cached` tokens already in the cache): the time to first "
-              "token. The CLI has no subcommand for it; the row follows its conventions.").c_str());
+              "token. The row follows the CLI's conventions.").c_str());
     m.def("speculative", &speculative_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(),
           py::arg("context") = py::none(), py::arg("draft_tokens") = 4, py::arg("acceptance") = 0.8, py::arg("draft") = py::none(),
           doc("Speculative decoding: g drafted tokens accepted each with probability a, verified in one pass; draft: a draft model "
-              "(else the draft is free). The CLI has no subcommand for it.").c_str());
+              "with the target's vocabulary (else the draft is free), split draft_tp ways (keyword; default 0: the target's "
+              "tensor-parallel degree, as vLLM; 1: one device). The CLI has no subcommand for it.").c_str());
     m.def("operators", &operators_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
-          doc("The decode step per operator, per device: a list of rows. The CLI has no subcommand for it.").c_str());
+          doc("The decode step per operator, per device: a list of rows, as `ridgeline operators --format json` prints them.").c_str());
     m.def("diagnose", &diagnose_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
           doc("From a measurement (keyword measured_tokens_per_s or measured_tpot_s; draft_tokens, default 4): the record "
               "`ridgeline diagnose --format json` prints.").c_str());
@@ -1239,7 +1275,7 @@ PYBIND11_MODULE(ridgeline, m) {
           "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all), prompt, output, "
           "cached_prompt, chunk, users or requests_per_s, tpot_s, ttft_s, prices (dict device -> price per device-hour), "
           "max_devices, weights (list), mode ('agg', 'apart', 'disagg', 'both', or a mix: 'agg,apart' or ['agg', 'apart']), kv, compute, efficiency, overhead_s, memory_fraction, "
-          "runtime_reserve_bytes, link_latency_s, top.");
+          "runtime_reserve_bytes, link_latency_s, link_bandwidth_bytes_per_s, max_context, top.");
     m.def("decode_sweep", &decode_sweep_py, py::arg("model"), py::arg("hardware"), py::arg("batches"), py::arg("contexts"),
           doc("Decode rows for every setting and every batch x context point, as a dict of numpy arrays under decode's keys "
               "(pandas.DataFrame takes it). model, hardware, weights, tp, pp and ep may each be a list: one setting per combination, "

@@ -213,6 +213,11 @@ inline ridgeline::Seconds parse_overhead(const std::string& option, const std::s
 inline ridgeline::Seconds parse_link_latency(const std::string& option, const std::string& s) {  // --link-latency-us
     return parse_microseconds(option, s, most_link_latency_us, "a time in microseconds: 0, or from 1e-6 to 1e6");
 }
+// --link-gb-per-s: a link for devices whose preset has none (PCIe cards), or another one.
+inline constexpr double least_link_gb_per_s = 1e-3, most_link_gb_per_s = 1e8;
+inline ridgeline::BytesPerSecond parse_link_bandwidth(const std::string& option, const std::string& s) {
+    return ridgeline::GB_per_s(parse_number(option, s, least_link_gb_per_s, most_link_gb_per_s, "a bandwidth in GB/s from 0.001 to 1e8"));
+}
 inline ridgeline::Bytes parse_reserve(const std::string& option, const std::string& s) {  // --reserve-gib
     return ridgeline::GiB(parse_number(option, s, least_reserve_gib, most_reserve_gib, "a size in GiB: 0, or from 1e-6 to 900000", true));
 }

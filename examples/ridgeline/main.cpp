@@ -74,6 +74,7 @@ struct WorkloadOptions {
     std::vector<std::int64_t> tp{1}, pp{1}, ep{1};
     std::int64_t dp = 1;
     std::optional<Seconds> link_latency;
+    std::optional<BytesPerSecond> link_bandwidth;
     double efficiency = 1;
     Seconds overhead{};
     bool seed_assumptions = false;  // --assumptions seed_003
@@ -138,6 +139,10 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
     add_read(app, "--link-latency-us", o.link_latency,
              [](const std::string& f, const std::string& t) { return std::optional(cli::parse_link_latency(f, t)); },
              "Latency per message on the scale-up link, us (default: the hardware preset's)");
+    add_read(app, "--link-gb-per-s", o.link_bandwidth,
+             [](const std::string& f, const std::string& t) { return std::optional(cli::parse_link_bandwidth(f, t)); },
+             "Scale-up link bandwidth per device, GB/s, both directions together (default: the hardware preset's; "
+             "gives a PCIe card, whose preset has none, a link to split over, e.g. 64 for PCIe 4.0 x16)");
     add_read(app, "--efficiency", o.efficiency, read_fraction, "Fraction of peak bandwidth achieved, in (0, 1] (default 1: the ceiling)");
     add_read(app, "--overhead-us", o.overhead,
              [](const std::string& f, const std::string& t) { return cli::parse_overhead(f, t); },
@@ -188,6 +193,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     p.kv = o.kv;
     Parallelism par{.tensor = tp, .pipeline = pp, .expert = ep, .data = o.dp};
     par.link_latency = o.link_latency;
+    par.link_bandwidth = o.link_bandwidth;
     w.efficiency.bandwidth = o.efficiency;
     w.efficiency.overhead = o.overhead;
     Assumptions& a = w.assumptions;
@@ -342,7 +348,8 @@ public:
 
 private:
     void note(const Setting& s, const Link& l, const char* between) {
-        const std::string text = fmt::format("{} us per message ({}), {}{}", cli::shown(l.latency.in(us), 2), l.latency_from,
+        const std::string text = fmt::format("{} GB/s each way ({}), {} us per message ({}), {}{}", cli::shown(l.one_way.in(GB_per_s), 1),
+                                             l.bandwidth_from, cli::shown(l.latency.in(us), 2), l.latency_from,
                                              l.scale_out ? "scale-out network" : "scale-up link", between);
         std::string where = cli::printable(s.hardware) + " tp " + std::to_string(s.dep.parallel.tensor);
         if (s.dep.parallel.pipeline > 1) where += " pp " + std::to_string(s.dep.parallel.pipeline);
@@ -354,10 +361,11 @@ private:
 };
 
 // One line under a table: what the numbers count (JSON and CSV carry it in every row).
-void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& seen = {}) {
+void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& seen = {}, bool prefill = false) {
     if (format != cli::Output::table) return;
     const Assumptions& a = s.base.assumptions;
-    const std::string links = seen.text();
+    std::string links = seen.text();
+    if (prefill) links += a.prompt_logits ? "; prefill: the LM head for every prompt token" : "; prefill: the LM head for each prompt's last token";
     fmt::print("assumptions: {} (attention FLOPs {}, embedding lookups {}, weights as {}, memory: {} of {} less {} GiB reserved{}){}\n",
                assumptions_name(a), a.attention_flops ? "counted" : "not counted",
                a.embedding_lookup_flops ? "2 FLOPs per parameter" : "free",
@@ -520,7 +528,7 @@ void run_generate(const GenerateOptions& o) {
             t.add(cli::generate_cells(s, b, generate(s.dep, s.m, w, o.prompt, o.new_tokens, o.chunk)));
         }
     t.print(o.format);
-    print_assumptions(o.format, settings.back());
+    print_assumptions(o.format, settings.back(), {}, o.prompt > 0);
 }
 
 struct DiagnoseOptions : WorkloadOptions {
@@ -618,6 +626,10 @@ struct PredictOptions : WorkloadOptions {
 // The estimate for a setting with an engine-and-device calibration, its range, and the ceiling.
 void run_predict(const PredictOptions& o) {
     require_one_point(o, "predict");
+    // The calibration gives the efficiency and the times; flags that would be ignored are refused.
+    if (o.efficiency != 1) cli::bad_value("--efficiency", number_text(o.efficiency), "none: predict takes its efficiency from --calibration");
+    if (o.overhead != Seconds{})
+        cli::bad_value("--overhead-us", number_text(o.overhead.in(us)), "none: predict takes its times from --calibration");
     const Setting s = resolve_one(o);
     const Workload w = at_point(o, s);
     const EfficiencyPreset preset = load_efficiency(o.calibration);
@@ -690,6 +702,7 @@ void run_plan(const cli::PlanOptions& a) {
                            : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
                    r.traffic.cached_prompt, r.traffic.output);
         for (const std::string& said : result.assumptions) fmt::print("serving {}\n", said);
+        for (const std::string& said : result.notes) fmt::print("note: {}\n", cli::printable(said));
         // The compute format, and the devices that chose another where none was asked for.
         std::string compute(name_of(w.precision.compute));
         if (r.device_compute) {
@@ -700,9 +713,12 @@ void run_plan(const cli::PlanOptions& a) {
             if (count == r.devices.size()) compute = "fp16 (" + others + ": no bf16 peak)";
             else if (count > 0) compute += " (fp16 on " + others + ": no bf16 peak)";
         }
-        fmt::print("searched: {} serving evaluations; weights {}; KV {}; compute {}; memory: {} of the reported memory less {} GiB{}\n",
+        fmt::print("searched: {} serving evaluations; weights {}; KV {}; compute {}; memory: {} of the reported memory less {} GiB; "
+                   "prefill: the LM head for {}{}\n",
                    result.evaluated, weights, format_name(a.kv), compute, cli::shown(w.assumptions.memory_fraction, 2),
-                   cli::shown(w.assumptions.runtime_reserve.in(GiB), 2), setting.priced ? "" : "; no prices: ranked by devices");
+                   cli::shown(w.assumptions.runtime_reserve.in(GiB), 2),
+                   w.assumptions.prompt_logits ? "every prompt token" : "each prompt's last token",
+                   setting.priced ? "" : "; no prices: ranked by devices");
         if (!setting.model_notes.empty()) fmt::print("model: {}\n", cli::printable(setting.model_notes));
     }
     if (a.svg) {
@@ -734,6 +750,7 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
         {"efficiency (bandwidth)", "--efficiency"},
         {"overhead per step", "--overhead-us"},
         {"link latency", "--link-latency-us"},
+        {"link bandwidth", "--link-gb-per-s"},
         {"memory fraction", "--memory-fraction"},
         {"runtime reserve", "--reserve-gib"},
         {"prompt", "--prompt"},
@@ -745,6 +762,7 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
     };
     if (!e.file().empty()) return e.what();
     std::string expected = naming_own_max_context_lever(e.expected(), "raise it with --max-context");
+    replace_all(expected, "set it on the deployment: Parallelism::link_bandwidth", "give one with --link-gb-per-s, e.g. 64 for PCIe 4.0 x16");
     replace_all(expected, "the tensor-parallel degree", "--tp");
     for (const auto& [path, flag] : flags)
         if (e.path() == path) return fmt::format("{}: got {}, expected {}", flag, e.value(), expected);
@@ -763,7 +781,7 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
         return fmt::format("--compute: got {}, expected a format {} has a dense peak for: {}{}", e.value(), device,
                            list.empty() ? "none" : list, suggestion.empty() ? "" : " (try --compute " + suggestion + ")");
     }
-    return e.what();
+    return ridgeline::error("", e.path(), e.value(), expected).what();
 }
 
 // plan's errors in its flags' words: it searches many devices, so a missing peak is the search's.

@@ -40,6 +40,7 @@ struct PlanOptions {
     std::optional<double> memory_fraction;
     std::optional<ridgeline::Bytes> reserve;
     std::optional<ridgeline::Seconds> link_latency;
+    std::optional<ridgeline::BytesPerSecond> link_bandwidth;
     std::optional<std::int64_t> max_context;
     std::optional<std::string> svg;
     Output format = Output::table;
@@ -115,6 +116,9 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.reserve = parse_reserve(f, t); }},
         {"--link-latency-us", "link_latency_us", "Latency per message on the links, us (default: the preset's)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.link_latency = parse_link_latency(f, t); }},
+        {"--link-gb-per-s", "link_gb_per_s",
+         "Link bandwidth per device, GB/s, both directions (default: the preset's); lets a PCIe card's plans split over up to 8 devices",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.link_bandwidth = parse_link_bandwidth(f, t); }},
         {"--max-context", "", "Raise the model's context limit (max_position_embeddings), e.g. 131072 for Qwen3 with YaRN",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.max_context = parse_integer_option(f, t, 1, std::int64_t{1} << 40); }},
         // Prices: "h100-sxm=2.50,h200=3.50"; that each names a device of -H is checked with -H.
@@ -180,6 +184,7 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     if (o.memory_fraction) w.assumptions.memory_fraction = *o.memory_fraction;
     if (o.reserve) w.assumptions.runtime_reserve = *o.reserve;
     if (o.link_latency) r.links.link_latency = *o.link_latency;
+    if (o.link_bandwidth) r.links.link_bandwidth = *o.link_bandwidth;
     out.priced = !o.prices.empty();
     const std::vector<std::string> names = o.hardware.empty() ? list_presets(PresetKind::hardware) : o.hardware;
     for (const auto& [name, price] : o.prices)

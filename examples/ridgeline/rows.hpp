@@ -93,7 +93,8 @@ inline std::vector<Column> input_columns() {
             {"pp", "pp"},                    {"ep", "ep"},
             {"dp", "dp"},                    {"assumptions", "assumptions", false, false},
             {"accounting", "accounting", false, false}, {"attention_flops", "attention FLOPs", false, false},
-            {"embedding_lookup_flops", "lookup FLOPs", false, false}, {"memory_fraction", "memory fraction", true, false},
+            {"embedding_lookup_flops", "lookup FLOPs", false, false}, {"prompt_logits", "prompt logits", false, false},
+            {"memory_fraction", "memory fraction", true, false},
             {"runtime_reserve_bytes", "reserve", true, false}, {"experts", "experts", false, false},
             {"embeddings", "embeddings", false, false}, {"lm_head", "lm_head", false, false},
             {"formats_source", "formats from", false, false}};
@@ -115,6 +116,7 @@ inline std::vector<Cell> input_cells(const Resolved& s) {
             text(a.accounting == WeightAccounting::bytes_read ? "bytes_read" : "every_parameter"),
             Cell{a.attention_flops, a.attention_flops ? "on" : "off"},
             Cell{a.embedding_lookup_flops, a.embedding_lookup_flops ? "on" : "off"},
+            text(a.prompt_logits ? "every" : "last"),
             number(a.memory_fraction, 2), number(a.runtime_reserve.in(bytes), 0),
             text(format_name(p.expert_format())), text(format_name(p.embedding_format())), text(format_name(p.lm_head_format())),
             text(s.formats_source)};
@@ -454,8 +456,12 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
         reading = "faster than this setting allows; any one of these would explain it";
         const bool compute_bound = d.ceiling.bound == Bound::compute;
         add("max_bits_per_weight", d.max_bits_per_weight ? number(*d.max_bits_per_weight, 2)
-                                   : null(compute_bound ? "none (compute-bound: fewer bits leave its arithmetic)"
-                                                        : "none (the KV, the embedding rows and the links alone take longer)"));
+                                   : null(compute_bound            ? "none (compute-bound: fewer bits leave its arithmetic)"
+                                          : d.bits_limited_by_memory ? "none (the KV and activations alone fill the memory)"
+                                                                     : "none (the KV, the embedding rows and the links alone take longer)"));
+        if (d.max_bits_per_weight)
+            add("max_bits_limited_by", text(d.bits_limited_by_memory ? "memory (the measured step allows more bits; no more fit)"
+                                                                     : "the measured step's time"));
         add("min_devices", d.min_devices      ? integer(*d.min_devices)
                            : d.no_link_figure ? null("none (hardware '" + std::string(s.hw.name.view()) +
                                                      "' has no interconnect_GB_per_s figure to cost a split over several devices)")

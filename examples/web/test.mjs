@@ -264,7 +264,8 @@ try {
   check("tp 4 llama-3.1-70b fp8: communication time equals the CLI's", await value("#r-communication"), tp4.communication_time_s);
   check("tp 4: the title says so", (await page.textContent("#chart svg title")).includes(": fp8 weights, bf16 KV, TP 4 ("), true);
   check("tp 4 llama-3.1-70b fp8 fits", [await page.getAttribute("#r-fits", "data-fits"), tp4.fits], ["true", true]);
-  check("the link latency is the preset's", await page.textContent("#r-link"), "0.60 us per message (hardware preset), scale-up link");
+  check("the link latency is the preset's", await page.textContent("#r-link"),
+        "450.0 GB/s each way (hardware preset), 0.60 us per message (hardware preset), scale-up link");
 
   // A link latency typed in changes the communication time as the CLI's --link-latency-us does.
   await page.fill("#link_latency_us", "5");
@@ -273,7 +274,8 @@ try {
   check("link latency 5 us: communication time equals the CLI's", await value("#r-communication"), slow.communication_time_s);
   check("link latency 5 us: tok/s equals the CLI's", await value("#r-tokens-per-s"), slow.tokens_per_s);
   check("link latency 5 us: more communication than the preset's 0.6 us", slow.communication_time_s > tp4.communication_time_s, true);
-  check("the link latency shown is the one typed", await page.textContent("#r-link"), "5.00 us per message (deployment), scale-up link");
+  check("the link latency shown is the one typed", await page.textContent("#r-link"),
+        "450.0 GB/s each way (hardware preset), 5.00 us per message (deployment), scale-up link");
   await page.fill("#link_latency_us", "2000000");
   await page.waitForSelector("body[data-state=error]");
   check("a link latency over 1 s shows the CLI's error beside the field", await page.textContent("#error-link_latency_us"),
@@ -286,6 +288,18 @@ try {
   await page.fill("#link_latency_us", "");
   await page.waitForSelector("#r-link[data-from='hardware preset']");
   check("clearing the link latency returns to the preset's", await value("#r-communication"), tp4.communication_time_s);
+  // A link bandwidth typed in is the CLI's --link-gb-per-s: 64 GB/s both ways, 32 each way.
+  await page.fill("#link_gb_per_s", "64");
+  await page.waitForFunction(() => document.querySelector("#r-link").textContent.startsWith("32.0 GB/s each way (deployment)"));
+  const pcie = decode("-m", "llama-3.1-70b", "-c", "4096", "--tp", "4", "--weights", "fp8", "--link-gb-per-s", "64");
+  check("link bandwidth 64 GB/s: communication time equals the CLI's", await value("#r-communication"), pcie.communication_time_s);
+  await page.fill("#link_gb_per_s", "0");
+  await page.waitForFunction(() => document.querySelector("#error-link_gb_per_s").textContent.length > 0);
+  check("a zero link bandwidth shows the CLI's error beside the field", await page.textContent("#error-link_gb_per_s"),
+        'link bandwidth: got "0", expected a bandwidth in GB/s from 0.001 to 1e8');
+  await page.fill("#link_gb_per_s", "");
+  await page.waitForFunction(() => document.querySelector("#r-link").textContent.startsWith("450.0 GB/s each way (hardware preset)"));
+  check("clearing the link bandwidth returns to the preset's", await value("#r-communication"), tp4.communication_time_s);
   await checkOperators("tp 4 llama-3.1-70b fp8", "", tp4);
 
   // ---- Two devices side by side: each panel is the CLI's decode for its device. -------------
@@ -350,7 +364,7 @@ try {
                         "--ttft-ms": "ttft_ms", "--max-devices": "max_devices", "--weights": "weights", "--mode": "mode",
                         "--top": "top", "--kv": "kv", "--compute": "compute", "--efficiency": "efficiency",
                         "--overhead-us": "overhead_us", "--memory-fraction": "memory_fraction", "--reserve-gib": "reserve_gib",
-                        "--link-latency-us": "link_latency_us" };
+                        "--link-latency-us": "link_latency_us", "--link-gb-per-s": "link_gb_per_s" };
   const planRun = async () => Number((await page.getAttribute("body", "data-plan-run")) ?? 0);
   // Every field set: the flags given, the rest empty (the CLI's default), then one search.
   const planOnPage = async args => {

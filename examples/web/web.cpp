@@ -50,7 +50,8 @@ std::int64_t integer(const json& request, const char* key, std::int64_t min, con
     if (v.is_number_integer()) n = v.get<std::int64_t>();
     else if (v.is_string()) {
         const std::string s = v.get<std::string>();
-        if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos)
+        // Up to 18 digits, within 64 bits; the library then says its own range (batch up to 2^40).
+        if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
             throw field_error(key, "got \"" + s + "\", expected " + what);
         n = std::stoll(s);
     } else {
@@ -89,6 +90,21 @@ std::optional<Seconds> link_latency(const json& request) {
     }
 }
 
+// Link bandwidth per device in GB/s, read by the CLI's --link-gb-per-s reader; empty or absent:
+// the hardware preset's (a PCIe card has none, so a split there needs it).
+std::optional<BytesPerSecond> link_bandwidth(const json& request) {
+    const char* key = "link_gb_per_s";
+    if (!request.contains(key) || request.at(key).is_null()) return std::nullopt;
+    const json& v = request.at(key);
+    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    if (text.empty()) return std::nullopt;
+    try {
+        return cli::parse_link_bandwidth("link bandwidth", text);
+    } catch (const cli::usage_error& e) {
+        throw field_error(key, e.what());
+    }
+}
+
 Assumptions assumptions_of(const json& request) {
     const std::string name = request.value("assumptions", std::string("physical"));
     if (name == "physical") return assumptions::physical;
@@ -102,10 +118,14 @@ std::string field_of(const error& e) {
     static const std::pair<const char*, const char*> fields[] = {
         {"tensor-parallel degree", "tp"},  {"pipeline-parallel degree", "pp"}, {"expert-parallel degree", "ep"},
         {"batch", "batch"},                {"context", "context"},             {"efficiency (bandwidth)", "efficiency"},
-        {"link latency", "link_latency_us"}};
+        {"link latency", "link_latency_us"}, {"link bandwidth", "link_gb_per_s"}};
     for (const auto& [path, field] : fields)
         if (p == path) return field;
-    if (p.rfind("hardware '", 0) == 0) return "hardware";
+    if (p == "hardware preset") return "hardware";
+    if (p.rfind("hardware '", 0) == 0) {
+        if (p.ends_with("' compute peak")) return "compute";  // a format the device has no peak for
+        return p.ends_with("' interconnect_GB_per_s") ? "link_gb_per_s" : "hardware";
+    }
     return "model";
 }
 
@@ -173,7 +193,8 @@ json evaluate(const json& request) {
         formats_source += default_compute_note(hw);
     } else {
         const auto compute = numeric_from_name(compute_name);
-        if (!compute) throw field_error("compute", "expected a compute format");
+        if (!compute)
+            throw field_error("compute", "got \"" + compute_name + "\", expected a compute format: fp32, bf16, fp16, fp8, int8, int4 or fp4");
         w.precision.compute = *compute;
     }
     w.batch = integer(request, "batch", 1, "an integer >= 1");
@@ -196,6 +217,7 @@ json evaluate(const json& request) {
     // The deployment, built as the CLI's resolve() builds it.
     Parallelism par{.tensor = degree(request, "tp"), .pipeline = degree(request, "pp"), .expert = degree(request, "ep")};
     par.link_latency = link_latency(request);
+    par.link_bandwidth = link_bandwidth(request);
     const Deployment dep{hw, par};
 
     try {
@@ -212,7 +234,9 @@ json evaluate(const json& request) {
         json link = nullptr;
         if (d.links.messages > 0) {
             const Link& l = par.tensor > 1 ? d.links.tensor_link : d.links.pipeline_link;
-            link = json{{"latency_us", l.latency.in(us)},
+            link = json{{"one_way_GB_per_s", l.one_way.in(GB_per_s)},
+                        {"bandwidth_from", l.bandwidth_from},
+                        {"latency_us", l.latency.in(us)},
                         {"latency_from", l.latency_from},
                         {"scale_out", l.scale_out},
                         {"messages", d.links.messages}};

@@ -175,6 +175,7 @@ inline const Schema<PrefillRow>& prefill_fields() {
 struct SpeculativeRow {
     std::int64_t batch = 1;
     std::int64_t context = 0;
+    std::int64_t tensor = 1;  // the target's tensor-parallel degree, which a draft's 0 takes
     std::optional<std::string> draft{};  // the draft model's name; none: a free draft (prompt lookup, n-grams)
     Speculation speculation{};
     SpeculativeDecode result{};
@@ -186,6 +187,11 @@ inline const Schema<SpeculativeRow>& speculative_fields() {
         {"batch", "batch", Show::count, [](const SpeculativeRow& r) { return V{r.batch}; }},
         {"context_tokens", "context", Show::count, [](const SpeculativeRow& r) { return V{r.context}; }},
         {"draft_model", "draft", Show::word, [](const SpeculativeRow& r) { return r.draft ? V{*r.draft} : V{Null{"free"}}; }},
+        // The draft's own tensor-parallel degree (none for a free draft).
+        {"draft_tp", "draft tp", Show::count, [](const SpeculativeRow& r) {
+             if (!r.draft) return V{Null{"-"}};
+             return V{r.speculation.draft_tensor > 0 ? r.speculation.draft_tensor : r.tensor};
+         }},
         {"draft_tokens", "drafted", Show::count, [](const SpeculativeRow& r) { return V{r.speculation.draft_tokens}; }},
         {"acceptance", "acceptance", Show::number, [](const SpeculativeRow& r) { return V{r.speculation.acceptance}; }, 3},
         {"expected_tokens_per_verification", "tokens/verification", Show::number,

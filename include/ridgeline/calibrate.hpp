@@ -230,11 +230,8 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     const Hardware& hw = p.hardware();
     if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && terms.held.bandwidth == 1 && hw.measured_bandwidth))
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(), {}};
+    // validate(hw) has held it within (0, peak].
     const double measured = hw.measured_bandwidth->in(GB_per_s), peak = hw.memory_bandwidth.in(GB_per_s);
-    // Hardware made in code skips the preset's check (hardware_json.hpp).
-    if (!(measured > 0 && measured <= peak && std::isfinite(measured)))
-        throw error("", "hardware '" + std::string(hw.name.view()) + "' measured bandwidth", number_text(measured) + " GB/s",
-                    "a positive figure at most its peak of " + number_text(peak) + " GB/s");
     held.a = peak / measured;
     // The row at the measured bandwidth with no time fitted: slower, a fixed time explains the
     // rest; faster, the bandwidth itself must be higher, so it is fitted with no fixed time. Rows
@@ -343,6 +340,7 @@ inline std::size_t choose_terms(Prepared& p, const std::vector<std::size_t>& sub
 // held at its bound where that fits better). With terms.kv_reads, the attention's KV reads (once
 // per KV head, or once per query head) are chosen by fitting both.
 inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>& observations, CalibrationTerms terms = {}) {
+    validate(hw);  // the device's own error, before any row's
     calibrate_detail::Prepared p(hw, observations);
     Calibration c;
     c.used = p.used();

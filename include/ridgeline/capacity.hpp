@@ -73,11 +73,18 @@ constexpr ContextFit longest_context(const Deployment& d, const Model& m, const 
         return memory_use(d, m, at).fits();
     };
     if (!fits(1)) return ContextFit::does_not_fit();
-    // Full-attention layers grow without bound; if there are none, neither is the context.
+    // Full-attention layers grow without bound. Where every layer keeps at most a window or
+    // chunk, nothing grows past the widest one: a batch that fits there fits at any context,
+    // and one that does not is searched for below it like any other.
     bool grows = false;
-    for (const auto& g : m) grows = grows || g.spec.window == 0;
+    std::int64_t widest = 0;
+    for (const auto& g : m) {
+        const Reach r = g.spec.reach();
+        grows = grows || r.tokens == 0;
+        widest = r.tokens > widest ? r.tokens : widest;
+    }
     if (m.max_context > 0 && fits(m.max_context)) return ContextFit::up_to(m.max_context);
-    if (!grows) return ContextFit::unbounded();
+    if (!grows && fits(widest)) return ContextFit::unbounded();
     std::int64_t lo = 1, hi = 2;
     while (hi < max_context && fits(hi)) lo = hi, hi *= 2;
     if (hi >= max_context && fits(max_context)) return ContextFit::up_to(max_context);

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <system_error>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #if defined(RIDGELINE_DATA_DIR_FROM_MODULE) && defined(__unix__)
@@ -259,8 +260,8 @@ inline std::filesystem::path data_directory() {
         if (fs::is_directory(c, ec)) return c;
         tried += (tried.empty() ? "" : ", ") + c.string();
     }
-    throw error("", "data directory", tried.empty() ? "none found" : "none found (tried " + json_detail::printable(tried) + ")",
-                "RIDGELINE_DATA_DIR set, or ridgeline installed or built in its source tree");
+    throw error("", "data directory", tried.empty() ? "nothing" : "nothing at " + json_detail::printable(tried),
+                "RIDGELINE_DATA_DIR set to ridgeline's data/ (a program built outside CMake needs it), or ridgeline installed");
 }
 
 // The four kinds of preset, each a folder of JSON files under the data directory.
@@ -337,7 +338,8 @@ inline ResolvedPreset resolve_path(const std::string& s, bool checkpoint_directo
 }
 }  // namespace json_detail
 
-// `names`, the closest to `s` first, ignoring case: names `s` begins, then names that contain it,
+// `names`, the closest to `s` first, ignoring case: names `s` begins, then names that contain it
+// or that it contains (fewest edits first among them: "gb200-nvl72" lists gb200 before b200),
 // then fewest single-character edits; as "a, b, c".
 inline std::string closest_first(std::vector<std::string> names, const std::string& s) {
     const auto lower = [](std::string t) {
@@ -345,12 +347,13 @@ inline std::string closest_first(std::vector<std::string> names, const std::stri
         return t;
     };
     const std::string wanted = lower(s);
-    const auto score = [&](const std::string& n) -> std::size_t {
+    const auto score = [&](const std::string& n) -> std::pair<int, std::size_t> {
         const std::string l = lower(n);
-        if (l.starts_with(wanted)) return 0;
+        if (l.starts_with(wanted)) return {0, 0};
         // What was typed holds the name ("v100-sxm2-32gb" for v100), or the other way round.
-        if (l.find(wanted) != std::string::npos || wanted.find(l) != std::string::npos) return 1;
-        return 2 + json_detail::edit_distance(l, wanted);
+        const std::size_t edits = json_detail::edit_distance(l, wanted);
+        if (l.find(wanted) != std::string::npos || wanted.find(l) != std::string::npos) return {1, edits};
+        return {2, edits};
     };
     std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) { return score(a) < score(b); });
     std::string list;

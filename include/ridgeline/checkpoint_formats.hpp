@@ -52,6 +52,17 @@ inline int small_positive(const Node& n, const std::string& expected) {
     return static_cast<int>(v.get<std::int64_t>());
 }
 
+// A grouped format read from a config: as parse_format, scales that take as many bits as the
+// values they scale are refused (int4 in groups of 4 with a 16-bit scale is 8 bits a weight),
+// so every format a checkpoint gives has a name that reads back.
+inline Format scaled_format(const Node& n, Numeric element, int scale_bits, int block, const std::string& what) {
+    const int least = scale_bits / static_cast<int>(element_bits(element)) + 1;
+    if (block < least)
+        n.fail(what + " of at least " + std::to_string(least) + " (a " + std::to_string(scale_bits) + "-bit scale for fewer " +
+               std::string(name_of(element)) + " weights takes as many bits as they do)");
+    return Format{element, scale_bits, block};
+}
+
 // One compressed-tensors weights scheme ({"num_bits", "type", "group_size", "strategy"}).
 inline Format compressed_tensors_weights(const Node& w) {
     w.require_object("a weights scheme object");
@@ -61,7 +72,9 @@ inline Format compressed_tensors_weights(const Node& w) {
     const int group = grouped ? small_positive(w.at("group_size"), "a positive group size") : 0;
     if (type == "float" && bits == 4 && group == 16) return formats::nvfp4;  // NVFP4: FP8 scale per 16
     if (type == "float" && bits == 8 && !grouped) return formats::fp8;       // per tensor or channel
-    if (type == "int" && (bits == 4 || bits == 8)) return Format{bits == 4 ? Numeric::int4 : Numeric::int8, grouped ? 16 : 0, group};
+    const Numeric element = bits == 4 ? Numeric::int4 : Numeric::int8;
+    if (type == "int" && (bits == 4 || bits == 8))
+        return grouped ? scaled_format(w.at("group_size"), element, 16, group, "a group size") : Format{element};
     w.fail("a scheme ridgeline models: float 4-bit in groups of 16 (nvfp4), float 8-bit without groups (fp8), "
            "or int 4/8-bit (optionally grouped)");
 }
@@ -124,7 +137,7 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
             if (!b.value().is_array() || b.value().size() != 2) b.fail(expected);
             const int rows = json_detail::small_positive(b.at(0), expected), cols = json_detail::small_positive(b.at(1), expected);
             if (static_cast<std::int64_t>(rows) * cols > 1000000) b.fail(expected + " of at most 1,000,000 elements");
-            quantised = Format{Numeric::fp8, 32, rows * cols};
+            quantised = json_detail::scaled_format(b, Numeric::fp8, 32, rows * cols, "blocks (rows x columns)");
         }
         p.weights = quantised;
         p.embeddings = dtype;
@@ -138,7 +151,8 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         const Numeric element = bits == 4 ? Numeric::int4 : Numeric::int8;
         const Node g = q.need("group_size", "a positive group size, or -1 for per-channel scales");
         if (g.value().is_number_integer() && g.value().get<std::int64_t>() == -1) quantised = Format{element};
-        else quantised = Format{element, 16, json_detail::small_positive(g, "a positive group size, or -1 for per-channel scales")};
+        else quantised = json_detail::scaled_format(g, element, 16, json_detail::small_positive(g, "a positive group size, or -1 for per-channel scales"),
+                                                    "a group size");
         p.weights = quantised;
         p.embeddings = dtype;
         const bool head_quantised = method == "gptq" && q.has("lm_head") && q.at("lm_head").boolean();

@@ -31,6 +31,7 @@ struct Link {
     Seconds latency{};
     bool scale_out = false;
     const char* latency_from = "none";  // "deployment", "hardware preset", "assumptions"
+    const char* bandwidth_from = "none";  // "deployment", "hardware preset"
 
     // One message of `b` bytes.
     [[nodiscard]] constexpr Seconds send(Bytes b) const { return latency + b / one_way; }
@@ -39,7 +40,7 @@ struct Link {
 namespace deployment_detail {
 [[noreturn]] inline void no_link(const Hardware& hw, const char* what) {
     throw error("", "hardware '" + std::string(hw.name.view()) + "' " + what, "none",
-                std::string("the figure in the preset (or set it on the deployment) for a split over several devices"));
+                std::string("the figure in the preset (or set it on the deployment: Parallelism::link_bandwidth) for a split over several devices"));
 }
 }  // namespace deployment_detail
 
@@ -53,6 +54,7 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
     if (out) {
         l.scale_out = true;
         l.one_way = *hw.scale_out_bandwidth / 2.0;
+        l.bandwidth_from = "hardware preset";
         l.latency = hw.scale_out_latency ? *hw.scale_out_latency : a.fallback_link_latency;
         l.latency_from = hw.scale_out_latency ? "hardware preset" : "assumptions";
         return l;
@@ -60,6 +62,7 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
     const auto bw = d.parallel.link_bandwidth ? d.parallel.link_bandwidth : hw.interconnect_bandwidth;
     if (!bw) deployment_detail::no_link(hw, "interconnect_GB_per_s");
     l.one_way = *bw / 2.0;
+    l.bandwidth_from = d.parallel.link_bandwidth ? "deployment" : "hardware preset";
     if (d.parallel.link_latency) {
         l.latency = *d.parallel.link_latency;
         l.latency_from = "deployment";
@@ -77,6 +80,7 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
 // KV heads), more pipeline stages than layers, more expert groups than experts or not dividing
 // them.
 constexpr void validate(const Deployment& d, const Model& m) {
+    validate(d.device);
     validate(d.parallel);
     const auto refuse = [&m](const char* what, std::int64_t v, const std::string& expected) {
         throw error("", what, std::to_string(v), expected + " of model '" + std::string(m.name.view()) + "'");

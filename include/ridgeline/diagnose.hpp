@@ -37,6 +37,9 @@ struct Diagnosis {
     double gap = 0;                      // 1 - fraction, when below the ceiling
     // When above the ceiling, each of these alone would explain the measurement:
     std::optional<double> max_bits_per_weight{};  // weights stored in at most this many bits (KV and links as stated)
+    // Whether memory, not the step's time, sets that limit: the weights at those bits must also fit
+    // beside the KV and activations (nullopt above then means not even the KV fits).
+    bool bits_limited_by_memory = false;
     // The fewest devices (tensor x pipeline) of a tensor-parallel degree above the stated one
     // that the model splits into and whose memory fits, the other degrees as stated and links
     // included, whose ideal step is at most the measured one; nullopt where no degree up to 1,024
@@ -77,8 +80,18 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         const Seconds reading = (measured_step - (d.ceiling.step_time - stages * d.ceiling.memory_time)) / stages;
         const Bytes allowed = reading * hw.memory_bandwidth - static_cast<double>(w.batch) * c.kv_bytes(static_cast<double>(w.context)) - rows;
         const Bytes weights = c.weight_bytes(w.batch) - rows;
-        if (allowed > Bytes{} && !compute_bound)
-            d.max_bits_per_weight = w.precision.weights.bits_per_element() * static_cast<double>(allowed / weights);
+        if (allowed > Bytes{} && !compute_bound) {
+            const double bits = w.precision.weights.bits_per_element();
+            d.max_bits_per_weight = bits * static_cast<double>(allowed / weights);
+            // And they must fit: the busiest device's weights scale with their bits too.
+            const MemoryUse& mem = d.ceiling.memory;
+            const Bytes room = mem.budget - mem.kv - mem.activations;
+            const double fitting = room > Bytes{} ? bits * static_cast<double>(room / mem.weights) : 0.0;
+            if (fitting < *d.max_bits_per_weight) {
+                d.bits_limited_by_memory = true;
+                d.max_bits_per_weight = fitting > 0 ? std::optional<double>(fitting) : std::nullopt;
+            }
+        }
         // More devices: the first tensor-parallel degree past the stated one that runs the step
         // this fast and fits, as decode costs it (a degree the heads or experts do not divide is
         // no deployment, and each ring step of its all-reduces adds a link's latency, so spreading

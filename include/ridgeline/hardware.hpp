@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "error.hpp"
 #include "formats.hpp"
@@ -54,6 +55,40 @@ struct Hardware {
     }
     friend constexpr bool operator==(const Hardware&, const Hardware&) = default;
 };
+
+// A device built in code, held to the hardware schema's bounds (hardware_json.hpp): figures in
+// [0.001, 1e9) of their unit, latencies from 0 to 1 s, a domain of 1 to 100,000 devices, and a
+// measured bandwidth at most the peak. A zero or NaN bandwidth would give a NaN step.
+constexpr void validate(const Hardware& hw) {
+    // The messages are built only when thrown, so a valid device is checked in constant expressions.
+    const auto who = [&hw](std::string_view what) { return "hardware '" + std::string(hw.name.view()) + "' " + std::string(what); };
+    const auto figure = [&](double v, std::string_view what, const char* unit) {
+        if (!(v >= 1e-3 && v < 1e9))
+            throw error("", who(what), number_text(v) + " " + unit, std::string("a figure from 0.001 to below 1e9 ") + unit);
+    };
+    const auto latency = [&](const std::optional<Seconds>& t, const char* what) {
+        if (t && !(*t >= Seconds{} && *t <= s(1))) throw error("", who(what), number_text(t->in(us)) + " us", "a time from 0 to 1 s");
+    };
+    figure(hw.memory_capacity.in(GB), "memory_capacity", "GB");
+    figure(hw.memory_bandwidth.in(GB_per_s), "memory_bandwidth", "GB/s");
+    if (hw.memory_reported) figure(hw.memory_reported->in(MiB), "memory_reported", "MiB");
+    for (const Numeric n : all_numerics)
+        if (const auto p = hw.peak_for(n); p && !(p->in(TFLOP_per_s) >= 1e-3 && p->in(TFLOP_per_s) < 1e9))
+            figure(p->in(TFLOP_per_s), "peak " + std::string(name_of(n)), "TFLOP/s");
+    if (hw.interconnect_bandwidth) figure(hw.interconnect_bandwidth->in(GB_per_s), "interconnect_bandwidth", "GB/s");
+    if (hw.scale_out_bandwidth) figure(hw.scale_out_bandwidth->in(GB_per_s), "scale_out_bandwidth", "GB/s");
+    if (hw.measured_bandwidth) {
+        figure(hw.measured_bandwidth->in(GB_per_s), "measured_bandwidth", "GB/s");
+        if (*hw.measured_bandwidth > hw.memory_bandwidth)
+            throw error("", who("measured_bandwidth"), number_text(hw.measured_bandwidth->in(GB_per_s)) + " GB/s",
+                        "at most the peak memory_bandwidth (" + number_text(hw.memory_bandwidth.in(GB_per_s)) + " GB/s)");
+    }
+    latency(hw.scale_up_latency, "scale_up_latency");
+    latency(hw.scale_out_latency, "scale_out_latency");
+    if (hw.scale_up_domain < 1 || hw.scale_up_domain > 100000)
+        throw error("", who("scale_up_domain"), std::to_string(hw.scale_up_domain), "an integer from 1 to 100000 devices");
+}
+
 
 // The format a 16-bit model computes in on a device when none is asked for: bf16, or fp16 where
 // the device has no bf16 peak (a V100), as engines run such checkpoints there: vLLM's

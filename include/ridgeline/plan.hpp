@@ -52,6 +52,7 @@ struct PlanRow {
     std::string device;
     Parallelism parallel{};
     Format weights = formats::bf16;
+    Numeric compute = Numeric::bf16;     // the device's default_compute where the request left it unasked
     ServingMode mode = ServingMode::aggregated;
     std::int64_t replicas = 0;
     Serving serving{};
@@ -67,26 +68,45 @@ struct PlanResult {
     std::int64_t evaluated = 0;   // serving evaluations
     std::string verdict;          // which serving mode wins, and why
     std::vector<std::string> assumptions;  // what each mode searched assumes (mode_assumptions)
+    // What the search says of a candidate device: how far a link the request gave it reaches,
+    // and why it gave no plan at all where the search can say (a refusal, the first one; or no
+    // deployment held the model). A device that served but missed the targets has none.
+    std::vector<std::string> notes;
 };
 
 namespace plan_detail {
+// Devices a link given for a device whose preset has none (a PCIe card) joins: a PCIe server's
+// eight slots.
+inline constexpr std::int64_t given_link_domain = 8;
+
 inline std::vector<std::int64_t> powers_of_two_up_to(std::int64_t most) {
     std::vector<std::int64_t> out;
     for (std::int64_t v = 1; v <= most; v *= 2) out.push_back(v);
     return out;
 }
 
+// Whether a device can be split: its preset's link, or one the request gives.
+inline bool linked(const PlanDevice& d, const PlanRequest& r) {
+    return d.device.interconnect_bandwidth.has_value() || r.links.link_bandwidth.has_value();
+}
+
 // The deployments to try on one device: tensor degrees (powers of two within the scale-up
-// domain when there is a link), pipeline degrees (powers of two), expert groups dividing the
-// tensor degree, each that the model accepts.
+// domain when there is a link; a given link on a device with no domain of its own joins
+// given_link_domain), pipeline degrees (powers of two), expert groups dividing the tensor
+// degree, each that the model accepts.
 inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, const PlanRequest& r) {
     std::vector<Parallelism> out;
-    const bool linked = d.device.interconnect_bandwidth.has_value();
-    const std::int64_t domain = d.device.scale_up_domain > 0 ? d.device.scale_up_domain : 1;
+    const bool linked = plan_detail::linked(d, r);
+    std::int64_t domain = d.device.scale_up_domain > 0 ? d.device.scale_up_domain : 1;
+    // A link given where the preset has none reaches the devices of one server; with no
+    // scale-out network either, stages cannot go past them.
+    const bool given = !d.device.interconnect_bandwidth && r.links.link_bandwidth;
+    if (given && domain < given_link_domain) domain = given_link_domain;
+    const std::int64_t most = given && !d.device.scale_out_bandwidth ? std::min(r.max_devices, domain) : r.max_devices;
     bool moe = false;
     for (const auto& g : m) moe = moe || routed_experts(g.spec, 1.0).experts > 0;
-    for (const std::int64_t t : powers_of_two_up_to(std::min(r.max_devices, linked ? domain : std::int64_t{1})))
-        for (const std::int64_t p : powers_of_two_up_to(std::min(r.max_devices / t, layer_count(m))))
+    for (const std::int64_t t : powers_of_two_up_to(std::min(most, linked ? domain : std::int64_t{1})))
+        for (const std::int64_t p : powers_of_two_up_to(std::min(most / t, layer_count(m))))
             for (const std::int64_t e : moe ? powers_of_two_up_to(t) : std::vector<std::int64_t>{1}) {
                 if ((t > 1 || p > 1) && !linked) continue;
                 Parallelism par = r.links;
@@ -127,6 +147,10 @@ inline void validate(const PlanRequest& r) {
     if (r.max_devices < 1 || r.max_devices > 65536) throw error("", "max devices", std::to_string(r.max_devices), "an integer from 1 to 65536");
     if (r.weights.empty()) throw error("", "weight formats", "none", "at least one format");
     if (r.modes.empty()) throw error("", "serving modes", "none", "at least one mode");
+    for (std::size_t i = 0; i < r.devices.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (r.devices[i].name == r.devices[j].name)  // each would give the same plans twice
+                throw error("", "devices", r.devices[i].name + " twice", "each candidate device once");
     for (const auto& d : r.devices) {
         if (d.price_per_hour && !(*d.price_per_hour > 0 && *d.price_per_hour < 1e9))
             throw error("", "price of " + d.name, number_text(*d.price_per_hour), "a positive number below 1e9 per device-hour");
@@ -154,6 +178,13 @@ inline PlanResult plan(const PlanRequest& r) {
     std::optional<error> refused;
 
     for (const PlanDevice& dev : r.devices) {
+        // Whether any of this device's deployments held the model, and was served; the first refusal.
+        std::optional<error> dev_refusal;
+        bool dev_holds = false, dev_served = false;
+        if (!dev.device.interconnect_bandwidth && r.links.link_bandwidth && dev.device.scale_up_domain < given_link_domain)
+            out.notes.push_back(dev.name + ": splits over up to " + std::to_string(given_link_domain) +
+                                " devices on the link given (its preset has no scale-up link; a PCIe server's slots)" +
+                                (dev.device.scale_out_bandwidth ? "" : ", and no further: it has no scale-out network"));
         for (const Format weights : r.weights) {
             Workload w = r.base;
             if (r.device_compute) w.precision.compute = default_compute(dev.device);
@@ -169,10 +200,12 @@ inline PlanResult plan(const PlanRequest& r) {
                     most = largest_batch(d, r.model, w, longest);
                 } catch (const error& e) {
                     if (!refused) refused = e;
+                    if (!dev_refusal) dev_refusal = e;
                     ++refused_all;
                     continue;  // e.g. a compute format the device lacks
                 }
                 if (!most) continue;
+                dev_holds = true;
                 bool served = false, failed = false;
                 for (const ServingMode mode : r.modes) {
                     const auto evaluate = [&](std::int64_t batch) -> std::optional<Serving> {
@@ -181,10 +214,11 @@ inline PlanResult plan(const PlanRequest& r) {
                         ++out.evaluated;
                         try {
                             Serving s = serve(d, r.model, b, r.traffic, mode);
-                            served = true;
+                            served = dev_served = true;
                             return s;
                         } catch (const error& e) {
                             if (!refused) refused = e;
+                            if (!dev_refusal) dev_refusal = e;
                             failed = true;
                             return std::nullopt;  // e.g. no link for the KV transfer
                         }
@@ -195,7 +229,7 @@ inline PlanResult plan(const PlanRequest& r) {
                     for (const std::int64_t b : batches) {
                         const auto s = evaluate(b);
                         if (!s || !s->fits() || (r.ttft_target && s->ttft > *r.ttft_target)) continue;
-                        PlanRow row{dev.name, par, weights, mode, 1, *s, std::ceil(s->devices() - 1e-9), {}, {}};
+                        PlanRow row{dev.name, par, weights, w.precision.compute, mode, 1, *s, std::ceil(s->devices() - 1e-9), {}, {}};
                         out.pareto.push_back(row);
                     }
                     // The fewest replicas: each holds ceil(users / replicas) sequences over its micro-batches.
@@ -228,7 +262,7 @@ inline PlanResult plan(const PlanRequest& r) {
                             if (static_cast<double>(replicas) * s->requests_per_s.in(per_s) < *r.requests_per_s * (1 - 1e-9)) return std::nullopt;
                         }
                         if (!s || !meets(*s, r)) return std::nullopt;
-                        PlanRow row{dev.name, par, weights, mode, replicas, *s, 0, {}, {}};
+                        PlanRow row{dev.name, par, weights, w.precision.compute, mode, replicas, *s, 0, {}, {}};
                         // Decode devices, and a prefill pool of whole prefill replicas.
                         const double prefill = s->prefill_devices > 0
                                                    ? ceil_div(static_cast<double>(replicas) * s->prefill_devices, per_replica) * per_replica
@@ -263,6 +297,12 @@ inline PlanResult plan(const PlanRequest& r) {
                 if (failed && !served) ++refused_all;
             }
         }
+        if (!dev_served && dev_refusal)
+            out.notes.push_back(dev.name + ": no plan: " + dev_refusal->what());
+        else if (!dev_holds)
+            out.notes.push_back(dev.name + ": no deployment tried holds the model and a request of " + std::to_string(longest) + " tokens" +
+                                (linked(dev, r) ? " within " + std::to_string(r.max_devices) + " devices"
+                                                : " on one device, and its preset has no link to split over (give the link's bandwidth)"));
     }
 
     if (tried > 0 && refused_all == tried && refused) throw *refused;

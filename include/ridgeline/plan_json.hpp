@@ -31,6 +31,7 @@ inline nlohmann::ordered_json plan_json(const PlanResult& result, const Model& m
     j["verdict"] = result.verdict;
     j["evaluated"] = result.evaluated;
     j["assumptions"] = result.assumptions;
+    j["notes"] = result.notes;
     j["plans"] = rows(result.plans);
     j["pareto"] = rows(result.pareto);
     return j;

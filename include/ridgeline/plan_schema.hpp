@@ -30,6 +30,7 @@ inline const std::vector<PlanField>& plan_fields() {
         {"pp", "pp", U::count, [](const PlanRow& r) { return V{r.parallel.pipeline}; }},
         {"ep", "ep", U::count, [](const PlanRow& r) { return V{r.parallel.expert}; }},
         {"weights", "weights", U::word, [](const PlanRow& r) { return V{format_name(r.weights)}; }},
+        {"compute", "compute", U::word, [](const PlanRow& r) { return V{std::string(name_of(r.compute))}; }},
         {"mode", "mode", U::word, [](const PlanRow& r) { return V{std::string(mode_name(r.mode))}; }},
         {"batch", "batch", U::count, [](const PlanRow& r) { return V{r.serving.batch}; }},
         {"users", "users", U::count, [](const PlanRow& r) { return V{static_cast<std::int64_t>(r.users())}; }},

@@ -1,6 +1,7 @@
 // Prefill: the prompt's tokens pushed through the model at once (or in chunks), writing their
-// KV. It reads the weights once per chunk and does 2 FLOPs per active parameter per token plus
-// attention FLOPs that grow with the square of the prompt, so it is usually compute-bound.
+// KV. It reads the weights once per chunk and does 2 FLOPs per active parameter per token (the
+// LM head's only for the token each prompt samples) plus attention FLOPs that grow with the
+// square of the prompt, so it is usually compute-bound.
 #pragma once
 
 #include <array>
@@ -23,6 +24,7 @@ struct Prefill {
     Seconds compute_time{};
     Seconds time{};                 // the time to first token: every chunk through every stage, pipelined
     Bound bound = Bound::compute;   // of the summed memory and compute terms, the larger
+    bool logits_every_token = false;  // the LM head for every prompt token (Assumptions::prompt_logits)
 };
 
 // Prefill of `prompt` tokens for each of the workload's batch, in chunks of `chunk` tokens
@@ -53,6 +55,7 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     const std::int64_t fresh = prompt - cached;
     p.chunk_tokens = chunk == 0 || chunk > fresh ? fresh : chunk;
     p.chunks = (fresh + p.chunk_tokens - 1) / p.chunk_tokens;
+    p.logits_every_token = w.assumptions.prompt_logits;
 
     Bytes kv_written_per_token{};
     for (std::size_t i = 0; i < c.context_count; ++i) kv_written_per_token += c.context_terms[i].kv_per_token;
@@ -75,7 +78,9 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
                          t.prefill_flops_per_pair;
             attention += StepCost::span(t, static_cast<double>(start)) * t.prefix_flops_per_token;  // re-expanded cache
         }
-        const Flops flops = B * (len * c.flops_per_token + attention);
+        // The LM head runs for the token each prompt samples, its last, unless every token's logits are asked.
+        const double head_tokens = p.logits_every_token ? len : end == prompt ? 1.0 : 0.0;
+        const Flops flops = B * (len * (c.flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token + attention);
         Workload chunk_workload = w;  // the link carries every token of the chunk
         chunk_workload.tokens_per_sequence = end - start;
         const Communication link = communication(dep, m, chunk_workload, c);

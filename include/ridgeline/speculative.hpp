@@ -12,6 +12,10 @@ namespace ridgeline {
 struct Speculation {
     std::int64_t draft_tokens = 4;  // g
     double acceptance = 0.8;        // a: chance each drafted token is accepted, independently
+    // A draft model's tensor-parallel degree: 0, the target's (vLLM's default, and the only other
+    // value it takes is 1: vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7
+    // vllm/config/speculative.py, _verify_and_get_draft_tp), or 1, one device of the deployment.
+    std::int64_t draft_tensor = 0;
 };
 
 constexpr void validate(const Speculation& s) {
@@ -19,6 +23,8 @@ constexpr void validate(const Speculation& s) {
         throw error("", "speculation.draft_tokens", std::to_string(s.draft_tokens), "an integer from 1 to 1024");
     if (!(s.acceptance >= 0 && s.acceptance <= 1))
         throw error("", "speculation.acceptance", number_text(s.acceptance), "a probability in [0, 1]");
+    if (s.draft_tensor < 0 || s.draft_tensor > max_parallel_degree)
+        throw error("", "speculation.draft_tensor", std::to_string(s.draft_tensor), "0 (the target's degree) or a degree from 1");
 }
 
 // Expected tokens a sequence gains per verification: 1 + a + a^2 + ... + a^g = (1 - a^(g+1)) / (1 - a).
@@ -40,9 +46,10 @@ struct SpeculativeDecode {
     double speedup = 1;              // over plain decode of the same batch
 };
 
-// `draft`, if given, runs g steps of its own on the same device with the same workload (the
-// library's decode cost for it); without one the draft is free (prompt lookup, n-grams), which
-// is the upper bound. At batches where the target is compute-bound, verifying g + 1 tokens costs
+// `draft`, if given, runs g steps of its own with the same workload on the deployment's devices,
+// split `s.draft_tensor` ways (the target's degree unless set; no pipeline or expert split), as
+// decode costs it; it must share the target's vocabulary, as vLLM requires of a draft model.
+// Without one the draft is free (prompt lookup, n-grams), which is the upper bound. At batches where the target is compute-bound, verifying g + 1 tokens costs
 // about g + 1 steps and the speedup falls below 1.
 constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
                                                const Speculation& s, const Model* draft = nullptr) {
@@ -55,8 +62,16 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
     Workload verify = plain;
     verify.tokens_per_sequence = s.draft_tokens + 1;
     r.verify = decode_step(hw, target, verify);
-    // The draft runs on one device of the deployment.
-    if (draft) r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(Deployment{hw.device}, *draft, plain).step_time;
+    if (draft) {
+        if (draft->vocab_size != target.vocab_size)
+            throw error("", "draft model", "'" + std::string(draft->name.view()) + "' (" + std::to_string(draft->vocab_size) + " tokens)",
+                        "a model with the target's vocabulary (" + std::to_string(target.vocab_size) + " tokens): its drafts are the "
+                        "target's tokens");
+        Parallelism split = hw.parallel;
+        split.tensor = s.draft_tensor > 0 ? s.draft_tensor : hw.parallel.tensor;
+        split.pipeline = split.expert = split.data = 1;
+        r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(Deployment{hw.device, split}, *draft, plain).step_time;
+    }
     r.cycle_time = r.draft_time + r.verify.step_time;
     r.tokens_per_s = r.expected_tokens / r.cycle_time;
     r.total_tokens_per_s = static_cast<double>(w.batch) * static_cast<double>(hw.parallel.pipeline * hw.parallel.data) * r.tokens_per_s;

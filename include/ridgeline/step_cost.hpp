@@ -142,6 +142,7 @@ struct StepCost {
     double embedding_rows = 0;
     Bytes state_bytes{};         // each sequence's recurrent state, read and written once a step
     Flops flops_per_token{};     // matmul FLOPs per sequence: 2 per charged active parameter
+    Flops head_flops_per_token{};  // of those, the LM head's
     std::array<ContextTerm, max_terms> context_terms{};
     std::size_t context_count = 0;
     std::array<RoutedTerm, Model::max_groups> routed_terms{};
@@ -323,6 +324,10 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     if (!m.declared_parameters)
         for (const auto& g : m) replicated += static_cast<double>(g.count) * replicated_parameters(g.spec, h, t);
     c.flops_per_token = flop(2.0 * (per_token / T + replicated) / stages);
+    // Of those, the LM head's (the tied table, else the head; a declared count's vocab x hidden),
+    // which prefill does only for the token a prompt samples.
+    const double head = m.tied_embeddings ? table : m.declared_parameters ? static_cast<double>(m.vocab_size) * h : all.lm_head;
+    c.head_flops_per_token = flop(2.0 * head / T / stages);
 
     double state_flops = 0;
     for (std::size_t gi = 0; gi < m.group_count; ++gi) {

@@ -78,14 +78,19 @@ struct Assumptions {
     // Link latency per message (each ring step, hop or all-to-all) when neither the deployment
     // nor the hardware preset gives one.
     Seconds fallback_link_latency{};
+    // Prefill's LM head for every prompt token (the seeds' 2P a token), not only for the token
+    // each prompt samples, which is all engines compute: vLLM gathers the last position's hidden
+    // state before the head (logits_indices), TensorRT-LLM unless gather_context_logits is set.
+    bool prompt_logits = false;
     friend constexpr bool operator==(const Assumptions&, const Assumptions&) = default;
 };
 
 namespace assumptions {
 inline constexpr Assumptions physical{};
 // Seed 003's budget: weights counted as every parameter, 2 FLOPs per parameter for the
-// embedding table too, no attention FLOPs, the datasheet's capacity whole, nothing reserved.
-inline constexpr Assumptions seed_003{false, true, WeightAccounting::every_parameter, false, 1.0, Bytes{}, false, Seconds{}};
+// embedding table too (and the LM head, for every prompt token), no attention FLOPs, the
+// datasheet's capacity whole, nothing reserved.
+inline constexpr Assumptions seed_003{false, true, WeightAccounting::every_parameter, false, 1.0, Bytes{}, false, Seconds{}, true};
 }  // namespace assumptions
 
 constexpr const char* assumptions_name(const Assumptions& a) noexcept {
@@ -195,6 +200,28 @@ constexpr void validate(const Parallelism& p) {
         throw error("", "link latency", number_text(p.link_latency->in(us)) + " us", "a time from 0 to 1 s");
 }
 
+// A storage format built in code: the block scales parse_format and the checkpoint reader
+// allow (none, or 1 to 64 bits per block of 1 to 1,000,000, fewer bits than the values they
+// scale), so no byte count comes out negative or NaN.
+constexpr void validate(const Format& f, const char* what) {
+    const bool none = f.block == 0 && f.scale_bits == 0;
+    const bool scaled = f.block >= 1 && f.block <= 1000000 && f.scale_bits >= 1 && f.scale_bits <= 64 &&
+                        static_cast<double>(f.scale_bits) < f.block * element_bits(f.element);
+    if (!none && !scaled)
+        throw error("", what, std::string(name_of(f.element)) + " with " + std::to_string(f.scale_bits) + "-bit scales per " +
+                                  std::to_string(f.block),
+                    "no block scales, or 1 to 64 bits of scale per block of 1 to 1000000 values, fewer than the values' own bits");
+}
+
+constexpr void validate(const Precision& p) {
+    validate(p.weights, "weights format");
+    validate(p.kv, "KV format");
+    if (p.embeddings) validate(*p.embeddings, "embeddings format");
+    if (p.experts) validate(*p.experts, "experts format");
+    if (p.lm_head) validate(*p.lm_head, "LM head format");
+    if (p.state) validate(*p.state, "recurrent state format");
+}
+
 constexpr void validate(const Workload& w) {
     if (w.batch < 1 || w.batch > max_batch)
         throw error("", "batch", std::to_string(w.batch), "an integer from 1 to 2^40");
@@ -203,6 +230,7 @@ constexpr void validate(const Workload& w) {
     if (w.tokens_per_sequence < 1 || w.tokens_per_sequence > 1025)
         throw error("", "tokens per sequence", std::to_string(w.tokens_per_sequence), "an integer from 1 to 1025");
     validate(w.assumptions);
+    validate(w.precision);
     const Efficiency& e = w.efficiency;
     if (!(e.bandwidth >= 1e-6 && e.bandwidth <= 1))
         throw error("", "efficiency (bandwidth)", number_text(e.bandwidth), "a fraction in [1e-6, 1]");

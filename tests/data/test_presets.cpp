@@ -74,6 +74,10 @@ TEST_CASE("presets: a name or a path, and unknown names list the presets", "[pre
     // A name the typed text holds comes next: a datasheet's full name finds its preset first.
     CHECK_THROWS_WITH(load_hardware("V100-SXM2-32GB"),
                       Catch::StartsWith("hardware preset: got \"V100-SXM2-32GB\", expected one of (closest first): v100, "));
+    // Of two names it holds, the one nearer the whole text comes first: gb200 (6 edits from
+    // "gb200-nvl72") before b200 (7).
+    CHECK_THROWS_WITH(load_hardware("gb200-nvl72"),
+                      Catch::StartsWith("hardware preset: got \"gb200-nvl72\", expected one of (closest first): gb200, b200, "));
     CHECK_THROWS_WITH(load_model("llama-3.1-7b"), Catch::StartsWith("model preset: got \"llama-3.1-7b\", expected one of (closest first): llama-3.1-70b, llama-3.1-8b, "));
     CHECK_THROWS_WITH(load_model("tests/data/bad/no-such-file.json"),
                       "tests/data/bad/no-such-file.json: got a file that cannot be opened, expected a readable JSON file");

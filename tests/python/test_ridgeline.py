@@ -321,7 +321,7 @@ def test_plan_equals_cli():
     ours = ridgeline.plan("llama-3.1-70b", hardware=["h100-sxm", "h200"], prompt=8192, cached_prompt=7936, output=512, users=64,
                           tpot_s=30 * 1e-3, prices={"h100-sxm": 2.50, "h200": 3.50}, max_devices=16, top=10)
     assert ours == theirs
-    assert list(ours) == list(theirs) == ["model", "verdict", "evaluated", "assumptions", "plans", "pareto"]
+    assert list(ours) == list(theirs) == ["model", "verdict", "evaluated", "assumptions", "notes", "plans", "pareto"]
     assert len(ours["plans"]) == 10
     for a, b in zip(ours["plans"] + ours["pareto"], theirs["plans"] + theirs["pareto"]):
         same_row(a, b)
@@ -381,10 +381,13 @@ def test_prefill_llama_8b_by_hand():
     attention = pairs * (2 * 128 + 2 * 128) * 32 * 32
     assert row["attention_score_flops"] == attention
     assert LLAMA_8B_CHARGED == 8_030_261_248 - 128256 * 4096
-    assert row["flops"] == pytest.approx(2 * LLAMA_8B_CHARGED * 4096 + attention, rel=1e-12)
+    # The LM head runs only for the last token, which the prompt samples (as engines run it).
+    head = 4096 * 128256
+    flops = 2 * (LLAMA_8B_CHARGED - head) * 4096 + 2 * head + attention
+    assert row["flops"] == pytest.approx(flops, rel=1e-12)
     # Compute-bound: the time is the FLOPs at the H100's 989 TFLOP/s (seed 003's F).
     assert row["bound"] == "compute"
-    assert row["time_to_first_token_s"] == pytest.approx((2 * LLAMA_8B_CHARGED * 4096 + attention) / 989e12, rel=1e-12)
+    assert row["time_to_first_token_s"] == pytest.approx(flops / 989e12, rel=1e-12)
     assert (row["prompt_tokens"], row["chunks"], row["chunk_tokens"], row["cached_prompt_tokens"]) == (4096, 1, 4096, 0)
 
 
@@ -410,10 +413,15 @@ def test_speculative_by_hand():
     assert row["draft_time_s"] == 0 and row["draft_model"] is None
     # Memory-bound at batch 1: verifying 5 tokens reads what one does, so the speedup is nearly 3.3616.
     assert 3.0 < row["speedup"] <= 3.3616
-    # A draft model runs its 4 steps on one device: 4 of its own decode steps.
+    # A draft model runs 4 steps split as the target is (vLLM's default draft degree): 4 of its
+    # own decode steps at TP 2; draft_tp=1 puts it on one device.
     drafted = ridgeline.speculative("llama-3.1-70b", "h200", batch=1, context=4096, draft="llama-3.1-8b", tp=2)
-    assert drafted["draft_model"] == "llama-3.1-8b"
-    assert drafted["draft_time_s"] == pytest.approx(4 * ridgeline.decode("llama-3.1-8b", "h200", 1, 4096)["step_time_s"], rel=1e-12)
+    assert drafted["draft_model"] == "llama-3.1-8b" and drafted["draft_tp"] == 2
+    assert drafted["draft_time_s"] == pytest.approx(4 * ridgeline.decode("llama-3.1-8b", "h200", 1, 4096, tp=2)["step_time_s"], rel=1e-12)
+    alone = ridgeline.speculative("llama-3.1-70b", "h200", batch=1, context=4096, draft="llama-3.1-8b", tp=2, draft_tp=1)
+    assert alone["draft_tp"] == 1
+    assert alone["draft_time_s"] == pytest.approx(4 * ridgeline.decode("llama-3.1-8b", "h200", 1, 4096)["step_time_s"], rel=1e-12)
+    assert row["draft_tp"] is None
 
 
 @needs_cli
@@ -596,6 +604,15 @@ def test_bad_inputs_of_every_answer():
         # 10,000 x 10,000 points is within the point cap; with every column it is some 3e9 values.
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", list(range(1, 10001)), list(range(10000))),
          "settings x batches x contexts x columns", "at most 400,000,000 values (about 3.2 GB; ask for fewer columns= or points)"),
+        # predict takes its efficiency and times from the calibration: given here they were ignored.
+        (lambda: ridgeline.predict("llama-3.1-8b", "h100-sxm", calibration="tensorrt-llm-h100-sxm", efficiency=0.5), "efficiency",
+         "none: predict takes it from the calibration"),
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h200", "h200"], users=4), "devices", "each candidate device once"),
+        (lambda: ridgeline.decode("llama-3.1-8b", "rtx-4090", tp=2, link_bandwidth_bytes_per_s=0), "link_bandwidth_bytes_per_s",
+         "a bandwidth in bytes per second from 1e6 to 1e17"),
+        # A card whose preset has no link says which keyword gives one.
+        (lambda: ridgeline.decode("llama-3.1-8b", "rtx-4090", tp=2), "hardware 'NVIDIA GeForce RTX 4090' interconnect_GB_per_s",
+         "the figure in the preset (or give one with link_bandwidth_bytes_per_s=, e.g. 64e9 for PCIe 4.0 x16) for a split over several devices"),
     ]
     for call, path, expected in cases:
         with pytest.raises(ridgeline.Error) as e:
@@ -611,6 +628,33 @@ def test_bad_inputs_of_every_answer():
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.calibrate("gpt-fast", model="llama-3.1-405b", hardware="mi250x")
     assert e.value.file == "gpt-fast" and e.value.expected == "filters that leave at least one measurement"
+
+
+def test_links_given_and_plan_levers():
+    # A link given to a PCIe card: 64 GB/s both ways is 32 GB/s each way; the step at TP 2 then
+    # costs links, and the Deployment carries the figure.
+    d = ridgeline.Deployment("rtx-4090", tp=2, link_bandwidth_bytes_per_s=64e9)
+    assert d.link_bandwidth_bytes_per_s == 64e9
+    split = ridgeline.decode("llama-3.1-8b", d, 1, 1024)
+    assert split["communication_time_s"] > 0
+    assert split == ridgeline.decode("llama-3.1-8b", "rtx-4090", 1, 1024, tp=2, link_bandwidth_bytes_per_s=64e9)
+    # plan's max_context= raises the model's limit as --max-context does (Llama-3.1-70B: 131,072).
+    long = ridgeline.plan("llama-3.1-70b", hardware=["h200"], prompt=131072, output=512, users=1, max_context=262144)
+    assert "verdict" in long
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.plan("llama-3.1-70b", hardware=["h200"], prompt=131072, output=512, users=1)
+    assert e.value.path == "prompt + output"
+    # A device that gives no plan says why.
+    none = ridgeline.plan("llama-3.1-70b", hardware=["rtx-4090"], weights=["int4"], users=4)
+    assert none["notes"] == ["rtx-4090: no deployment tried holds the model and a request of 1280 tokens on one device, and its "
+                             "preset has no link to split over (give the link's bandwidth)"]
+    np = pytest.importorskip("numpy")
+    with pytest.raises(TypeError):
+        ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", np.ones((2, 2), dtype=int), [0])
+    # An unsigned batch past 2^63 - 1 once wrapped to a negative one.
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", np.array([2**63], dtype=np.uint64), [0])
+    assert (e.value.path, e.value.value) == ("batches", "9223372036854775808")
 
 
 def test_bad_file_names_file_and_path(tmp_path):
@@ -645,7 +689,7 @@ def test_python_type_errors():
 # ---------------------------------------------------------------------------------------------
 
 DECODE_KEYS = ["hardware", "model", "weights", "kv", "compute", "tp", "pp", "ep", "dp", "assumptions", "accounting", "attention_flops",
-               "embedding_lookup_flops", "memory_fraction", "runtime_reserve_bytes", "experts", "embeddings", "lm_head", "formats_source", "batch",
+               "embedding_lookup_flops", "prompt_logits", "memory_fraction", "runtime_reserve_bytes", "experts", "embeddings", "lm_head", "formats_source", "batch",
                "context_tokens", "weight_bytes", "kv_bytes", "bytes_per_step", "bytes_per_device", "step_time_s", "tokens_per_s", "total_tokens_per_s", "bound",
                "arithmetic_intensity_flop_per_byte", "communication_time_s", "memory_per_device_bytes", "memory_budget_bytes", "fits"]
 

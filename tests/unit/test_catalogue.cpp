@@ -253,6 +253,25 @@ TEST_CASE("windows: n* walks past the window corners, and all-windowed models ne
     CHECK(longest_context(h, tiny_window, Workload{}, 8).is_unbounded());
     CHECK(longest_context(h, mistral, Workload{}, 8).tokens() == 32768);
     CHECK(longest_context(h, oss, Workload{.precision = {.weights = formats::mxfp4}}, 8).tokens() > 0);
+    // ...but only where the batch fits at the window. 64 sequences of Mistral-7B-v0.1 in int4 on
+    // an RTX 4090: a budget of 0.9 x 24,564 MiB - 1 GiB = 22,107,756,953.6 B (rtx-4090.json), the
+    // weights 7,241,732,096 x 0.5 B = 3,620,866,048 B, and 64 x 131,072 B of KV a token: (22.108e9 -
+    // 3.621e9) / 8,388,608 = 2,203.8 tokens, less at most 2 for the activations (64 tokens' of at
+    // most (2 x 4,096 + 38,912) x 2 B and 32,000 fp32 logits: under 14.3 MB). It once said
+    // "unbounded", since no layer grows past 4,096.
+    const Hardware card = load_hardware("rtx-4090");
+    const Workload int4{.precision = precisions::w4a16_int4};
+    const ContextFit fit = longest_context(card, mistral, int4, 64);
+    REQUIRE(fit.fits());
+    REQUIRE_FALSE(fit.is_unbounded());
+    CHECK(fit.tokens() >= 2200);
+    CHECK(fit.tokens() <= 2204);
+    Workload at = int4;
+    at.batch = 64;
+    at.context = fit.tokens();
+    CHECK(memory_use(card, mistral, at).fits());
+    at.context += 1;
+    CHECK_FALSE(memory_use(card, mistral, at).fits());
 }
 
 TEST_CASE("chunks: n* is found in the last chunk whose surplus still turns positive", "[ridge][chunked]") {
@@ -546,6 +565,23 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
     j["quantization_config"] = nlohmann::json::parse(R"({"quant_method": "awq", "bits": 4, "group_size": 0})");
     CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
                       "q.json: /quantization_config/group_size: got 0, expected a positive group size, or -1 for per-channel scales");
+    // Groups so small that their scales outweigh the values: no name parse_format reads back
+    // (int4 in 4s: 4 + 16 / 4 = 8 bits; int8 in 2s: 8 + 16 / 2 = 16; fp8 blocks of 2: 8 + 32 / 2 = 24).
+    j["quantization_config"] = nlohmann::json::parse(R"({"quant_method": "gptq", "bits": 4, "group_size": 4})");
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /quantization_config/group_size: got 4, expected a group size of at least 5 (a 16-bit scale for "
+                      "fewer int4 weights takes as many bits as they do)");
+    j["quantization_config"]["group_size"] = 5;  // 4 + 16 / 5 = 7.2 bits
+    CHECK(checkpoint_formats(j, "q.json").first.weights == *parse_format("int4/g5"));
+    j["quantization_config"] = nlohmann::json::parse(
+        R"({"quant_method": "compressed-tensors", "config_groups": {"g": {"weights": {"num_bits": 8, "type": "int", "group_size": 2}}}})");
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /quantization_config/config_groups/g/weights/group_size: got 2, expected a group size of at least 3 (a "
+                      "16-bit scale for fewer int8 weights takes as many bits as they do)");
+    j["quantization_config"] = nlohmann::json::parse(R"({"quant_method": "fp8", "weight_block_size": [1, 2]})");
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /quantization_config/weight_block_size: got an array, expected blocks (rows x columns) of at least 5 (a "
+                      "32-bit scale for fewer fp8 weights takes as many bits as they do)");
     j.erase("quantization_config");
     j["torch_dtype"] = "float8_e4m3fn";
     CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),

@@ -81,7 +81,7 @@ TEST_CASE("tensor parallel: KV heads replicate past their count, and MLA's laten
                       "tensor-parallel degree: got 64, expected a divisor of the attention heads (32) of model 'llama-3.1-8b'");
     CHECK_THROWS_WITH(decode_step(Deployment{load_hardware("a10"), Parallelism{.tensor = 2}}, m, at()),
                       "hardware 'NVIDIA A10 24GB' interconnect_GB_per_s: got none, expected the figure in the preset (or set it "
-                      "on the deployment) for a split over several devices");
+                      "on the deployment: Parallelism::link_bandwidth) for a split over several devices");
     Deployment ep = tp(8);
     ep.parallel.expert = 3;
     CHECK_THROWS_WITH(decode_step(ep, m, at()), "expert-parallel degree: got 3, expected a divisor of the tensor-parallel degree (8)");
@@ -143,6 +143,22 @@ TEST_CASE("speculation: verification reads once, computes g + 1 tokens, and the 
     CHECK(busy.verify.step_time.in(s) == Approx(5 * busy.plain.step_time.in(s)).epsilon(1e-12));
     CHECK(busy.speedup < 1);
     CHECK(busy.speedup == Approx(3.3616 / 5).epsilon(1e-12));
+    // Under tensor parallelism the draft is split as the target is (vLLM's default draft degree),
+    // or, asked, runs on one device: at TP 4 the 8B draft's step is a quarter of its weights per
+    // device plus its all-reduces, against all 16 GB on one.
+    const Deployment tp4{h100(), Parallelism{.tensor = 4}};
+    const Workload at4k = seed::seed_003(Workload{.context = 4096});
+    const SpeculativeDecode split = speculative_decode(tp4, target, at4k, spec, &draft);
+    CHECK(split.draft_time == 4.0 * decode_step(tp4, draft, at4k).step_time);
+    const SpeculativeDecode alone = speculative_decode(tp4, target, at4k, Speculation{4, 0.8, 1}, &draft);
+    CHECK(alone.draft_time == 4.0 * decode_step(h100(), draft, at4k).step_time);
+    CHECK(split.speedup > alone.speedup);
+    // A draft must share the target's vocabulary (vLLM refuses one that does not): Qwen3-8B's
+    // 151,936 tokens against Llama's 128,256 (their config.json files).
+    const Model qwen = load_model("qwen3-8b");
+    CHECK_THROWS_WITH(speculative_decode(h100(), target, at4k, spec, &qwen),
+                      "draft model: got 'qwen3-8b' (151936 tokens), expected a model with the target's vocabulary (128256 tokens): "
+                      "its drafts are the target's tokens");
 }
 
 TEST_CASE("prefill: 2P per token plus causal attention, weights once per chunk", "[prefill]") {
@@ -169,6 +185,22 @@ TEST_CASE("prefill: 2P per token plus causal attention, weights once per chunk",
     const double pairs = 4096.0 * 4097 / 2 + 4096.0 * 4096;
     CHECK(windowed.attention_flops.in(flop) == Approx(4.0 * 32 * 32 * 128 * pairs).epsilon(1e-12));
     CHECK_THROWS_WITH(prefill(h100(), m, seed::seed_003(Workload{}), 0), "prompt: got 0, expected an integer from 1 to 2^40 tokens");
+    // Physically, the LM head runs for the token each prompt samples (engines gather the last
+    // position before it), and the input table is a lookup: 2 x (P - 2 x 525,336,576) FLOPs a
+    // prompt token, 2 x 525,336,576 once (the untied head and table are 128,256 x 4,096 each,
+    // config.json). 66.6 ms counting the head for every token, 62.3 ms as engines run it.
+    const double table = 128256.0 * 4096;
+    const double engine_flops = 2 * (P - 2 * table) * 4096 + 2 * table + attention;
+    const Prefill physical = prefill(h100(), m, Workload{}, 4096);
+    CHECK_FALSE(physical.logits_every_token);
+    CHECK(physical.flops.in(flop) == Approx(engine_flops).epsilon(1e-12));
+    CHECK(physical.time.in(s) == Approx(engine_flops / 989e12).epsilon(1e-12));
+    CHECK(physical.time.in(ms) == Approx(62.26).margin(0.01));
+    // In chunks, only the last one samples.
+    CHECK(prefill(h100(), m, Workload{}, 4096, 1000).flops.in(flop) == Approx(engine_flops).epsilon(1e-12));
+    Workload every;
+    every.assumptions.prompt_logits = true;
+    CHECK(prefill(h100(), m, every, 4096).flops.in(flop) == Approx(2 * (P - table) * 4096 + attention).epsilon(1e-12));
 }
 
 TEST_CASE("generation: the closed form equals the step-by-step sum", "[generation]") {
@@ -324,6 +356,17 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     REQUIRE(unlinked.verdict == Verdict::above_ceiling);
     CHECK_FALSE(unlinked.min_devices.has_value());
     CHECK(unlinked.no_link_figure);
+    // Fewer bits must also fit. Llama-3.1-70B in bf16 on one RTX 4090 at 10 tok/s and 1,024 tokens:
+    // the 100 ms step would read 100.8 GB, 11.4 bits a weight, but the card's budget is 0.9 x
+    // 24,564 MiB - 1 GiB = 22,107,756,953.6 B (rtx-4090.json), less 1,024 x 327,680 B of KV:
+    // 21,772,212,633.6 B for 70,553,706,496 x 2 B of bf16 weights (config.json), 2.469 bits (the
+    // activations, under 1 MB, left out: a 5e-5 share).
+    const Diagnosis crowded = diagnose(Deployment{load_hardware("rtx-4090")}, load_model("llama-3.1-70b"), Workload{.context = 1024}, ms(100));
+    REQUIRE(crowded.verdict == Verdict::above_ceiling);
+    CHECK(crowded.bits_limited_by_memory);
+    REQUIRE(crowded.max_bits_per_weight.has_value());
+    CHECK(*crowded.max_bits_per_weight == Approx(16 * 21772212633.6 / (70553706496.0 * 2)).epsilon(1e-4));
+    CHECK_FALSE(claim.bits_limited_by_memory);  // seed 001's 5.27 bits: 46.5 GB, within an H100's 71.3 GB budget
 }
 
 TEST_CASE("measurements: gpt-fast's rows load, and ridgeline's implied bandwidth matches theirs", "[diagnose][calibrate]") {
@@ -483,7 +526,7 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     Hardware past_peak = a100;
     past_peak.measured_bandwidth = GB_per_s(4000);
     CHECK_THROWS_WITH(calibrate(past_peak, {single[0]}),
-                      "hardware 'NVIDIA A100 SXM4 80GB' measured bandwidth: got 4000 GB/s, expected a positive figure at most its peak of 2039 GB/s");
+                      "hardware 'NVIDIA A100 SXM4 80GB' measured_bandwidth: got 4000 GB/s, expected at most the peak memory_bandwidth (2039 GB/s)");
     // The same row twice, or two rows that would need 113% of peak bandwidth: still a fit, with
     // the efficiency at its bound, never above it.
     CHECK(calibrate(a100, {single[0], single[0]}).rms_relative_error < 1e-9);

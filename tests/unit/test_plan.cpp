@@ -24,9 +24,10 @@ constexpr double h100_bw = 3350e9, h100_peak = 989e12;  // data/hardware/h100-sx
 // Eight sequences of 2,048-token prompts and 256 out on one H100. Decode: every step
 // memory-bound; every weight but the input table, 8 table rows, and each sequence's KV at its
 // context (the mean over contexts 2048 .. 2303 is 2175.5). Prefill of one prompt: compute-bound,
-// the matmuls (2 FLOPs per parameter but the table) and causal attention.
+// the matmuls (2 FLOPs per parameter but the table, and the LM head, as large, only for the
+// last token, which the prompt samples) and causal attention.
 constexpr double l8_decode = ((l8_params - l8_table) * 2 + 8 * 4096 * 2.0 + 8 * 2175.5 * l8_kv) / h100_bw;
-constexpr double l8_prefill = 2048 * (2 * (l8_params - l8_table) + l8_attention * 2049 / 2) / h100_peak;
+constexpr double l8_prefill = (2048 * (2 * (l8_params - 2 * l8_table) + l8_attention * 2049 / 2) + 2 * l8_table) / h100_peak;
 // The same eight sequences as a plan request on H100s, for prefill-apart serving alone.
 PlanRequest l8_apart_request() {
     PlanRequest r;
@@ -58,10 +59,11 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
     const double decode = (weights + 8 * 2175.5 * l8_kv) / h100_bw;
     CHECK(sv.decode_tpot.in(s) == Approx(decode).epsilon(1e-9));
     // Each step carries 8 x 2048 / 256 = 64 prefill tokens. One prompt's prefill, per token: the
-    // matmuls, 2 per parameter but the table, and causal attention, (2048 + 1) / 2 cached tokens
-    // on average; it writes each token's KV.
+    // matmuls, 2 per parameter but the table and the LM head (as large; run once, for the token
+    // the prompt samples, a 2048th a token), and causal attention, (2048 + 1) / 2 cached tokens on
+    // average; it writes each token's KV.
     CHECK(sv.prefill_tokens_per_step == 64);
-    const double per_token_flops = 2 * (l8_params - l8_table) + l8_attention * 2049 / 2;
+    const double per_token_flops = 2 * (l8_params - 2 * l8_table) + 2 * l8_table / 2048 + l8_attention * 2049 / 2;
     const double decode_compute = 8 * (2 * (l8_params - l8_table) + l8_attention * (2048 + 128)) / h100_peak;  // at the mean context 2048 + 256 / 2
     const double decode_memory = (weights + 8 * 2176 * l8_kv) / h100_bw;
     const auto step_with = [&](double tokens) {
@@ -166,7 +168,9 @@ TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefil
     r.tpot_target = ms(2.5);
     r.max_devices = 8;
     const PlanResult pooled = plan(r);
-    CHECK(pooled.verdict.starts_with("disaggregated serving wins: h100-sxm x8"));
+    CHECK(pooled.verdict.starts_with("disaggregated serving wins: h100-sxm x"));
+    REQUIRE_FALSE(pooled.plans.empty());
+    CHECK(pooled.plans.front().devices <= 8);
     CHECK(pooled.verdict.ends_with("; no prefill-apart plan meets the targets within 8 devices (each prompt's whole prefill stalls every "
                                    "running decode past the targets)"));
 }
@@ -328,4 +332,54 @@ TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
     REQUIRE(load_hardware("rtx-5090").peak_for(Numeric::fp4));
     const PlanResult none = plan(mixed);
     CHECK(none.plans.empty());
+}
+
+TEST_CASE("plan: each device that gives no plan says why, and a link given splits PCIe cards", "[plan][errors]") {
+    PlanRequest r;
+    r.model = load_model("llama-3.1-70b");
+    r.traffic = Traffic{1024, 256};
+    r.users = 4;
+    r.weights = {formats::int4};
+    r.devices = {{"rtx-4090", load_hardware("rtx-4090"), std::nullopt}};
+    // Llama-3.1-70B in int4 is 70,553,706,496 x 0.5 B = 35.3 GB (config.json), over the RTX 4090's
+    // budget of 0.9 x 24,564 MiB - 1 GiB = 22.1 GB (data/hardware/rtx-4090.json), and the card's
+    // preset has no link (no NVLink): nothing holds the model, and the note says so.
+    const PlanResult alone = plan(r);
+    CHECK(alone.plans.empty());
+    CHECK(alone.evaluated == 0);
+    REQUIRE(alone.notes.size() == 1);
+    CHECK(alone.notes[0] == "rtx-4090: no deployment tried holds the model and a request of 1280 tokens on one device, and its "
+                            "preset has no link to split over (give the link's bandwidth)");
+    // With PCIe 4.0 x16's 64 GB/s (both ways) given, splits are tried over up to 8 cards, and
+    // every plan found splits the 35.3 GB over at least two.
+    r.links.link_bandwidth = GB_per_s(64);
+    const PlanResult linked = plan(r);
+    REQUIRE_FALSE(linked.plans.empty());
+    for (const PlanRow& row : linked.plans) {
+        CHECK(row.parallel.replica_devices() >= 2);
+        CHECK(row.parallel.replica_devices() <= 8);  // one server: the card has no scale-out network either
+    }
+    CHECK(std::any_of(linked.plans.begin(), linked.plans.end(), [](const PlanRow& row) { return row.parallel.tensor > 1; }));
+    REQUIRE(linked.notes.size() == 1);
+    CHECK(linked.notes[0] == "rtx-4090: splits over up to 8 devices on the link given (its preset has no scale-up link; a PCIe "
+                             "server's slots), and no further: it has no scale-out network");
+
+    // A compute format one candidate lacks: the A100 has no FP8 peak, so it gives no plan and the
+    // note says why, while the H100 beside it is searched.
+    PlanRequest fp8 = r;
+    fp8.links = {};
+    fp8.weights = {formats::fp8};
+    fp8.base.precision.compute = Numeric::fp8;
+    fp8.devices = {{"a100-80gb", load_hardware("a100-80gb"), std::nullopt}, {"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
+    const PlanResult mixed = plan(fp8);
+    REQUIRE_FALSE(mixed.plans.empty());
+    for (const PlanRow& row : mixed.plans) CHECK(row.device == "h100-sxm");
+    REQUIRE(mixed.notes.size() == 1);
+    CHECK_THAT(mixed.notes[0], Catch::StartsWith("a100-80gb: no plan: hardware 'NVIDIA A100 SXM4 80GB' compute peak: got fp8"));
+    // Each plan row says the compute format it was costed in.
+    CHECK(mixed.plans.front().compute == Numeric::fp8);
+
+    // The same device twice would give every plan twice.
+    fp8.devices.push_back(fp8.devices.front());
+    CHECK_THROWS_WITH(plan(fp8), "devices: got a100-80gb twice, expected each candidate device once");
 }

@@ -222,6 +222,34 @@ TEST_CASE("properties: extreme inputs are rejected with the documented error", "
     // A link slower than the presets' floor (1 MB/s) would overflow the step time (found by fuzz_setting).
     CHECK_THROWS_WITH(decode_step(Deployment{h, Parallelism{.tensor = 2, .link_bandwidth = GB_per_s(1e-305)}}, m, Workload{}),
                       Catch::EndsWith("expected a bandwidth from 0.001 GB/s to below 1e9 GB/s"));
+    // A device or format built in code is held to the presets' bounds: a device with no bandwidth
+    // once gave a NaN step, a negative one a negative memory time, and negative scale bits -4
+    // bits a weight.
+    Hardware built;
+    built.name = Name{"x"};
+    built.memory_capacity = GB(80);
+    built.with_peak(Numeric::bf16, TFLOP_per_s(1000));
+    CHECK_THROWS_WITH(decode_step(built, m, Workload{}), "hardware 'x' memory_bandwidth: got 0 GB/s, expected a figure from 0.001 to below 1e9 GB/s");
+    built.memory_bandwidth = TB_per_s(-3);
+    CHECK_THROWS_WITH(decode_step(built, m, Workload{}), "hardware 'x' memory_bandwidth: got -3000 GB/s, expected a figure from 0.001 to below 1e9 GB/s");
+    built.memory_bandwidth = TB_per_s(3);
+    built.with_peak(Numeric::fp8, TFLOP_per_s(nan));
+    CHECK_THROWS_WITH(memory_use(built, m, Workload{}), "hardware 'x' peak fp8: got nan TFLOP/s, expected a figure from 0.001 to below 1e9 TFLOP/s");
+    built.peak = {};
+    built.with_peak(Numeric::bf16, TFLOP_per_s(1000));
+    built.measured_bandwidth = TB_per_s(4);
+    CHECK_THROWS_WITH(decode_step(built, m, Workload{}),
+                      "hardware 'x' measured_bandwidth: got 4000 GB/s, expected at most the peak memory_bandwidth (3000 GB/s)");
+    built.measured_bandwidth.reset();
+    CHECK(decode_step(built, m, Workload{}).step_time > Seconds{});
+    Workload scaled;
+    scaled.precision.weights = block_scaled(Numeric::int4, -128, 16);
+    CHECK_THROWS_WITH(decode_step(built, m, scaled),
+                      "weights format: got int4 with -128-bit scales per 16, expected no block scales, or 1 to 64 bits of scale per "
+                      "block of 1 to 1000000 values, fewer than the values' own bits");
+    scaled.precision.weights = formats::bf16;
+    scaled.precision.experts = block_scaled(Numeric::int4, 16, 4);  // 8 bits a weight: parse_format refuses "int4/g4" too
+    CHECK_THROWS_WITH(decode_step(built, m, scaled), Catch::StartsWith("experts format: got int4 with 16-bit scales per 4, expected"));
     // Figures too large to be real hardware, or a model too wide to be one, are refused on load.
     CHECK_THROWS_WITH(hardware_from_json(nlohmann::json::parse(R"({"name":"x","memory_capacity_GB":1e300,
         "memory_bandwidth_GB_per_s":1,"dense_TFLOP_per_s":{"bf16":1}})"), "x.json"),
