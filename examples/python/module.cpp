@@ -658,9 +658,16 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     const auto max_ctx = read_max_context(k);
     const std::int64_t top = k.integer("top", 20);
     if (top < 1) throw ridgeline::error("", "top", std::to_string(top), "an integer from 1");
+    // The storage to try, as the CLI's --weights: "checkpoint" (the model's own formats) and formats.
+    bool checkpoint = true;
+    r.weights = {formats::fp8};
     if (const py::object wl = k.take("weights"); !wl.is_none()) {
         r.weights.clear();
-        for (const auto& f : names_of(wl, "plan", "weights")) r.weights.push_back(format_arg("weights", f));
+        checkpoint = false;
+        for (const auto& f : names_of(wl, "plan", "weights")) {
+            if (f == "checkpoint") checkpoint = true;
+            else r.weights.push_back(format_arg("weights", f));
+        }
     }
     // A comma list as the CLI takes it, or a list of its pieces.
     std::string mode = "both";
@@ -706,6 +713,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     }
     const PyModel& pm = model_of(model);
     r.model = pm.model;
+    if (checkpoint) r.checkpoint = pm.precision;
     raise_max_context(r.model, max_ctx);
     w.precision.state = pm.precision.state;  // the cache's format, whatever the weights'
     const PlanResult result = plan(r);
@@ -1274,7 +1282,7 @@ PYBIND11_MODULE(ridgeline, m) {
     m.def("plan", &plan_py, py::arg("model"),
           "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all), prompt, output, "
           "cached_prompt, chunk, users or requests_per_s, tpot_s, ttft_s, prices (dict device -> price per device-hour), "
-          "max_devices, weights (list), mode ('agg', 'apart', 'disagg', 'both', or a mix: 'agg,apart' or ['agg', 'apart']), kv, compute, efficiency, overhead_s, memory_fraction, "
+          "max_devices, weights (list: 'checkpoint', the model's own formats, and formats; default ['checkpoint', 'fp8']), mode ('agg', 'apart', 'disagg', 'both', or a mix: 'agg,apart' or ['agg', 'apart']), kv, compute, efficiency, overhead_s, memory_fraction, "
           "runtime_reserve_bytes, link_latency_s, link_bandwidth_bytes_per_s, max_context, top.");
     m.def("decode_sweep", &decode_sweep_py, py::arg("model"), py::arg("hardware"), py::arg("batches"), py::arg("contexts"),
           doc("Decode rows for every setting and every batch x context point, as a dict of numpy arrays under decode's keys "

@@ -695,6 +695,7 @@ void run_plan(const cli::PlanOptions& a) {
     }
     if (a.format == cli::Output::table) {
         std::string weights;
+        if (r.checkpoint) weights = "checkpoint (" + precision_name(*r.checkpoint, r.model.tied_embeddings) + ")";
         for (const Format f : a.weights) weights += (weights.empty() ? "" : ",") + format_name(f);
         fmt::print("{}\n", cli::printable(result.verdict));
         fmt::print("traffic: {}; prompt {} tokens ({} cached), {} out; every sequence may reach prompt + output\n",

@@ -30,7 +30,8 @@ struct PlanOptions {
     std::vector<std::pair<std::string, double>> prices;  // DEVICE=PRICE, in the order given
     std::string price_text;                              // --price as typed
     std::int64_t max_devices = 64, top = 20;
-    std::vector<ridgeline::Format> weights{ridgeline::formats::bf16, ridgeline::formats::fp8};
+    bool checkpoint = true;  // "checkpoint" in --weights: the model's own formats
+    std::vector<ridgeline::Format> weights{ridgeline::formats::fp8};
     std::vector<ridgeline::ServingMode> modes{ridgeline::ServingMode::aggregated, ridgeline::ServingMode::disaggregated};
     bool pareto = false;  // --show pareto: the front, not the feasible plans
     ridgeline::Format kv = ridgeline::formats::bf16;
@@ -89,10 +90,23 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.max_devices = parse_integer_option(f, t, 1, 65536); }},
         {"--top", "top", "Rows shown (default 20)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.top = parse_integer_option(f, t, 1, 1'000'000); }},
-        {"--weights", "weights", "Weight formats to try (default bf16,fp8)",
+        {"--weights", "weights",
+         "Weight storage to try: checkpoint (the model's own formats, e.g. gpt-oss's MXFP4 experts beside BF16) or a format for "
+         "every tensor (default checkpoint,fp8)",
          [](PlanOptions& o, const std::string& f, const std::string& t) {
              o.weights.clear();
-             for (const auto& piece : split_commas(t)) o.weights.push_back(parse_format_option(f, piece));
+             o.checkpoint = false;
+             for (const auto& piece : split_commas(t)) {
+                 if (piece == "checkpoint") {
+                     o.checkpoint = true;
+                 } else {
+                     const auto format = ridgeline::parse_format(piece);
+                     if (!format)
+                         bad_value(f, piece, "checkpoint (the model's own formats) or a format: fp32, bf16, fp16, fp8, int8, int4, fp4, "
+                                             "mxfp4, nvfp4, or a grouped one such as int4/g128");
+                     o.weights.push_back(*format);
+                 }
+             }
          }},
         {"--mode", "mode",
          "Serving modes, comma-separated: agg (prefill rides the decode steps), apart (prefill in passes of its own: "
@@ -198,6 +212,7 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     }
     LoadedModel loaded = load_model_with_formats(o.model);
     r.model = loaded.model;
+    if (o.checkpoint) r.checkpoint = loaded.precision;
     w.precision.state = loaded.precision.state;  // the cache's format, whatever the weights'
     if (o.max_context) r.model.max_context = *o.max_context;
     out.model_notes = std::move(loaded.notes);

@@ -106,10 +106,7 @@ inline std::vector<Cell> input_cells(const Resolved& s) {
     const Assumptions& a = s.base.assumptions;
     const Parallelism& par = s.dep.parallel;
     // The table shows the experts' or the table's format beside the weights' when they differ.
-    std::string weights = format_name(p.weights);
-    if (p.expert_format() != p.weights) weights += ", experts " + format_name(p.expert_format());
-    if (p.embedding_format() != p.weights) weights += ", embeddings " + format_name(p.embedding_format());
-    if (p.lm_head_format() != p.weights && !s.m.tied_embeddings) weights += ", lm_head " + format_name(p.lm_head_format());
+    const std::string weights = precision_name(p, s.m.tied_embeddings);
     return {text(s.hardware), text(std::string(s.m.name.view())), Cell{format_name(p.weights), weights},
             text(format_name(p.kv)), text(std::string(name_of(p.compute))), integer(par.tensor),
             integer(par.pipeline), integer(par.expert), integer(par.data), text(assumptions_name(a)),

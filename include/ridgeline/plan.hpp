@@ -42,6 +42,9 @@ struct PlanRequest {
     std::optional<Seconds> tpot_target;
     std::int64_t max_devices = 64;           // per plan, all replicas and pools
     std::vector<Format> weights{formats::bf16, formats::fp8};  // weight formats to try (experts and tables follow)
+    // The checkpoint's own formats (weights, experts, embeddings, LM head: load_model_with_formats),
+    // tried first when given; a format of `weights` that is the same storage is not tried again.
+    std::optional<Precision> checkpoint{};
     std::vector<ServingMode> modes{ServingMode::aggregated, ServingMode::disaggregated};
     Workload base{};                         // KV and compute formats, assumptions, efficiency
     bool device_compute = false;             // base's compute unasked: each device's default_compute
@@ -53,6 +56,7 @@ struct PlanRow {
     Parallelism parallel{};
     Format weights = formats::bf16;
     Numeric compute = Numeric::bf16;     // the device's default_compute where the request left it unasked
+    std::string weights_name = "bf16";   // the whole storage: "bf16, experts mxfp4" for gpt-oss's checkpoint
     ServingMode mode = ServingMode::aggregated;
     std::int64_t replicas = 0;
     Serving serving{};
@@ -145,7 +149,7 @@ inline void validate(const PlanRequest& r) {
     if (r.requests_per_s && !(*r.requests_per_s > 0 && *r.requests_per_s <= 1e9))
         throw error("", "requests per second", number_text(*r.requests_per_s), "a positive number up to 1e9");
     if (r.max_devices < 1 || r.max_devices > 65536) throw error("", "max devices", std::to_string(r.max_devices), "an integer from 1 to 65536");
-    if (r.weights.empty()) throw error("", "weight formats", "none", "at least one format");
+    if (r.weights.empty() && !r.checkpoint) throw error("", "weight formats", "none", "at least one format, or the checkpoint's");
     if (r.modes.empty()) throw error("", "serving modes", "none", "at least one mode");
     for (std::size_t i = 0; i < r.devices.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
@@ -176,6 +180,19 @@ inline PlanResult plan(const PlanRequest& r) {
     // plan meets the targets". One that fits nowhere or serves once is not refused.
     std::int64_t tried = 0, refused_all = 0;
     std::optional<error> refused;
+    // The storage choices: the checkpoint's, then each format for every tensor (but one the
+    // checkpoint already stores everything in).
+    std::vector<Precision> storages;
+    if (r.checkpoint) storages.push_back(*r.checkpoint);
+    for (const Format f : r.weights) {
+        Precision p = r.base.precision;
+        p.weights = f;
+        p.experts.reset();
+        p.embeddings.reset();
+        p.lm_head.reset();
+        const bool same = r.checkpoint && precision_name(*r.checkpoint, r.model.tied_embeddings) == format_name(f);
+        if (!same) storages.push_back(p);
+    }
 
     for (const PlanDevice& dev : r.devices) {
         // Whether any of this device's deployments held the model, and was served; the first refusal.
@@ -185,13 +202,15 @@ inline PlanResult plan(const PlanRequest& r) {
             out.notes.push_back(dev.name + ": splits over up to " + std::to_string(given_link_domain) +
                                 " devices on the link given (its preset has no scale-up link; a PCIe server's slots)" +
                                 (dev.device.scale_out_bandwidth ? "" : ", and no further: it has no scale-out network"));
-        for (const Format weights : r.weights) {
+        for (const Precision& storage : storages) {
             Workload w = r.base;
+            w.precision.weights = storage.weights;
+            w.precision.experts = storage.experts;
+            w.precision.embeddings = storage.embeddings;
+            w.precision.lm_head = storage.lm_head;
             if (r.device_compute) w.precision.compute = default_compute(dev.device);
-            w.precision.weights = weights;
-            w.precision.experts.reset();
-            w.precision.embeddings.reset();
-            w.precision.lm_head.reset();
+            const Format weights = storage.weights;
+            const std::string weights_name = precision_name(w.precision, r.model.tied_embeddings);
             for (const Parallelism& par : shapes(dev, r.model, r)) {
                 const Deployment d{dev.device, par};
                 ++tried;
@@ -229,7 +248,7 @@ inline PlanResult plan(const PlanRequest& r) {
                     for (const std::int64_t b : batches) {
                         const auto s = evaluate(b);
                         if (!s || !s->fits() || (r.ttft_target && s->ttft > *r.ttft_target)) continue;
-                        PlanRow row{dev.name, par, weights, w.precision.compute, mode, 1, *s, std::ceil(s->devices() - 1e-9), {}, {}};
+                        PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, 1, *s, std::ceil(s->devices() - 1e-9), {}, {}};
                         out.pareto.push_back(row);
                     }
                     // The fewest replicas: each holds ceil(users / replicas) sequences over its micro-batches.
@@ -262,7 +281,7 @@ inline PlanResult plan(const PlanRequest& r) {
                             if (static_cast<double>(replicas) * s->requests_per_s.in(per_s) < *r.requests_per_s * (1 - 1e-9)) return std::nullopt;
                         }
                         if (!s || !meets(*s, r)) return std::nullopt;
-                        PlanRow row{dev.name, par, weights, w.precision.compute, mode, replicas, *s, 0, {}, {}};
+                        PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, replicas, *s, 0, {}, {}};
                         // Decode devices, and a prefill pool of whole prefill replicas.
                         const double prefill = s->prefill_devices > 0
                                                    ? ceil_div(static_cast<double>(replicas) * s->prefill_devices, per_replica) * per_replica
@@ -336,7 +355,7 @@ inline PlanResult plan(const PlanRequest& r) {
     };
     const auto describe = [&](const PlanRow& row) {
         std::string d = row.device + " x" + number_text(row.devices) + " (TP " + std::to_string(row.parallel.tensor) + ", PP " +
-                        std::to_string(row.parallel.pipeline) + ", " + std::string(format_name(row.weights)) + "): TPOT " +
+                        std::to_string(row.parallel.pipeline) + ", " + row.weights_name + "): TPOT " +
                         number_text(std::round(row.serving.tpot.in(ms) * 100) / 100) + " ms, TTFT " +
                         number_text(std::round(row.serving.ttft.in(ms))) + " ms";
         if (row.cost_per_million_tokens) d += ", " + number_text(std::round(*row.cost_per_million_tokens * 1000) / 1000) + " per million tokens";

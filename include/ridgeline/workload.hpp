@@ -38,6 +38,17 @@ struct Precision {
     friend constexpr bool operator==(const Precision&, const Precision&) = default;
 };
 
+// The weights' format, then each part stored otherwise: "bf16, experts mxfp4" (gpt-oss-120b's
+// checkpoint), "fp8/b128x128, embeddings bf16, lm_head bf16" (DeepSeek-V3's). A head tied to the
+// input table is the embeddings' and is not named twice.
+inline std::string precision_name(const Precision& p, bool tied_embeddings) {
+    std::string name = format_name(p.weights);
+    if (p.expert_format() != p.weights) name += ", experts " + format_name(p.expert_format());
+    if (p.embedding_format() != p.weights) name += ", embeddings " + format_name(p.embedding_format());
+    if (p.lm_head_format() != p.weights && !tied_embeddings) name += ", lm_head " + format_name(p.lm_head_format());
+    return name;
+}
+
 namespace precisions {
 inline constexpr Precision bf16{};
 inline constexpr Precision w8a16_fp8{formats::fp8, formats::bf16, Numeric::bf16};

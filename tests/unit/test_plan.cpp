@@ -383,3 +383,44 @@ TEST_CASE("plan: each device that gives no plan says why, and a link given split
     fp8.devices.push_back(fp8.devices.front());
     CHECK_THROWS_WITH(plan(fp8), "devices: got a100-80gb twice, expected each candidate device once");
 }
+
+TEST_CASE("plan: the checkpoint's own formats are a storage to try", "[plan][formats]") {
+    // gpt-oss-120b ships MXFP4 experts beside BF16 attention, router, embeddings and head (the Hub
+    // config's quantization_config; test_catalogue.cpp): neither all-MXFP4 nor all-BF16.
+    const LoadedModel oss = load_model_with_formats("gpt-oss-120b");
+    PlanRequest r;
+    r.model = oss.model;
+    r.devices = {{"h200", load_hardware("h200"), std::nullopt}};
+    r.traffic = Traffic{1024, 256};
+    r.users = 4;
+    r.max_devices = 1;
+    r.checkpoint = oss.precision;
+    r.weights = {formats::mxfp4};
+    const PlanResult result = plan(r);
+    const auto row_of = [&](const std::string& name) -> const PlanRow* {
+        for (const PlanRow& row : result.plans)
+            if (row.weights_name == name) return &row;
+        return nullptr;
+    };
+    const PlanRow* checkpoint = row_of("bf16, experts mxfp4");
+    const PlanRow* all_mxfp4 = row_of("mxfp4");
+    REQUIRE(checkpoint != nullptr);
+    REQUIRE(all_mxfp4 != nullptr);
+    CHECK(checkpoint->serving.memory.weights == weights_per_device(oss.model, oss.precision));
+    // The BF16 parts are 16 bits against 4.25: the checkpoint holds more than all-MXFP4 does.
+    CHECK(checkpoint->serving.memory.weights > all_mxfp4->serving.memory.weights);
+    CHECK(checkpoint->serving.tpot > all_mxfp4->serving.tpot);
+    // A checkpoint stored in one format is that format: Llama-3.1-8B's BF16 is not tried twice.
+    PlanRequest llama;
+    llama.model = load_model("llama-3.1-8b");
+    llama.devices = r.devices;
+    llama.traffic = r.traffic;
+    llama.users = 4;
+    llama.max_devices = 1;
+    llama.checkpoint = load_model_with_formats("llama-3.1-8b").precision;
+    llama.weights = {formats::bf16};
+    const PlanResult once = plan(llama);
+    // One device, one shape: one aggregated row, not one per storage.
+    CHECK(std::count_if(once.plans.begin(), once.plans.end(), [](const PlanRow& row) { return row.mode == ServingMode::aggregated; }) == 1);
+    CHECK(once.plans.front().weights_name == "bf16");
+}
