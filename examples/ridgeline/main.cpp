@@ -703,7 +703,11 @@ void run_plan(const cli::PlanOptions& a) {
                            : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
                    r.traffic.cached_prompt, r.traffic.output);
         for (const std::string& said : result.assumptions) fmt::print("serving {}\n", said);
-        for (const std::string& said : result.notes) fmt::print("note: {}\n", cli::printable(said));
+        for (std::string said : result.notes) {
+            const std::string_view lever = "(give the link's bandwidth)";
+            if (const auto at = said.find(lever); at != std::string::npos) said.replace(at, lever.size(), "(give one with --link-gb-per-s)");
+            fmt::print("note: {}\n", cli::printable(said));
+        }
         // The compute format, and the devices that chose another where none was asked for.
         std::string compute(name_of(w.precision.compute));
         if (r.device_compute) {

@@ -131,7 +131,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
         {"--link-latency-us", "link_latency_us", "Latency per message on the links, us (default: the preset's)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.link_latency = parse_link_latency(f, t); }},
         {"--link-gb-per-s", "link_gb_per_s",
-         "Link bandwidth per device, GB/s, both directions (default: the preset's); lets a PCIe card's plans split over up to 8 devices",
+         "Link bandwidth per device, GB/s, both directions, for devices whose preset has none (PCIe cards: splits over up to 8 of them)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.link_bandwidth = parse_link_bandwidth(f, t); }},
         {"--max-context", "", "Raise the model's context limit (max_position_embeddings), e.g. 131072 for Qwen3 with YaRN",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.max_context = parse_integer_option(f, t, 1, std::int64_t{1} << 40); }},
@@ -214,7 +214,12 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     r.model = loaded.model;
     if (o.checkpoint) r.checkpoint = loaded.precision;
     w.precision.state = loaded.precision.state;  // the cache's format, whatever the weights'
-    if (o.max_context) r.model.max_context = *o.max_context;
+    if (o.max_context) {
+        // It raises the limit, as decode's --max-context: a lower one would only refuse what the model takes.
+        if (const auto expected = lowers_context_limit(r.model, *o.max_context))
+            bad_value("--max-context", std::to_string(*o.max_context), *expected + ": the flag raises it");
+        r.model.max_context = *o.max_context;
+    }
     out.model_notes = std::move(loaded.notes);
     return out;
 }

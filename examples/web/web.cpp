@@ -274,7 +274,11 @@ json evaluate(const json& request) {
         return out;
     } catch (const error& e) {
         // The library names its own lever; the page's is the max context field.
-        const std::string expected = naming_own_max_context_lever(e.expected(), "raise it in the max context field where the model allows more");
+        std::string expected = naming_own_max_context_lever(e.expected(), "raise it in the max context field where the model allows more");
+        // And the link field for a device whose preset has no link.
+        const std::string library_lever = "set it on the deployment: Parallelism::link_bandwidth";
+        if (const auto at = expected.find(library_lever); at != std::string::npos)
+            expected.replace(at, library_lever.size(), "give one in the link bandwidth field, e.g. 64 for PCIe 4.0 x16");
         throw field_error(field_of(e), error(e.file(), e.path(), e.value(), expected).what());
     }
 }

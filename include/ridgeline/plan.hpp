@@ -94,6 +94,13 @@ inline bool linked(const PlanDevice& d, const PlanRequest& r) {
     return d.device.interconnect_bandwidth.has_value() || r.links.link_bandwidth.has_value();
 }
 
+// The most devices one replica of `d` may span: the request's limit, or one server's slots for a
+// device split over a link given (no preset link) with no scale-out network past them.
+inline std::int64_t most_devices(const PlanDevice& d, const PlanRequest& r) {
+    const bool given = !d.device.interconnect_bandwidth && r.links.link_bandwidth;
+    return given && !d.device.scale_out_bandwidth ? std::min(r.max_devices, given_link_domain) : r.max_devices;
+}
+
 // The deployments to try on one device: tensor degrees (powers of two within the scale-up
 // domain when there is a link; a given link on a device with no domain of its own joins
 // given_link_domain), pipeline degrees (powers of two), expert groups dividing the tensor
@@ -106,7 +113,7 @@ inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, cons
     // scale-out network either, stages cannot go past them.
     const bool given = !d.device.interconnect_bandwidth && r.links.link_bandwidth;
     if (given && domain < given_link_domain) domain = given_link_domain;
-    const std::int64_t most = given && !d.device.scale_out_bandwidth ? std::min(r.max_devices, domain) : r.max_devices;
+    const std::int64_t most = most_devices(d, r);
     bool moe = false;
     for (const auto& g : m) moe = moe || routed_experts(g.spec, 1.0).experts > 0;
     for (const std::int64_t t : powers_of_two_up_to(std::min(most, linked ? domain : std::int64_t{1})))
@@ -114,6 +121,9 @@ inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, cons
             for (const std::int64_t e : moe ? powers_of_two_up_to(t) : std::vector<std::int64_t>{1}) {
                 if ((t > 1 || p > 1) && !linked) continue;
                 Parallelism par = r.links;
+                // A link bandwidth given is for devices whose preset has none (PCIe cards): it
+                // does not replace an NVLink's figure.
+                if (d.device.interconnect_bandwidth) par.link_bandwidth.reset();
                 par.tensor = t;
                 par.pipeline = p;
                 par.expert = e;
@@ -320,7 +330,7 @@ inline PlanResult plan(const PlanRequest& r) {
             out.notes.push_back(dev.name + ": no plan: " + dev_refusal->what());
         else if (!dev_holds)
             out.notes.push_back(dev.name + ": no deployment tried holds the model and a request of " + std::to_string(longest) + " tokens" +
-                                (linked(dev, r) ? " within " + std::to_string(r.max_devices) + " devices"
+                                (linked(dev, r) ? " within " + std::to_string(most_devices(dev, r)) + " devices"
                                                 : " on one device, and its preset has no link to split over (give the link's bandwidth)"));
     }
 

@@ -313,10 +313,13 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         // every layer, to the decode replica.
         const Bytes kv = kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(traffic.prompt), {}, w.precision.state_format());
         const Hardware& hw = d.device;
-        if (!hw.scale_out_bandwidth && !hw.interconnect_bandwidth)
+        // The scale-out network, else the scale-up link (the deployment's where it gives one).
+        const auto scale_up = d.parallel.link_bandwidth ? d.parallel.link_bandwidth : hw.interconnect_bandwidth;
+        if (!hw.scale_out_bandwidth && !scale_up)
             throw error("", "hardware '" + std::string(hw.name.view()) + "' scale-out and interconnect bandwidth", "none",
-                        "a link to send the prompt's KV from the prefill pool to the decode pool (disaggregated serving)");
-        const BytesPerSecond per_device = hw.scale_out_bandwidth ? *hw.scale_out_bandwidth : *hw.interconnect_bandwidth;
+                        "a link to send the prompt's KV from the prefill pool to the decode pool (disaggregated serving; or set "
+                        "it on the deployment: Parallelism::link_bandwidth)");
+        const BytesPerSecond per_device = hw.scale_out_bandwidth ? *hw.scale_out_bandwidth : *scale_up;
         const Seconds latency = hw.scale_out_latency ? *hw.scale_out_latency : Seconds{};
         // Each device sends its share over its own port, one direction (half the both-ways figure).
         s.kv_transfer = latency + kv / (0.5 * per_device * s.replica_devices);

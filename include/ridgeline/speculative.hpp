@@ -23,8 +23,8 @@ constexpr void validate(const Speculation& s) {
         throw error("", "speculation.draft_tokens", std::to_string(s.draft_tokens), "an integer from 1 to 1024");
     if (!(s.acceptance >= 0 && s.acceptance <= 1))
         throw error("", "speculation.acceptance", number_text(s.acceptance), "a probability in [0, 1]");
-    if (s.draft_tensor < 0 || s.draft_tensor > max_parallel_degree)
-        throw error("", "speculation.draft_tensor", std::to_string(s.draft_tensor), "0 (the target's degree) or a degree from 1");
+    if (s.draft_tensor < 0)
+        throw error("", "speculation.draft_tensor", std::to_string(s.draft_tensor), "0 (the target's degree), 1, or the target's degree");
 }
 
 // Expected tokens a sequence gains per verification: 1 + a + a^2 + ... + a^g = (1 - a^(g+1)) / (1 - a).
@@ -67,6 +67,10 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
             throw error("", "draft model", "'" + std::string(draft->name.view()) + "' (" + std::to_string(draft->vocab_size) + " tokens)",
                         "a model with the target's vocabulary (" + std::to_string(target.vocab_size) + " tokens): its drafts are the "
                         "target's tokens");
+        // As vLLM: the target's degree or one device, no other (the deployment has no other devices).
+        if (s.draft_tensor > 1 && s.draft_tensor != hw.parallel.tensor)
+            throw error("", "speculation.draft_tensor", std::to_string(s.draft_tensor),
+                        "0 (the target's degree), 1, or the target's degree (" + std::to_string(hw.parallel.tensor) + ")");
         Parallelism split = hw.parallel;
         split.tensor = s.draft_tensor > 0 ? s.draft_tensor : hw.parallel.tensor;
         split.pipeline = split.expert = split.data = 1;

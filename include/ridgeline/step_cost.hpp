@@ -327,7 +327,9 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     // Of those, the LM head's (the tied table, else the head; a declared count's vocab x hidden),
     // which prefill does only for the token a prompt samples.
     const double head = m.tied_embeddings ? table : m.declared_parameters ? static_cast<double>(m.vocab_size) * h : all.lm_head;
-    c.head_flops_per_token = flop(2.0 * head / T / stages);
+    // At most every FLOP of the token: a declared count smaller than the head cannot make prefill's negative.
+    const Flops head_flops = flop(2.0 * head / T / stages);
+    c.head_flops_per_token = head_flops < c.flops_per_token ? head_flops : c.flops_per_token;
 
     double state_flops = 0;
     for (std::size_t gi = 0; gi < m.group_count; ++gi) {

@@ -153,6 +153,9 @@ TEST_CASE("speculation: verification reads once, computes g + 1 tokens, and the 
     const SpeculativeDecode alone = speculative_decode(tp4, target, at4k, Speculation{4, 0.8, 1}, &draft);
     CHECK(alone.draft_time == 4.0 * decode_step(h100(), draft, at4k).step_time);
     CHECK(split.speedup > alone.speedup);
+    // No other degree: the deployment has no devices for it (vLLM takes 1 or the target's).
+    CHECK_THROWS_WITH(speculative_decode(tp4, target, at4k, Speculation{4, 0.8, 2}, &draft),
+                      "speculation.draft_tensor: got 2, expected 0 (the target's degree), 1, or the target's degree (4)");
     // A draft must share the target's vocabulary (vLLM refuses one that does not): Qwen3-8B's
     // 151,936 tokens against Llama's 128,256 (their config.json files).
     const Model qwen = load_model("qwen3-8b");

@@ -360,6 +360,19 @@ TEST_CASE("plan: each device that gives no plan says why, and a link given split
         CHECK(row.parallel.replica_devices() <= 8);  // one server: the card has no scale-out network either
     }
     CHECK(std::any_of(linked.plans.begin(), linked.plans.end(), [](const PlanRow& row) { return row.parallel.tensor > 1; }));
+    // Disaggregated serving sends the KV over the link given too, where the card has no other.
+    PlanRequest pooled = r;
+    pooled.modes = {ServingMode::disaggregated};
+    CHECK_NOTHROW(plan(pooled));
+    // The link given is for cards without one: an H100 beside them keeps its NVLink's 900 GB/s.
+    PlanRequest nvlink = r;
+    nvlink.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
+    PlanRequest own = nvlink;
+    own.links = {};
+    const PlanResult given = plan(nvlink), preset = plan(own);
+    REQUIRE(given.plans.size() == preset.plans.size());
+    for (std::size_t i = 0; i < given.plans.size(); ++i) CHECK(given.plans[i].serving.tpot == preset.plans[i].serving.tpot);
+    CHECK(given.notes.empty());
     REQUIRE(linked.notes.size() == 1);
     CHECK(linked.notes[0] == "rtx-4090: splits over up to 8 devices on the link given (its preset has no scale-up link; a PCIe "
                              "server's slots), and no further: it has no scale-out network");
