@@ -1090,9 +1090,7 @@ PYBIND11_MODULE(ridgeline, m) {
         } catch (const ridgeline::error& e) {
             // The library names its own lever; say the module's (as the CLI says --max-context).
             std::string expected = naming_own_max_context_lever(e.expected(), "raise it with max_context= or Model.with_max_context where the model allows more");
-            const std::string library_lever = "set it on the deployment: Parallelism::link_bandwidth";
-            if (const auto at = expected.find(library_lever); at != std::string::npos)
-                expected.replace(at, library_lever.size(), "give one with link_bandwidth_bytes_per_s=, e.g. 64e9 for PCIe 4.0 x16");
+            expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give one with link_bandwidth_bytes_per_s=, e.g. 64e9 for PCIe 4.0 x16");
             const ridgeline::error said(e.file(), e.path(), e.value(), expected);
             py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(said.what());
             instance.attr("file") = said.file();

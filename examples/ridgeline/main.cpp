@@ -703,11 +703,8 @@ void run_plan(const cli::PlanOptions& a) {
                            : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
                    r.traffic.cached_prompt, r.traffic.output);
         for (const std::string& said : result.assumptions) fmt::print("serving {}\n", said);
-        for (std::string said : result.notes) {
-            const std::string_view lever = "(give the link's bandwidth)";
-            if (const auto at = said.find(lever); at != std::string::npos) said.replace(at, lever.size(), "(give one with --link-gb-per-s)");
-            fmt::print("note: {}\n", cli::printable(said));
-        }
+        for (const std::string& said : result.notes)
+            fmt::print("note: {}\n", cli::printable(naming_own_lever(said, plan_link_lever, "give one with --link-gb-per-s")));
         // The compute format, and the devices that chose another where none was asked for.
         std::string compute(name_of(w.precision.compute));
         if (r.device_compute) {
@@ -767,7 +764,7 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
     };
     if (!e.file().empty()) return e.what();
     std::string expected = naming_own_max_context_lever(e.expected(), "raise it with --max-context");
-    replace_all(expected, "set it on the deployment: Parallelism::link_bandwidth", "give one with --link-gb-per-s, e.g. 64 for PCIe 4.0 x16");
+    expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give one with --link-gb-per-s, e.g. 64 for PCIe 4.0 x16");
     replace_all(expected, "the tensor-parallel degree", "--tp");
     for (const auto& [path, flag] : flags)
         if (e.path() == path) return fmt::format("{}: got {}, expected {}", flag, e.value(), expected);

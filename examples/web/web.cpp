@@ -75,34 +75,30 @@ std::int64_t degree(const json& request, const char* key) {
     return integer(request, key, 0, "an integer >= 1");
 }
 
-// Link latency per message in microseconds, read by the CLI's --link-latency-us reader (its
-// range and message); empty or absent: the hardware preset's.
-std::optional<Seconds> link_latency(const json& request) {
-    const char* key = "link_latency_us";
+// An optional field read by the CLI flag's own reader (its range and message), its errors
+// beside the field; empty or absent: nothing given.
+template <class Read>
+auto optional_field(const json& request, const char* key, const char* what, Read read) -> std::optional<decltype(read(what, ""))> {
     if (!request.contains(key) || request.at(key).is_null()) return std::nullopt;
     const json& v = request.at(key);
     const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
     if (text.empty()) return std::nullopt;
     try {
-        return cli::parse_link_latency("link latency", text);
+        return read(what, text);
     } catch (const cli::usage_error& e) {
         throw field_error(key, e.what());
     }
 }
 
-// Link bandwidth per device in GB/s, read by the CLI's --link-gb-per-s reader; empty or absent:
-// the hardware preset's (a PCIe card has none, so a split there needs it).
+// Link latency per message in microseconds (--link-latency-us); absent: the hardware preset's.
+std::optional<Seconds> link_latency(const json& request) {
+    return optional_field(request, "link_latency_us", "link latency", cli::parse_link_latency);
+}
+
+// Link bandwidth per device in GB/s (--link-gb-per-s); absent: the hardware preset's (a PCIe
+// card has none, so a split there needs it).
 std::optional<BytesPerSecond> link_bandwidth(const json& request) {
-    const char* key = "link_gb_per_s";
-    if (!request.contains(key) || request.at(key).is_null()) return std::nullopt;
-    const json& v = request.at(key);
-    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-    if (text.empty()) return std::nullopt;
-    try {
-        return cli::parse_link_bandwidth("link bandwidth", text);
-    } catch (const cli::usage_error& e) {
-        throw field_error(key, e.what());
-    }
+    return optional_field(request, "link_gb_per_s", "link bandwidth", cli::parse_link_bandwidth);
 }
 
 Assumptions assumptions_of(const json& request) {
@@ -276,9 +272,7 @@ json evaluate(const json& request) {
         // The library names its own lever; the page's is the max context field.
         std::string expected = naming_own_max_context_lever(e.expected(), "raise it in the max context field where the model allows more");
         // And the link field for a device whose preset has no link.
-        const std::string library_lever = "set it on the deployment: Parallelism::link_bandwidth";
-        if (const auto at = expected.find(library_lever); at != std::string::npos)
-            expected.replace(at, library_lever.size(), "give one in the link bandwidth field, e.g. 64 for PCIe 4.0 x16");
+        expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give one in the link bandwidth field, e.g. 64 for PCIe 4.0 x16");
         throw field_error(field_of(e), error(e.file(), e.path(), e.value(), expected).what());
     }
 }

@@ -37,10 +37,14 @@ struct Link {
     [[nodiscard]] constexpr Seconds send(Bytes b) const { return latency + b / one_way; }
 };
 
+// The lever a missing link's errors name, in the library's words; a front end names its own
+// (--link-gb-per-s, link_bandwidth_bytes_per_s=, the page's field) with naming_own_lever.
+inline constexpr std::string_view link_bandwidth_lever = "set it on the deployment: Parallelism::link_bandwidth";
+
 namespace deployment_detail {
 [[noreturn]] inline void no_link(const Hardware& hw, const char* what) {
     throw error("", "hardware '" + std::string(hw.name.view()) + "' " + what, "none",
-                std::string("the figure in the preset (or set it on the deployment: Parallelism::link_bandwidth) for a split over several devices"));
+                "the figure in the preset (or " + std::string(link_bandwidth_lever) + ") for a split over several devices");
 }
 }  // namespace deployment_detail
 

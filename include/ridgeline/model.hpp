@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <type_traits>
 #include <variant>
 
@@ -179,12 +180,18 @@ constexpr void validate(const Model& m) {
         fail(m, "declared parameters", number_text(*m.declared_parameters), "a count from 1 to below 1e16");
 }
 
+// A lever an error names in the library's words, said in a front end's own (a flag, a keyword,
+// a field) instead.
+inline std::string naming_own_lever(std::string expected, std::string_view lever, std::string_view own) {
+    if (const auto at = expected.find(lever); at != std::string::npos) expected.replace(at, lever.size(), own);
+    return expected;
+}
+
 // The lever require_context_within names, in the library's words. A front end names its own
 // (the CLI's --max-context, Python's max_context=, the page's field) with the next function.
 inline constexpr std::string_view max_context_lever = "raise Model::max_context where the model allows more";
 inline std::string naming_own_max_context_lever(std::string expected, std::string_view own) {
-    if (const auto at = expected.find(max_context_lever); at != std::string::npos) expected.replace(at, max_context_lever.size(), own);
-    return expected;
+    return naming_own_lever(std::move(expected), max_context_lever, own);
 }
 
 // Refuses a context past the model's limit, when it has one.

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "capacity.hpp"
@@ -78,6 +79,10 @@ struct PlanResult {
     std::vector<std::string> notes;
 };
 
+// The lever a note names for a device with no link to split over, in words the CLI's JSON, the
+// page and Python share; the CLI's table names its flag instead (naming_own_lever).
+inline constexpr std::string_view plan_link_lever = "give the link's bandwidth";
+
 namespace plan_detail {
 // Devices a link given for a device whose preset has none (a PCIe card) joins: a PCIe server's
 // eight slots.
@@ -94,11 +99,16 @@ inline bool linked(const PlanDevice& d, const PlanRequest& r) {
     return d.device.interconnect_bandwidth.has_value() || r.links.link_bandwidth.has_value();
 }
 
+// Whether `d` is split over the link the request gives: its preset has none (a PCIe card). A
+// device with a link of its own keeps it.
+inline bool given_link(const PlanDevice& d, const PlanRequest& r) {
+    return !d.device.interconnect_bandwidth && r.links.link_bandwidth.has_value();
+}
+
 // The most devices one replica of `d` may span: the request's limit, or one server's slots for a
-// device split over a link given (no preset link) with no scale-out network past them.
+// device split over a link given with no scale-out network past them.
 inline std::int64_t most_devices(const PlanDevice& d, const PlanRequest& r) {
-    const bool given = !d.device.interconnect_bandwidth && r.links.link_bandwidth;
-    return given && !d.device.scale_out_bandwidth ? std::min(r.max_devices, given_link_domain) : r.max_devices;
+    return given_link(d, r) && !d.device.scale_out_bandwidth ? std::min(r.max_devices, given_link_domain) : r.max_devices;
 }
 
 // The deployments to try on one device: tensor degrees (powers of two within the scale-up
@@ -111,8 +121,7 @@ inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, cons
     std::int64_t domain = d.device.scale_up_domain > 0 ? d.device.scale_up_domain : 1;
     // A link given where the preset has none reaches the devices of one server; with no
     // scale-out network either, stages cannot go past them.
-    const bool given = !d.device.interconnect_bandwidth && r.links.link_bandwidth;
-    if (given && domain < given_link_domain) domain = given_link_domain;
+    if (given_link(d, r) && domain < given_link_domain) domain = given_link_domain;
     const std::int64_t most = most_devices(d, r);
     bool moe = false;
     for (const auto& g : m) moe = moe || routed_experts(g.spec, 1.0).experts > 0;
@@ -123,7 +132,7 @@ inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, cons
                 Parallelism par = r.links;
                 // A link bandwidth given is for devices whose preset has none (PCIe cards): it
                 // does not replace an NVLink's figure.
-                if (d.device.interconnect_bandwidth) par.link_bandwidth.reset();
+                if (!given_link(d, r)) par.link_bandwidth.reset();
                 par.tensor = t;
                 par.pipeline = p;
                 par.expert = e;
@@ -208,7 +217,7 @@ inline PlanResult plan(const PlanRequest& r) {
         // Whether any of this device's deployments held the model, and was served; the first refusal.
         std::optional<error> dev_refusal;
         bool dev_holds = false, dev_served = false;
-        if (!dev.device.interconnect_bandwidth && r.links.link_bandwidth && dev.device.scale_up_domain < given_link_domain)
+        if (given_link(dev, r) && dev.device.scale_up_domain < given_link_domain)
             out.notes.push_back(dev.name + ": splits over up to " + std::to_string(given_link_domain) +
                                 " devices on the link given (its preset has no scale-up link; a PCIe server's slots)" +
                                 (dev.device.scale_out_bandwidth ? "" : ", and no further: it has no scale-out network"));
@@ -331,7 +340,7 @@ inline PlanResult plan(const PlanRequest& r) {
         else if (!dev_holds)
             out.notes.push_back(dev.name + ": no deployment tried holds the model and a request of " + std::to_string(longest) + " tokens" +
                                 (linked(dev, r) ? " within " + std::to_string(most_devices(dev, r)) + " devices"
-                                                : " on one device, and its preset has no link to split over (give the link's bandwidth)"));
+                                                : " on one device, and its preset has no link to split over (" + std::string(plan_link_lever) + ")"));
     }
 
     if (tried > 0 && refused_all == tried && refused) throw *refused;

@@ -317,8 +317,8 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         const auto scale_up = d.parallel.link_bandwidth ? d.parallel.link_bandwidth : hw.interconnect_bandwidth;
         if (!hw.scale_out_bandwidth && !scale_up)
             throw error("", "hardware '" + std::string(hw.name.view()) + "' scale-out and interconnect bandwidth", "none",
-                        "a link to send the prompt's KV from the prefill pool to the decode pool (disaggregated serving; or set "
-                        "it on the deployment: Parallelism::link_bandwidth)");
+                        "a link to send the prompt's KV from the prefill pool to the decode pool (disaggregated serving; or " +
+                            std::string(link_bandwidth_lever) + ")");
         const BytesPerSecond per_device = hw.scale_out_bandwidth ? *hw.scale_out_bandwidth : *scale_up;
         const Seconds latency = hw.scale_out_latency ? *hw.scale_out_latency : Seconds{};
         // Each device sends its share over its own port, one direction (half the both-ways figure).
