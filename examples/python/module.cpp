@@ -652,8 +652,12 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     r.requests_per_s = k.optional_number("requests_per_s");
     if (r.users.has_value() == r.requests_per_s.has_value())
         throw ridgeline::error("", "users", r.users ? number_text(*r.users) : "none", "exactly one of users and requests_per_s");
-    if (const auto t = k.optional_number("tpot_s")) r.tpot_target = seconds(*t);
-    if (const auto t = k.optional_number("ttft_s")) r.ttft_target = seconds(*t);
+    // In seconds, as given: the library's bounds are the CLI's, 0.001 to 1e9 ms.
+    for (const auto& [key, target] : {std::pair{"tpot_s", &r.tpot_target}, std::pair{"ttft_s", &r.ttft_target}})
+        if (const auto t = k.optional_number(key)) {
+            if (!(*t >= 1e-6 && *t <= 1e6)) throw ridgeline::error("", key, number_text(*t), "a time in seconds from 1e-6 to 1e6");
+            *target = seconds(*t);
+        }
     r.max_devices = k.integer("max_devices", 64);
     const auto max_ctx = read_max_context(k);
     const std::int64_t top = k.integer("top", 20);
@@ -1091,7 +1095,22 @@ PYBIND11_MODULE(ridgeline, m) {
             // The library names its own lever; say the module's (as the CLI says --max-context).
             std::string expected = naming_own_max_context_lever(e.expected(), "raise it with max_context= or Model.with_max_context where the model allows more");
             expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give one with link_bandwidth_bytes_per_s=, e.g. 64e9 for PCIe 4.0 x16");
-            const ridgeline::error said(e.file(), e.path(), e.value(), expected);
+            // The library names what it checks ("tensor-parallel degree"); the caller typed a keyword (tp).
+            // Errors read from a file keep the file's field names.
+            std::string path = e.path();
+            if (e.file().empty()) {
+                static const std::pair<std::string_view, std::string_view> keywords[] = {
+                    {"tensor-parallel degree", "tp"},        {"pipeline-parallel degree", "pp"},
+                    {"expert-parallel degree", "ep"},        {"data-parallel degree", "dp"},
+                    {"efficiency (bandwidth)", "efficiency"}, {"memory fraction", "memory_fraction"},
+                    {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"}};
+                for (const auto& [library, keyword] : keywords)
+                    if (path == library) path = keyword;
+                for (std::size_t at = expected.find("the tensor-parallel degree"); at != std::string::npos;
+                     at = expected.find("the tensor-parallel degree", at))
+                    expected.replace(at, std::string_view("the tensor-parallel degree").size(), "tp");
+            }
+            const ridgeline::error said(e.file(), path, e.value(), expected);
             py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(said.what());
             instance.attr("file") = said.file();
             instance.attr("path") = said.path();
