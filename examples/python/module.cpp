@@ -684,7 +684,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     r.modes = *modes;
     Workload& w = r.base;
     w.precision.kv = format_arg("kv", k.text("kv", "bf16"));
-    // Unasked, each device computes in its default (bf16, fp16 on a V100), as the CLI's plan.
+    // Unasked, each device computes as the CLI's plan has it (plan_detail::unasked_compute).
     const auto compute = k.optional_text("compute");
     w.precision.compute = numeric_arg("compute", compute.value_or("bf16"));
     r.device_compute = !compute;
@@ -1103,7 +1103,8 @@ PYBIND11_MODULE(ridgeline, m) {
                     {"tensor-parallel degree", "tp"},        {"pipeline-parallel degree", "pp"},
                     {"expert-parallel degree", "ep"},        {"data-parallel degree", "dp"},
                     {"efficiency (bandwidth)", "efficiency"}, {"memory fraction", "memory_fraction"},
-                    {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"}};
+                    {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
+                    {"max devices", "max_devices"},          {"prefill chunk", "chunk"}};
                 for (const auto& [library, keyword] : keywords)
                     if (path == library) path = keyword;
                 for (std::size_t at = expected.find("the tensor-parallel degree"); at != std::string::npos;

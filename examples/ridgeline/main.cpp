@@ -690,7 +690,9 @@ void run_plan(const cli::PlanOptions& a) {
         const nlohmann::ordered_json j = plan_json(result, r.model, top);
         fmt::print("{}\n", cli::dump_json(j));
     } else {
-        if (rows.empty()) fmt::print("no plan {}\n", a.pareto ? "fits in memory" : "meets the targets");
+        // The front holds the plans that fit and meet the TTFT target (a TPOT target is its axis).
+        if (rows.empty())
+            fmt::print("no plan {}\n", !a.pareto ? "meets the targets" : r.ttft_target ? "fits in memory within the TTFT target" : "fits in memory");
         else t.print(a.format);
     }
     if (a.format == cli::Output::table) {
@@ -714,6 +716,16 @@ void run_plan(const cli::PlanOptions& a) {
                 if (default_compute(d.device) != w.precision.compute) others += (others.empty() ? "" : ", ") + d.name, ++count;
             if (count == r.devices.size()) compute = "fp16 (" + others + ": no bf16 peak)";
             else if (count > 0) compute += " (fp16 on " + others + ": no bf16 peak)";
+            // fp8-stored weights compute in fp8 where the device has it (plan_detail::unasked_compute).
+            bool fp8_storage = r.checkpoint && r.checkpoint->weights.element == Numeric::fp8;
+            for (const Format f : a.weights) fp8_storage = fp8_storage || f.element == Numeric::fp8;
+            std::string fp8_devices;
+            std::size_t with_fp8 = 0;
+            for (const PlanDevice& d : r.devices)
+                if (d.device.peak_for(Numeric::fp8)) fp8_devices += (fp8_devices.empty() ? "" : ", ") + d.name, ++with_fp8;
+            if (fp8_storage && with_fp8 > 0)
+                compute += ", fp8 for fp8 weights " + (with_fp8 == r.devices.size() ? std::string("on every device") : "on " + fp8_devices) +
+                           " (W8A8, as vLLM serves them)";
         }
         fmt::print("searched: {} serving evaluations; weights {}; KV {}; compute {}; memory: {} of the reported memory less {} GiB; "
                    "prefill: the LM head for {}{}\n",

@@ -35,7 +35,7 @@ struct PlanOptions {
     std::vector<ridgeline::ServingMode> modes{ridgeline::ServingMode::aggregated, ridgeline::ServingMode::disaggregated};
     bool pareto = false;  // --show pareto: the front, not the feasible plans
     ridgeline::Format kv = ridgeline::formats::bf16;
-    std::optional<ridgeline::Numeric> compute;  // unset: each device's default_compute (bf16, fp16 on a V100)
+    std::optional<ridgeline::Numeric> compute;  // unset: plan_detail::unasked_compute (fp8 storage in fp8 where the device has it, else bf16, fp16 on a V100)
     double efficiency = 1;
     ridgeline::Seconds overhead{};
     std::optional<double> memory_fraction;
@@ -118,7 +118,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
          }},
         {"--kv", "kv", "KV-cache format (default bf16)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.kv = parse_format_option(f, t); }},
-        {"--compute", "compute", "Compute format (default bf16, or fp16 on a device without a bf16 peak)",
+        {"--compute", "compute", "Compute format (default: fp8 for fp8-stored weights on a device with an fp8 peak, as vLLM serves them; else bf16, or fp16 on a device without a bf16 peak)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.compute = parse_numeric_option(f, t); }},
         {"--efficiency", "efficiency", "Fraction of peak bandwidth achieved (default 1: the ceiling)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.efficiency = parse_fraction(f, t); }},

@@ -437,6 +437,7 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
     add("implied_bandwidth_bytes_per_s", number(d.implied_bandwidth.in(bytes_per_s), si(d.implied_bandwidth.in(bytes_per_s), "B/s")));
     add("bandwidth_utilisation", converted(d.bandwidth_utilisation, 100 * d.bandwidth_utilisation, 1, "{}%"));
     add("verdict", text(name_of(d.verdict)));
+    add("fits", Cell{d.memory.fits(), d.memory.fits() ? "yes" : "NO"});
     std::string reading;
     if (d.verdict == Verdict::near_ceiling) {
         reading = "at the byte budget: more speed needs fewer bytes per token or more bandwidth";
@@ -468,26 +469,37 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
                               : null(compute_bound ? "none (compute-bound: verifying g + 1 tokens costs g + 1 times the arithmetic)"
                                                    : "none (more than g + 1 tokens a step)"));
     }
+    // What does not fit did not run as stated: say so before any reading of the gap.
+    if (!d.memory.fits())
+        reading = shown(d.memory.used().in(GB), 2, "this setting does not fit (it needs {} GB a device, ") +
+                  shown(d.memory.budget.in(GB), 2, "against a {} GB budget), so what was measured ran otherwise; as stated: ") + reading;
     add("reading", text(reading));
     return t;
 }
 
-// `w` carries the batch and context.
-// The models of the rows an efficiency preset was fitted on, in first-seen order; none where the
-// preset does not say which rows of which set, or the set cannot be read here.
-inline std::vector<std::string> fitted_models(const ridgeline::EfficiencyPreset& preset) {
-    std::vector<std::string> models;
-    if (preset.measurements.empty() || preset.row_indices.empty()) return models;
+// The models and engine versions of the rows an efficiency preset was fitted on, each in
+// first-seen order; none where the preset does not say which rows of which set, or the set
+// cannot be read here. A row without a version counts as "version not stated".
+struct FittedRows {
+    std::vector<std::string> models, versions;
+};
+inline FittedRows fitted_rows(const ridgeline::EfficiencyPreset& preset) {
+    FittedRows out;
+    if (preset.measurements.empty() || preset.row_indices.empty()) return out;
+    const auto add = [](std::vector<std::string>& list, const std::string& v) {
+        if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+    };
     try {
         const ridgeline::MeasurementSet set = ridgeline::load_measurements(preset.measurements);
         for (const std::size_t i : preset.row_indices) {
             if (i >= set.rows.size()) return {};  // not this set's rows: say nothing rather than guess
-            if (std::find(models.begin(), models.end(), set.rows[i].model) == models.end()) models.push_back(set.rows[i].model);
+            add(out.models, set.rows[i].model);
+            add(out.versions, set.rows[i].engine_version.empty() ? "version not stated" : set.rows[i].engine_version);
         }
     } catch (const ridgeline::error&) {
         return {};
     }
-    return models;
+    return out;
 }
 
 inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, const ridgeline::EfficiencyPreset& preset) {
@@ -505,11 +517,18 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
                                        ": its fractions of peak and its fixed times are assumed to carry over"));
     // A fit on other models is a guess about this one too (a fixed time fitted on DeepSeek-V3's
     // 61 MoE layers says little about an 8B dense model): name the models it was fitted on.
-    if (const auto fitted = fitted_models(preset); !fitted.empty() && std::find(fitted.begin(), fitted.end(), std::string(s.m.name.view())) == fitted.end()) {
-        std::string list;
-        for (const auto& f : fitted) list += (list.empty() ? "" : ", ") + f;
-        add("calibration_models", text("fitted on rows of " + list + ", not " + std::string(s.m.name.view()) +
-                                       ": its leave-one-out error is how it predicts those models"));
+    // The engine builds too: a kernel a later build replaced (an attention kernel reading the KV
+    // per query head, a slow MoE kernel) stays in the fit.
+    const FittedRows fitted = fitted_rows(preset);
+    const auto& models = fitted.models;
+    if (!models.empty() && std::find(models.begin(), models.end(), std::string(s.m.name.view())) == models.end()) {
+        const auto join = [](const std::vector<std::string>& l) {
+            std::string out;
+            for (const auto& f : l) out += (out.empty() ? "" : "; ") + f;
+            return out;
+        };
+        add("calibration_models", text("fitted on rows of " + join(models) + " (engine builds: " + join(fitted.versions) + "), not " +
+                                       std::string(s.m.name.view()) + ": its leave-one-out error is how it predicts those models"));
     }
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
     add("kv_read_per", text(preset.fit.kv_per_query_head ? "query head" : "KV head"));

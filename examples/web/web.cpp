@@ -120,7 +120,8 @@ std::string field_of(const error& e) {
     if (p == "hardware preset") return "hardware";
     if (p.rfind("hardware '", 0) == 0) {
         if (p.ends_with("' compute peak")) return "compute";  // a format the device has no peak for
-        return p.ends_with("' interconnect_GB_per_s") ? "link_gb_per_s" : "hardware";
+        // A missing link (within the scale-up domain or past it) is the link field's to give.
+        return p.ends_with("' interconnect_GB_per_s") || p.ends_with("' scale_out_GB_per_s") ? "link_gb_per_s" : "hardware";
     }
     return "model";
 }

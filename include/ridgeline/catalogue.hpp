@@ -183,6 +183,7 @@ inline nlohmann::json read_json_file(const std::filesystem::path& file) {
     const std::string limit = "a JSON file of at most 64 MiB (67108864 bytes)";
     std::error_code ec;
     const fs::file_status st = fs::status(file, ec);
+    if (st.type() == fs::file_type::not_found) throw error(name, "", "no such file", "a readable JSON file");
     if (ec || !fs::exists(st)) throw error(name, "", "a file that cannot be opened", "a readable JSON file");
     if (!fs::is_regular_file(st)) {
         const char* what = fs::is_directory(st)       ? "a directory"

@@ -49,13 +49,14 @@ namespace deployment_detail {
 }  // namespace deployment_detail
 
 // The link a group of `group` devices crosses: the scale-up link while the group fits in one
-// scale-up domain (or the device has no scale-out figure), else the scale-out network, whose
-// bandwidth and latency then bound a ring through the group.
+// scale-up domain, else the scale-out network, whose bandwidth and latency then bound a ring
+// through the group. Past the domain with no scale-out figure, only a link the deployment gives
+// joins the group: the scale-up link does not reach there.
 constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::int64_t group) {
     const Hardware& hw = d.device;
     Link l;
-    const bool out = group > hw.scale_up_domain && hw.scale_out_bandwidth.has_value();
-    if (out) {
+    const bool past_domain = group > hw.scale_up_domain;
+    if (past_domain && hw.scale_out_bandwidth) {
         l.scale_out = true;
         l.one_way = *hw.scale_out_bandwidth / 2.0;
         l.bandwidth_from = "hardware preset";
@@ -65,6 +66,10 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
     }
     const auto bw = d.parallel.link_bandwidth ? d.parallel.link_bandwidth : hw.interconnect_bandwidth;
     if (!bw) deployment_detail::no_link(hw, "interconnect_GB_per_s");
+    if (past_domain && !d.parallel.link_bandwidth)
+        throw error("", "hardware '" + std::string(hw.name.view()) + "' scale_out_GB_per_s", "none",
+                    "the figure in the preset (or " + std::string(link_bandwidth_lever) + ") for a group of " +
+                        std::to_string(group) + " devices, past its scale-up domain of " + std::to_string(hw.scale_up_domain));
     l.one_way = *bw / 2.0;
     l.bandwidth_from = d.parallel.link_bandwidth ? "deployment" : "hardware preset";
     if (d.parallel.link_latency) {

@@ -35,6 +35,9 @@ struct Diagnosis {
     double fraction_of_ceiling = 0;      // measured tok/s over ceiling tok/s
     Verdict verdict = Verdict::gap;
     double gap = 0;                      // 1 - fraction, when below the ceiling
+    // The stated setting's memory: one that does not fit cannot have run as stated, so the
+    // measurement is of another setting (fewer bits, more devices, a shorter context).
+    MemoryUse memory{};
     // When above the ceiling, each of these alone would explain the measurement:
     std::optional<double> max_bits_per_weight{};  // weights stored in at most this many bits (KV and links as stated)
     // Whether memory, not the step's time, sets that limit: the weights at those bits must also fit
@@ -63,6 +66,7 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
     d.measured_step = measured_step;
     d.draft_tokens = draft_tokens;
     d.ceiling = decode_step(dep, m, ideal);
+    d.memory = memory_use(dep, m, w);
     d.implied_bandwidth = d.ceiling.bytes_per_device / measured_step;
     d.bandwidth_utilisation = static_cast<double>(d.implied_bandwidth / hw.memory_bandwidth);
     d.fraction_of_ceiling = static_cast<double>(d.ceiling.step_time / measured_step);

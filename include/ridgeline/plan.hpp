@@ -99,16 +99,29 @@ inline bool linked(const PlanDevice& d, const PlanRequest& r) {
     return d.device.interconnect_bandwidth.has_value() || r.links.link_bandwidth.has_value();
 }
 
+// Unasked, weights stored in fp8 compute in fp8 on a device with an fp8 peak, as engines serve
+// them: vLLM's Fp8LinearMethod quantizes the activations per token too (W8A8) from compute
+// capability 8.9 and on ROCm, and only below 8.9 keeps Marlin's weight-only kernel, with 16-bit
+// math (vllm-project/vllm@1436674bcb3f46f4c960d09334cf7dd1534943ca
+// vllm/model_executor/layers/quantization/fp8.py, use_marlin). Other storage computes in the
+// device's default (bf16, fp16 on a V100).
+inline Numeric unasked_compute(const Hardware& hw, const Precision& storage) {
+    return storage.weights.element == Numeric::fp8 && hw.peak_for(Numeric::fp8) ? Numeric::fp8 : default_compute(hw);
+}
+
 // Whether `d` is split over the link the request gives: its preset has none (a PCIe card). A
 // device with a link of its own keeps it.
 inline bool given_link(const PlanDevice& d, const PlanRequest& r) {
     return !d.device.interconnect_bandwidth && r.links.link_bandwidth.has_value();
 }
 
-// The most devices one replica of `d` may span: the request's limit, or one server's slots for a
-// device split over a link given with no scale-out network past them.
+// The most devices one replica of `d` may span: the request's limit, or, with no scale-out
+// network, the devices its link joins: its scale-up domain, or one server's slots for a device
+// split over a link given where its preset has none.
 inline std::int64_t most_devices(const PlanDevice& d, const PlanRequest& r) {
-    return given_link(d, r) && !d.device.scale_out_bandwidth ? std::min(r.max_devices, given_link_domain) : r.max_devices;
+    if (d.device.scale_out_bandwidth) return r.max_devices;
+    const std::int64_t domain = given_link(d, r) ? std::max(d.device.scale_up_domain, given_link_domain) : d.device.scale_up_domain;
+    return std::min(r.max_devices, domain);
 }
 
 // The deployments to try on one device: tensor degrees (powers of two within the scale-up
@@ -227,7 +240,7 @@ inline PlanResult plan(const PlanRequest& r) {
             w.precision.experts = storage.experts;
             w.precision.embeddings = storage.embeddings;
             w.precision.lm_head = storage.lm_head;
-            if (r.device_compute) w.precision.compute = default_compute(dev.device);
+            if (r.device_compute) w.precision.compute = plan_detail::unasked_compute(dev.device, storage);
             const Format weights = storage.weights;
             const std::string weights_name = precision_name(w.precision, r.model.tied_embeddings);
             for (const Parallelism& par : shapes(dev, r.model, r)) {
@@ -308,7 +321,12 @@ inline PlanResult plan(const PlanRequest& r) {
                         row.devices = static_cast<double>(replicas) * per_replica + prefill;
                         if (priced) {
                             row.cost_per_hour = row.devices * *dev.price_per_hour;
-                            const double tokens_per_hour = static_cast<double>(replicas) * s->tokens_per_s.in(per_s) * 3600;
+                            // The load asked for, not the whole sequences per micro-batch it was
+                            // rounded up to: the users' own rates, or the requests' output tokens.
+                            const double capacity = static_cast<double>(replicas) * s->tokens_per_s.in(per_s);
+                            const double asked = r.users ? *r.users * s->tokens_per_s_per_user.in(per_s)
+                                                         : *r.requests_per_s * static_cast<double>(r.traffic.output);
+                            const double tokens_per_hour = std::min(capacity, asked) * 3600;
                             row.cost_per_million_tokens = *row.cost_per_hour / tokens_per_hour * 1e6;
                         }
                         return row;

@@ -320,7 +320,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                         "a link to send the prompt's KV from the prefill pool to the decode pool (disaggregated serving; or " +
                             std::string(link_bandwidth_lever) + ")");
         const BytesPerSecond per_device = hw.scale_out_bandwidth ? *hw.scale_out_bandwidth : *scale_up;
-        const Seconds latency = hw.scale_out_latency ? *hw.scale_out_latency : Seconds{};
+        const Seconds latency = hw.scale_out_latency ? *hw.scale_out_latency : w.assumptions.fallback_link_latency;
         // Each device sends its share over its own port, one direction (half the both-ways figure).
         s.kv_transfer = latency + kv / (0.5 * per_device * s.replica_devices);
         s.ttft = (fresh > 0 ? s.prefill_time : s.decode_tpot) + s.kv_transfer;

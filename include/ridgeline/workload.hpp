@@ -87,8 +87,10 @@ struct Assumptions {
     Bytes runtime_reserve = GiB(1);
     bool activation_workspace = true;
     // Link latency per message (each ring step, hop or all-to-all) when neither the deployment
-    // nor the hardware preset gives one.
-    Seconds fallback_link_latency{};
+    // nor the hardware preset gives one: NCCL's network figure, 2.7 us a ring step (Ring/LL hwLat
+    // NET in src/graph/tuning.cc, the largest of its per-step latencies; the presets cite it),
+    // since an unknown link is not a free one. The seeds charged none.
+    Seconds fallback_link_latency = us(2.7);
     // Prefill's LM head for every prompt token (the seeds' 2P a token), not only for the token
     // each prompt samples, which is all engines compute: vLLM gathers the last position's hidden
     // state before the head (logits_indices), TensorRT-LLM unless gather_context_logits is set.

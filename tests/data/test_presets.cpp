@@ -80,7 +80,7 @@ TEST_CASE("presets: a name or a path, and unknown names list the presets", "[pre
                       Catch::StartsWith("hardware preset: got \"gb200-nvl72\", expected one of (closest first): gb200, b200, "));
     CHECK_THROWS_WITH(load_model("llama-3.1-7b"), Catch::StartsWith("model preset: got \"llama-3.1-7b\", expected one of (closest first): llama-3.1-70b, llama-3.1-8b, "));
     CHECK_THROWS_WITH(load_model("tests/data/bad/no-such-file.json"),
-                      "tests/data/bad/no-such-file.json: got a file that cannot be opened, expected a readable JSON file");
+                      "tests/data/bad/no-such-file.json: got no such file, expected a readable JSON file");
     // Efficiency presets and measurement sets are named the same way: an engine's name alone lists
     // its devices first (names it begins), then the rest by edit distance.
     CHECK(load_efficiency("data/efficiency/vllm-h200.json").fit.bandwidth_efficiency == load_efficiency("vllm-h200").fit.bandwidth_efficiency);
@@ -409,7 +409,7 @@ TEST_CASE("presets: only regular files of at most 64 MiB are read, under any fil
         (void)load_hardware(odd);
         FAIL("no error");
     } catch (const ridgeline::error& e) {
-        CHECK(std::string(e.what()) == "tests/data/bad/\\xFF\\x01odd.json: got a file that cannot be opened, expected a readable JSON file");
+        CHECK(std::string(e.what()) == "tests/data/bad/\\xFF\\x01odd.json: got no such file, expected a readable JSON file");
         CHECK_NOTHROW(nlohmann::json{{"error", e.what()}}.dump());
     }
     // A model named after such a file gets a printable name too.

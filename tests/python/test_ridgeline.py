@@ -602,6 +602,7 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.list_presets("gpus"), "kind", "hardware, models or efficiency"),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], columns=["tok_s"]), "columns", None),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], tp=[1, 2, 0]), "tp", None),
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, max_devices=0), "max_devices", "an integer from 1 to 65536"),
         # A target in seconds is refused in seconds (it once read "-1000 ms").
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, tpot_s=-1), "tpot_s", "a time in seconds from 1e-6 to 1e6"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, ttft_s=float("inf")), "ttft_s", "a time in seconds from 1e-6 to 1e6"),

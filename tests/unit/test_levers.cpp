@@ -60,6 +60,12 @@ TEST_CASE("tensor parallel: weights and KV heads split, all-reduces on the link"
     pcie.parallel.link_bandwidth = GB_per_s(64);
     CHECK(decode_step(pcie, m, at(4096)).communication_time.in(s) == Approx(2 * 80 * 6 * (0.6e-6 + 16384.0 / 4 / 32e9)).epsilon(1e-12));
     CHECK(one.communication_time == Seconds{});
+    // A card without NVLink: the link is the PCIe bandwidth the deployment gives, each step NCCL's
+    // PCI ring latency (1.0 us, src/graph/tuning.cc hwLat, as the preset cites). Llama-3.3-70B at
+    // t = 4 on RTX 4090s, 64 GB/s each way: 80 layers x 2 all-reduces x 6 ring steps of 16,384 / 4 B.
+    Deployment cards{load_hardware("rtx-4090"), Parallelism{.tensor = 4}};
+    cards.parallel.link_bandwidth = GB_per_s(64);
+    CHECK(decode_step(cards, m, at(4096)).communication_time.in(s) == Approx(2 * 80 * 6 * (1.0e-6 + 16384.0 / 4 / 32e9)).epsilon(1e-12));
     // More devices, more bandwidth: never slower per step at batch 1 here.
     CHECK(four.step_time < one.step_time);
     CHECK(four.tokens_per_s.in(per_s) == Approx(1.0 / four.step_time.in(s)));
@@ -370,6 +376,15 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     REQUIRE(crowded.max_bits_per_weight.has_value());
     CHECK(*crowded.max_bits_per_weight == Approx(16 * 21772212633.6 / (70553706496.0 * 2)).epsilon(1e-4));
     CHECK_FALSE(claim.bits_limited_by_memory);  // seed 001's 5.27 bits: 46.5 GB, within an H100's 71.3 GB budget
+    // The stated setting's own memory: 70,553,706,496 x 2 B of bf16 weights alone are over 141 GB,
+    // six times the card's 22,107,756,953.6 B budget, so what ran was not this setting.
+    CHECK(crowded.memory.budget.in(bytes) == Approx(22107756953.6).epsilon(1e-12));
+    CHECK(crowded.memory.weights.in(bytes) > 70553706496.0 * 2 * 0.98);  // all but the input table's unread rows
+    CHECK_FALSE(crowded.memory.fits());
+    // Seed 001's claim is of a setting that cannot run either: 70.6e9 x 2 B of bf16 weights on
+    // one 80 GB H100. Seed 003's Qwen3-32B, 32.8e9 x 2 B, fits.
+    CHECK_FALSE(claim.memory.fits());
+    CHECK(at_budget.memory.fits());
 }
 
 TEST_CASE("measurements: gpt-fast's rows load, and ridgeline's implied bandwidth matches theirs", "[diagnose][calibrate]") {

@@ -252,7 +252,11 @@ TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s
         CHECK(row.serving.tpot <= ms(30));
         CHECK(row.serving.fits());
         CHECK(row.users() >= 64);
+        // Replicas hold whole sequences, so a row may have slots for more than 64; its cost is
+        // still per token of the 64 users asked for, each at 1 / TPOT.
+        CHECK(*row.cost_per_million_tokens == Approx(*row.cost_per_hour / (64 / row.serving.tpot.in(s) * 3600) * 1e6).epsilon(1e-12));
     }
+    CHECK(std::any_of(p.plans.begin(), p.plans.end(), [](const PlanRow& row) { return row.users() > 64; }));
     CHECK(std::is_sorted(p.plans.begin(), p.plans.end(),
                          [](const PlanRow& a, const PlanRow& b) { return *a.cost_per_million_tokens < *b.cost_per_million_tokens; }));
     // The Pareto front is monotone: faster per user, slower per device.
@@ -436,4 +440,27 @@ TEST_CASE("plan: the checkpoint's own formats are a storage to try", "[plan][for
     // One device, one shape: one aggregated row, not one per storage.
     CHECK(std::count_if(once.plans.begin(), once.plans.end(), [](const PlanRow& row) { return row.mode == ServingMode::aggregated; }) == 1);
     CHECK(once.plans.front().weights_name == "bf16");
+}
+
+TEST_CASE("plan: unasked, fp8 weights compute in fp8 where the device has an fp8 peak", "[plan][formats]") {
+    // vLLM's Fp8LinearMethod runs W8A8 from compute capability 8.9 (an H200) and weight-only
+    // Marlin with 16-bit math below it (an A100, whose preset has no fp8 peak).
+    PlanRequest r;
+    r.model = load_model("llama-3.1-8b");
+    r.devices = {{"h200", load_hardware("h200"), std::nullopt}, {"a100-80gb", load_hardware("a100-80gb"), std::nullopt}};
+    r.weights = {formats::bf16, formats::fp8};
+    r.traffic = Traffic{1024, 256, 0, 2048};
+    r.users = 4;
+    r.max_devices = 1;
+    r.device_compute = true;
+    const PlanResult p = plan(r);
+    const auto compute_of = [&](const std::string& device, Format weights) {
+        for (const PlanRow& row : p.plans)
+            if (row.device == device && row.weights == weights) return std::optional<Numeric>(row.compute);
+        return std::optional<Numeric>();
+    };
+    CHECK(compute_of("h200", formats::fp8) == Numeric::fp8);
+    CHECK(compute_of("h200", formats::bf16) == Numeric::bf16);
+    CHECK(compute_of("a100-80gb", formats::fp8) == Numeric::bf16);
+    CHECK(compute_of("a100-80gb", formats::bf16) == Numeric::bf16);
 }
