@@ -1104,7 +1104,8 @@ PYBIND11_MODULE(ridgeline, m) {
                     {"expert-parallel degree", "ep"},        {"data-parallel degree", "dp"},
                     {"efficiency (bandwidth)", "efficiency"}, {"memory fraction", "memory_fraction"},
                     {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
-                    {"max devices", "max_devices"},          {"prefill chunk", "chunk"}};
+                    {"max devices", "max_devices"},          {"prefill chunk", "chunk"},
+                    {"speculation.draft_tensor", "draft_tp"},  {"draft model", "draft"}};
                 for (const auto& [library, keyword] : keywords)
                     if (path == library) path = keyword;
                 for (std::size_t at = expected.find("the tensor-parallel degree"); at != std::string::npos;

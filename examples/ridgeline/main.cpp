@@ -544,6 +544,31 @@ void run_diagnose(const DiagnoseOptions& o) {
     cli::diagnose_table(s, at_point(o, s), *o.per_token, o.draft_tokens).print(o.format);
 }
 
+// speculative: each point's plain step against drafting g tokens and verifying them in one
+// target step (speculative.hpp), as Python's speculative() gives it.
+struct SpeculativeOptions : WorkloadOptions {
+    std::int64_t draft_tokens = 4;
+    double acceptance = 0.8;
+    std::optional<std::string> draft;  // a model preset or file; none: a free draft (n-grams)
+    std::int64_t draft_tp = 0;         // 0: the target's degree
+};
+
+void run_speculative(const SpeculativeOptions& o) {
+    const Speculation spec{o.draft_tokens, o.acceptance, o.draft_tp};
+    validate(spec);
+    std::optional<Model> draft;
+    if (o.draft) draft = load_model_with_formats(*o.draft).model;
+    const std::vector<Setting> settings = combinations(o);
+    cli::Table t(cli::speculative_columns());
+    each_point(o, settings, [&](const Setting& s, const Workload& w) {
+        const SpeculativeDecode r = speculative_decode(s.dep, s.m, w, spec, draft ? &*draft : nullptr);
+        const std::optional<std::string> name = draft ? std::optional<std::string>(std::string(draft->name.view())) : std::nullopt;
+        t.add(cli::speculative_cells(s, SpeculativeRow{w.batch, w.context, s.dep.parallel.tensor, name, spec, r}));
+    });
+    t.print(o.format);
+    print_assumptions(o.format, settings.back());
+}
+
 struct CalibrateOptions {
     cli::CalibrateRequest request;
     std::optional<std::string> save;
@@ -773,6 +798,9 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
         {"prompt + new_tokens", "--prompt + --new"},
         {"chunk", "--chunk"},
         {"speculation.draft_tokens", "--draft-tokens"},
+        {"speculation.acceptance", "--acceptance"},
+        {"speculation.draft_tensor", "--draft-tp"},
+        {"draft model", "--draft"},
     };
     if (!e.file().empty()) return e.what();
     std::string expected = naming_own_max_context_lever(e.expected(), "raise it with --max-context");
@@ -893,6 +921,21 @@ int main(int argc, char** argv) {
              "Draft length for the speculation explanation (default 4)");
     diag->footer("Example: ridgeline diagnose -m llama-3.3-70b -c 4096 --measured-tok-s 70");
 
+    SpeculativeOptions spec_o;
+    auto* spec = app.add_subcommand("speculative", "Speculative decoding: a plain step against drafting and verifying g tokens");
+    add_workload(spec, spec_o, Settings::lists);
+    add_read(spec, "--draft-tokens", spec_o.draft_tokens,
+             [](const std::string& f, const std::string& t) { return cli::parse_integer_option(f, t, 1, 1024); },
+             "Tokens drafted per verification, g (default 4)");
+    add_read(spec, "--acceptance", spec_o.acceptance,
+             [](const std::string& f, const std::string& t) { return cli::parse_number(f, t, 0, 1, "a probability from 0 to 1"); },
+             "Probability each drafted token is accepted, independently (default 0.8)");
+    spec->add_option("--draft", spec_o.draft, "Draft model: a preset or config.json (default: none, a free draft such as n-gram lookup)");
+    add_read(spec, "--draft-tp", spec_o.draft_tp,
+             [](const std::string& f, const std::string& t) { return cli::parse_integer_option(f, t, 0, 1024); },
+             "Draft model's tensor-parallel degree: 0 (default) the target's, as vLLM; 1 one device");
+    spec->footer("Example: ridgeline speculative -m llama-3.1-70b -H h200 --tp 2 -c 4096 --draft llama-3.1-8b");
+
     CalibrateOptions cal_o;
     cli::CalibrateRequest& cal_r = cal_o.request;
     auto* cal = app.add_subcommand("calibrate", "Fit the overhead model (efficiencies, time per step, per layer, per MoE layer and per sequence) to measurements");
@@ -988,6 +1031,7 @@ int main(int argc, char** argv) {
             run_generate(gen_o);
         }
         else if (*diag) run_diagnose(diag_o);
+        else if (*spec) run_speculative(spec_o);
         else if (*cal) run_calibrate(cal_o);
         else if (*pred) run_predict(pred_o);
         else if (*plot) run_plot(plot_o);

@@ -425,6 +425,15 @@ def test_speculative_by_hand():
 
 
 @needs_cli
+def test_speculative_cli_equals_python():
+    for extra, kwargs in (([], {}), (["--draft", "llama-3.1-8b"], {"draft": "llama-3.1-8b"}),
+                          (["--draft", "llama-3.1-8b", "--draft-tp", "1"], {"draft": "llama-3.1-8b", "draft_tp": 1})):
+        theirs = cli_json("speculative", "-m", "llama-3.1-70b", "-H", "h200", "--tp", "2", "-b", "1", "-c", "4096", *extra)
+        assert len(theirs) == 1
+        same_row(ridgeline.speculative("llama-3.1-70b", "h200", batch=1, context=4096, tp=2, **kwargs), theirs[0])
+
+
+@needs_cli
 @pytest.mark.parametrize("model,extra,kwargs", [
     ("llama-3.1-8b", [], {}),
     ("qwen3-30b-a3b", ["--tp", "2", "--ep", "2"], {"tp": 2, "ep": 2}),
