@@ -530,6 +530,7 @@ py::object speculative_py(const py::object& model, const py::object& hardware, c
     const Workload w = at(c, "speculative", batch, context);
     std::optional<PyModel> draft_model;
     if (!draft.is_none()) draft_model = model_of(draft);
+    else if (draft_tp != 0) throw ridgeline::error("", "draft_tp", std::to_string(draft_tp), "no draft_tp without draft (a free draft runs on no device)");
     const SpeculativeDecode r = speculative_decode(c.s.dep, c.s.m, w, spec, draft_model ? &draft_model->model : nullptr);
     static const auto columns = cli::speculative_columns();
     const std::optional<std::string> draft_name =
@@ -1094,7 +1095,7 @@ PYBIND11_MODULE(ridgeline, m) {
         } catch (const ridgeline::error& e) {
             // The library names its own lever; say the module's (as the CLI says --max-context).
             std::string expected = naming_own_max_context_lever(e.expected(), "raise it with max_context= or Model.with_max_context where the model allows more");
-            expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give one with link_bandwidth_bytes_per_s=, e.g. 64e9 for PCIe 4.0 x16");
+            expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give one with link_bandwidth_bytes_per_s=, e.g. 64e9 for PCIe 4.0 x16, 100e9 for a 400 Gb/s NIC");
             // The library names what it checks ("tensor-parallel degree"); the caller typed a keyword (tp).
             // Errors read from a file keep the file's field names.
             std::string path = e.path();
@@ -1105,7 +1106,8 @@ PYBIND11_MODULE(ridgeline, m) {
                     {"efficiency (bandwidth)", "efficiency"}, {"memory fraction", "memory_fraction"},
                     {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
                     {"max devices", "max_devices"},          {"prefill chunk", "chunk"},
-                    {"speculation.draft_tensor", "draft_tp"},  {"draft model", "draft"}};
+                    {"speculation.draft_tensor", "draft_tp"},  {"draft model", "draft"},
+                    {"requests per second", "requests_per_s"}};
                 for (const auto& [library, keyword] : keywords)
                     if (path == library) path = keyword;
                 for (std::size_t at = expected.find("the tensor-parallel degree"); at != std::string::npos;

@@ -138,11 +138,11 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
              "Data-parallel replicas (default 1)");
     add_read(app, "--link-latency-us", o.link_latency,
              [](const std::string& f, const std::string& t) { return std::optional(cli::parse_link_latency(f, t)); },
-             "Latency per message on the scale-up link, us (default: the hardware preset's)");
+             "Latency per message on the links, us (default: the hardware preset's for the link; 2.7, NCCL's network figure, where it has none)");
     add_read(app, "--link-gb-per-s", o.link_bandwidth,
              [](const std::string& f, const std::string& t) { return std::optional(cli::parse_link_bandwidth(f, t)); },
-             "Scale-up link bandwidth per device, GB/s, both directions together (default: the hardware preset's; "
-             "gives a PCIe card, whose preset has none, a link to split over, e.g. 64 for PCIe 4.0 x16)");
+             "Link bandwidth per device, GB/s, both directions together, for the link a preset lacks: a PCIe card's "
+             "(e.g. 64 for PCIe 4.0 x16), or the network past an NVLink domain with no scale-out figure (e.g. 100 for a 400 Gb/s NIC)");
     add_read(app, "--efficiency", o.efficiency, read_fraction, "Fraction of peak bandwidth achieved, in (0, 1] (default 1: the ceiling)");
     add_read(app, "--overhead-us", o.overhead,
              [](const std::string& f, const std::string& t) { return cli::parse_overhead(f, t); },
@@ -556,8 +556,16 @@ struct SpeculativeOptions : WorkloadOptions {
 void run_speculative(const SpeculativeOptions& o) {
     const Speculation spec{o.draft_tokens, o.acceptance, o.draft_tp};
     validate(spec);
+    if (o.draft_tp != 0 && !o.draft)
+        cli::bad_value("--draft-tp", std::to_string(o.draft_tp), "no --draft-tp without --draft (a free draft runs on no device)");
     std::optional<Model> draft;
-    if (o.draft) draft = load_model_with_formats(*o.draft).model;
+    if (o.draft) {
+        try {
+            draft = load_model_with_formats(*o.draft).model;
+        } catch (const ridgeline::error& e) {
+            throw cli::usage_error(fmt::format("--draft: {}", e.what()));
+        }
+    }
     const std::vector<Setting> settings = combinations(o);
     cli::Table t(cli::speculative_columns());
     each_point(o, settings, [&](const Setting& s, const Workload& w) {
@@ -804,7 +812,7 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
     };
     if (!e.file().empty()) return e.what();
     std::string expected = naming_own_max_context_lever(e.expected(), "raise it with --max-context");
-    expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give one with --link-gb-per-s, e.g. 64 for PCIe 4.0 x16");
+    expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give one with --link-gb-per-s, e.g. 64 for PCIe 4.0 x16, 100 for a 400 Gb/s NIC");
     replace_all(expected, "the tensor-parallel degree", "--tp");
     for (const auto& [path, flag] : flags)
         if (e.path() == path) return fmt::format("{}: got {}, expected {}", flag, e.value(), expected);

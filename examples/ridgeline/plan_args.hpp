@@ -128,10 +128,11 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.memory_fraction = parse_fraction(f, t); }},
         {"--reserve-gib", "reserve_gib", "Memory kept back for the runtime per device, GiB (default 1)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.reserve = parse_reserve(f, t); }},
-        {"--link-latency-us", "link_latency_us", "Latency per message on the links, us (default: the preset's)",
+        {"--link-latency-us", "link_latency_us", "Latency per message on the links, us (default: the preset's; 2.7, NCCL's network figure, where it has none)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.link_latency = parse_link_latency(f, t); }},
         {"--link-gb-per-s", "link_gb_per_s",
-         "Link bandwidth per device, GB/s, both directions, for devices whose preset has none (PCIe cards: splits over up to 8 of them)",
+         "Link bandwidth per device, GB/s, both directions, for the link a preset lacks: PCIe cards' (splits over up to 8 of them), "
+         "or the network past an NVLink domain with no scale-out figure",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.link_bandwidth = parse_link_bandwidth(f, t); }},
         {"--max-context", "", "Raise the model's context limit (max_position_embeddings), e.g. 131072 for Qwen3 with YaRN",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.max_context = parse_integer_option(f, t, 1, std::int64_t{1} << 40); }},

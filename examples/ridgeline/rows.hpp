@@ -461,8 +461,9 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
             add("max_bits_limited_by", text(d.bits_limited_by_memory ? "memory (the measured step allows more bits; no more fit)"
                                                                      : "the measured step's time"));
         add("min_devices", d.min_devices      ? integer(*d.min_devices)
-                           : d.no_link_figure ? null("none (hardware '" + std::string(s.hw.name.view()) +
-                                                     "' has no interconnect_GB_per_s figure to cost a split over several devices)")
+                           : d.no_link_figure ? null("none (hardware '" + std::string(s.hw.name.view()) + "' " +
+                                                     (d.no_scale_out_figure ? "scale_out_GB_per_s" : "interconnect_GB_per_s") +
+                                                     ": no figure in the preset to cost a split over more devices)")
                                               : null("none (no tensor-parallel degree up to 1,024 is that fast and fits: its links' time grows with the degree)"));
         add("draft_tokens", integer(d.draft_tokens));
         add("min_acceptance", d.min_acceptance ? number(*d.min_acceptance, 3)

@@ -288,16 +288,19 @@ try {
   await page.fill("#link_latency_us", "");
   await page.waitForSelector("#r-link[data-from='hardware preset']");
   check("clearing the link latency returns to the preset's", await value("#r-communication"), tp4.communication_time_s);
-  // A link bandwidth typed in is the CLI's --link-gb-per-s: 64 GB/s both ways, 32 each way.
+  // A link bandwidth typed in is the CLI's --link-gb-per-s: the link a preset lacks, here an
+  // RTX 4090's PCIe (64 GB/s both ways, 32 each way); an H100 keeps its NVLink.
   await page.fill("#link_gb_per_s", "64");
+  await page.selectOption("#hardware", "rtx-4090");
   await page.waitForFunction(() => document.querySelector("#r-link").textContent.startsWith("32.0 GB/s each way (deployment)"));
-  const pcie = decode("-m", "llama-3.1-70b", "-c", "4096", "--tp", "4", "--weights", "fp8", "--link-gb-per-s", "64");
+  const pcie = decodeOn("rtx-4090", "-m", "llama-3.1-70b", "-c", "4096", "--tp", "4", "--weights", "fp8", "--link-gb-per-s", "64");
   check("link bandwidth 64 GB/s: communication time equals the CLI's", await value("#r-communication"), pcie.communication_time_s);
   await page.fill("#link_gb_per_s", "0");
   await page.waitForFunction(() => document.querySelector("#error-link_gb_per_s").textContent.length > 0);
   check("a zero link bandwidth shows the CLI's error beside the field", await page.textContent("#error-link_gb_per_s"),
         'link bandwidth: got "0", expected a bandwidth in GB/s from 0.001 to 1e8');
   await page.fill("#link_gb_per_s", "");
+  await page.selectOption("#hardware", "h100-sxm");
   await page.waitForFunction(() => document.querySelector("#r-link").textContent.startsWith("450.0 GB/s each way (hardware preset)"));
   check("clearing the link bandwidth returns to the preset's", await value("#r-communication"), tp4.communication_time_s);
   await checkOperators("tp 4 llama-3.1-70b fp8", "", tp4);

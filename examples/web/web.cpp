@@ -273,7 +273,7 @@ json evaluate(const json& request) {
         // The library names its own lever; the page's is the max context field.
         std::string expected = naming_own_max_context_lever(e.expected(), "raise it in the max context field where the model allows more");
         // And the link field for a device whose preset has no link.
-        expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give one in the link bandwidth field, e.g. 64 for PCIe 4.0 x16");
+        expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give one in the link bandwidth field, e.g. 64 for PCIe 4.0 x16, 100 for a 400 Gb/s NIC");
         throw field_error(field_of(e), error(e.file(), e.path(), e.value(), expected).what());
     }
 }

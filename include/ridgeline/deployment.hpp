@@ -48,40 +48,55 @@ namespace deployment_detail {
 }
 }  // namespace deployment_detail
 
-// The link a group of `group` devices crosses: the scale-up link while the group fits in one
-// scale-up domain, else the scale-out network, whose bandwidth and latency then bound a ring
-// through the group. Past the domain with no scale-out figure, only a link the deployment gives
-// joins the group: the scale-up link does not reach there.
+// The link a group of `group` devices crosses. A link the deployment gives fills the one its
+// preset lacks: a card with no scale-up link (a PCIe card) joins any group over it; a device with
+// one keeps it within its scale-up domain and crosses the scale-out network past it, the preset's
+// or else the one given. Latency: the deployment's, else the preset's for that link, else the
+// assumptions' fallback (the preset's scale-out latency stands for its own network).
 constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::int64_t group) {
     const Hardware& hw = d.device;
+    const std::optional<BytesPerSecond>& given = d.parallel.link_bandwidth;
     Link l;
-    const bool past_domain = group > hw.scale_up_domain;
-    if (past_domain && hw.scale_out_bandwidth) {
-        l.scale_out = true;
+    const auto latency = [&](const std::optional<Seconds>& preset) {
+        if (d.parallel.link_latency) {
+            l.latency = *d.parallel.link_latency;
+            l.latency_from = "deployment";
+        } else if (preset) {
+            l.latency = *preset;
+            l.latency_from = "hardware preset";
+        } else {
+            l.latency = a.fallback_link_latency;
+            l.latency_from = "assumptions";
+        }
+    };
+    if (!hw.interconnect_bandwidth) {
+        if (!given) deployment_detail::no_link(hw, "interconnect_GB_per_s");
+        l.one_way = *given / 2.0;
+        l.bandwidth_from = "deployment";
+        latency(hw.scale_up_latency);
+        return l;
+    }
+    if (group <= hw.scale_up_domain) {
+        l.one_way = *hw.interconnect_bandwidth / 2.0;
+        l.bandwidth_from = "hardware preset";
+        latency(hw.scale_up_latency);
+        return l;
+    }
+    l.scale_out = true;
+    if (hw.scale_out_bandwidth) {
         l.one_way = *hw.scale_out_bandwidth / 2.0;
         l.bandwidth_from = "hardware preset";
         l.latency = hw.scale_out_latency ? *hw.scale_out_latency : a.fallback_link_latency;
         l.latency_from = hw.scale_out_latency ? "hardware preset" : "assumptions";
         return l;
     }
-    const auto bw = d.parallel.link_bandwidth ? d.parallel.link_bandwidth : hw.interconnect_bandwidth;
-    if (!bw) deployment_detail::no_link(hw, "interconnect_GB_per_s");
-    if (past_domain && !d.parallel.link_bandwidth)
+    if (!given)
         throw error("", "hardware '" + std::string(hw.name.view()) + "' scale_out_GB_per_s", "none",
                     "the figure in the preset (or " + std::string(link_bandwidth_lever) + ") for a group of " +
                         std::to_string(group) + " devices, past its scale-up domain of " + std::to_string(hw.scale_up_domain));
-    l.one_way = *bw / 2.0;
-    l.bandwidth_from = d.parallel.link_bandwidth ? "deployment" : "hardware preset";
-    if (d.parallel.link_latency) {
-        l.latency = *d.parallel.link_latency;
-        l.latency_from = "deployment";
-    } else if (hw.scale_up_latency) {
-        l.latency = *hw.scale_up_latency;
-        l.latency_from = "hardware preset";
-    } else {
-        l.latency = a.fallback_link_latency;
-        l.latency_from = "assumptions";
-    }
+    l.one_way = *given / 2.0;
+    l.bandwidth_from = "deployment";
+    latency(std::nullopt);
     return l;
 }
 
@@ -107,6 +122,8 @@ constexpr void validate(const Deployment& d, const Model& m) {
     if (d.parallel.pipeline > layer_count(m))
         refuse("pipeline-parallel degree", d.parallel.pipeline,
                "at most the layers (" + std::to_string(layer_count(m)) + ")");
+    // A split no link joins is refused by every answer, not only those that cost its links.
+    if (const std::int64_t group = d.parallel.tensor * d.parallel.pipeline; group > 1) (void)link_for_group(d, assumptions::physical, group);
 }
 
 }  // namespace ridgeline

@@ -49,6 +49,7 @@ struct Diagnosis {
     // is, or where the device has no link figure to cost a split (then `no_link_figure`).
     std::optional<std::int64_t> min_devices{};
     bool no_link_figure = false;
+    bool no_scale_out_figure = false;  // the field it lacks: scale_out_GB_per_s (past its domain), else interconnect_GB_per_s
     std::optional<double> min_acceptance{};       // speculation with `draft_tokens` drafts accepting at least this
     std::int64_t draft_tokens = 4;
 };
@@ -105,17 +106,18 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
             par.tensor = t;
             try {
                 validate(Deployment{hw, par}, m);
-            } catch (const error&) {
+            } catch (const error& e) {
+                // No link joins this many devices (none in the preset, or none past its scale-up
+                // domain): no larger degree has one either.
+                if (e.path().starts_with("hardware '")) {
+                    d.no_link_figure = true;
+                    d.no_scale_out_figure = e.path().ends_with("scale_out_GB_per_s");
+                    break;
+                }
                 continue;  // not a degree this model (or the expert-parallel degree) splits into
             }
-            try {
-                const DecodeStep step = decode_step(Deployment{hw, par}, m, ideal);
-                if (step.step_time <= measured_step && step.fits()) d.min_devices = par.replica_devices();
-            } catch (const error&) {
-                // A split the model takes that the device cannot cost: it has no link figure.
-                d.no_link_figure = true;
-                break;
-            }
+            const DecodeStep step = decode_step(Deployment{hw, par}, m, ideal);
+            if (step.step_time <= measured_step && step.fits()) d.min_devices = par.replica_devices();
         }
         // Speculation: expected tokens per verification must reach measured / ceiling
         // (verification at the cost of a plain step and a free draft: a lower bound on a).

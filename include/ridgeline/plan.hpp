@@ -115,11 +115,12 @@ inline bool given_link(const PlanDevice& d, const PlanRequest& r) {
     return !d.device.interconnect_bandwidth && r.links.link_bandwidth.has_value();
 }
 
-// The most devices one replica of `d` may span: the request's limit, or, with no scale-out
-// network, the devices its link joins: its scale-up domain, or one server's slots for a device
-// split over a link given where its preset has none.
+// The most devices one replica of `d` may span: the request's limit where a network joins its
+// scale-up domains (the preset's scale-out figure, or a link given to a device with a scale-up
+// link of its own, link_for_group); else the devices its link joins: its scale-up domain, or one
+// server's slots for a device split over a link given where its preset has none.
 inline std::int64_t most_devices(const PlanDevice& d, const PlanRequest& r) {
-    if (d.device.scale_out_bandwidth) return r.max_devices;
+    if (d.device.scale_out_bandwidth || (d.device.interconnect_bandwidth && r.links.link_bandwidth)) return r.max_devices;
     const std::int64_t domain = given_link(d, r) ? std::max(d.device.scale_up_domain, given_link_domain) : d.device.scale_up_domain;
     return std::min(r.max_devices, domain);
 }
@@ -142,10 +143,9 @@ inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, cons
         for (const std::int64_t p : powers_of_two_up_to(std::min(most / t, layer_count(m))))
             for (const std::int64_t e : moe ? powers_of_two_up_to(t) : std::vector<std::int64_t>{1}) {
                 if ((t > 1 || p > 1) && !linked) continue;
+                // A link given fills the one the preset lacks (link_for_group): a PCIe card's, or
+                // the network past an NVLink domain with no scale-out figure.
                 Parallelism par = r.links;
-                // A link bandwidth given is for devices whose preset has none (PCIe cards): it
-                // does not replace an NVLink's figure.
-                if (!given_link(d, r)) par.link_bandwidth.reset();
                 par.tensor = t;
                 par.pipeline = p;
                 par.expert = e;
@@ -357,8 +357,13 @@ inline PlanResult plan(const PlanRequest& r) {
             out.notes.push_back(dev.name + ": no plan: " + dev_refusal->what());
         else if (!dev_holds)
             out.notes.push_back(dev.name + ": no deployment tried holds the model and a request of " + std::to_string(longest) + " tokens" +
-                                (linked(dev, r) ? " within " + std::to_string(most_devices(dev, r)) + " devices"
-                                                : " on one device, and its preset has no link to split over (" + std::string(plan_link_lever) + ")"));
+                                (!linked(dev, r) ? " on one device, and its preset has no link to split over (" + std::string(plan_link_lever) + ")"
+                                 : most_devices(dev, r) < r.max_devices && !dev.device.scale_out_bandwidth
+                                     ? " within " + std::to_string(most_devices(dev, r)) + " devices" +
+                                           (given_link(dev, r) ? std::string(" (one server's slots on the link given; no scale-out network past them)")
+                                                               : " (its scale-up domain: its preset has no scale-out network; " +
+                                                                     std::string(plan_link_lever) + " to go past it)")
+                                     : " within " + std::to_string(most_devices(dev, r)) + " devices"));
     }
 
     if (tried > 0 && refused_all == tried && refused) throw *refused;

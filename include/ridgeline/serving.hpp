@@ -24,7 +24,8 @@
 //    is sized to the arrival rate (its devices per decode replica may be fractional; a pipelined
 //    replica takes a prompt every stage; no queueing is modelled). TTFT is one prefill plus the
 //    prompt's KV (as kept: windows and recurrent states included) sent to the decode replica over the
-//    scale-out network (the scale-up link where the device has no scale-out figure).
+//    scale-out network; where the device has no scale-out figure, over the scale-up link if a
+//    prefill replica and a decode replica fit in one domain, else over the link the deployment gives.
 //
 //  - Prefill apart (co-located, but each prompt's prefill a forward pass of its own that carries
 //    no decode tokens while the running sequences wait: vLLM's V0 scheduler without chunked
@@ -312,17 +313,13 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         // The prompt's KV as kept (windowed layers their window, recurrent layers their state),
         // every layer, to the decode replica.
         const Bytes kv = kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(traffic.prompt), {}, w.precision.state_format());
-        const Hardware& hw = d.device;
-        // The scale-out network, else the scale-up link (the deployment's where it gives one).
-        const auto scale_up = d.parallel.link_bandwidth ? d.parallel.link_bandwidth : hw.interconnect_bandwidth;
-        if (!hw.scale_out_bandwidth && !scale_up)
-            throw error("", "hardware '" + std::string(hw.name.view()) + "' scale-out and interconnect bandwidth", "none",
-                        "a link to send the prompt's KV from the prefill pool to the decode pool (disaggregated serving; or " +
-                            std::string(link_bandwidth_lever) + ")");
-        const BytesPerSecond per_device = hw.scale_out_bandwidth ? *hw.scale_out_bandwidth : *scale_up;
-        const Seconds latency = hw.scale_out_latency ? *hw.scale_out_latency : w.assumptions.fallback_link_latency;
-        // Each device sends its share over its own port, one direction (half the both-ways figure).
-        s.kv_transfer = latency + kv / (0.5 * per_device * s.replica_devices);
+        // Over the scale-out network where the preset has one (the pools are apart); else over the
+        // link joining a prefill replica and a decode replica: the scale-up link while both fit in
+        // one domain, past it the network the deployment gives (refused where there is none).
+        const std::int64_t replica = d.parallel.tensor * d.parallel.pipeline;
+        const Link l = link_for_group(d, w.assumptions, d.device.scale_out_bandwidth ? d.device.scale_up_domain + 1 : 2 * replica);
+        // Each device sends its share over its own port, one direction.
+        s.kv_transfer = l.latency + kv / (l.one_way * s.replica_devices);
         s.ttft = (fresh > 0 ? s.prefill_time : s.decode_tpot) + s.kv_transfer;
     }
     s.tokens_per_s_per_user = 1.0 / s.tpot;

@@ -612,6 +612,9 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], columns=["tok_s"]), "columns", None),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], tp=[1, 2, 0]), "tp", None),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, max_devices=0), "max_devices", "an integer from 1 to 65536"),
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], requests_per_s=-1), "requests_per_s", None),
+        (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", draft_tp=1), "draft_tp",
+         "no draft_tp without draft (a free draft runs on no device)"),
         # A target in seconds is refused in seconds (it once read "-1000 ms").
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, tpot_s=-1), "tpot_s", "a time in seconds from 1e-6 to 1e6"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, ttft_s=float("inf")), "ttft_s", "a time in seconds from 1e-6 to 1e6"),
@@ -626,7 +629,7 @@ def test_bad_inputs_of_every_answer():
          "a bandwidth in bytes per second from 1e6 to 1e17"),
         # A card whose preset has no link says which keyword gives one.
         (lambda: ridgeline.decode("llama-3.1-8b", "rtx-4090", tp=2), "hardware 'NVIDIA GeForce RTX 4090' interconnect_GB_per_s",
-         "the figure in the preset (or give one with link_bandwidth_bytes_per_s=, e.g. 64e9 for PCIe 4.0 x16) for a split over several devices"),
+         "the figure in the preset (or give one with link_bandwidth_bytes_per_s=, e.g. 64e9 for PCIe 4.0 x16, 100e9 for a 400 Gb/s NIC) for a split over several devices"),
     ]
     for call, path, expected in cases:
         with pytest.raises(ridgeline.Error) as e:

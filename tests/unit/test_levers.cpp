@@ -55,11 +55,24 @@ TEST_CASE("tensor parallel: weights and KV heads split, all-reduces on the link"
     Deployment slow = tp(4);
     slow.parallel.link_latency = us(10);
     CHECK(decode_step(slow, m, at(4096)).communication_time.in(s) == Approx(2 * 80 * 6 * (10e-6 + 16384.0 / 4 / 450e9)).epsilon(1e-12));
-    // The link can be overridden; t = 1 has no communication.
-    Deployment pcie = tp(4);
-    pcie.parallel.link_bandwidth = GB_per_s(64);
-    CHECK(decode_step(pcie, m, at(4096)).communication_time.in(s) == Approx(2 * 80 * 6 * (0.6e-6 + 16384.0 / 4 / 32e9)).epsilon(1e-12));
+    // A link given fills only the one the preset lacks: within its 8-GPU NVLink domain an H100
+    // keeps NVLink. t = 1 has no communication.
+    Deployment given = tp(4);
+    given.parallel.link_bandwidth = GB_per_s(64);
+    CHECK(decode_step(given, m, at(4096)).communication_time == four.communication_time);
     CHECK(one.communication_time == Seconds{});
+    // Past the domain of a device whose preset has no scale-out network (the H20's 8 NVLink GPUs),
+    // the link given is that network: 16 devices, 2 x 15 ring steps of 16,384 / 16 B over 50 GB/s
+    // one way, each at the physical fallback latency of 2.7 us (NCCL's network figure; the
+    // preset has none for it). Without it, no link joins them.
+    Deployment h20{load_hardware("h20"), Parallelism{.tensor = 16}};
+    CHECK_THROWS_WITH(decode_step(h20, m, Workload{.context = 4096}),
+                      "hardware 'NVIDIA H20 96GB' scale_out_GB_per_s: got none, expected the figure in the preset (or set it on the "
+                      "deployment: Parallelism::link_bandwidth) for a group of 16 devices, past its scale-up domain of 8");
+    h20.parallel.link_bandwidth = GB_per_s(100);
+    const DecodeStep far = decode_step(h20, m, Workload{.context = 4096});
+    CHECK(far.links.tensor_link.scale_out);
+    CHECK(far.communication_time.in(s) == Approx(2 * 80 * 30 * (2.7e-6 + 16384.0 / 16 / 50e9)).epsilon(1e-12));
     // A card without NVLink: the link is the PCIe bandwidth the deployment gives, each step NCCL's
     // PCI ring latency (1.0 us, src/graph/tuning.cc hwLat, as the preset cites). Llama-3.3-70B at
     // t = 4 on RTX 4090s, 64 GB/s each way: 80 layers x 2 all-reduces x 6 ring steps of 16,384 / 4 B.
@@ -365,6 +378,14 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     REQUIRE(unlinked.verdict == Verdict::above_ceiling);
     CHECK_FALSE(unlinked.min_devices.has_value());
     CHECK(unlinked.no_link_figure);
+    CHECK_FALSE(unlinked.no_scale_out_figure);
+    // Past the H20's 8-GPU NVLink domain its preset has no network: degrees 9 to 15 do not divide
+    // Llama-3.3-70B's 64 heads, and 16 has no link, so no degree explains 10,000 tok/s.
+    const Diagnosis boxed = diagnose(Deployment{load_hardware("h20"), Parallelism{.tensor = 8}}, load_model("llama-3.3-70b"), Workload{}, ms(0.1));
+    REQUIRE(boxed.verdict == Verdict::above_ceiling);
+    CHECK_FALSE(boxed.min_devices.has_value());
+    CHECK(boxed.no_link_figure);
+    CHECK(boxed.no_scale_out_figure);
     // Fewer bits must also fit. Llama-3.1-70B in bf16 on one RTX 4090 at 10 tok/s and 1,024 tokens:
     // the 100 ms step would read 100.8 GB, 11.4 bits a weight, but the card's budget is 0.9 x
     // 24,564 MiB - 1 GiB = 22,107,756,953.6 B (rtx-4090.json), less 1,024 x 327,680 B of KV:
