@@ -1226,7 +1226,8 @@ PYBIND11_MODULE(ridgeline, m) {
 
     py::class_<PyDeployment>(m, "Deployment",
                              "A device and how the model is split: Deployment(hardware, tp=1, pp=1, ep=1, dp=1, link_latency_s=None, "
-                             "link_bandwidth_bytes_per_s=None: the preset's; both directions, per device). "
+                             "link_bandwidth_bytes_per_s=None: the link the preset lacks, a PCIe card's or the network past an NVLink domain "
+                             "without a scale-out figure; both directions, per device). "
                              "Pass it to an answer as hardware.")
         .def(py::init(&make_deployment), py::arg("hardware"))
         .def_property_readonly("hardware", [](const PyDeployment& d) { return d.device; })

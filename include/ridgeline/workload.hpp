@@ -127,9 +127,11 @@ struct Parallelism {
     std::int64_t pipeline = 1;
     std::int64_t expert = 1;
     std::int64_t data = 1;
-    // The scale-up link, per device, both directions together; unset: the hardware preset's.
+    // The link the preset lacks, per device, both directions together (link_for_group): a PCIe
+    // card's, or the network past an NVLink domain with no scale-out figure; unset: none.
     std::optional<BytesPerSecond> link_bandwidth{};
-    // Latency per message (each ring step, pipeline hop, all-to-all); unset: the preset's.
+    // Latency per message (each ring step, pipeline hop, all-to-all); unset: the preset's for the
+    // link, else Assumptions::fallback_link_latency.
     std::optional<Seconds> link_latency{};
     Format activations = formats::bf16;  // what crosses the link
 
