@@ -750,13 +750,14 @@ void run_plan(const cli::PlanOptions& a) {
             if (count == r.devices.size()) compute = "fp16 (" + others + ": no bf16 peak)";
             else if (count > 0) compute += " (fp16 on " + others + ": no bf16 peak)";
             // fp8-stored weights compute in fp8 where the device has it (plan_detail::unasked_compute).
-            bool fp8_storage = r.checkpoint && r.checkpoint->weights.element == Numeric::fp8;
-            for (const Format f : a.weights) fp8_storage = fp8_storage || f.element == Numeric::fp8;
+            std::vector<Format> stored = a.weights;
+            if (r.checkpoint) stored.push_back(r.checkpoint->weights);
             std::string fp8_devices;
             std::size_t with_fp8 = 0;
             for (const PlanDevice& d : r.devices)
-                if (d.device.peak_for(Numeric::fp8)) fp8_devices += (fp8_devices.empty() ? "" : ", ") + d.name, ++with_fp8;
-            if (fp8_storage && with_fp8 > 0)
+                if (std::any_of(stored.begin(), stored.end(), [&](const Format& f) { return plan_detail::computes_in_fp8(d.device, f); }))
+                    fp8_devices += (fp8_devices.empty() ? "" : ", ") + d.name, ++with_fp8;
+            if (with_fp8 > 0)
                 compute += ", fp8 for fp8 weights " + (with_fp8 == r.devices.size() ? std::string("on every device") : "on " + fp8_devices) +
                            " (W8A8, as vLLM serves them)";
         }

@@ -42,9 +42,10 @@ struct Link {
 inline constexpr std::string_view link_bandwidth_lever = "set it on the deployment: Parallelism::link_bandwidth";
 
 namespace deployment_detail {
-[[noreturn]] inline void no_link(const Hardware& hw, const char* what) {
-    throw error("", "hardware '" + std::string(hw.name.view()) + "' " + what, "none",
-                "the figure in the preset (or " + std::string(link_bandwidth_lever) + ") for a split over several devices");
+// A link figure the preset lacks (`field`) and the deployment does not give, for `what`.
+[[noreturn]] inline void no_link(const Hardware& hw, const char* field, const std::string& what) {
+    throw error("", "hardware '" + std::string(hw.name.view()) + "' " + field, "none",
+                "the figure in the preset (or " + std::string(link_bandwidth_lever) + ") for " + what);
 }
 }  // namespace deployment_detail
 
@@ -70,7 +71,7 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
         }
     };
     if (!hw.interconnect_bandwidth) {
-        if (!given) deployment_detail::no_link(hw, "interconnect_GB_per_s");
+        if (!given) deployment_detail::no_link(hw, "interconnect_GB_per_s", "a split over several devices");
         l.one_way = *given / 2.0;
         l.bandwidth_from = "deployment";
         latency(hw.scale_up_latency);
@@ -91,9 +92,8 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
         return l;
     }
     if (!given)
-        throw error("", "hardware '" + std::string(hw.name.view()) + "' scale_out_GB_per_s", "none",
-                    "the figure in the preset (or " + std::string(link_bandwidth_lever) + ") for a group of " +
-                        std::to_string(group) + " devices, past its scale-up domain of " + std::to_string(hw.scale_up_domain));
+        deployment_detail::no_link(hw, "scale_out_GB_per_s", "a group of " + std::to_string(group) + " devices, past its scale-up domain of " +
+                                                                  std::to_string(hw.scale_up_domain));
     l.one_way = *given / 2.0;
     l.bandwidth_from = "deployment";
     latency(std::nullopt);
@@ -123,7 +123,7 @@ constexpr void validate(const Deployment& d, const Model& m) {
         refuse("pipeline-parallel degree", d.parallel.pipeline,
                "at most the layers (" + std::to_string(layer_count(m)) + ")");
     // A split no link joins is refused by every answer, not only those that cost its links.
-    if (const std::int64_t group = d.parallel.tensor * d.parallel.pipeline; group > 1) (void)link_for_group(d, assumptions::physical, group);
+    if (const std::int64_t group = d.parallel.replica_devices(); group > 1) (void)link_for_group(d, assumptions::physical, group);
 }
 
 }  // namespace ridgeline

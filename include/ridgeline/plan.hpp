@@ -105,8 +105,11 @@ inline bool linked(const PlanDevice& d, const PlanRequest& r) {
 // math (vllm-project/vllm@1436674bcb3f46f4c960d09334cf7dd1534943ca
 // vllm/model_executor/layers/quantization/fp8.py, use_marlin). Other storage computes in the
 // device's default (bf16, fp16 on a V100).
+inline bool computes_in_fp8(const Hardware& hw, const Format& weights) {
+    return weights.element == Numeric::fp8 && hw.peak_for(Numeric::fp8).has_value();
+}
 inline Numeric unasked_compute(const Hardware& hw, const Precision& storage) {
-    return storage.weights.element == Numeric::fp8 && hw.peak_for(Numeric::fp8) ? Numeric::fp8 : default_compute(hw);
+    return computes_in_fp8(hw, storage.weights) ? Numeric::fp8 : default_compute(hw);
 }
 
 // Whether `d` is split over the link the request gives: its preset has none (a PCIe card). A
@@ -119,10 +122,14 @@ inline bool given_link(const PlanDevice& d, const PlanRequest& r) {
 // scale-up domains (the preset's scale-out figure, or a link given to a device with a scale-up
 // link of its own, link_for_group); else the devices its link joins: its scale-up domain, or one
 // server's slots for a device split over a link given where its preset has none.
+// The devices `d`'s scale-up link joins: its domain, or at least one server's slots over a link
+// given where its preset has none.
+inline std::int64_t link_domain(const PlanDevice& d, const PlanRequest& r) {
+    return given_link(d, r) ? std::max(d.device.scale_up_domain, given_link_domain) : d.device.scale_up_domain;
+}
 inline std::int64_t most_devices(const PlanDevice& d, const PlanRequest& r) {
     if (d.device.scale_out_bandwidth || (d.device.interconnect_bandwidth && r.links.link_bandwidth)) return r.max_devices;
-    const std::int64_t domain = given_link(d, r) ? std::max(d.device.scale_up_domain, given_link_domain) : d.device.scale_up_domain;
-    return std::min(r.max_devices, domain);
+    return std::min(r.max_devices, link_domain(d, r));
 }
 
 // The deployments to try on one device: tensor degrees (powers of two within the scale-up
@@ -132,10 +139,7 @@ inline std::int64_t most_devices(const PlanDevice& d, const PlanRequest& r) {
 inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, const PlanRequest& r) {
     std::vector<Parallelism> out;
     const bool linked = plan_detail::linked(d, r);
-    std::int64_t domain = d.device.scale_up_domain > 0 ? d.device.scale_up_domain : 1;
-    // A link given where the preset has none reaches the devices of one server; with no
-    // scale-out network either, stages cannot go past them.
-    if (given_link(d, r) && domain < given_link_domain) domain = given_link_domain;
+    const std::int64_t domain = link_domain(d, r);
     const std::int64_t most = most_devices(d, r);
     bool moe = false;
     for (const auto& g : m) moe = moe || routed_experts(g.spec, 1.0).experts > 0;
@@ -355,15 +359,19 @@ inline PlanResult plan(const PlanRequest& r) {
         }
         if (!dev_served && dev_refusal)
             out.notes.push_back(dev.name + ": no plan: " + dev_refusal->what());
-        else if (!dev_holds)
-            out.notes.push_back(dev.name + ": no deployment tried holds the model and a request of " + std::to_string(longest) + " tokens" +
-                                (!linked(dev, r) ? " on one device, and its preset has no link to split over (" + std::string(plan_link_lever) + ")"
-                                 : most_devices(dev, r) < r.max_devices && !dev.device.scale_out_bandwidth
-                                     ? " within " + std::to_string(most_devices(dev, r)) + " devices" +
-                                           (given_link(dev, r) ? std::string(" (one server's slots on the link given; no scale-out network past them)")
-                                                               : " (its scale-up domain: its preset has no scale-out network; " +
-                                                                     std::string(plan_link_lever) + " to go past it)")
-                                     : " within " + std::to_string(most_devices(dev, r)) + " devices"));
+        else if (!dev_holds) {
+            std::string where = " on one device, and its preset has no link to split over (" + std::string(plan_link_lever) + ")";
+            if (linked(dev, r)) {
+                const std::int64_t most = most_devices(dev, r);
+                where = " within " + std::to_string(most) + " devices";
+                // Stopped short of the request's limit by a link that reaches no further: say why.
+                if (most < r.max_devices)
+                    where += given_link(dev, r) ? " (one server's slots on the link given; no scale-out network past them)"
+                                                : " (its scale-up domain: its preset has no scale-out network; " + std::string(plan_link_lever) +
+                                                      " to go past it)";
+            }
+            out.notes.push_back(dev.name + ": no deployment tried holds the model and a request of " + std::to_string(longest) + " tokens" + where);
+        }
     }
 
     if (tried > 0 && refused_all == tried && refused) throw *refused;

@@ -316,8 +316,8 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         // Over the scale-out network where the preset has one (the pools are apart); else over the
         // link joining a prefill replica and a decode replica: the scale-up link while both fit in
         // one domain, past it the network the deployment gives (refused where there is none).
-        const std::int64_t replica = d.parallel.tensor * d.parallel.pipeline;
-        const Link l = link_for_group(d, w.assumptions, d.device.scale_out_bandwidth ? d.device.scale_up_domain + 1 : 2 * replica);
+        const Link l = link_for_group(d, w.assumptions,
+                                      d.device.scale_out_bandwidth ? d.device.scale_up_domain + 1 : 2 * d.parallel.replica_devices());
         // Each device sends its share over its own port, one direction.
         s.kv_transfer = l.latency + kv / (l.one_way * s.replica_devices);
         s.ttft = (fresh > 0 ? s.prefill_time : s.decode_tpot) + s.kv_transfer;
