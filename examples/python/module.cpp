@@ -1189,6 +1189,8 @@ PYBIND11_MODULE(ridgeline, m) {
         .def_property_readonly("memory_fraction", [](const PyAssumptions& a) { return a.a.memory_fraction; })
         .def_property_readonly("runtime_reserve_bytes", [](const PyAssumptions& a) { return a.a.runtime_reserve.in(bytes); })
         .def_property_readonly("activation_workspace", [](const PyAssumptions& a) { return a.a.activation_workspace; })
+        .def_property_readonly("fallback_link_latency_s", [](const PyAssumptions& a) { return a.a.fallback_link_latency.in(seconds); },
+                               "The latency charged a ring step on a link whose preset gives none and the deployment sets none")
         .def("__eq__", [](const PyAssumptions& a, const PyAssumptions& b) { return a.a == b.a; })
         .def("__repr__", [](const PyAssumptions& a) { return std::string("<ridgeline.Assumptions ") + assumptions_name(a.a) + ">"; });
 

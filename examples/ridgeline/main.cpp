@@ -520,15 +520,17 @@ void run_generate(const GenerateOptions& o) {
     }
     const std::vector<Setting> settings = resolve_all(o);  // bounded by settings_count above
     cli::Table t(cli::generate_columns());
+    LinksSeen links;
     for (const Setting& s : settings)
         for (std::int64_t b : o.batches.values) {
             current_device = s.hw;
             Workload w = s.base;
             w.batch = b;
             t.add(cli::generate_cells(s, b, generate(s.dep, s.m, w, o.prompt, o.new_tokens, o.chunk)));
+            links.add(s, decode_step(s.dep, s.m, w));  // the decode steps' links (prefill's are the same links)
         }
     t.print(o.format);
-    print_assumptions(o.format, settings.back(), {}, o.prompt > 0);
+    print_assumptions(o.format, settings.back(), links, o.prompt > 0);
 }
 
 struct DiagnoseOptions : WorkloadOptions {
@@ -541,7 +543,15 @@ void run_diagnose(const DiagnoseOptions& o) {
     if (o.measurements != 1) throw cli::usage_error("diagnose: give exactly one of --measured-tok-s and --measured-tpot-ms");
     require_one_point(o, "diagnose");
     const Setting s = resolve_one(o);
-    cli::diagnose_table(s, at_point(o, s), *o.per_token, o.draft_tokens).print(o.format);
+    const Workload w = at_point(o, s);
+    cli::diagnose_table(s, w, *o.per_token, o.draft_tokens).print(o.format);
+    // The links its ceiling charged; none where the split has no link (the table says why).
+    LinksSeen links;
+    try {
+        links.add(s, decode_step(s.dep, s.m, w));
+    } catch (const ridgeline::error&) {
+    }
+    print_assumptions(o.format, s, links);
 }
 
 // speculative: each point's plain step against drafting g tokens and verifying them in one
@@ -568,13 +578,18 @@ void run_speculative(const SpeculativeOptions& o) {
     }
     const std::vector<Setting> settings = combinations(o);
     cli::Table t(cli::speculative_columns());
+    LinksSeen links;
     each_point(o, settings, [&](const Setting& s, const Workload& w) {
         const SpeculativeDecode r = speculative_decode(s.dep, s.m, w, spec, draft ? &*draft : nullptr);
+        links.add(s, r.verify);
         const std::optional<std::string> name = draft ? std::optional<std::string>(std::string(draft->name.view())) : std::nullopt;
         t.add(cli::speculative_cells(s, SpeculativeRow{w.batch, w.context, s.dep.parallel.tensor, name, spec, r}));
     });
     t.print(o.format);
-    print_assumptions(o.format, settings.back());
+    print_assumptions(o.format, settings.back(), links);
+    if (draft && o.format == cli::Output::table)
+        fmt::print("draft: {} at the workload's formats; memory/device counts its weights and KV beside the target's\n",
+                   cli::printable(std::string(draft->name.view())));
 }
 
 struct CalibrateOptions {

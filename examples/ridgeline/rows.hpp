@@ -522,15 +522,16 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     // per query head, a slow MoE kernel) stays in the fit.
     const FittedRows fitted = fitted_rows(preset);
     const auto& models = fitted.models;
-    if (!models.empty() && std::find(models.begin(), models.end(), std::string(s.m.name.view())) == models.end()) {
-        const auto join = [](const std::vector<std::string>& l) {
-            std::string out;
-            for (const auto& f : l) out += (out.empty() ? "" : "; ") + f;
-            return out;
-        };
+    const auto join = [](const std::vector<std::string>& l) {
+        std::string out;
+        for (const auto& f : l) out += (out.empty() ? "" : "; ") + f;
+        return out;
+    };
+    if (!models.empty() && std::find(models.begin(), models.end(), std::string(s.m.name.view())) == models.end())
         add("calibration_models", text("fitted on rows of " + join(models) + " (engine builds: " + join(fitted.versions) + "), not " +
                                        std::string(s.m.name.view()) + ": its leave-one-out error is how it predicts those models"));
-    }
+    else if (!fitted.versions.empty())
+        add("calibration_builds", text("fitted on rows of engine builds: " + join(fitted.versions)));
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
     add("kv_read_per", text(preset.fit.kv_per_query_head ? "query head" : "KV head"));
     add("batch", integer(w.batch));

@@ -203,9 +203,11 @@ inline const Schema<SpeculativeRow>& speculative_fields() {
         {"tokens_per_s", "tok/s/seq", Show::number, [](const SpeculativeRow& r) { return V{r.result.tokens_per_s.in(per_s)}; }},
         {"total_tokens_per_s", "tok/s", Show::number, [](const SpeculativeRow& r) { return V{r.result.total_tokens_per_s.in(per_s)}; }},
         {"speedup", "speedup", Show::number, [](const SpeculativeRow& r) { return V{r.result.speedup}; }, 2},
-        // The target's weights, KV and the verification's activations within the budget (as
-        // decode's fits); a draft model's own memory is not counted.
-        {"fits", "fits", Show::yes_no, [](const SpeculativeRow& r) { return V{r.result.verify.memory.fits()}; }},
+        // One device's memory: the target's weights, KV and the verification's workspace (as
+        // decode's), and a draft model's weights and KV where it runs.
+        {"memory_per_device_bytes", "memory/device", Show::bytes, [](const SpeculativeRow& r) { return V{r.result.memory.used().in(bytes)}; }},
+        {"memory_budget_bytes", "budget", Show::bytes, [](const SpeculativeRow& r) { return V{r.result.memory.budget.in(bytes)}; }},
+        {"fits", "fits", Show::yes_no, [](const SpeculativeRow& r) { return V{r.result.fits()}; }},
     };
     return fields;
 }

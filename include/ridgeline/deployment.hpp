@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "error.hpp"
 #include "hardware.hpp"
@@ -41,11 +43,25 @@ struct Link {
 // (--link-gb-per-s, link_bandwidth_bytes_per_s=, the page's field) with naming_own_lever.
 inline constexpr std::string_view link_bandwidth_lever = "set it on the deployment: Parallelism::link_bandwidth";
 
+// A split no link joins: the preset lacks the figure and the deployment gives none. Its own type,
+// so a caller that tries larger splits (diagnose) can stop at the first one without a link.
+class missing_link : public error {
+public:
+    missing_link(std::string path, std::string expected, bool scale_out)
+        : error("", std::move(path), "none", std::move(expected)), scale_out_(scale_out) {}
+    // Which figure: scale_out_GB_per_s (a group past the scale-up domain), else interconnect_GB_per_s.
+    [[nodiscard]] bool scale_out() const noexcept { return scale_out_; }
+
+private:
+    bool scale_out_;
+};
+
 namespace deployment_detail {
 // A link figure the preset lacks (`field`) and the deployment does not give, for `what`.
 [[noreturn]] inline void no_link(const Hardware& hw, const char* field, const std::string& what) {
-    throw error("", "hardware '" + std::string(hw.name.view()) + "' " + field, "none",
-                "the figure in the preset (or " + std::string(link_bandwidth_lever) + ") for " + what);
+    throw missing_link("hardware '" + std::string(hw.name.view()) + "' " + field,
+                       "the figure in the preset (or " + std::string(link_bandwidth_lever) + ") for " + what,
+                       std::string_view(field) == "scale_out_GB_per_s");
 }
 }  // namespace deployment_detail
 

@@ -106,14 +106,13 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
             par.tensor = t;
             try {
                 validate(Deployment{hw, par}, m);
-            } catch (const error& e) {
+            } catch (const missing_link& e) {
                 // No link joins this many devices (none in the preset, or none past its scale-up
                 // domain): no larger degree has one either.
-                if (e.path().starts_with("hardware '")) {
-                    d.no_link_figure = true;
-                    d.no_scale_out_figure = e.path().ends_with("scale_out_GB_per_s");
-                    break;
-                }
+                d.no_link_figure = true;
+                d.no_scale_out_figure = e.scale_out();
+                break;
+            } catch (const error&) {
                 continue;  // not a degree this model (or the expert-parallel degree) splits into
             }
             const DecodeStep step = decode_step(Deployment{hw, par}, m, ideal);

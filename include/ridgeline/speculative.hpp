@@ -6,6 +6,7 @@
 #include <string>
 
 #include "decode.hpp"
+#include "memory.hpp"
 
 namespace ridgeline {
 
@@ -44,6 +45,12 @@ struct SpeculativeDecode {
     PerSecond tokens_per_s{};        // per sequence
     PerSecond total_tokens_per_s{};  // all sequences
     double speedup = 1;              // over plain decode of the same batch
+    // One device: the target's verification pass (decode's memory), plus the draft model's
+    // weights and its cache of every sequence in flight on the device that holds it (with a
+    // one-device draft, on the target's busiest device too). The two passes run in turn, so the
+    // workspace is the larger of theirs.
+    MemoryUse memory{};
+    [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits(); }
 };
 
 // `draft`, if given, runs g steps of its own with the same workload on the deployment's devices,
@@ -62,6 +69,7 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
     Workload verify = plain;
     verify.tokens_per_sequence = s.draft_tokens + 1;
     r.verify = decode_step(hw, target, verify);
+    r.memory = r.verify.memory;
     if (draft) {
         if (draft->vocab_size != target.vocab_size)
             throw error("", "draft model", "'" + std::string(draft->name.view()) + "' (" + std::to_string(draft->vocab_size) + " tokens)",
@@ -74,7 +82,16 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         Parallelism split = hw.parallel;
         split.tensor = s.draft_tensor > 0 ? s.draft_tensor : hw.parallel.tensor;
         split.pipeline = split.expert = split.data = 1;
-        r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(Deployment{hw.device, split}, *draft, plain).step_time;
+        const Deployment on{hw.device, split};
+        r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(on, *draft, plain).step_time;
+        // vLLM's draft shares the target's memory budget (gpu_memory_utilization covers both).
+        // Its g steps read contexts n to n + g - 1; it caches every sequence the target keeps.
+        r.memory.weights += weights_per_device(*draft, w.precision, split);
+        const double cached = static_cast<double>(w.context + s.draft_tokens - 1);
+        r.memory.kv += static_cast<double>(w.batch * hw.parallel.pipeline) *
+                       kv_per_sequence_per_device(*draft, w.precision.kv, cached, split, w.precision.state_format());
+        const MemoryUse drafting = memory_use(on, *draft, plain);
+        if (drafting.activations > r.memory.activations) r.memory.activations = drafting.activations;
     }
     r.cycle_time = r.draft_time + r.verify.step_time;
     r.tokens_per_s = r.expected_tokens / r.cycle_time;

@@ -153,6 +153,10 @@ def test_value_types_give_the_keyword_rows():
                    "--kv", "fp8", "--efficiency", "0.9", "--assumptions", "seed_003", "--memory-fraction", "0.8")[0]
     a = ridgeline.Assumptions("seed_003", memory_fraction=0.8)
     assert (a.name, a.memory_fraction, a.accounting) == ("custom", 0.8, "every_parameter")
+    # A link whose preset gives no latency is charged NCCL's network ring step, 2.7 us
+    # (NVIDIA/nccl@5067397c src/graph/tuning.cc, NET Ring/LL); seed 003 charged links none.
+    assert ridgeline.Assumptions().fallback_link_latency_s == pytest.approx(2.7e-6, rel=1e-12)
+    assert a.fallback_link_latency_s == 0
     w = ridgeline.Workload(32, 8192, weights="fp8", kv="fp8", efficiency=0.9, assumptions=a)
     d = ridgeline.Deployment("h200", tp=4, dp=2)
     assert (w.batch, w.context, w.weights, w.kv, d.tp, d.dp, d.devices) == (32, 8192, "fp8", "fp8", 4, 2, 8)
@@ -421,6 +425,11 @@ def test_speculative_by_hand():
     alone = ridgeline.speculative("llama-3.1-70b", "h200", batch=1, context=4096, draft="llama-3.1-8b", tp=2, draft_tp=1)
     assert alone["draft_tp"] == 1
     assert alone["draft_time_s"] == pytest.approx(4 * ridgeline.decode("llama-3.1-8b", "h200", 1, 4096)["step_time_s"], rel=1e-12)
+    # The draft's memory is the target's too: on one device, all of Llama-3.1-8B's 8,030,261,248
+    # bf16 parameters and its cache of 4,096 + 3 tokens at 131,072 B a token (32 layers x 8 KV
+    # heads x 128 x K and V x 2 B; its config.json).
+    assert alone["memory_per_device_bytes"] - row["memory_per_device_bytes"] == pytest.approx(
+        2 * 8_030_261_248 + 4_099 * 131_072, rel=1e-12)
     assert row["draft_tp"] is None
 
 

@@ -69,6 +69,13 @@ TEST_CASE("tensor parallel: weights and KV heads split, all-reduces on the link"
     CHECK_THROWS_WITH(decode_step(h20, m, Workload{.context = 4096}),
                       "hardware 'NVIDIA H20 96GB' scale_out_GB_per_s: got none, expected the figure in the preset (or set it on the "
                       "deployment: Parallelism::link_bandwidth) for a group of 16 devices, past its scale-up domain of 8");
+    // Its own type, saying which figure is missing, so a search over degrees can stop there.
+    try {
+        validate(h20, m);
+        FAIL("no link joins 16 H20s");
+    } catch (const missing_link& e) {
+        CHECK(e.scale_out());
+    }
     h20.parallel.link_bandwidth = GB_per_s(100);
     const DecodeStep far = decode_step(h20, m, Workload{.context = 4096});
     CHECK(far.links.tensor_link.scale_out);
@@ -101,6 +108,12 @@ TEST_CASE("tensor parallel: KV heads replicate past their count, and MLA's laten
     CHECK_THROWS_WITH(decode_step(Deployment{load_hardware("a10"), Parallelism{.tensor = 2}}, m, at()),
                       "hardware 'NVIDIA A10 24GB' interconnect_GB_per_s: got none, expected the figure in the preset (or set it "
                       "on the deployment: Parallelism::link_bandwidth) for a split over several devices");
+    try {
+        validate(Deployment{load_hardware("a10"), Parallelism{.tensor = 2}}, m);
+        FAIL("no link joins two A10s");
+    } catch (const missing_link& e) {
+        CHECK_FALSE(e.scale_out());
+    }
     Deployment ep = tp(8);
     ep.parallel.expert = 3;
     CHECK_THROWS_WITH(decode_step(ep, m, at()), "expert-parallel degree: got 3, expected a divisor of the tensor-parallel degree (8)");
@@ -181,6 +194,36 @@ TEST_CASE("speculation: verification reads once, computes g + 1 tokens, and the 
     CHECK_THROWS_WITH(speculative_decode(h100(), target, at4k, spec, &qwen),
                       "draft model: got 'qwen3-8b' (151936 tokens), expected a model with the target's vocabulary (128256 tokens): "
                       "its drafts are the target's tokens");
+}
+
+TEST_CASE("speculation: a draft model's weights and KV share the target's memory", "[speculative]") {
+    // Llama-3.1-70B at TP 2 on H200s, batch 64 at 4,096 tokens, four drafts from Llama-3.1-8B.
+    const Model target = load_model("llama-3.1-70b");
+    const Model draft = load_model("llama-3.1-8b");
+    const Deployment two{load_hardware("h200"), Parallelism{.tensor = 2}};
+    const Workload w{.batch = 64, .context = 4096};
+    // Llama-3.1-8B (meta-llama/Llama-3.1-8B config.json): 8,030,261,248 parameters in bf16, of
+    // them (2 x 32 + 1) x 4,096 = 266,240 in norms, which a split replicates; 32 layers x 8 KV
+    // heads x 128 x (K and V) x 2 B = 131,072 B of cache a token, at 4,096 + 4 - 1 = 4,099 tokens
+    // after its fourth draft step.
+    const double params = 8'030'261'248.0, norms = 266'240.0, kv_token = 131'072.0, cached = 4'099.0;
+    const SpeculativeDecode alone = speculative_decode(two, target, w, Speculation{4, 0.8, 1}, &draft);
+    CHECK((alone.memory.weights - alone.verify.memory.weights).in(bytes) == Approx(2 * params).epsilon(1e-12));
+    CHECK((alone.memory.kv - alone.verify.memory.kv).in(bytes) == Approx(64 * cached * kv_token).epsilon(1e-12));
+    const SpeculativeDecode split = speculative_decode(two, target, w, Speculation{4, 0.8}, &draft);
+    CHECK((split.memory.weights - split.verify.memory.weights).in(bytes) == Approx(2 * ((params - norms) / 2 + norms)).epsilon(1e-12));
+    CHECK((split.memory.kv - split.verify.memory.kv).in(bytes) == Approx(64 * cached * kv_token / 2).epsilon(1e-12));
+    // The budget: 0.9 of the 143,771 MiB an H200 reports (nvidia-smi, the preset's source) less
+    // 1 GiB, 134.6 GB. The target alone holds 70.6 GB of weights and 64 x 4,100 x 163,840 B =
+    // 43.0 GB of KV (80 layers x 4 KV heads a device x 128 x 2 x 2 B), 113.6 GB: it fits. The
+    // whole draft on one of its devices adds 16.1 GB and 34.4 GB, 164 GB: it does not.
+    CHECK(alone.memory.budget.in(bytes) == Approx(0.9 * 143'771.0 * 1'048'576 - 1'073'741'824.0).epsilon(1e-12));
+    CHECK(alone.verify.memory.fits());
+    CHECK_FALSE(alone.fits());
+    // Without a draft model (n-grams, prompt lookup) nothing is added.
+    const SpeculativeDecode free = speculative_decode(two, target, w, Speculation{4, 0.8});
+    CHECK(free.memory.used() == free.verify.memory.used());
+    CHECK(free.fits());
 }
 
 TEST_CASE("prefill: 2P per token plus causal attention, weights once per chunk", "[prefill]") {
