@@ -300,6 +300,7 @@ inline Table hardware_table(const ridgeline::Hardware& h) {
     if (h.interconnect_bandwidth)
         t.add({text("interconnect_bytes_per_s"),
                number(h.interconnect_bandwidth->in(bytes_per_s), si(h.interconnect_bandwidth->in(bytes_per_s), "B/s"))});
+    if (h.cuda_capability) t.add({text("cuda_compute_capability"), number(*h.cuda_capability, 1)});
     return t;
 }
 

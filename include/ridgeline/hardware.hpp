@@ -36,6 +36,9 @@ struct Hardware {
     // device, at most the peak: what a one-row calibration holds the bandwidth efficiency at, since
     // one row cannot tell a slower read from a fixed time (calibrate.hpp).
     std::optional<BytesPerSecond> measured_bandwidth{};
+    // An NVIDIA device's CUDA compute capability (8.0 for an A100): which engine kernels run on it
+    // where no peak says, as vLLM's weight-only FP8 kernel, which needs 8.0 (plan.hpp).
+    std::optional<double> cuda_capability{};
 
     // What an engine's memory budget starts from.
     [[nodiscard]] constexpr Bytes usable_memory() const noexcept { return memory_reported ? *memory_reported : memory_capacity; }

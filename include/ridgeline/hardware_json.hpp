@@ -39,7 +39,7 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
                                 ", so it is a model's config.json, not a hardware file)");
     root.only_keys({"name", "memory_capacity_GB", "memory_bandwidth_GB_per_s", "dense_TFLOP_per_s",
                     "interconnect_GB_per_s", "memory_reported_MiB", "scale_up_domain", "scale_up_latency_us",
-                    "scale_out_GB_per_s", "scale_out_latency_us", "measured_bandwidth_GB_per_s", "source"});
+                    "scale_out_GB_per_s", "scale_out_latency_us", "measured_bandwidth_GB_per_s", "cuda_compute_capability", "source"});
 
     Hardware hw;
     hw.name = Name{root.need("name", "a non-empty string of at most 63 characters").name()};
@@ -84,6 +84,14 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
             measured.fail("a measured bandwidth at most the peak memory_bandwidth_GB_per_s (" +
                           number_text(hw.memory_bandwidth.in(GB_per_s)) + ")");
     }
+    if (root.has("cuda_compute_capability")) {
+        const Node cc = root.at("cuda_compute_capability");
+        const char* expected = "a CUDA compute capability from 1 to 20, e.g. 8.0 for an A100";
+        if (!cc.value().is_number()) cc.fail(expected);
+        const double v = cc.value().get<double>();
+        if (!(v >= 1 && v <= 20)) cc.fail(expected);
+        hw.cuda_capability = v;
+    }
 
     if (root.has("source")) {
         const Node src = root.at("source");
@@ -94,7 +102,8 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
                 throw error(root.file(), "/source/" + json_detail::pointer_token(item.key()), "an unknown key",
                             "a figure's key: name, memory_capacity_GB, memory_bandwidth_GB_per_s, "
                             "dense_TFLOP_per_s, interconnect_GB_per_s, memory_reported_MiB, scale_up_domain, "
-                            "scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, measured_bandwidth_GB_per_s");
+                            "scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, measured_bandwidth_GB_per_s, "
+                            "cuda_compute_capability");
             if (!root.has(item.key()))
                 throw error(root.file(), "/source/" + item.key(), "a source for a figure the file does not give",
                             "sources only for figures present");
@@ -120,6 +129,7 @@ inline void to_json(nlohmann::json& j, const Hardware& hw) {
     if (hw.scale_out_bandwidth) j["scale_out_GB_per_s"] = hw.scale_out_bandwidth->in(GB_per_s);
     if (hw.scale_out_latency) j["scale_out_latency_us"] = hw.scale_out_latency->in(us);
     if (hw.measured_bandwidth) j["measured_bandwidth_GB_per_s"] = hw.measured_bandwidth->in(GB_per_s);
+    if (hw.cuda_capability) j["cuda_compute_capability"] = *hw.cuda_capability;
 }
 
 inline void from_json(const nlohmann::json& j, Hardware& hw) { hw = hardware_from_json(j); }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -110,6 +111,24 @@ inline bool computes_in_fp8(const Hardware& hw, const Format& weights) {
 }
 inline Numeric unasked_compute(const Hardware& hw, const Precision& storage) {
     return computes_in_fp8(hw, storage.weights) ? Numeric::fp8 : default_compute(hw);
+}
+
+// Whether an engine runs weights stored in fp8 on `hw`: with fp8 arithmetic where it has an fp8
+// peak, else only with vLLM's weight-only Marlin kernel, from CUDA compute capability 8.0
+// (Fp8Config.get_min_capability returns 80; Marlin is off on ROCm: vllm-project/vllm@0071b24bf8fe8c3d1bc3516d0ff8477f07964aaf
+// vllm/model_executor/layers/quantization/fp8.py). A V100 (7.0) or an MI250X runs neither, so a
+// planner that buys one cannot store its weights in fp8. Empty when it runs them; else why not.
+inline std::string no_fp8_weights(const Hardware& hw) {
+    if (hw.peak_for(Numeric::fp8) || (hw.cuda_capability && *hw.cuda_capability >= 8.0)) return "";
+    char given[16] = "none";
+    if (hw.cuda_capability) std::snprintf(given, sizeof given, "%.1f", *hw.cuda_capability);
+    return std::string("no fp8 arithmetic, and vLLM's weight-only fp8 kernel needs an NVIDIA device of CUDA compute capability 8.0 or more "
+                       "(the preset gives ") + given + ")";
+}
+inline bool stores_fp8(const Precision& p) {
+    for (const Format f : {p.weights, p.expert_format(), p.embedding_format(), p.lm_head_format()})
+        if (f.element == Numeric::fp8) return true;
+    return false;
 }
 
 // Whether `d` is split over the link the request gives: its preset has none (a PCIe card). A
@@ -238,7 +257,16 @@ inline PlanResult plan(const PlanRequest& r) {
             out.notes.push_back(dev.name + ": splits over up to " + std::to_string(given_link_domain) +
                                 " devices on the link given (its preset has no scale-up link; a PCIe server's slots)" +
                                 (dev.device.scale_out_bandwidth ? "" : ", and no further: it has no scale-out network"));
+        // Storage no engine runs on this device is not a plan to buy it for.
+        std::size_t runnable = 0;
         for (const Precision& storage : storages) {
+            if (stores_fp8(storage)) {
+                if (const std::string why = no_fp8_weights(dev.device); !why.empty()) {
+                    out.notes.push_back(dev.name + ": " + precision_name(storage, r.model.tied_embeddings) + " weights not tried: " + why);
+                    continue;
+                }
+            }
+            ++runnable;
             Workload w = r.base;
             w.precision.weights = storage.weights;
             w.precision.experts = storage.experts;
@@ -357,6 +385,7 @@ inline PlanResult plan(const PlanRequest& r) {
                 if (failed && !served) ++refused_all;
             }
         }
+        if (runnable == 0) continue;  // its notes say why
         if (!dev_served && dev_refusal)
             out.notes.push_back(dev.name + ": no plan: " + dev_refusal->what());
         else if (!dev_holds) {

@@ -110,7 +110,8 @@ TEST_CASE("presets: bad hardware files name file, path, value and expectation", 
                       "tests/data/bad/hw-missing-bandwidth.json: /memory_bandwidth_GB_per_s: got nothing (the key is missing), expected a positive, finite number");
     CHECK_THROWS_WITH(load_hardware(bad("hw-unknown-key")),
                       "tests/data/bad/hw-unknown-key.json: /memory_bandwidth_TB_per_s: got an unknown key, expected one of: name, memory_capacity_GB, memory_bandwidth_GB_per_s, dense_TFLOP_per_s, interconnect_GB_per_s, "
-                      "memory_reported_MiB, scale_up_domain, scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, measured_bandwidth_GB_per_s, source");
+                      "memory_reported_MiB, scale_up_domain, scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, measured_bandwidth_GB_per_s, "
+                      "cuda_compute_capability, source");
     CHECK_THROWS_WITH(load_hardware(bad("hw-string-capacity")),
                       "tests/data/bad/hw-string-capacity.json: /memory_capacity_GB: got \"80\" (a string), expected a positive, finite number");
     CHECK_THROWS_WITH(load_hardware(bad("hw-zero-bandwidth")),
@@ -357,6 +358,17 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
                       "m.json: /measured_bandwidth_GB_per_s: got 2040, expected a measured bandwidth at most the peak memory_bandwidth_GB_per_s (2039)");
     CHECK_THROWS_WITH(hardware_from_json(peak("0"), "m.json"),
                       "m.json: /measured_bandwidth_GB_per_s: got 0, expected a positive, finite number");
+    // A CUDA compute capability: what the CUDA GPUs table gives (8.0 for an A100), read back in
+    // the file's form; none on a device that is not NVIDIA's.
+    const auto capability = [&](const char* v) { return a100("cuda_compute_capability", v); };
+    CHECK(*hardware_from_json(capability("8.0"), "c.json").cuda_capability == 8.0);
+    CHECK(nlohmann::json(hardware_from_json(capability("8.6"), "c.json"))["cuda_compute_capability"] == 8.6);
+    CHECK(*load_hardware("v100").cuda_capability == 7.0);
+    CHECK_FALSE(load_hardware("mi250x").cuda_capability);
+    CHECK_THROWS_WITH(hardware_from_json(capability("80"), "c.json"),
+                      "c.json: /cuda_compute_capability: got 80, expected a CUDA compute capability from 1 to 20, e.g. 8.0 for an A100");
+    CHECK_THROWS_WITH(hardware_from_json(capability("\"8.0\""), "c.json"),
+                      "c.json: /cuda_compute_capability: got \"8.0\" (a string), expected a CUDA compute capability from 1 to 20, e.g. 8.0 for an A100");
     CHECK_FALSE(load_hardware("l40s").measured_bandwidth);  // no published figure found: a one-row fit holds 100%
     CHECK(load_hardware("rtx-4090").measured_bandwidth->in(GB_per_s) == 921.9);
     // A report past the device's memory is refused: 80 GB is at most 81,920 MiB (an A100 80GB

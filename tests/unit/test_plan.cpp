@@ -396,6 +396,34 @@ TEST_CASE("plan: each device that gives no plan says why, and a link given split
     // Each plan row says the compute format it was costed in.
     CHECK(mixed.plans.front().compute == Numeric::fp8);
 
+    // Weights stored in fp8 where no engine runs them: a V100 has no fp8 peak and is CUDA 7.0,
+    // below the 8.0 vLLM's weight-only fp8 kernel needs (Fp8Config.get_min_capability, 80); an
+    // MI250X has no fp8 peak and no Marlin on ROCm. Neither is planned in fp8, and each says why;
+    // the A100 (8.0) is, computing in bf16 beside its fp8 weights.
+    PlanRequest legacy = r;
+    legacy.links = {};
+    legacy.device_compute = true;
+    legacy.model = load_model("llama-3.1-8b");
+    legacy.weights = {formats::fp8};
+    legacy.devices = {{"v100", load_hardware("v100"), std::nullopt}, {"mi250x", load_hardware("mi250x"), std::nullopt},
+                   {"a100-80gb", load_hardware("a100-80gb"), std::nullopt}};
+    const PlanResult kernels = plan(legacy);
+    REQUIRE_FALSE(kernels.plans.empty());
+    for (const PlanRow& row : kernels.plans) {
+        CHECK(row.device == "a100-80gb");
+        CHECK(row.compute == Numeric::bf16);
+    }
+    REQUIRE(kernels.notes.size() == 2);
+    CHECK(kernels.notes[0] == "v100: fp8 weights not tried: no fp8 arithmetic, and vLLM's weight-only fp8 kernel needs an NVIDIA device "
+                              "of CUDA compute capability 8.0 or more (the preset gives 7.0)");
+    CHECK(kernels.notes[1] == "mi250x: fp8 weights not tried: no fp8 arithmetic, and vLLM's weight-only fp8 kernel needs an NVIDIA "
+                              "device of CUDA compute capability 8.0 or more (the preset gives none)");
+    // Its own checkpoint's bf16 is planned on the V100 as before (in fp16, its arithmetic).
+    legacy.checkpoint = Precision{};
+    legacy.devices = {{"v100", load_hardware("v100"), std::nullopt}};
+    const PlanResult v100 = plan(legacy);
+    CHECK_FALSE(v100.plans.empty());
+
     // The same device twice would give every plan twice.
     fp8.devices.push_back(fp8.devices.front());
     CHECK_THROWS_WITH(plan(fp8), "devices: got a100-80gb twice, expected each candidate device once");
