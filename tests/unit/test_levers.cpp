@@ -80,6 +80,13 @@ TEST_CASE("tensor parallel: weights and KV heads split, all-reduces on the link"
     const DecodeStep far = decode_step(h20, m, Workload{.context = 4096});
     CHECK(far.links.tensor_link.scale_out);
     CHECK(far.communication_time.in(s) == Approx(2 * 80 * 30 * (2.7e-6 + 16384.0 / 16 / 50e9)).epsilon(1e-12));
+    // The MI355X's preset gives its network (eight Pollara 400 NICs a node, one a GPU: ROCm's MoRI
+    // guide), 100 GB/s both ways, and no latency for it: 16 of them cost what 16 H20s cost over
+    // the 100 GB/s given, the same ring at the same fallback latency.
+    const DecodeStep mi355x = decode_step(Deployment{load_hardware("mi355x"), Parallelism{.tensor = 16}}, m, Workload{.context = 4096});
+    CHECK(mi355x.links.tensor_link.scale_out);
+    CHECK(std::string(mi355x.links.tensor_link.latency_from) == "assumptions");
+    CHECK(mi355x.communication_time.in(s) == Approx(2 * 80 * 30 * (2.7e-6 + 16384.0 / 16 / 50e9)).epsilon(1e-12));
     // A card without NVLink: the link is the PCIe bandwidth the deployment gives, each step NCCL's
     // PCI ring latency (1.0 us, src/graph/tuning.cc hwLat, as the preset cites). Llama-3.3-70B at
     // t = 4 on RTX 4090s, 64 GB/s each way: 80 layers x 2 all-reduces x 6 ring steps of 16,384 / 4 B.
