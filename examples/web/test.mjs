@@ -5,7 +5,8 @@
 // byte for byte, clears its results on a wrong input, and the default search is timed against the
 // native CLI (printed, not asserted). The per-operator table equals `ridgeline operators` for the
 // same setting, figure for figure and header for header. Two devices side by side each show the
-// CLI's figures for that device, and a wrong input clears both.
+// CLI's figures for that device, and a wrong input clears both. Speculative decoding at the same
+// setting shows `ridgeline speculative`'s row.
 //     node test.mjs PAGE_DIR CLI SCREENSHOT
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
@@ -304,6 +305,44 @@ try {
   await page.waitForFunction(() => document.querySelector("#r-link").textContent.startsWith("450.0 GB/s each way (hardware preset)"));
   check("clearing the link bandwidth returns to the preset's", await value("#r-communication"), tp4.communication_time_s);
   await checkOperators("tp 4 llama-3.1-70b fp8", "", tp4);
+
+  // Speculative decoding at the same setting: the row `ridgeline speculative` prints for it, a
+  // free draft by default, then Llama-3.1-8B whole on one device, its weights and KV counted.
+  const speculative = (...args) => {
+    const rows = JSON.parse(execFileSync(cli, ["speculative", "-H", "h100-sxm", "-m", "llama-3.1-70b", "-c", "4096", "--tp", "4",
+                                               "--weights", "fp8", "--format", "json", ...args]));
+    assert.equal(rows.length, 1);
+    return rows[0];
+  };
+  const specFigures = async () => [await value("#r-spec-tokens"), await value("#r-spec-speedup"), await value("#r-spec-tokens-per-s"),
+                                   await value("#r-spec-memory"), (await page.getAttribute("#r-spec-memory", "data-fits")) === "true"];
+  const cliSpec = row => [row.expected_tokens_per_verification, row.speedup, row.tokens_per_s, row.memory_per_device_bytes, row.fits];
+  const freeDraft = speculative();
+  check("speculation, a free draft: the CLI's tokens per verification, speedup, tok/s, memory and fits", await specFigures(), cliSpec(freeDraft));
+  // A free draft adds only what verifying holds: four more tokens a sequence of KV, 80 layers x 2 KV
+  // heads a device x 128 x 2 x 2 B = 81,920 B each, and of workspace, (2 x 8,192 + (8,192 + 2 x 1,024
+  // + 8,192 + 2 x 28,672) / 4) x 2 B + 128,256 / 4 x 4 B of logits = 198,912 B each (Llama-3.1-70B's config.json).
+  check("a free draft holds only the verification's four more tokens", freeDraft.memory_per_device_bytes - tp4.memory_per_device_bytes,
+        4 * 81920 + 4 * 198912);
+  await page.selectOption("#draft", "llama-3.1-8b");
+  await page.fill("#draft_tp", "1");
+  await page.waitForFunction(() => document.querySelector("#r-spec-tokens").textContent.includes("by llama-3.1-8b at tp 1"));
+  const modelDraft = speculative("--draft", "llama-3.1-8b", "--draft-tp", "1");
+  check("speculation, Llama-3.1-8B on one device: the CLI's figures", await specFigures(), cliSpec(modelDraft));
+  check("the draft's weights and KV are in the memory", modelDraft.memory_per_device_bytes > freeDraft.memory_per_device_bytes, true);
+  await page.fill("#acceptance", "1.5");
+  await page.waitForSelector("body[data-state=error]");
+  const acceptanceError = await page.textContent("#error-acceptance");
+  check("an acceptance above 1 is refused beside its field, read as --acceptance is", acceptanceError,
+        'acceptance: got "1.5", expected a probability from 0 to 1');
+  check("the CLI refuses it with the same words, naming its flag", cliError("speculative", "-m", "llama-3.1-70b", "--acceptance", "1.5"),
+        "ridgeline: --" + acceptanceError);
+  await page.fill("#acceptance", "0.8");
+  await page.waitForSelector("body[data-state=ok]");
+  await page.fill("#draft_tp", "");
+  await page.selectOption("#draft", "");
+  await page.waitForFunction(() => document.querySelector("#r-spec-tokens").textContent.includes(", free)"));
+  check("no draft model again: the free draft's figures", await specFigures(), cliSpec(freeDraft));
 
   // ---- Two devices side by side: each panel is the CLI's decode for its device. -------------
   await page.selectOption("#hardware2", "h200");

@@ -21,6 +21,7 @@
 #include <ridgeline/plan_svg.hpp>
 #include <ridgeline/roofline_svg.hpp>
 #include <ridgeline/schema_json.hpp>
+#include <ridgeline/speculative.hpp>
 
 #include "../ridgeline/args.hpp"
 #include "../ridgeline/plan_args.hpp"
@@ -114,15 +115,15 @@ std::string field_of(const error& e) {
     static const std::pair<const char*, const char*> fields[] = {
         {"tensor-parallel degree", "tp"},  {"pipeline-parallel degree", "pp"}, {"expert-parallel degree", "ep"},
         {"batch", "batch"},                {"context", "context"},             {"efficiency (bandwidth)", "efficiency"},
-        {"link latency", "link_latency_us"}, {"link bandwidth", "link_gb_per_s"}};
+        {"link latency", "link_latency_us"}, {"link bandwidth", "link_gb_per_s"},
+        {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
+        {"speculation.draft_tensor", "draft_tp"}, {"draft model", "draft"}};
     for (const auto& [path, field] : fields)
         if (p == path) return field;
+    // A missing link (within the scale-up domain or past it) is the link field's to give.
+    if (dynamic_cast<const missing_link*>(&e)) return "link_gb_per_s";
     if (p == "hardware preset") return "hardware";
-    if (p.rfind("hardware '", 0) == 0) {
-        if (p.ends_with("' compute peak")) return "compute";  // a format the device has no peak for
-        // A missing link (within the scale-up domain or past it) is the link field's to give.
-        return p.ends_with("' interconnect_GB_per_s") || p.ends_with("' scale_out_GB_per_s") ? "link_gb_per_s" : "hardware";
-    }
+    if (p.rfind("hardware '", 0) == 0) return p.ends_with("' compute peak") ? "compute" : "hardware";
     return "model";
 }
 
@@ -217,6 +218,31 @@ json evaluate(const json& request) {
     par.link_bandwidth = link_bandwidth(request);
     const Deployment dep{hw, par};
 
+    // Speculative decoding at the same setting (speculative.hpp), as `ridgeline speculative`
+    // reads its flags: g drafts (4), each accepted with probability a (0.8), by a draft model or
+    // free (n-grams, prompt lookup), the draft split at the target's degree or on one device.
+    // Each field read by its CLI flag's reader (--draft-tokens, --acceptance, --draft-tp); empty or
+    // absent, the flag's default.
+    const auto integer_flag = [](std::int64_t least) {
+        return [least](const std::string& what, const std::string& text) { return cli::parse_integer_option(what, text, least, 1024); };
+    };
+    const Speculation spec{
+        optional_field(request, "draft_tokens", "draft tokens", integer_flag(1)).value_or(4),
+        optional_field(request, "acceptance", "acceptance",
+                       [](const std::string& what, const std::string& text) { return cli::parse_number(what, text, 0, 1, "a probability from 0 to 1"); })
+            .value_or(0.8),
+        optional_field(request, "draft_tp", "draft tp", integer_flag(0)).value_or(0)};
+    std::optional<Model> draft;
+    if (const std::string name = request.value("draft", std::string()); !name.empty()) {
+        try {
+            draft = load_model_with_formats(name).model;
+        } catch (const error& e) {
+            throw field_error("draft", e.what());
+        }
+    } else if (spec.draft_tensor != 0) {
+        throw field_error("draft_tp", "got " + std::to_string(spec.draft_tensor) + ", expected no draft tp without a draft model (a free draft runs on no device)");
+    }
+
     try {
         validate(dep, m);
         const DecodeStep d = decode_step(dep, m, w);
@@ -268,6 +294,12 @@ json evaluate(const json& request) {
         put_fields(out, capacity_fields(), capacity);
         put_fields(out, decode_fields(), d);
         out["operators"] = operator_rows(dep, m, w, out["operators_error"]);
+        const SpeculativeDecode sd = speculative_decode(dep, m, w, spec, draft ? &*draft : nullptr);
+        json speculative = json::object();
+        put_fields(speculative, speculative_fields(),
+                   SpeculativeRow{w.batch, w.context, par.tensor,
+                                  draft ? std::optional<std::string>(std::string(draft->name.view())) : std::nullopt, spec, sd});
+        out["speculative"] = std::move(speculative);
         return out;
     } catch (const error& e) {
         // The library names its own lever; the page's is the max context field.
