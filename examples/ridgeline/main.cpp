@@ -857,6 +857,7 @@ std::string plan_in_user_terms(const ridgeline::error& e) {
     if (e.path() == "prompt + output") return fmt::format("--prompt + --output: got {}, expected {}", e.value(), expected);
     if (e.path() == "TPOT target") return fmt::format("--tpot-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "TTFT target") return fmt::format("--ttft-ms: got {}, expected {}", e.value(), expected);
+    if (e.path() == "weight formats") return fmt::format("--weights: got {}, expected {}", e.value(), expected);
     if (e.path().starts_with("hardware '") && e.path().ends_with("' compute peak")) {
         const std::string device = e.path().substr(0, e.path().size() - std::string_view(" compute peak").size());
         return fmt::format("--compute: got {}, expected a format some candidate device has a dense peak for ({} has none, "

@@ -90,6 +90,8 @@ constexpr void validate(const Hardware& hw) {
     latency(hw.scale_out_latency, "scale_out_latency");
     if (hw.scale_up_domain < 1 || hw.scale_up_domain > 100000)
         throw error("", who("scale_up_domain"), std::to_string(hw.scale_up_domain), "an integer from 1 to 100000 devices");
+    if (hw.cuda_capability && !(*hw.cuda_capability >= 1 && *hw.cuda_capability <= 20))
+        throw error("", who("cuda_capability"), number_text(*hw.cuda_capability), "a CUDA compute capability from 1 to 20, e.g. 8.0 for an A100");
 }
 
 

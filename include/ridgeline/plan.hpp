@@ -235,6 +235,8 @@ inline PlanResult plan(const PlanRequest& r) {
     // plan meets the targets". One that fits nowhere or serves once is not refused.
     std::int64_t tried = 0, refused_all = 0;
     std::optional<error> refused;
+    // Storage no engine runs on a device: its names, and each device's reason.
+    std::vector<std::string> skipped_formats, skipped_why;
     // The storage choices: the checkpoint's, then each format for every tensor (but one the
     // checkpoint already stores everything in).
     std::vector<Precision> storages;
@@ -262,7 +264,10 @@ inline PlanResult plan(const PlanRequest& r) {
         for (const Precision& storage : storages) {
             if (stores_fp8(storage)) {
                 if (const std::string why = no_fp8_weights(dev.device); !why.empty()) {
-                    out.notes.push_back(dev.name + ": " + precision_name(storage, r.model.tied_embeddings) + " weights not tried: " + why);
+                    const std::string name = precision_name(storage, r.model.tied_embeddings);
+                    out.notes.push_back(dev.name + ": " + name + " weights not tried: " + why);
+                    if (std::find(skipped_formats.begin(), skipped_formats.end(), name) == skipped_formats.end()) skipped_formats.push_back(name);
+                    skipped_why.push_back(dev.name + ": " + why);
                     continue;
                 }
             }
@@ -404,6 +409,14 @@ inline PlanResult plan(const PlanRequest& r) {
     }
 
     if (tried > 0 && refused_all == tried && refused) throw *refused;
+    // Nothing tried at all, every storage asked skipped on every device: the weights asked for,
+    // not the targets, are why there is no plan.
+    if (tried == 0 && !skipped_formats.empty()) {
+        std::string formats, why;
+        for (const auto& f : skipped_formats) formats += (formats.empty() ? "" : ", ") + f;
+        for (const auto& w : skipped_why) why += (why.empty() ? "" : "; ") + w;
+        throw error("", "weight formats", formats, "a storage an engine runs on the devices asked (" + why + ")");
+    }
 
     // Cheapest first (or fewest devices), then the faster token, then fewer replicas.
     std::stable_sort(out.plans.begin(), out.plans.end(), [&](const PlanRow& a, const PlanRow& b) {

@@ -365,6 +365,11 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
     CHECK(nlohmann::json(hardware_from_json(capability("8.6"), "c.json"))["cuda_compute_capability"] == 8.6);
     CHECK(*load_hardware("v100").cuda_capability == 7.0);
     CHECK_FALSE(load_hardware("mi250x").cuda_capability);
+    // A device built in code is held to the same bounds.
+    Hardware coded = load_hardware("a100-80gb");
+    coded.cuda_capability = 80;
+    CHECK_THROWS_WITH(validate(coded), "hardware 'NVIDIA A100 SXM4 80GB' cuda_capability: got 80, expected a CUDA compute capability from 1 "
+                                       "to 20, e.g. 8.0 for an A100");
     CHECK_THROWS_WITH(hardware_from_json(capability("80"), "c.json"),
                       "c.json: /cuda_compute_capability: got 80, expected a CUDA compute capability from 1 to 20, e.g. 8.0 for an A100");
     CHECK_THROWS_WITH(hardware_from_json(capability("\"8.0\""), "c.json"),

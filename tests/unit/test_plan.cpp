@@ -423,6 +423,11 @@ TEST_CASE("plan: each device that gives no plan says why, and a link given split
     legacy.devices = {{"v100", load_hardware("v100"), std::nullopt}};
     const PlanResult v100 = plan(legacy);
     CHECK_FALSE(v100.plans.empty());
+    // Asked for fp8 alone on a V100, nothing is tried: the weights asked for are why, not the targets.
+    legacy.checkpoint.reset();
+    CHECK_THROWS_WITH(plan(legacy), "weight formats: got fp8, expected a storage an engine runs on the devices asked (v100: no fp8 "
+                                    "arithmetic, and vLLM's weight-only fp8 kernel needs an NVIDIA device of CUDA compute capability 8.0 "
+                                    "or more (the preset gives 7.0))");
 
     // The same device twice would give every plan twice.
     fp8.devices.push_back(fp8.devices.front());
