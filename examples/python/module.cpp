@@ -1290,7 +1290,8 @@ PYBIND11_MODULE(ridgeline, m) {
           py::arg("context") = py::none(), py::arg("draft_tokens") = 4, py::arg("acceptance") = 0.8, py::arg("draft") = py::none(),
           doc("Speculative decoding: g drafted tokens accepted each with probability a, verified in one pass; draft: a draft model "
               "with the target's vocabulary (else the draft is free), split draft_tp ways (keyword; default 0: the target's "
-              "tensor-parallel degree, as vLLM; 1: one device). The CLI has no subcommand for it.").c_str());
+              "tensor-parallel degree, as vLLM; 1: one device). memory_per_device_bytes and fits count the draft's weights and KV "
+              "beside the target's. The row `ridgeline speculative --format json` prints.").c_str());
     m.def("operators", &operators_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
           doc("The decode step per operator, per device: a list of rows, as `ridgeline operators --format json` prints them.").c_str());
     m.def("diagnose", &diagnose_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),

@@ -343,6 +343,18 @@ try {
   await page.selectOption("#draft", "");
   await page.waitForFunction(() => document.querySelector("#r-spec-tokens").textContent.includes(", free)"));
   check("no draft model again: the free draft's figures", await specFigures(), cliSpec(freeDraft));
+  // A draft with another vocabulary: the library's refusal beside the draft field, in the CLI's
+  // words less its flag, and the decode figures kept.
+  await page.selectOption("#draft", "qwen3-8b");
+  await page.waitForFunction(() => document.querySelector("#error-draft").textContent.length > 0);
+  const draftError = await page.textContent("#error-draft");
+  check("a draft with another vocabulary is refused beside the draft field", draftError,
+        "draft model: got 'qwen3-8b' (151936 tokens), expected a model with the target's vocabulary (128256 tokens): its drafts are the target's tokens");
+  check("the CLI refuses it with the same words, naming its flag", cliError("speculative", "-m", "llama-3.1-70b", "--draft", "qwen3-8b"),
+        "ridgeline: " + draftError.replace("draft model:", "--draft:"));
+  check("the decode figures stay beside it", [await value("#r-tokens-per-s"), await page.textContent("#r-spec-tokens")], [tp4.tokens_per_s, "-"]);
+  await page.selectOption("#draft", "");
+  await page.waitForFunction(() => document.querySelector("#r-spec-tokens").textContent.includes(", free)"));
 
   // ---- Two devices side by side: each panel is the CLI's decode for its device. -------------
   await page.selectOption("#hardware2", "h200");

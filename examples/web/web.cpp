@@ -294,12 +294,22 @@ json evaluate(const json& request) {
         put_fields(out, capacity_fields(), capacity);
         put_fields(out, decode_fields(), d);
         out["operators"] = operator_rows(dep, m, w, out["operators_error"]);
-        const SpeculativeDecode sd = speculative_decode(dep, m, w, spec, draft ? &*draft : nullptr);
-        json speculative = json::object();
-        put_fields(speculative, speculative_fields(),
-                   SpeculativeRow{w.batch, w.context, par.tensor,
-                                  draft ? std::optional<std::string>(std::string(draft->name.view())) : std::nullopt, spec, sd});
-        out["speculative"] = std::move(speculative);
+        out["speculative"] = nullptr;
+        out["speculative_error"] = nullptr;
+        try {
+            const SpeculativeDecode sd = speculative_decode(dep, m, w, spec, draft ? &*draft : nullptr);
+            json speculative = json::object();
+            put_fields(speculative, speculative_fields(),
+                       SpeculativeRow{w.batch, w.context, par.tensor,
+                                      draft ? std::optional<std::string>(std::string(draft->name.view())) : std::nullopt, spec, sd});
+            out["speculative"] = std::move(speculative);
+        } catch (const error& e) {
+            // The speculation's own problem (a draft with another vocabulary, a split or a pipeline it
+            // cannot take, drafts past the positions): said beside its fields, the decode kept.
+            std::string field = field_of(e);
+            if (field != "draft_tokens" && field != "acceptance" && field != "draft_tp") field = draft ? "draft" : "draft_tokens";
+            out["speculative_error"] = json{{"field", field}, {"message", e.what()}};
+        }
         return out;
     } catch (const error& e) {
         // The library names its own lever; the page's is the max context field.
@@ -338,6 +348,7 @@ std::string plan_field_of(const std::string& message, const std::string& path) {
     }
     if (message.rfind("plan: give exactly one of --users and --rate", 0) == 0) return "users";
     if (path == "hardware preset" || path == "devices") return "hardware";
+    if (path == "weight formats") return "weights";
     if (path.rfind("price of ", 0) == 0) return "price";
     if (path == "users" || path == "traffic") return "users";
     if (path == "requests per second") return "rate";

@@ -75,6 +75,11 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
             throw error("", "draft model", "'" + std::string(draft->name.view()) + "' (" + std::to_string(draft->vocab_size) + " tokens)",
                         "a model with the target's vocabulary (" + std::to_string(target.vocab_size) + " tokens): its drafts are the "
                         "target's tokens");
+        // A pipeline keeps a micro-batch in flight per stage, each needing its own drafts: which
+        // devices draft for which, and when, is not modelled, so no answer is given for it.
+        if (hw.parallel.pipeline > 1)
+            throw error("", "pipeline-parallel degree", std::to_string(hw.parallel.pipeline),
+                        "1 with a draft model: its steps for each micro-batch in flight are not modelled");
         // As vLLM: the target's degree or one device, no other (the deployment has no other devices).
         if (s.draft_tensor > 1 && s.draft_tensor != hw.parallel.tensor)
             throw error("", "speculation.draft_tensor", std::to_string(s.draft_tensor),

@@ -81,12 +81,12 @@ TEST_CASE("tensor parallel: weights and KV heads split, all-reduces on the link"
     CHECK(far.links.tensor_link.scale_out);
     CHECK(far.communication_time.in(s) == Approx(2 * 80 * 30 * (2.7e-6 + 16384.0 / 16 / 50e9)).epsilon(1e-12));
     // The MI355X's preset gives its network (eight Pollara 400 NICs a node, one a GPU: ROCm's MoRI
-    // guide), 100 GB/s both ways, and no latency for it: 16 of them cost what 16 H20s cost over
-    // the 100 GB/s given, the same ring at the same fallback latency.
+    // guide), 100 GB/s both ways, at RCCL's 9.5 us a network ring step (tuning.cc, as for the
+    // MI300X): the same ring as the H20s' at that latency.
     const DecodeStep mi355x = decode_step(Deployment{load_hardware("mi355x"), Parallelism{.tensor = 16}}, m, Workload{.context = 4096});
     CHECK(mi355x.links.tensor_link.scale_out);
-    CHECK(std::string(mi355x.links.tensor_link.latency_from) == "assumptions");
-    CHECK(mi355x.communication_time.in(s) == Approx(2 * 80 * 30 * (2.7e-6 + 16384.0 / 16 / 50e9)).epsilon(1e-12));
+    CHECK(std::string(mi355x.links.tensor_link.latency_from) == "hardware preset");
+    CHECK(mi355x.communication_time.in(s) == Approx(2 * 80 * 30 * (9.5e-6 + 16384.0 / 16 / 50e9)).epsilon(1e-12));
     // A card without NVLink: the link is the PCIe bandwidth the deployment gives, each step NCCL's
     // PCI ring latency (1.0 us, src/graph/tuning.cc hwLat, as the preset cites). Llama-3.3-70B at
     // t = 4 on RTX 4090s, 64 GB/s each way: 80 layers x 2 all-reduces x 6 ring steps of 16,384 / 4 B.
@@ -227,6 +227,10 @@ TEST_CASE("speculation: a draft model's weights and KV share the target's memory
     CHECK(alone.memory.budget.in(bytes) == Approx(0.9 * 143'771.0 * 1'048'576 - 1'073'741'824.0).epsilon(1e-12));
     CHECK(alone.verify.memory.fits());
     CHECK_FALSE(alone.fits());
+    // A pipeline with a draft model is refused: each micro-batch in flight needs its own drafts.
+    CHECK_THROWS_WITH(speculative_decode(Deployment{load_hardware("h200"), Parallelism{.pipeline = 2}}, target, w, Speculation{}, &draft),
+                      "pipeline-parallel degree: got 2, expected 1 with a draft model: its steps for each micro-batch in flight are not "
+                      "modelled");
     // Without a draft model (n-grams, prompt lookup) nothing is added.
     const SpeculativeDecode free = speculative_decode(two, target, w, Speculation{4, 0.8});
     CHECK(free.memory.used() == free.verify.memory.used());
