@@ -51,6 +51,12 @@ try {
   await page.goto(`file://${pageDir}/index.html#hardware=h100-sxm&model=llama-3.1-8b&context=4096&batch=1`);
   await page.waitForSelector("body[data-ready=yes]", { timeout: 30000 });
   const value = async (id, attr = "data-value") => Number(await page.getAttribute(id, attr));
+  // A value typed into a field the page refuses: the message beside the field.
+  const refusal = async (field, text) => {
+    await page.fill("#" + field, text);
+    await page.waitForSelector("body[data-state=error]");
+    return page.textContent("#error-" + field);
+  };
 
   // A device panel ("" the device's, "-2" the one compared with): its figures as the CLI's JSON
   // keys, read back from the cells' exact values.
@@ -169,9 +175,7 @@ try {
 
   // A tensor-parallel degree the model cannot take: the library's refusal, as the CLI prints
   // it, beside the tp field.
-  await page.fill("#tp", "3");
-  await page.waitForSelector("body[data-state=error]");
-  const tpError = await page.textContent("#error-tp");
+  const tpError = await refusal("tp", "3");
   check("tp 3 on llama-3.1-8b shows the library's error beside tp", tpError,
         "tensor-parallel degree: got 3, expected a divisor of the attention heads (32) of model 'llama-3.1-8b'");
   check("the CLI refuses tp 3 with the same words, naming its flag", cliError("decode", "-m", "llama-3.1-8b", "--tp", "3"),
@@ -330,9 +334,7 @@ try {
   const modelDraft = speculative("--draft", "llama-3.1-8b", "--draft-tp", "1");
   check("speculation, Llama-3.1-8B on one device: the CLI's figures", await specFigures(), cliSpec(modelDraft));
   check("the draft's weights and KV are in the memory", modelDraft.memory_per_device_bytes > freeDraft.memory_per_device_bytes, true);
-  await page.fill("#acceptance", "1.5");
-  await page.waitForSelector("body[data-state=error]");
-  const acceptanceError = await page.textContent("#error-acceptance");
+  const acceptanceError = await refusal("acceptance", "1.5");
   check("an acceptance above 1 is refused beside its field, read as --acceptance is", acceptanceError,
         'acceptance: got "1.5", expected a probability from 0 to 1');
   check("the CLI refuses it with the same words, naming its flag", cliError("speculative", "-m", "llama-3.1-70b", "--acceptance", "1.5"),
