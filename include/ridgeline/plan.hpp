@@ -137,15 +137,14 @@ inline bool given_link(const PlanDevice& d, const PlanRequest& r) {
     return !d.device.interconnect_bandwidth && r.links.link_bandwidth.has_value();
 }
 
-// The most devices one replica of `d` may span: the request's limit where a network joins its
-// scale-up domains (the preset's scale-out figure, or a link given to a device with a scale-up
-// link of its own, link_for_group); else the devices its link joins: its scale-up domain, or one
-// server's slots for a device split over a link given where its preset has none.
 // The devices `d`'s scale-up link joins: its domain, or at least one server's slots over a link
 // given where its preset has none.
 inline std::int64_t link_domain(const PlanDevice& d, const PlanRequest& r) {
     return given_link(d, r) ? std::max(d.device.scale_up_domain, given_link_domain) : d.device.scale_up_domain;
 }
+// The most devices one replica of `d` may span: the request's limit where a network joins its
+// scale-up domains (the preset's scale-out figure, or a link given to a device with a scale-up
+// link of its own, link_for_group); else the devices its link joins (link_domain).
 inline std::int64_t most_devices(const PlanDevice& d, const PlanRequest& r) {
     if (d.device.scale_out_bandwidth || (d.device.interconnect_bandwidth && r.links.link_bandwidth)) return r.max_devices;
     return std::min(r.max_devices, link_domain(d, r));

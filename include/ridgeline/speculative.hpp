@@ -89,13 +89,13 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         split.pipeline = split.expert = split.data = 1;
         const Deployment on{hw.device, split};
         r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(on, *draft, plain).step_time;
-        // vLLM's draft shares the target's memory budget (gpu_memory_utilization covers both).
-        // Its g steps read contexts n to n + g - 1; it caches every sequence the target keeps.
-        r.memory.weights += weights_per_device(*draft, w.precision, split);
-        const double cached = static_cast<double>(w.context + s.draft_tokens - 1);
-        r.memory.kv += static_cast<double>(w.batch * hw.parallel.pipeline) *
-                       kv_per_sequence_per_device(*draft, w.precision.kv, cached, split, w.precision.state_format());
-        const MemoryUse drafting = memory_use(on, *draft, plain);
+        // vLLM's draft shares the target's memory budget (gpu_memory_utilization covers both): its
+        // weights and its cache of every sequence at its last step's context, n + g - 1.
+        Workload last = plain;
+        last.context = w.context + s.draft_tokens - 1;
+        const MemoryUse drafting = memory_use(on, *draft, last);
+        r.memory.weights += drafting.weights;
+        r.memory.kv += drafting.kv;
         if (drafting.activations > r.memory.activations) r.memory.activations = drafting.activations;
     }
     r.cycle_time = r.draft_time + r.verify.step_time;
