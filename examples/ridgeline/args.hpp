@@ -218,6 +218,16 @@ inline constexpr double least_link_gb_per_s = 1e-3, most_link_gb_per_s = 1e8;
 inline ridgeline::BytesPerSecond parse_link_bandwidth(const std::string& option, const std::string& s) {
     return ridgeline::GB_per_s(parse_number(option, s, least_link_gb_per_s, most_link_gb_per_s, "a bandwidth in GB/s from 0.001 to 1e8"));
 }
+// speculative's flags, read alike by the CLI and the page.
+inline std::int64_t parse_draft_tokens(const std::string& option, const std::string& s) {  // --draft-tokens
+    return parse_integer_option(option, s, 1, 1024);
+}
+inline double parse_acceptance(const std::string& option, const std::string& s) {  // --acceptance
+    return parse_number(option, s, 0, 1, "a probability from 0 to 1");
+}
+inline std::int64_t parse_draft_tp(const std::string& option, const std::string& s) {  // --draft-tp: 0, the target's degree
+    return parse_integer_option(option, s, 0, 1024);
+}
 inline ridgeline::Bytes parse_reserve(const std::string& option, const std::string& s) {  // --reserve-gib
     return ridgeline::GiB(parse_number(option, s, least_reserve_gib, most_reserve_gib, "a size in GiB: 0, or from 1e-6 to 900000", true));
 }

@@ -949,15 +949,11 @@ int main(int argc, char** argv) {
     SpeculativeOptions spec_o;
     auto* spec = app.add_subcommand("speculative", "Speculative decoding: a plain step against drafting and verifying g tokens");
     add_workload(spec, spec_o, Settings::lists);
-    add_read(spec, "--draft-tokens", spec_o.draft_tokens,
-             [](const std::string& f, const std::string& t) { return cli::parse_integer_option(f, t, 1, 1024); },
-             "Tokens drafted per verification, g (default 4)");
-    add_read(spec, "--acceptance", spec_o.acceptance,
-             [](const std::string& f, const std::string& t) { return cli::parse_number(f, t, 0, 1, "a probability from 0 to 1"); },
+    add_read(spec, "--draft-tokens", spec_o.draft_tokens, cli::parse_draft_tokens, "Tokens drafted per verification, g (default 4)");
+    add_read(spec, "--acceptance", spec_o.acceptance, cli::parse_acceptance,
              "Probability each drafted token is accepted, independently (default 0.8)");
     spec->add_option("--draft", spec_o.draft, "Draft model: a preset or config.json (default: none, a free draft such as n-gram lookup)");
-    add_read(spec, "--draft-tp", spec_o.draft_tp,
-             [](const std::string& f, const std::string& t) { return cli::parse_integer_option(f, t, 0, 1024); },
+    add_read(spec, "--draft-tp", spec_o.draft_tp, cli::parse_draft_tp,
              "Draft model's tensor-parallel degree: 0 (default) the target's, as vLLM; 1 one device");
     spec->footer("Example: ridgeline speculative -m llama-3.1-70b -H h200 --tp 2 -c 4096 --draft llama-3.1-8b");
 

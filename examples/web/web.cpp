@@ -223,15 +223,9 @@ json evaluate(const json& request) {
     // free (n-grams, prompt lookup), the draft split at the target's degree or on one device.
     // Each field read by its CLI flag's reader (--draft-tokens, --acceptance, --draft-tp); empty or
     // absent, the flag's default.
-    const auto integer_flag = [](std::int64_t least) {
-        return [least](const std::string& what, const std::string& text) { return cli::parse_integer_option(what, text, least, 1024); };
-    };
-    const Speculation spec{
-        optional_field(request, "draft_tokens", "draft tokens", integer_flag(1)).value_or(4),
-        optional_field(request, "acceptance", "acceptance",
-                       [](const std::string& what, const std::string& text) { return cli::parse_number(what, text, 0, 1, "a probability from 0 to 1"); })
-            .value_or(0.8),
-        optional_field(request, "draft_tp", "draft tp", integer_flag(0)).value_or(0)};
+    const Speculation spec{optional_field(request, "draft_tokens", "draft tokens", cli::parse_draft_tokens).value_or(4),
+                           optional_field(request, "acceptance", "acceptance", cli::parse_acceptance).value_or(0.8),
+                           optional_field(request, "draft_tp", "draft tp", cli::parse_draft_tp).value_or(0)};
     std::optional<Model> draft;
     if (const std::string name = request.value("draft", std::string()); !name.empty()) {
         try {
