@@ -27,7 +27,10 @@ constexpr std::optional<std::int64_t> largest_batch(const Deployment& d, const M
     const Bytes fixed = base.weights;
     const Bytes per_sequence = base.kv + base.activations;
     if (!(base.budget >= fixed + per_sequence)) return std::nullopt;
-    const double batch = static_cast<double>((base.budget - fixed) / per_sequence);
+    // Under attention data parallelism a device holds the KV of its rank's sequences only: on
+    // average a 1/ranks share of each (the settling below finds the busiest rank's whole count).
+    const Bytes average = base.kv / static_cast<double>(d.parallel.attention_data) + base.activations;
+    const double batch = static_cast<double>((base.budget - fixed) / average);
     std::int64_t most = batch >= static_cast<double>(max_batch) ? max_batch : static_cast<std::int64_t>(batch);
     // The division can round across a whole number: settle on the batch memory_use agrees fits.
     const auto fits = [&](std::int64_t b) {

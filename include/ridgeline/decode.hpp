@@ -44,7 +44,7 @@ struct StepTimes {
 constexpr StepTimes step_times(const StepCost& c, const Rates& r, std::int64_t batch, std::int64_t context) noexcept {
     const auto B = static_cast<double>(batch);
     const auto n = static_cast<double>(context);
-    return StepTimes{(c.weight_bytes(batch) + B * c.kv_bytes(n)) / r.bandwidth, B * c.flops(n) / r.peak};
+    return StepTimes{(c.weight_bytes(batch) + c.step_kv_bytes(B, n)) / r.bandwidth, c.step_flops(B, n) / r.peak};
 }
 
 // Tokens/s per sequence (the roofline term only) for many batches at one context: the inner
@@ -53,7 +53,7 @@ constexpr StepTimes step_times(const StepCost& c, const Rates& r, std::int64_t b
 constexpr void tokens_per_s_over_batches(const StepCost& c, const Rates& r, std::int64_t context,
                                          std::span<const std::int64_t> batches, std::span<double> out) {
     if (out.size() < batches.size()) throw error("", "out", std::to_string(out.size()) + " slots", "one per batch");
-    if (c.has_routed_experts()) {
+    if (c.has_routed_experts() || c.attention_data > 1) {
         for (std::size_t i = 0; i < batches.size(); ++i) out[i] = 1.0 / step_times(c, r, batches[i], context).roofline().in(s);
         return;
     }
@@ -89,8 +89,8 @@ constexpr Seconds ring_all_reduce(const Link& l, Bytes message, std::int64_t gro
 }  // namespace decode_detail
 
 // Per layer: one all-reduce after attention and one after the FFN (each that has weights: a
-// skipped block has none) over the t devices of a
-// stage; an MoE layer with expert parallelism e > 1 instead sends each of its device's tokens
+// skipped block has none) over the t devices of a stage (attention over an attention
+// data-parallel rank's devices, of its sequences); an MoE layer with expert parallelism e > 1 instead sends each of its device's tokens
 // (1/t of them) to the k chosen experts' devices and back (dispatch and combine, one message
 // each way, (e - 1)/e of the copies leaving the device), plus an all-reduce among the t/e
 // devices that slice each expert. Between stages, p - 1 hops of the activations. A group larger
@@ -106,9 +106,15 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
         out.tensor_link = link_for_group(d, a, c.tensor);
         const Link& l = out.tensor_link;
         // One all-reduce after each attention and each dense FFN that has weights to split.
-        const double reduces = c.attention_reduces_per_stage + c.dense_ffn_reduces_per_stage;
-        Seconds stage = reduces * ring(l, message, c.tensor);
-        double messages = reduces * 2.0 * static_cast<double>(c.tensor - 1);
+        // Attention data-parallel ranks reduce their own sequences among their t / ranks devices;
+        // the FFN gathers every rank's tokens and scatters the sums back, a ring all-reduce's traffic.
+        Seconds stage = c.dense_ffn_reduces_per_stage * ring(l, message, c.tensor);
+        double messages = c.dense_ffn_reduces_per_stage * 2.0 * static_cast<double>(c.tensor - 1);
+        if (const std::int64_t ta = c.tensor / c.attention_data; ta > 1) {
+            const Link attention = link_for_group(d, a, ta);
+            stage += c.attention_reduces_per_stage * ring(attention, message / static_cast<double>(c.attention_data), ta);
+            messages += c.attention_reduces_per_stage * 2.0 * static_cast<double>(ta - 1);
+        }
         if (c.moe_layers_per_stage > 0) {
             if (c.expert == 1) {
                 stage += c.moe_layers_per_stage * ring(l, message, c.tensor);
@@ -201,14 +207,12 @@ constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Wo
     d.context = w.context;
     d.devices = dep.devices();
     const Bytes weights = c.weight_bytes(w.batch);
-    const Bytes kv = B * c.kv_bytes(n);
-    d.bytes_per_device = weights + kv;
+    d.bytes_per_device = weights + c.step_kv_bytes(B, n);
     d.weight_bytes = devices * c.mean_weight_bytes(w.batch);
-    d.kv_bytes = devices * kv;
+    d.kv_bytes = devices * (B * c.kv_bytes(n));  // every sequence once, not the busiest rank's for all
     d.total_bytes = d.weight_bytes + d.kv_bytes;
     d.attention_flops = B * static_cast<double>(w.tokens_per_sequence) * attention_flops_per_token(m, n);
-    const Flops device_flops = B * c.flops(n);
-    d.flops = devices * device_flops;
+    d.flops = devices * (B * c.flops(n));
     const StepTimes times = step_times(c, rates, w.batch, w.context);
     d.memory_time = times.memory;
     d.compute_time = times.compute;

@@ -49,7 +49,8 @@ namespace decode_sweep_detail {
 // itself), so that the compiler vectorises the loops; the operations are decode_step's.
 struct Row {
     double weights = 0;         // bytes read by the batch's step, whatever the context
-    double batch = 1;
+    double batch = 1;           // the sequences the context terms are charged for (StepCost::context_batch)
+    double fixed_flops = 0;     // under attention data parallelism, the batch's FLOPs whatever the context
     double per_stage = 0;       // seconds: the links' time in each stage, and the overhead
     double stage_overhead = 0;
     double hops = 0;            // seconds between the stages
@@ -66,7 +67,7 @@ RIDGELINE_SWEEP_LOOPS inline void steps(const Row r, const double* __restrict kv
                                         double* __restrict memory_time, double* __restrict compute_time, double* __restrict step) {
     for (std::size_t j = 0; j < n; ++j) {
         const double memory = (r.weights + r.batch * kv[j]) / r.bandwidth;
-        const double compute = r.batch * flops[j] / r.peak;
+        const double compute = (r.fixed_flops + r.batch * flops[j]) / r.peak;
         const double stage = (compute > memory ? compute : memory) + r.per_stage + r.stage_overhead;
         memory_time[j] = memory;
         compute_time[j] = compute;
@@ -116,11 +117,16 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
     const Bytes workspace = activation_bytes_per_token(m, dep.parallel);
     // Per context: one sequence's KV bytes and FLOPs, and (for the memory columns) its KV held per device.
     std::vector<Bytes> held_n(memory_columns ? nc : 0);
-    std::vector<double> kv_n(nc), flops_n(nc);  // bytes, FLOPs
+    // Under attention data parallelism the step charges the context's FLOPs (context_flops_n) for
+    // the busiest rank's sequences and the rest for the batch, as StepCost::step_flops does.
+    const bool by_ranks = c.attention_data > 1;
+    const double flops_0 = c.flops(0).in(flop);
+    std::vector<double> kv_n(nc), flops_n(nc), context_flops_n(by_ranks ? nc : 0);  // bytes, FLOPs
     for (std::size_t j = 0; j < nc; ++j) {
         const auto n = static_cast<double>(contexts[j]);
         kv_n[j] = c.kv_bytes(n).in(bytes);
         flops_n[j] = c.flops(n).in(flop);
+        if (by_ranks) context_flops_n[j] = flops_n[j] - flops_0;
         if (memory_columns)
             held_n[j] = kv_per_sequence_per_device(m, base.precision.kv, static_cast<double>(contexts[j] + base.tokens_per_sequence - 1),
                                                    dep.parallel, base.precision.state_format());
@@ -139,10 +145,11 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
         const Seconds communication_time = stages * links.per_stage + links.pipeline_hops;
         // The step: the larger of the memory and compute terms, the links and the overhead, in
         // each stage (Pipeline::time of one stage per step: sum + (stages - 1) x longest + hops).
-        const decode_sweep_detail::Row row{weights.in(bytes), B, links.per_stage.in(s), stage_overhead.in(s), links.pipeline_hops.in(s),
-                                           (B * base.efficiency.per_sequence).in(s),
+        const decode_sweep_detail::Row row{weights.in(bytes), c.context_batch(B), by_ranks ? B * flops_0 : 0.0, links.per_stage.in(s),
+                                           stage_overhead.in(s), links.pipeline_hops.in(s), (B * base.efficiency.per_sequence).in(s),
                                            static_cast<double>(c.pipeline - 1), rates.bandwidth.in(bytes_per_s), rates.peak.in(flop_per_s)};
-        decode_sweep_detail::steps(row, kv_n.data(), flops_n.data(), nc, memory_time.data(), compute_time.data(), step.data());
+        decode_sweep_detail::steps(row, kv_n.data(), by_ranks ? context_flops_n.data() : flops_n.data(), nc, memory_time.data(),
+                                   compute_time.data(), step.data());
         if (out.step_time) std::copy(step.begin(), step.end(), out.step_time + at);
         if (out.tokens_per_s) decode_sweep_detail::rates(q, step.data(), nc, out.tokens_per_s + at);
         if (out.total_tokens_per_s)
@@ -156,7 +163,7 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
         if (out.bytes_per_step)
             for (std::size_t j = 0; j < nc; ++j) out.bytes_per_step[at + j] = weight_total + devices * (B * kv_n[j]);
         if (out.bytes_per_device)
-            for (std::size_t j = 0; j < nc; ++j) out.bytes_per_device[at + j] = weights.in(bytes) + B * kv_n[j];
+            for (std::size_t j = 0; j < nc; ++j) out.bytes_per_device[at + j] = weights.in(bytes) + row.batch * kv_n[j];
         if (out.arithmetic_intensity)
             for (std::size_t j = 0; j < nc; ++j)
                 out.arithmetic_intensity[at + j] = (devices * (B * flops_n[j])) / (weight_total + devices * (B * kv_n[j]));
@@ -167,7 +174,7 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
             for (std::size_t j = 0; j < nc; ++j) {
                 MemoryUse u = budget;
                 u.weights = resident;
-                u.kv = static_cast<double>(b * dep.parallel.pipeline) * held_n[j];
+                u.kv = static_cast<double>(dep.parallel.sequences_per_attention_rank(b) * dep.parallel.pipeline) * held_n[j];
                 u.activations = activations;
                 if (out.memory_per_device) out.memory_per_device[at + j] = u.used().in(bytes);
                 if (out.memory_budget) out.memory_budget[at + j] = u.budget.in(bytes);

@@ -116,8 +116,8 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
     return l;
 }
 
-// Refuses a split the model cannot take: tensor parallelism past the heads (or not dividing the
-// KV heads), more pipeline stages than layers, more expert groups than experts or not dividing
+// Refuses a split the model cannot take: tensor parallelism (each attention data-parallel
+// rank's) past the heads (or not dividing the KV heads), more pipeline stages than layers, more expert groups than experts or not dividing
 // them.
 constexpr void validate(const Deployment& d, const Model& m) {
     validate(d.device);
@@ -126,9 +126,15 @@ constexpr void validate(const Deployment& d, const Model& m) {
         throw error("", what, std::to_string(v), expected + " of model '" + std::string(m.name.view()) + "'");
     };
     for (const auto& g : m) {
-        const std::int64_t t = d.parallel.tensor;
-        if (!std::visit([t](const auto& a) { return a.splits_over(t); }, g.spec.attention))
-            refuse("tensor-parallel degree", t, std::visit([t](const auto& a) { return a.split_requirement(t); }, g.spec.attention));
+        // Under attention data parallelism each rank splits the heads over its own devices.
+        const std::int64_t t = d.parallel.attention_tensor();
+        if (!std::visit([t](const auto& a) { return a.splits_over(t); }, g.spec.attention)) {
+            const std::string need = std::visit([t](const auto& a) { return a.split_requirement(t); }, g.spec.attention);
+            if (d.parallel.attention_data == 1) refuse("tensor-parallel degree", t, need);
+            throw error("", "tensor-parallel degree / attention data-parallel degree",
+                        std::to_string(d.parallel.tensor) + " / " + std::to_string(d.parallel.attention_data) + " = " + std::to_string(t),
+                        need + " of model '" + std::string(m.name.view()) + "'");
+        }
         const std::int64_t experts = routed_experts(g.spec, 1.0).experts;
         if (experts > 0 && experts % d.parallel.expert != 0)
             refuse("expert-parallel degree", d.parallel.expert, "a divisor of the routed experts (" + std::to_string(experts) + ")");

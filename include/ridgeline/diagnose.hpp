@@ -83,7 +83,7 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         const Bytes rows = c.row_bytes(static_cast<double>(w.batch * w.tokens_per_sequence));
         const auto stages = static_cast<double>(dep.parallel.pipeline);
         const Seconds reading = (measured_step - (d.ceiling.step_time - stages * d.ceiling.memory_time)) / stages;
-        const Bytes allowed = reading * hw.memory_bandwidth - static_cast<double>(w.batch) * c.kv_bytes(static_cast<double>(w.context)) - rows;
+        const Bytes allowed = reading * hw.memory_bandwidth - c.step_kv_bytes(static_cast<double>(w.batch), static_cast<double>(w.context)) - rows;
         const Bytes weights = c.weight_bytes(w.batch) - rows;
         if (allowed > Bytes{} && !compute_bound) {
             const double bits = w.precision.weights.bits_per_element();

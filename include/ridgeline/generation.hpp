@@ -85,8 +85,9 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
         const double kv_slope = c.kv_growth(a).in(bytes), att_slope = c.attention_growth(a).in(flop);
         const double bw = rates.bandwidth.in(bytes_per_s), peak = rates.peak.in(flop_per_s);
         const double q = static_cast<double>(c.tokens_per_sequence);
-        const Line memory{((weights + B * c.kv_bytes(a)).in(bytes) - B * kv_slope * a) / bw, B * kv_slope / bw};
-        const Line compute{((B * c.flops(a)).in(flop) - B * q * att_slope * a) / peak, B * q * att_slope / peak};
+        const double Bc = c.context_batch(B);  // the sequences the context terms are charged for
+        const Line memory{((weights + c.step_kv_bytes(B, a)).in(bytes) - Bc * kv_slope * a) / bw, Bc * kv_slope / bw};
+        const Line compute{(c.step_flops(B, a).in(flop) - Bc * q * att_slope * a) / peak, Bc * q * att_slope / peak};
         // Where they cross inside the piece, the larger one changes.
         double split = b;
         if (memory.slope != compute.slope) {

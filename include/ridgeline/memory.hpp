@@ -55,7 +55,7 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
     double layers = 0;
     for (const auto& g : m) {
         const double L = static_cast<double>(g.count);
-        layers += L * layer_parameters_per_device(g.spec, h, t) * pw;
+        layers += L * layer_parameters_per_device(g.spec, h, t, par.attention_tensor()) * pw;
         // Every device holds 1/t of the routed experts, in their format.
         const RoutedExperts e = routed_experts(g.spec, h);
         layers += L * static_cast<double>(e.experts) * e.parameters_per_expert / T * p.expert_format().bytes_per_element().in(bytes);
@@ -70,13 +70,15 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
 // KV one sequence keeps on one device at `context` tokens: each layer's share of its cache
 // (its KV heads, or all of MLA's latent; a top-k attention keeps every token), a windowed or
 // chunked layer at most its window or chunk (reach.hpp), and a recurrent layer's fixed state.
+// Under attention data parallelism, on a device of the rank that holds the sequence (its heads
+// split over that rank's devices only).
 constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {},
                                            std::optional<Format> state = std::nullopt) {
     validate(m);
     Bytes held{};
     for (const auto& g : m)
         std::visit([&](const auto& k) {
-            held += static_cast<double>(g.count) * k.kv_share(par.tensor) *
+            held += static_cast<double>(g.count) * k.kv_share(par.attention_tensor()) *
                     (g.spec.reach().kept(context) * k.cache_bytes_per_token(kv) + state_bytes(k, kv, state.value_or(kv)));
         }, g.spec.attention);
     const double stage = par.pipeline == 1 ? 1.0 : memory_detail::busiest_stage_factor(m, par.pipeline) / static_cast<double>(par.pipeline);
@@ -118,8 +120,9 @@ constexpr MemoryUse memory_use(const Deployment& d, const Model& m, const Worklo
     MemoryUse u = memory_budget(d.device, w.assumptions);
     u.weights = weights_per_device(m, w.precision, d.parallel);
     // A pipeline keeps one micro-batch of `batch` sequences in flight per stage, and each stage
-    // holds its layers' KV for all of them.
-    u.kv = static_cast<double>(w.batch * d.parallel.pipeline) *
+    // holds its layers' KV for all of them (under attention data parallelism, the busiest rank's
+    // share of them).
+    u.kv = static_cast<double>(d.parallel.sequences_per_attention_rank(w.batch) * d.parallel.pipeline) *
            kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(w.context + w.tokens_per_sequence - 1), d.parallel,
                                       w.precision.state_format());
     if (w.assumptions.activation_workspace)

@@ -233,27 +233,36 @@ struct ParameterBreakdown {
 
 // What one of t tensor-parallel devices holds of one layer, routed experts aside: each kind's
 // share (layers.hpp) and the layer's norms, replicated. Step costs and memory both read it.
-constexpr double layer_parameters_per_device(const LayerSpec& spec, double h, std::int64_t t) {
+// Under attention data parallelism the attention is split over `attention_t` devices only
+// (Parallelism::attention_tensor; 0: over t like the rest).
+constexpr double layer_parameters_per_device(const LayerSpec& spec, double h, std::int64_t t, std::int64_t attention_t = 0) {
     double p = static_cast<double>(spec.norms) * h;
     const auto add = [&](const char*, Part part, double, double per_device) {
         if (part != Part::experts) p += per_device;
     };
-    std::visit([&](const auto& k) { k.weights(h, t, add); }, spec.attention);
+    std::visit([&](const auto& k) { k.weights(h, attention_t > 0 ? attention_t : t, add); }, spec.attention);
     std::visit([&](const auto& k) { k.weights(h, t, add); }, spec.ffn);
     return p;
 }
 
-// What one of t devices holds of one layer beyond an even t-th share, routed experts and the
-// layer's norms aside: the weights it keeps whole (a router, MLA's down-projections) or in part
-// past their split (KV heads past t = kv_heads). It multiplies its own copy, so these FLOPs are
-// not shared either.
-constexpr double replicated_parameters(const LayerSpec& spec, double h, std::int64_t t) {
+// Per token, the parameters one of t devices multiplies beyond an even t-th share of the
+// layer's, routed experts and the layer's norms aside: the weights it keeps whole (a router,
+// MLA's down-projections) or in part past their split (KV heads past t = kv_heads). It
+// multiplies its own copy, so these FLOPs are not shared either. Under attention data
+// parallelism (`attention_data` ranks of t / attention_data devices) a device runs the
+// attention of its rank's sequences only, a 1/attention_data share of them, with the heads
+// split over fewer devices.
+constexpr double replicated_parameters(const LayerSpec& spec, double h, std::int64_t t, std::int64_t attention_data = 1) {
     double p = 0;
-    const auto add = [&](const char*, Part part, double full, double per_device) {
-        if (part != Part::experts) p += per_device - full / static_cast<double>(t);
+    const auto T = static_cast<double>(t), D = static_cast<double>(attention_data);
+    const auto attention = [&](const char*, Part part, double full, double per_device) {
+        if (part != Part::experts) p += per_device / D - full / T;
     };
-    std::visit([&](const auto& k) { k.weights(h, t, add); }, spec.attention);
-    std::visit([&](const auto& k) { k.weights(h, t, add); }, spec.ffn);
+    const auto ffn = [&](const char*, Part part, double full, double per_device) {
+        if (part != Part::experts) p += per_device - full / T;
+    };
+    std::visit([&](const auto& k) { k.weights(h, t / attention_data, attention); }, spec.attention);
+    std::visit([&](const auto& k) { k.weights(h, t, ffn); }, spec.ffn);
     return p;
 }
 

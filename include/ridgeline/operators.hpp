@@ -40,14 +40,17 @@ struct Builder {
 
     // An operator reading `shared` bytes once and `per_sequence` bytes per sequence, doing
     // `flops_per_sequence` for each sequence.
+    // `sequences`: the sequences it is charged for when not the batch (the busiest attention
+    // rank's, StepCost::context_batch).
     void add(std::string_view name, std::int64_t layers, std::size_t group, Bytes shared, Bytes per_sequence,
-             Flops flops_per_sequence) {
+             Flops flops_per_sequence, double sequences = 0) {
+        const double charged = sequences > 0 ? sequences : batch;
         Operator o;
         o.name = name;
         o.layers = layers;
         o.group = group;
-        o.bytes = shared + batch * per_sequence;
-        o.flops = batch * flops_per_sequence;
+        o.bytes = shared + charged * per_sequence;
+        o.flops = charged * flops_per_sequence;
         o.intensity = o.bytes > Bytes{} ? o.flops / o.bytes : FlopsPerByte{};
         const Seconds memory = o.bytes / rates.bandwidth, compute = o.flops / rates.peak;
         o.bound = compute > memory ? Bound::compute : Bound::memory;
@@ -59,13 +62,14 @@ struct Builder {
     // Weight matrices of `params` parameters in each of `layers` layers, of which one device
     // holds and reads `per_device` (layers.hpp says how each kind splits); the FLOPs, 2 per
     // parameter per token, are what the device holds, as in the step (step_cost.hpp): a t-th,
-    // and whole what it keeps whole. Norms, which the step shares evenly, ask for `even`.
+    // and whole what it keeps whole. Norms, which the step shares evenly, ask for `even`. An
+    // attention data-parallel rank's device multiplies them for a 1/`ranks` share of the batch.
     void weights(std::string_view name, std::int64_t layers, std::size_t group, double params, double per_device,
-                           double bytes_per_param = 0, bool matmul = true, bool even = false) {
+                           double bytes_per_param = 0, bool matmul = true, bool even = false, double ranks = 1) {
         const double L = static_cast<double>(layers == 0 ? 1 : layers) / stages;  // 0: once per model
         const double width = bytes_per_param > 0 ? bytes_per_param : per_weight_bytes;
         add(name, layers, group, bytes(L * per_device * width), Bytes{},
-            matmul ? flop(2.0 * L * (even ? params / t : per_device) / stages * tokens) : Flops{});
+            matmul ? flop(2.0 * L * (even ? params / t : per_device / ranks) / stages * tokens) : Flops{});
     }
 };
 }  // namespace operators_detail
@@ -89,6 +93,9 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
     const double h = static_cast<double>(m.hidden_size);
     const double n = static_cast<double>(w.context);
     const std::int64_t tp = d.parallel.tensor;
+    const std::int64_t attention_tp = d.parallel.attention_tensor();
+    const auto ranks = static_cast<double>(d.parallel.attention_data);
+    const double context_batch = c.context_batch(b.batch);
     const double t = b.t;
     const Assumptions& as = w.assumptions;
     const bool read_rows = as.accounting == WeightAccounting::bytes_read && !m.tied_embeddings;
@@ -106,6 +113,9 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
         const LayerGroup& g = m.groups[gi];
         const std::int64_t L = g.count;
         // Each kind names its weights (layers.hpp); routed experts are costed by what the batch touches.
+        const auto attention_weight = [&](const char* name, Part, double whole, double per_device) {
+            b.weights(name, L, gi, whole, per_device, 0, true, false, ranks);
+        };
         const auto weight = [&](const char* name, Part part, double whole, double per_device) {
             if (part != Part::experts) {
                 b.weights(name, L, gi, whole, per_device);
@@ -122,20 +132,22 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
             }
         };
         std::visit([&](const auto& a) {
-            a.weights(h, tp, weight);
+            a.weights(h, attention_tp, attention_weight);
             // A recurrent state: read and written once per sequence, its update per token.
             if (a.state_elements() > 0) {
                 const double layers = static_cast<double>(L) / b.stages;
                 const Flops update = as.attention_flops ? flop(layers * a.state_flops_per_token() / t) : Flops{};
                 b.add("recurrent state (read and written)", L, gi, Bytes{},
-                      bytes(2 * layers * a.kv_share(tp)) * state_bytes(a, w.precision.kv, w.precision.state_format()).in(bytes), b.tokens * update);
+                      bytes(2 * layers * a.kv_share(attention_tp) / ranks) * state_bytes(a, w.precision.kv, w.precision.state_format()).in(bytes),
+                      b.tokens * update * (b.batch / context_batch), context_batch);  // the step counts the update's FLOPs for the batch
             }
         }, g.spec.attention);
         for (std::size_t i = 0; i < c.context_count; ++i) {
             const StepCost::ContextTerm& term = c.context_terms[i];
             if (term.group != gi) continue;
             const double span = StepCost::span(term, n);
-            b.add(term.name, L, gi, Bytes{}, span * term.reads * term.kv_per_token, b.tokens * span * term.attention_flops_per_token);
+            b.add(term.name, L, gi, Bytes{}, span * term.reads * term.kv_per_token, b.tokens * span * term.attention_flops_per_token,
+                  context_batch);
         }
         std::visit([&](const auto& f) { f.weights(h, tp, weight); }, g.spec.ffn);
         if (g.spec.norms > 0) {

@@ -67,7 +67,8 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         // Tokens in the chunk, for the experts they touch; past 2^62 every expert is touched anyway.
         const double chunk_tokens = B * len;
         const std::int64_t tokens = chunk_tokens < 0x1p62 ? static_cast<std::int64_t>(chunk_tokens) : std::int64_t{1} << 62;
-        const Bytes kv = B * c.kv_bytes(static_cast<double>(start)) + B * len * kv_written_per_token;
+        // The busiest attention rank's sequences (StepCost::context_batch) read and write their cache.
+        const Bytes kv = c.step_kv_bytes(B, static_cast<double>(start)) + c.context_batch(B) * len * kv_written_per_token;
         const Bytes bytes = c.fixed_bytes + c.routed_bytes(tokens) + c.row_bytes(B * len) + kv;
         Flops attention{};
         for (std::size_t i = 0; i < c.context_count; ++i) {
@@ -80,7 +81,8 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         }
         // The LM head runs for the token each prompt samples, its last, unless every token's logits are asked.
         const double head_tokens = p.logits_every_token ? len : end == prompt ? 1.0 : 0.0;
-        const Flops flops = B * (len * (c.flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token + attention);
+        const Flops flops =
+            B * (len * (c.flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token) + c.context_batch(B) * attention;
         Workload chunk_workload = w;  // the link carries every token of the chunk
         chunk_workload.tokens_per_sequence = end - start;
         const Communication link = communication(dep, m, chunk_workload, c);

@@ -5,7 +5,9 @@
 // `fixed` is every weight the step reads in full whatever the batch; `routed(B)` is the routed
 // experts the batch is expected to touch (0 for a dense model); kv(n) and attention(n) grow
 // with the context, each windowed layer only up to its window, each chunked layer within its
-// chunk (reach.hpp).
+// chunk (reach.hpp). Under attention data parallelism the terms in kv(n) and attention(n) are
+// a rank's per sequence over the ranks, charged for context_batch(B) sequences: the busiest
+// rank's.
 #pragma once
 
 #include <array>
@@ -121,6 +123,11 @@ struct StepCost {
     std::int64_t tensor = 1;      // devices per stage
     std::int64_t pipeline = 1;    // stages
     std::int64_t expert = 1;      // expert-parallel groups
+    // Attention data-parallel ranks (Parallelism::attention_data). The context terms and the
+    // state are per sequence on average over the ranks (a 1/attention_data share of a rank's
+    // cost); the step waits for the busiest rank, which holds ceil(B / attention_data) of B
+    // sequences: context_batch.
+    std::int64_t attention_data = 1;
     double layers_per_stage = 0;  // for the per-layer overhead
     double moe_layers_per_stage = 0;
     // The efficiency's fixed times each stage pays for one pass (a decode step, a prefill chunk):
@@ -214,6 +221,21 @@ struct StepCost {
 
     static constexpr double span(const ContextTerm& t, double context) noexcept { return t.reach.read(context); }
 
+    // The batch the context terms are charged for, so that the average rank's share stands for
+    // the busiest rank: B, or under attention data parallelism ceil(B / ranks) x ranks (a batch
+    // of 1 over 8 ranks reads one sequence's whole cache on its rank; 7 ranks idle).
+    [[nodiscard]] constexpr double context_batch(double batch) const noexcept {
+        if (attention_data == 1) return batch;
+        const auto b = static_cast<std::int64_t>(batch);
+        return static_cast<double>((b + attention_data - 1) / attention_data * attention_data);
+    }
+    // One step's KV (and state) bytes and FLOPs on the busiest device, for a batch of B at context n.
+    [[nodiscard]] constexpr Bytes step_kv_bytes(double batch, double context) const { return context_batch(batch) * kv_bytes(context); }
+    [[nodiscard]] constexpr Flops step_flops(double batch, double context) const {
+        if (attention_data == 1) return batch * flops(context);
+        return batch * flops(0) + context_batch(batch) * (flops(context) - flops(0));
+    }
+
     // Per token of context on the piece that starts at `at`: the KV bytes and attention FLOPs of
     // one sequence that still grow (full layers, windowed layers whose window lies beyond `at`,
     // chunked layers within their chunk).
@@ -281,6 +303,8 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     const double h = static_cast<double>(m.hidden_size);
     const std::int64_t t = par.tensor;
     const auto T = static_cast<double>(t);
+    const std::int64_t ta = par.attention_tensor();         // devices an attention rank splits its heads over
+    const auto D = static_cast<double>(par.attention_data);  // attention ranks: a sequence's share of each
     const auto stages = static_cast<double>(par.pipeline);
     const ParameterBreakdown all = derived_parameters(m);
     const ParameterBreakdown active = active_parameters(m);
@@ -291,6 +315,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     c.tensor = t;
     c.pipeline = par.pipeline;
     c.expert = par.expert;
+    c.attention_data = par.attention_data;
     c.layers_per_stage = static_cast<double>(layer_count(m)) / stages;
     c.tokens_per_sequence = w.tokens_per_sequence;
 
@@ -302,7 +327,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
         read = ((*m.declared_parameters - table - all.norms) / T + all.norms) * per_weight;
     } else {
         read += h * per_weight + all.lm_head / T * per_head_weight;  // the final norm, replicated, and the LM head's share
-        for (const auto& g : m) read += static_cast<double>(g.count) * layer_parameters_per_device(g.spec, h, t) * per_weight;
+        for (const auto& g : m) read += static_cast<double>(g.count) * layer_parameters_per_device(g.spec, h, t, ta) * per_weight;
     }
     {
         // The input table: a tied one is the LM head and is read whole; an untied one is read a
@@ -322,7 +347,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     if (!m.tied_embeddings && !a.embedding_lookup_flops) per_token -= table;
     double replicated = 0;
     if (!m.declared_parameters)
-        for (const auto& g : m) replicated += static_cast<double>(g.count) * replicated_parameters(g.spec, h, t);
+        for (const auto& g : m) replicated += static_cast<double>(g.count) * replicated_parameters(g.spec, h, t, par.attention_data);
     c.flops_per_token = flop(2.0 * (per_token / T + replicated) / stages);
     // Of those, the LM head's (the tied table, else the head; a declared count's vocab x hidden),
     // which prefill does only for the token a prompt samples.
@@ -336,23 +361,24 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
         const LayerSpec& spec = m.groups[gi].spec;
         const double L = static_cast<double>(m.groups[gi].count) / stages;
         std::visit([&](const auto& k) {
-            const double share = k.kv_share(t);
+            // Per sequence, on average over the attention ranks (one rank holds it, at its share).
+            const double share = k.kv_share(ta) / D;
             // A recurrent state is read and written each step.
             c.state_bytes += 2 * L * share * state_bytes(k, w.precision.kv, w.precision.state_format());
             state_flops += L * k.state_flops_per_token() / T;
-            k.reads(t, [&](const ContextRead& r) {
+            k.reads(ta, [&](const ContextRead& r) {
                 StepCost::ContextTerm term;
-                term.kv_per_token = bytes(L * r.bytes_per_token(w.precision.kv));
+                term.kv_per_token = bytes(L * r.bytes_per_token(w.precision.kv) / D);
                 // A multi-head kernel on grouped-query attention: each query head on the device
                 // reads its KV head's cache, so the KV heads held are read that many times over.
                 if constexpr (std::is_same_v<std::decay_t<decltype(k)>, Gqa>)
                     if (w.efficiency.kv_per_query_head)
-                        term.reads = static_cast<double>(k.heads) / static_cast<double>(t) /
-                                     (static_cast<double>(k.kv_heads) * k.kv_share(t));
-                if (a.attention_flops) term.attention_flops_per_token = flop(L * r.decode_flops);
+                        term.reads = static_cast<double>(k.heads) / static_cast<double>(ta) /
+                                     (static_cast<double>(k.kv_heads) * k.kv_share(ta));
+                if (a.attention_flops) term.attention_flops_per_token = flop(L * r.decode_flops / D);
                 term.reach = spec.reach(r.cap);
-                term.prefill_flops_per_pair = flop(L * r.prefill_flops);
-                term.prefix_flops_per_token = flop(L * r.prefix_flops);
+                term.prefill_flops_per_pair = flop(L * r.prefill_flops / D);
+                term.prefix_flops_per_token = flop(L * r.prefix_flops / D);
                 term.group = gi;
                 term.name = r.name;
                 c.context_terms[c.context_count++] = term;

@@ -127,6 +127,12 @@ struct Parallelism {
     std::int64_t pipeline = 1;
     std::int64_t expert = 1;
     std::int64_t data = 1;
+    // Attention split by data parallelism inside the tensor-parallel group (SGLang's
+    // --enable-dp-attention, TensorRT-LLM's enable_attention_dp, vLLM's DP beside EP): the
+    // group's sequences are dealt over `attention_data` attention ranks, each running its own
+    // sequences' attention with the heads split over tensor / attention_data devices; the FFN and
+    // experts stay split over the whole group. 1: attention is tensor-parallel like the rest.
+    std::int64_t attention_data = 1;
     // The link the preset lacks, per device, both directions together (link_for_group): a PCIe
     // card's, or the network past an NVLink domain with no scale-out figure; unset: none.
     std::optional<BytesPerSecond> link_bandwidth{};
@@ -136,6 +142,12 @@ struct Parallelism {
     Format activations = formats::bf16;  // what crosses the link
 
     [[nodiscard]] constexpr std::int64_t replica_devices() const noexcept { return tensor * pipeline; }
+    // Devices one attention rank splits its heads over.
+    [[nodiscard]] constexpr std::int64_t attention_tensor() const noexcept { return tensor / attention_data; }
+    // Sequences the busiest attention rank holds of `batch`: all of them, or ceil(batch / ranks).
+    [[nodiscard]] constexpr std::int64_t sequences_per_attention_rank(std::int64_t batch) const noexcept {
+        return (batch + attention_data - 1) / attention_data;
+    }
     [[nodiscard]] constexpr std::int64_t devices() const noexcept { return tensor * pipeline * data; }
     friend constexpr bool operator==(const Parallelism&, const Parallelism&) = default;
 };
@@ -204,6 +216,10 @@ constexpr void validate(const Parallelism& p) {
     degree(p.pipeline, "pipeline-parallel degree");
     degree(p.data, "data-parallel degree");
     degree(p.expert, "expert-parallel degree");
+    degree(p.attention_data, "attention data-parallel degree");
+    if (p.tensor % p.attention_data != 0)
+        throw error("", "attention data-parallel degree", std::to_string(p.attention_data),
+                    "a divisor of the tensor-parallel degree (" + std::to_string(p.tensor) + ")");
     if (p.tensor % p.expert != 0)
         throw error("", "expert-parallel degree", std::to_string(p.expert),
                     "a divisor of the tensor-parallel degree (" + std::to_string(p.tensor) + ")");

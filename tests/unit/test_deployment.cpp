@@ -273,6 +273,76 @@ TEST_CASE("links: all-reduces pay the latency on each ring step, and EP dispatch
     CHECK(wide.communication_time.in(s) == Approx(2 * 32 * 30 * (2.7e-6 + 4096.0 * 2 / 16 / 50e9)).epsilon(1e-12));
 }
 
+TEST_CASE("attention data parallelism: DeepSeek-V3's latent cache split over 8 ranks, by hand", "[deployment][mla][attention-dp]") {
+    // DeepSeek-V3 on 8 H100s, experts over all 8 (EP 8), the attention either tensor-parallel
+    // over the 8 (TP 8) or data-parallel in 8 ranks of one device each (as SGLang's
+    // --enable-dp-attention and TensorRT-LLM's enable_attention_dp run it).
+    const Model ds = load_model("deepseek-v3");
+    const Deployment tp{h100(), Parallelism{.tensor = 8, .expert = 8}};
+    const Deployment dp{h100(), Parallelism{.tensor = 8, .expert = 8, .attention_data = 8}};
+    const auto at = [](std::int64_t batch) {
+        return Workload{.precision = {.weights = formats::fp8, .kv = formats::bf16}, .batch = batch, .context = 4096};
+    };
+    // The latent and rope key, 512 + 64 elements x 2 B x 61 layers = 70,272 B a token, held
+    // whole on every device that runs the sequence's attention: all 8 under TP, one under DP.
+    const double kv_token = 61 * 576 * 2.0;
+    CHECK(kv_token == 70272);
+    CHECK(memory_use(tp, ds, at(64)).kv.in(bytes) == 64 * 4096 * kv_token);
+    CHECK(memory_use(dp, ds, at(64)).kv.in(bytes) == 8 * 4096 * kv_token);
+    // 9 sequences over 8 ranks: the busiest holds 2.
+    CHECK(memory_use(dp, ds, at(9)).kv.in(bytes) == 2 * 4096 * kv_token);
+    // Each rank holds its attention whole: the per-head up-projections and the output, which TP
+    // splits 8 ways, q_up 1536 x 128 x 192, kv_up 512 x 128 x (128 + 128), o 128 x 128 x 7168
+    // = 171,966,464 a layer, 7/8 of it more on each device, 1 B each in FP8.
+    const double split = 1536.0 * 128 * 192 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+    CHECK(split == 171966464);
+    const double extra_weights = 61 * split * 7 / 8;
+    CHECK(memory_use(dp, ds, at(1)).weights.in(bytes) - memory_use(tp, ds, at(1)).weights.in(bytes) == extra_weights);
+    // The step's bytes on the busiest device: at batch 64, 56 sequences' caches fewer less the
+    // larger attention weights; at batch 1 the one rank reads the whole cache as under TP.
+    const auto read = [&](const Deployment& d, std::int64_t b) { return decode_step(d, ds, at(b)).bytes_per_device.in(bytes); };
+    CHECK(read(dp, 64) - read(tp, 64) == Approx(extra_weights - 56 * 4096 * kv_token).epsilon(1e-12));
+    CHECK(read(dp, 1) - read(tp, 1) == Approx(extra_weights).epsilon(1e-12));
+    CHECK(read(dp, 9) - read(tp, 9) == Approx(extra_weights - 7 * 4096 * kv_token).epsilon(1e-12));
+    // FLOPs: under TP every device recomputes the replicated down-projections (q 7168 x 1536 and
+    // its 1536 norm, kv 7168 x 576 and its 512 norm) for every token; a rank does them once for
+    // its own: 2 x 61 x 7/8 x 15,140,864 fewer a token on each of the 8 devices.
+    const double down = 7168.0 * 1536 + 1536 + 7168.0 * 576 + 512;
+    CHECK(down == 15140864);
+    CHECK(decode_step(tp, ds, at(64)).flops.in(flop) - decode_step(dp, ds, at(64)).flops.in(flop) ==
+          Approx(8 * 64 * 2 * 61 * down * 7 / 8).epsilon(1e-9));
+    // Links: a one-device rank has no all-reduce after its attention, 61 layers x 14 ring steps.
+    CHECK(decode_step(tp, ds, at(64)).links.messages - decode_step(dp, ds, at(64)).links.messages == 61 * 14);
+    // Capacity (on 8 H200s: 8 H100s do not hold it): the largest batch is one that fits, and
+    // one more does not.
+    const Deployment h200{load_hardware("h200"), dp.parallel};
+    const auto most = largest_batch(h200, ds, at(1), 4096);
+    REQUIRE(most.has_value());
+    CHECK(memory_use(h200, ds, at(*most)).fits());
+    CHECK_FALSE(memory_use(h200, ds, at(*most + 1)).fits());
+    CHECK_FALSE(memory_use(tp, ds, at(1)).fits());
+    // The operator table adds up to the step with the busiest rank's caches (batch 4: one rank holds 1).
+    for (const std::int64_t b : {4, 64}) {
+        const DecodeStep d = decode_step(dp, ds, at(b));
+        double sum_bytes = 0, sum_flops = 0;
+        for (const Operator& o : operators(dp, ds, at(b))) sum_bytes += o.bytes.in(bytes), sum_flops += o.flops.in(flop);
+        CHECK(sum_bytes == Approx(d.bytes_per_device.in(bytes)).epsilon(1e-12));
+        // The busiest device's FLOPs: its compute time at the peak.
+        CHECK(sum_flops == Approx(d.compute_time.in(s) * effective_rates(h100(), at(b)).peak.in(flop_per_s)).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("attention data parallelism: degrees the model or the group cannot take are refused", "[deployment][errors][attention-dp]") {
+    const Model ds = load_model("deepseek-v3");
+    CHECK_THROWS_WITH(decode_step(Deployment{h100(), Parallelism{.tensor = 8, .attention_data = 3}}, ds, Workload{}),
+                      "attention data-parallel degree: got 3, expected a divisor of the tensor-parallel degree (8)");
+    CHECK_THROWS_WITH(decode_step(Deployment{h100(), Parallelism{.tensor = 24, .attention_data = 8}}, ds, Workload{}),
+                      "tensor-parallel degree / attention data-parallel degree: got 24 / 8 = 3, expected a divisor of the attention "
+                      "heads (128) of model 'deepseek-v3'");
+    CHECK_THROWS_WITH(decode_step(Deployment{h100(), Parallelism{.tensor = 8, .attention_data = 0}}, ds, Workload{}),
+                      "attention data-parallel degree: got 0, expected an integer from 1 to 1048576");
+}
+
 TEST_CASE("assumptions: attention FLOPs flip DeepSeek-V3's conclusion, and the seeds' reproduce 3,620", "[deployment][mla]") {
     const Model ds = load_model("deepseek-v3");
     // Absorbed MLA decode does 2 x 128 x (2 x 512 + 64) = 278,528 FLOPs per cached token and

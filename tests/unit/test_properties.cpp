@@ -87,6 +87,7 @@ TEST_CASE("properties: decode_sweep equals decode_step at every point", "[proper
         const std::int64_t degrees[] = {1, 2, 4, 8};
         Parallelism par{.tensor = degrees[rng() % 4], .pipeline = degrees[rng() % 3], .data = 1 + static_cast<std::int64_t>(rng() % 3)};
         par.expert = rng() % 2 ? par.tensor : 1;
+        par.attention_data = i % 3 == 0 ? par.tensor : 1;  // every third: attention data-parallel over the whole group
         const Deployment dep{*s.hw, par};
         try {
             (void)decode_step(dep, *s.m, s.w);
@@ -115,7 +116,7 @@ TEST_CASE("properties: decode_sweep equals decode_step at every point", "[proper
                 const DecodeStep d = decode_step(dep, *s.m, w);
                 const std::size_t at = b * contexts.size() + c;
                 INFO(s.m->name.view() << " on " << s.hw->name.view() << " tp " << par.tensor << " pp " << par.pipeline << " ep "
-                                      << par.expert << " batch " << w.batch << " context " << w.context);
+                                      << par.expert << " attention dp " << par.attention_data << " batch " << w.batch << " context " << w.context);
                 CHECK(weight[at] == d.weight_bytes.in(bytes));
                 CHECK(kv[at] == d.kv_bytes.in(bytes));
                 CHECK(total[at] == d.total_bytes.in(bytes));
