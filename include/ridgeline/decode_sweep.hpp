@@ -117,16 +117,16 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
     const Bytes workspace = activation_bytes_per_token(m, dep.parallel);
     // Per context: one sequence's KV bytes and FLOPs, and (for the memory columns) its KV held per device.
     std::vector<Bytes> held_n(memory_columns ? nc : 0);
-    // Under attention data parallelism the step charges the context's FLOPs (context_flops_n) for
-    // the busiest rank's sequences and the rest for the batch, as StepCost::step_flops does.
+    // Under attention data parallelism the step charges a rank's FLOPs (rank_flops_n) for the
+    // busiest rank's sequences and the rest for the batch, as StepCost::step_flops does.
     const bool by_ranks = c.attention_data > 1;
-    const double flops_0 = c.flops(0).in(flop);
-    std::vector<double> kv_n(nc), flops_n(nc), context_flops_n(by_ranks ? nc : 0);  // bytes, FLOPs
+    const double batch_flops = c.batch_flops().in(flop);
+    std::vector<double> kv_n(nc), flops_n(nc), rank_flops_n(by_ranks ? nc : 0);  // bytes, FLOPs
     for (std::size_t j = 0; j < nc; ++j) {
         const auto n = static_cast<double>(contexts[j]);
         kv_n[j] = c.kv_bytes(n).in(bytes);
         flops_n[j] = c.flops(n).in(flop);
-        if (by_ranks) context_flops_n[j] = flops_n[j] - flops_0;
+        if (by_ranks) rank_flops_n[j] = c.rank_flops(n).in(flop);
         if (memory_columns)
             held_n[j] = kv_per_sequence_per_device(m, base.precision.kv, static_cast<double>(contexts[j] + base.tokens_per_sequence - 1),
                                                    dep.parallel, base.precision.state_format());
@@ -145,10 +145,10 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
         const Seconds communication_time = stages * links.per_stage + links.pipeline_hops;
         // The step: the larger of the memory and compute terms, the links and the overhead, in
         // each stage (Pipeline::time of one stage per step: sum + (stages - 1) x longest + hops).
-        const decode_sweep_detail::Row row{weights.in(bytes), c.context_batch(B), by_ranks ? B * flops_0 : 0.0, links.per_stage.in(s),
+        const decode_sweep_detail::Row row{weights.in(bytes), c.context_batch(B), by_ranks ? B * batch_flops : 0.0, links.per_stage.in(s),
                                            stage_overhead.in(s), links.pipeline_hops.in(s), (B * base.efficiency.per_sequence).in(s),
                                            static_cast<double>(c.pipeline - 1), rates.bandwidth.in(bytes_per_s), rates.peak.in(flop_per_s)};
-        decode_sweep_detail::steps(row, kv_n.data(), by_ranks ? context_flops_n.data() : flops_n.data(), nc, memory_time.data(),
+        decode_sweep_detail::steps(row, kv_n.data(), by_ranks ? rank_flops_n.data() : flops_n.data(), nc, memory_time.data(),
                                    compute_time.data(), step.data());
         if (out.step_time) std::copy(step.begin(), step.end(), out.step_time + at);
         if (out.tokens_per_s) decode_sweep_detail::rates(q, step.data(), nc, out.tokens_per_s + at);

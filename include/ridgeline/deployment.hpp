@@ -129,11 +129,11 @@ constexpr void validate(const Deployment& d, const Model& m) {
         // Under attention data parallelism each rank splits the heads over its own devices.
         const std::int64_t t = d.parallel.attention_tensor();
         if (!std::visit([t](const auto& a) { return a.splits_over(t); }, g.spec.attention)) {
-            const std::string need = std::visit([t](const auto& a) { return a.split_requirement(t); }, g.spec.attention);
-            if (d.parallel.attention_data == 1) refuse("tensor-parallel degree", t, need);
+            const auto need = [&] { return std::visit([t](const auto& a) { return a.split_requirement(t); }, g.spec.attention); };
+            if (d.parallel.attention_data == 1) refuse("tensor-parallel degree", t, need());
             throw error("", "tensor-parallel degree / attention data-parallel degree",
                         std::to_string(d.parallel.tensor) + " / " + std::to_string(d.parallel.attention_data) + " = " + std::to_string(t),
-                        need + " of model '" + std::string(m.name.view()) + "'");
+                        need() + " of model '" + std::string(m.name.view()) + "'");
         }
         const std::int64_t experts = routed_experts(g.spec, 1.0).experts;
         if (experts > 0 && experts % d.parallel.expert != 0)

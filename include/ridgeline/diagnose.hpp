@@ -104,6 +104,8 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         for (std::int64_t t = dep.parallel.tensor + 1; t <= 1024 && !d.min_devices; ++t) {
             Parallelism par = dep.parallel;
             par.tensor = t;
+            // One attention rank a device stays one a device; other ranks keep their number.
+            if (dep.parallel.attention_data == dep.parallel.tensor && dep.parallel.attention_data > 1) par.attention_data = t;
             try {
                 validate(Deployment{hw, par}, m);
             } catch (const missing_link& e) {

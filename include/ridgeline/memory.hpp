@@ -42,6 +42,7 @@ constexpr double busiest_stage_factor(const Model& m, std::int64_t stages) {
 // DeepSeek's multi-token-prediction module is not loaded (engines load it only to speculate).
 constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Parallelism& par = {}) {
     validate(m);
+    validate(par);
     const double h = static_cast<double>(m.hidden_size);
     const std::int64_t t = par.tensor;
     const auto T = static_cast<double>(t);
@@ -75,6 +76,7 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
 constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {},
                                            std::optional<Format> state = std::nullopt) {
     validate(m);
+    validate(par);
     Bytes held{};
     for (const auto& g : m)
         std::visit([&](const auto& k) {

@@ -2,7 +2,7 @@
 // cache, the MLP or the router and experts, the norms, the embeddings and the LM head, with
 // their bytes, FLOPs, arithmetic intensity, bound, roofline time, and the batch at which each
 // turns compute-bound. Bytes and FLOPs add up to the step's exactly (activations are not
-// counted, as in the step); the times add up to at least the step's roofline time, and to
+// counted, as in the step; under attention data parallelism, the busiest rank's device's); the times add up to at least the step's roofline time, and to
 // exactly it when every operator has the same bound.
 #pragma once
 
@@ -63,13 +63,14 @@ struct Builder {
     // holds and reads `per_device` (layers.hpp says how each kind splits); the FLOPs, 2 per
     // parameter per token, are what the device holds, as in the step (step_cost.hpp): a t-th,
     // and whole what it keeps whole. Norms, which the step shares evenly, ask for `even`. An
-    // attention data-parallel rank's device multiplies them for a 1/`ranks` share of the batch.
+    // attention data-parallel rank's device multiplies them for its own sequences: `ranks` of
+    // them share the batch, and the busiest holds `sequences` / `ranks` (StepCost::context_batch).
     void weights(std::string_view name, std::int64_t layers, std::size_t group, double params, double per_device,
-                           double bytes_per_param = 0, bool matmul = true, bool even = false, double ranks = 1) {
+                           double bytes_per_param = 0, bool matmul = true, bool even = false, double ranks = 1, double sequences = 0) {
         const double L = static_cast<double>(layers == 0 ? 1 : layers) / stages;  // 0: once per model
         const double width = bytes_per_param > 0 ? bytes_per_param : per_weight_bytes;
         add(name, layers, group, bytes(L * per_device * width), Bytes{},
-            matmul ? flop(2.0 * L * (even ? params / t : per_device / ranks) / stages * tokens) : Flops{});
+            matmul ? flop(2.0 * L * (even ? params / t : per_device / ranks) / stages * tokens) : Flops{}, sequences);
     }
 };
 }  // namespace operators_detail
@@ -114,7 +115,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
         const std::int64_t L = g.count;
         // Each kind names its weights (layers.hpp); routed experts are costed by what the batch touches.
         const auto attention_weight = [&](const char* name, Part, double whole, double per_device) {
-            b.weights(name, L, gi, whole, per_device, 0, true, false, ranks);
+            b.weights(name, L, gi, whole, per_device, 0, true, false, ranks, ranks > 1 ? context_batch : 0.0);
         };
         const auto weight = [&](const char* name, Part part, double whole, double per_device) {
             if (part != Part::experts) {
@@ -139,7 +140,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
                 const Flops update = as.attention_flops ? flop(layers * a.state_flops_per_token() / t) : Flops{};
                 b.add("recurrent state (read and written)", L, gi, Bytes{},
                       bytes(2 * layers * a.kv_share(attention_tp) / ranks) * state_bytes(a, w.precision.kv, w.precision.state_format()).in(bytes),
-                      b.tokens * update * (b.batch / context_batch), context_batch);  // the step counts the update's FLOPs for the batch
+                      b.tokens * update, context_batch);
             }
         }, g.spec.attention);
         for (std::size_t i = 0; i < c.context_count; ++i) {

@@ -81,8 +81,14 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         }
         // The LM head runs for the token each prompt samples, its last, unless every token's logits are asked.
         const double head_tokens = p.logits_every_token ? len : end == prompt ? 1.0 : 0.0;
-        const Flops flops =
-            B * (len * (c.flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token) + c.context_batch(B) * attention;
+        // The busiest attention rank's sequences (StepCost::context_batch) do their attention's
+        // projections and pairs; every device does the rest for the batch. The total over the
+        // devices counts each sequence once.
+        const bool ranks = c.attention_data > 1;
+        const Flops shared = len * (c.flops_per_token - c.rank_flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token;
+        const Flops own = len * c.rank_flops_per_token + attention;
+        const Flops flops = ranks ? B * shared + c.context_batch(B) * own
+                                  : B * (len * (c.flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token + attention);
         Workload chunk_workload = w;  // the link carries every token of the chunk
         chunk_workload.tokens_per_sequence = end - start;
         const Communication link = communication(dep, m, chunk_workload, c);
@@ -93,7 +99,7 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         p.compute_time += compute;
         p.bytes_per_device += bytes;
         p.kv_bytes_per_device += kv;
-        p.flops += devices * flops;
+        p.flops += devices * (ranks ? B * shared + B * own : flops);
         p.attention_flops += devices * B * attention;
         chunks.add((memory < compute ? compute : memory) + link.per_stage + c.stage_overhead(w.efficiency), link.pipeline_hops);
     }

@@ -242,6 +242,7 @@ inline std::string roofline_svg(const Deployment& dep, const Model& m, const Wor
     title += ", TP " + std::to_string(dep.parallel.tensor);
     if (dep.parallel.pipeline > 1) title += ", PP " + std::to_string(dep.parallel.pipeline);
     if (dep.parallel.expert > 1) title += ", EP " + std::to_string(dep.parallel.expert);
+    if (dep.parallel.attention_data > 1) title += ", attention DP " + std::to_string(dep.parallel.attention_data);
     out += "<title>" + escape(title) + " (roofline and decode throughput)</title>\n";
     out += "<rect x=\"0\" y=\"0\" width=\"" + number(W) + "\" height=\"" + number(H) + "\" fill=\"white\"/>\n";
     out += "<text x=\"" + number(W / 2) + "\" y=\"22\" font-family=\"sans-serif\" font-size=\"15\" text-anchor=\"middle\">" +

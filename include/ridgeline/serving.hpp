@@ -318,8 +318,9 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         // one domain, past it the network the deployment gives (refused where there is none).
         const Link l = link_for_group(d, w.assumptions,
                                       d.device.scale_out_bandwidth ? d.device.scale_up_domain + 1 : 2 * d.parallel.replica_devices());
-        // Each device sends its share over its own port, one direction.
-        s.kv_transfer = l.latency + kv / (l.one_way * s.replica_devices);
+        // Each device sends its share over its own port, one direction; under attention data
+        // parallelism a sequence's cache lives on its rank's devices only.
+        s.kv_transfer = l.latency + kv / (l.one_way * (s.replica_devices / static_cast<double>(d.parallel.attention_data)));
         s.ttft = (fresh > 0 ? s.prefill_time : s.decode_tpot) + s.kv_transfer;
     }
     s.tokens_per_s_per_user = 1.0 / s.tpot;

@@ -86,7 +86,8 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
                         "0 (the target's degree), 1, or the target's degree (" + std::to_string(hw.parallel.tensor) + ")");
         Parallelism split = hw.parallel;
         split.tensor = s.draft_tensor > 0 ? s.draft_tensor : hw.parallel.tensor;
-        split.pipeline = split.expert = split.data = 1;
+        // The draft runs tensor-parallel (or on one device) whatever the target's attention split.
+        split.pipeline = split.expert = split.data = split.attention_data = 1;
         const Deployment on{hw.device, split};
         r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(on, *draft, plain).step_time;
         // vLLM's draft shares the target's memory budget (gpu_memory_utilization covers both): its

@@ -149,6 +149,10 @@ struct StepCost {
     double embedding_rows = 0;
     Bytes state_bytes{};         // each sequence's recurrent state, read and written once a step
     Flops flops_per_token{};     // matmul FLOPs per sequence: 2 per charged active parameter
+    // Of those, what an attention data-parallel rank does for its own sequences only (the
+    // attention's projections and any recurrent state's update), as the average over the ranks:
+    // the busiest rank's are charged for context_batch. 0 without attention data parallelism.
+    Flops rank_flops_per_token{};
     Flops head_flops_per_token{};  // of those, the LM head's
     std::array<ContextTerm, max_terms> context_terms{};
     std::size_t context_count = 0;
@@ -231,9 +235,18 @@ struct StepCost {
     }
     // One step's KV (and state) bytes and FLOPs on the busiest device, for a batch of B at context n.
     [[nodiscard]] constexpr Bytes step_kv_bytes(double batch, double context) const { return context_batch(batch) * kv_bytes(context); }
+    // Under attention data parallelism, per sequence: the FLOPs every device does for the whole
+    // batch (the FFN, the experts, the LM head), and those the busiest rank does for each of its
+    // sequences (their attention, context_batch of them).
+    [[nodiscard]] constexpr Flops batch_flops() const {
+        return flops(0) - static_cast<double>(tokens_per_sequence) * rank_flops_per_token;
+    }
+    [[nodiscard]] constexpr Flops rank_flops(double context) const {
+        return flops(context) - flops(0) + static_cast<double>(tokens_per_sequence) * rank_flops_per_token;
+    }
     [[nodiscard]] constexpr Flops step_flops(double batch, double context) const {
         if (attention_data == 1) return batch * flops(context);
-        return batch * flops(0) + context_batch(batch) * (flops(context) - flops(0));
+        return batch * batch_flops() + context_batch(batch) * rank_flops(context);
     }
 
     // Per token of context on the piece that starts at `at`: the KV bytes and attention FLOPs of
@@ -357,6 +370,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     c.head_flops_per_token = head_flops < c.flops_per_token ? head_flops : c.flops_per_token;
 
     double state_flops = 0;
+    double rank_flops = 0;  // per token, the attention projections a rank's device does, averaged over the ranks
     for (std::size_t gi = 0; gi < m.group_count; ++gi) {
         const LayerSpec& spec = m.groups[gi].spec;
         const double L = static_cast<double>(m.groups[gi].count) / stages;
@@ -385,6 +399,8 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
             });
         }, spec.attention);
         const RoutedExperts e = routed_experts(spec, h);
+        if (par.attention_data > 1 && !m.declared_parameters)
+            rank_flops += 2 * L * std::visit([&](const auto& k) { return kind_parameters_per_device(k, h, ta); }, spec.attention) / D;
         if (std::visit([&](const auto& k) { return kind_parameters(k, h) > 0; }, spec.attention)) c.attention_reduces_per_stage += L;
         if (e.experts == 0 && std::visit([&](const auto& k) { return kind_parameters(k, h) > 0; }, spec.ffn))
             c.dense_ffn_reduces_per_stage += L;
@@ -398,6 +414,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
         }
     }
     if (a.attention_flops) c.flops_per_token += flop(state_flops);
+    if (par.attention_data > 1) c.rank_flops_per_token = flop(rank_flops + (a.attention_flops ? state_flops : 0.0));
     return c;
 }
 

@@ -341,6 +341,13 @@ TEST_CASE("attention data parallelism: degrees the model or the group cannot tak
                       "heads (128) of model 'deepseek-v3'");
     CHECK_THROWS_WITH(decode_step(Deployment{h100(), Parallelism{.tensor = 8, .attention_data = 0}}, ds, Workload{}),
                       "attention data-parallel degree: got 0, expected an integer from 1 to 1048576");
+    // A draft model on one device beside a target whose attention is split in ranks: the draft
+    // runs as it would beside any target, its attention unsplit.
+    const Model target = load_model("llama-3.1-70b"), draft = load_model("llama-3.1-8b");
+    const Deployment ranks{h100(), Parallelism{.tensor = 4, .attention_data = 4}};
+    const Workload w{.precision = {.weights = formats::fp8}, .batch = 8, .context = 4096};
+    const SpeculativeDecode beside = speculative_decode(ranks, target, w, Speculation{.draft_tensor = 1}, &draft);
+    CHECK(beside.draft_time == 4.0 * decode_step(h100(), draft, w).step_time);  // g = 4 steps of the draft alone
 }
 
 TEST_CASE("assumptions: attention FLOPs flip DeepSeek-V3's conclusion, and the seeds' reproduce 3,620", "[deployment][mla]") {

@@ -81,13 +81,14 @@ TEST_CASE("properties: results are finite and positive across the catalogue", "[
 // result for it exactly, across the catalogue, deployments, efficiencies and overheads.
 TEST_CASE("properties: decode_sweep equals decode_step at every point", "[properties][sweep]") {
     std::mt19937_64 rng(16);
-    int swept = 0;
+    int swept = 0, ranked = 0;
     for (int i = 0; i < 400; ++i) {
         Setting s = random_setting(rng);
         const std::int64_t degrees[] = {1, 2, 4, 8};
         Parallelism par{.tensor = degrees[rng() % 4], .pipeline = degrees[rng() % 3], .data = 1 + static_cast<std::int64_t>(rng() % 3)};
         par.expert = rng() % 2 ? par.tensor : 1;
-        par.attention_data = i % 3 == 0 ? par.tensor : 1;  // every third: attention data-parallel over the whole group
+        // Every third: the attention data-parallel, a rank a device; every sixth, a rank two devices.
+        if (i % 3 == 0) par.attention_data = i % 2 == 0 && par.tensor > 2 ? par.tensor / 2 : par.tensor;
         const Deployment dep{*s.hw, par};
         try {
             (void)decode_step(dep, *s.m, s.w);
@@ -132,8 +133,10 @@ TEST_CASE("properties: decode_sweep equals decode_step at every point", "[proper
                 CHECK(fits[at] == d.fits());
             }
         ++swept;
+        if (par.attention_data > 1) ++ranked;
     }
     CHECK(swept > 100);
+    CHECK(ranked > 20);  // settings with the attention data-parallel were swept too
     // A bad point is refused before anything is written, with decode_step's error.
     const auto& c = catalogue();
     const std::vector<std::int64_t> bad{1, 0};
