@@ -80,7 +80,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         const Node r = list.at(i);  // errors name the file and the row: /measurements/<i>/...
         r.require_object("a measurement object");
         r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "tensor_parallel",
-                     "pipeline_parallel", "expert_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prefill_steps", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
+                     "pipeline_parallel", "expert_parallel", "attention_data_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prefill_steps", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
                      "max_context", "engine", "engine_version", "date", "source", "notes", "flagged"});
         MeasuredRow row;
         row.hardware = r.need("hardware", "a hardware preset name or path").string();
@@ -132,6 +132,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         if (r.has("source_GB_per_s")) row.source_GB_per_s = r.at("source_GB_per_s").figure();
         if (r.has("max_context")) row.max_context = tokens(r.at("max_context"), 1);
         if (r.has("expert_parallel")) row.parallel.expert = r.at("expert_parallel").positive_integer();
+        if (r.has("attention_data_parallel")) row.parallel.attention_data = r.at("attention_data_parallel").positive_integer();
         const auto text = [&](const char* key, std::string& out, const char* expected) {
             if (r.has(key)) out = r.at(key).string(expected);
         };
