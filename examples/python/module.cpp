@@ -253,7 +253,7 @@ Numeric numeric_arg(const char* what, const std::string& s) {
 const std::vector<const char*> workload_keys{"weights",    "kv",          "compute",    "embeddings",      "experts",      "lm_head",
                                              "efficiency", "overhead_s",  "assumptions", "accounting",     "attention_flops",
                                              "memory_fraction", "runtime_reserve_bytes"};
-const std::vector<const char*> parallel_keys{"tp", "pp", "ep", "dp", "link_latency_s", "link_bandwidth_bytes_per_s"};
+const std::vector<const char*> parallel_keys{"tp", "pp", "ep", "dp", "attention_dp", "link_latency_s", "link_bandwidth_bytes_per_s"};
 
 // assumptions ('physical', 'seed_003' or an Assumptions), then the single terms that override it.
 Assumptions read_assumptions(Kwargs& k) {
@@ -325,8 +325,25 @@ WorkloadSpec workload_of(Kwargs& k, bool read_weights = true) {
     return obj.cast<PyWorkload>().spec;
 }
 
+// attention_dp: an integer, or 'tp' (one rank a tensor-parallel device), read as 0, as the CLI's --attention-dp.
+std::int64_t read_attention_dp(Kwargs& k) {
+    const py::object v = k.take("attention_dp");
+    if (v.is_none()) return 1;
+    if (py::isinstance<py::str>(v)) {
+        if (v.cast<std::string>() == "tp") return 0;
+        throw py::type_error(std::string(k.function()) + "(): attention_dp must be an integer or 'tp', not '" + v.cast<std::string>() + "'");
+    }
+    const std::int64_t ranks = Kwargs::as_integer(k.function(), "attention_dp", v);
+    // 0 stands for 'tp' here: refused as the CLI's --attention-dp refuses it.
+    if (ranks < 1 || ranks > 1024)
+        throw error("", "attention_dp", std::to_string(ranks), "an integer from 1 to 1024, or 'tp' (one rank a tensor-parallel device)");
+    return ranks;
+}
+
 Parallelism read_parallel(Kwargs& k) {
     Parallelism par{.tensor = k.integer("tp", 1), .pipeline = k.integer("pp", 1), .expert = k.integer("ep", 1), .data = k.integer("dp", 1)};
+    const std::int64_t attention_dp = read_attention_dp(k);
+    par.attention_data = attention_dp == 0 ? par.tensor : attention_dp;
     if (const auto l = k.optional_link_latency_s()) par.link_latency = seconds(*l);
     par.link_bandwidth = k.optional_link_bandwidth();
     validate(par);
@@ -802,6 +819,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     const bool deployments = std::any_of(device_args.begin(), device_args.end(), [](const DeviceArg& d) { return d.par.has_value(); });
     std::vector<std::int64_t> tps{1}, pps{1}, eps{1};
     Parallelism base_par;
+    std::int64_t attention_dp = 1;  // 0: one rank a tensor-parallel device, whatever the degree
     if (deployments) {
         if (!std::all_of(device_args.begin(), device_args.end(), [](const DeviceArg& d) { return d.par.has_value(); }))
             throw py::type_error("decode_sweep(): hardware must be all Deployments or none");
@@ -811,6 +829,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
         pps = degrees(k, "pp");
         eps = degrees(k, "ep");
         base_par.data = k.integer("dp", 1);
+        attention_dp = read_attention_dp(k);
         if (const auto l = k.optional_link_latency_s()) base_par.link_latency = seconds(*l);
         base_par.link_bandwidth = k.optional_link_bandwidth();
     }
@@ -842,6 +861,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
                 par.tensor = t;
                 par.pipeline = p;
                 par.expert = e;
+                if (attention_dp != 1) par.attention_data = attention_dp == 0 ? t : attention_dp;
                 validate(par);
                 splits.push_back(par);
             }
@@ -1103,6 +1123,8 @@ PYBIND11_MODULE(ridgeline, m) {
                 static const std::pair<std::string_view, std::string_view> keywords[] = {
                     {"tensor-parallel degree", "tp"},        {"pipeline-parallel degree", "pp"},
                     {"expert-parallel degree", "ep"},        {"data-parallel degree", "dp"},
+                    {"attention data-parallel degree", "attention_dp"},
+                    {"tensor-parallel degree / attention data-parallel degree", "tp / attention_dp"},
                     {"efficiency (bandwidth)", "efficiency"}, {"memory fraction", "memory_fraction"},
                     {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
                     {"max devices", "max_devices"},          {"prefill chunk", "chunk"},
@@ -1227,7 +1249,8 @@ PYBIND11_MODULE(ridgeline, m) {
         });
 
     py::class_<PyDeployment>(m, "Deployment",
-                             "A device and how the model is split: Deployment(hardware, tp=1, pp=1, ep=1, dp=1, link_latency_s=None, "
+                             "A device and how the model is split: Deployment(hardware, tp=1, pp=1, ep=1, dp=1, attention_dp=1 (or 'tp': one "
+                             "attention rank a device; divides tp), link_latency_s=None, "
                              "link_bandwidth_bytes_per_s=None: the link the preset lacks, a PCIe card's or the network past an NVLink domain "
                              "without a scale-out figure; both directions, per device). "
                              "Pass it to an answer as hardware.")
@@ -1237,6 +1260,7 @@ PYBIND11_MODULE(ridgeline, m) {
         .def_property_readonly("pp", [](const PyDeployment& d) { return d.par.pipeline; })
         .def_property_readonly("ep", [](const PyDeployment& d) { return d.par.expert; })
         .def_property_readonly("dp", [](const PyDeployment& d) { return d.par.data; })
+        .def_property_readonly("attention_dp", [](const PyDeployment& d) { return d.par.attention_data; })
         .def_property_readonly("devices", [](const PyDeployment& d) { return d.par.devices(); })
         .def_property_readonly("link_latency_s", [](const PyDeployment& d) -> std::optional<double> {
             return d.par.link_latency ? std::optional<double>(d.par.link_latency->in(seconds)) : std::nullopt;
@@ -1246,7 +1270,8 @@ PYBIND11_MODULE(ridgeline, m) {
         })
         .def("__repr__", [](const PyDeployment& d) {
             return "<ridgeline.Deployment " + d.device.name + " tp " + std::to_string(d.par.tensor) + " pp " + std::to_string(d.par.pipeline) +
-                   " ep " + std::to_string(d.par.expert) + " dp " + std::to_string(d.par.data) + ">";
+                   " ep " + std::to_string(d.par.expert) + " dp " + std::to_string(d.par.data) +
+                   (d.par.attention_data > 1 ? " attention_dp " + std::to_string(d.par.attention_data) : std::string()) + ">";
         });
 
     m.def("load_hardware", &load_hardware_py, py::arg("name_or_path"), "A hardware preset (data/hardware) by name, or a hardware JSON file");
@@ -1266,7 +1291,7 @@ PYBIND11_MODULE(ridgeline, m) {
           py::arg("model"), "Parameters, weight bytes per format and KV per token: what `ridgeline model -m MODEL --format json` prints");
 
     const std::string settings =
-        " Settings (keyword only, as the CLI's flags, in SI units): tp, pp, ep, dp, link_latency_s, link_bandwidth_bytes_per_s (or hardware as a ridgeline.Deployment); "
+        " Settings (keyword only, as the CLI's flags, in SI units): tp, pp, ep, dp, attention_dp (an integer, or 'tp': one attention rank a device), link_latency_s, link_bandwidth_bytes_per_s (or hardware as a ridgeline.Deployment); "
         "weights (default: the checkpoint's), kv, compute, embeddings, experts, lm_head, efficiency, overhead_s, assumptions ('physical', "
         "'seed_003' or a ridgeline.Assumptions), accounting ('read' or 'every'), attention_flops (bool), memory_fraction, "
         "runtime_reserve_bytes (or workload=ridgeline.Workload(...), whose batch and context are the defaults); max_context.";

@@ -228,6 +228,13 @@ inline double parse_acceptance(const std::string& option, const std::string& s) 
 inline std::int64_t parse_draft_tp(const std::string& option, const std::string& s) {  // --draft-tp: 0, the target's degree
     return parse_integer_option(option, s, 0, 1024);
 }
+// --attention-dp: ranks (1 to 1024), or "tp": one a tensor-parallel device, read as 0.
+inline std::int64_t parse_attention_dp(const std::string& option, const std::string& s) {
+    if (s == "tp") return 0;
+    const auto v = decimal(s);
+    if (!v || *v < 1 || *v > 1024) bad_value(option, s, "an integer from 1 to 1024, or tp (one rank a tensor-parallel device)" + integer_problem(s));
+    return *v;
+}
 inline ridgeline::Bytes parse_reserve(const std::string& option, const std::string& s) {  // --reserve-gib
     return ridgeline::GiB(parse_number(option, s, least_reserve_gib, most_reserve_gib, "a size in GiB: 0, or from 1e-6 to 900000", true));
 }

@@ -73,6 +73,7 @@ struct WorkloadOptions {
     cli::ListFlag batches{{1}, "1"}, contexts{{0}, "0"};
     std::vector<std::int64_t> tp{1}, pp{1}, ep{1};
     std::int64_t dp = 1;
+    std::int64_t attention_dp = 1;  // 0: --attention-dp tp, one rank per tensor-parallel device
     std::optional<Seconds> link_latency;
     std::optional<BytesPerSecond> link_bandwidth;
     double efficiency = 1;
@@ -136,6 +137,9 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
                    : "Expert-parallel groups within the tensor-parallel devices (default 1; divides --tp)");
     add_read(app, "--dp", o.dp, [](const std::string& f, const std::string& t) { return parse_integer_option(f, t, 1, std::int64_t{1} << 20); },
              "Data-parallel replicas (default 1)");
+    add_read(app, "--attention-dp", o.attention_dp, [](const std::string& f, const std::string& t) { return cli::parse_attention_dp(f, t); },
+             "Attention data-parallel ranks within the tensor-parallel devices (default 1; divides --tp), or tp: one rank a device, "
+             "as SGLang's --enable-dp-attention and TensorRT-LLM's enable_attention_dp run it");
     add_read(app, "--link-latency-us", o.link_latency,
              [](const std::string& f, const std::string& t) { return std::optional(cli::parse_link_latency(f, t)); },
              "Latency per message on the links, us (default: the hardware preset's for the link; 2.7, NCCL's network figure, where it has none)");
@@ -191,7 +195,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     Workload& w = s.base;
     Precision& p = w.precision;
     p.kv = o.kv;
-    Parallelism par{.tensor = tp, .pipeline = pp, .expert = ep, .data = o.dp};
+    Parallelism par{.tensor = tp, .pipeline = pp, .expert = ep, .data = o.dp, .attention_data = o.attention_dp == 0 ? tp : o.attention_dp};
     par.link_latency = o.link_latency;
     par.link_bandwidth = o.link_bandwidth;
     w.efficiency.bandwidth = o.efficiency;
@@ -260,6 +264,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
         s.m.max_context = *o.max_context;
     }
     s.dep = Deployment{s.hw, par};
+    s.attention_note = cli::attention_dp_note(par, o.attention_dp == 0, o.tp.size() > 1);
     if (s.m.group_count > 0) validate(s.dep, s.m);
     return s;
 }
@@ -374,6 +379,7 @@ void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& se
                a.activation_workspace ? " and the activation workspace" : "", links);
     fmt::print("formats: {}\n", cli::printable(s.formats_source));
     if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
+    if (!s.attention_note.empty()) fmt::print("{}\n", s.attention_note);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -808,6 +814,8 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
         {"pipeline-parallel degree", "--pp"},
         {"expert-parallel degree", "--ep"},
         {"data-parallel degree", "--dp"},
+        {"tensor-parallel degree / attention data-parallel degree", "--tp / --attention-dp"},
+        {"attention data-parallel degree", "--attention-dp"},
         {"batch", "--batch"},
         {"context", "--context"},
         {"efficiency (bandwidth)", "--efficiency"},

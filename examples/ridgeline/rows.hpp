@@ -46,6 +46,7 @@ struct Resolved {
     ridgeline::Workload base{};  // batch and context aside
     std::string formats_source;  // where the storage formats came from
     std::string model_notes;     // how the model's file was read, when that needs saying
+    std::string attention_note;  // how the attention is split, where data parallelism splits it (attention_dp_note)
 };
 
 // What a setting's record adds to "the checkpoint: ..." where flags override part of its
@@ -91,7 +92,8 @@ inline std::vector<Column> input_columns() {
     return {{"hardware", "hardware", false}, {"model", "model", false}, {"weights", "weights", false},
             {"kv", "kv", false},             {"compute", "compute", false}, {"tp", "tp"},
             {"pp", "pp"},                    {"ep", "ep"},
-            {"dp", "dp"},                    {"assumptions", "assumptions", false, false},
+            {"dp", "dp"},                    {"attention_dp", "attention dp", true, false},
+            {"assumptions", "assumptions", false, false},
             {"accounting", "accounting", false, false}, {"attention_flops", "attention FLOPs", false, false},
             {"embedding_lookup_flops", "lookup FLOPs", false, false}, {"prompt_logits", "prompt logits", false, false},
             {"memory_fraction", "memory fraction", true, false},
@@ -109,7 +111,7 @@ inline std::vector<Cell> input_cells(const Resolved& s) {
     const std::string weights = precision_name(p, s.m.tied_embeddings);
     return {text(s.hardware), text(std::string(s.m.name.view())), Cell{format_name(p.weights), weights},
             text(format_name(p.kv)), text(std::string(name_of(p.compute))), integer(par.tensor),
-            integer(par.pipeline), integer(par.expert), integer(par.data), text(assumptions_name(a)),
+            integer(par.pipeline), integer(par.expert), integer(par.data), integer(par.attention_data), text(assumptions_name(a)),
             text(a.accounting == WeightAccounting::bytes_read ? "bytes_read" : "every_parameter"),
             Cell{a.attention_flops, a.attention_flops ? "on" : "off"},
             Cell{a.embedding_lookup_flops, a.embedding_lookup_flops ? "on" : "off"},
@@ -117,6 +119,20 @@ inline std::vector<Cell> input_cells(const Resolved& s) {
             number(a.memory_fraction, 2), number(a.runtime_reserve.in(bytes), 0),
             text(format_name(p.expert_format())), text(format_name(p.embedding_format())), text(format_name(p.lm_head_format())),
             text(s.formats_source)};
+}
+
+// The line under a table that says the attention is split by data parallelism (the table has
+// no column for it); empty where it is not.
+// `per_device`: one rank a tensor-parallel device whatever the degree (--attention-dp tp);
+// `degrees_vary`: a table over several tensor-parallel degrees, whose ranks differ in devices.
+inline std::string attention_dp_note(const ridgeline::Parallelism& par, bool per_device = false, bool degrees_vary = false) {
+    const std::string holds = "; a rank holds and reads its own sequences' KV, and a step waits for the busiest, ceil(batch / ";
+    if (per_device) return "attention: data-parallel, one rank a tensor-parallel device (--attention-dp tp)" + holds + "tp) sequences";
+    if (par.attention_data == 1) return "";
+    const std::string d = std::to_string(par.attention_data);
+    const std::int64_t ta = par.attention_tensor();
+    const std::string devices = degrees_vary ? "tp / " + d + " devices" : std::to_string(ta) + (ta == 1 ? " device" : " devices");
+    return "attention: data-parallel, " + d + " ranks of " + devices + " each" + holds + d + ") sequences";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -691,7 +707,8 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         const std::size_t dot = path.find("].");
         static const std::vector<std::pair<std::string_view, std::string_view>> keys{
             {"tensor-parallel degree", "tensor_parallel"}, {"pipeline-parallel degree", "pipeline_parallel"},
-            {"expert-parallel degree", "expert_parallel"}, {"batch", "batch"}, {"context", "context"}};
+            {"expert-parallel degree", "expert_parallel"}, {"attention data-parallel degree", "attention_data_parallel"},
+            {"tensor-parallel degree / attention data-parallel degree", "attention_data_parallel"}, {"batch", "batch"}, {"context", "context"}};
         if (dot != std::string::npos)
             for (const auto& [said, key] : keys)
                 if (path.substr(dot + 2) == said) row += "/" + std::string(key);

@@ -269,6 +269,25 @@ try {
   check("tp 4 llama-3.1-70b fp8: communication time equals the CLI's", await value("#r-communication"), tp4.communication_time_s);
   check("tp 4: the title says so", (await page.textContent("#chart svg title")).includes(": fp8 weights, bf16 KV, TP 4 ("), true);
   check("tp 4 llama-3.1-70b fp8 fits", [await page.getAttribute("#r-fits", "data-fits"), tp4.fits], ["true", true]);
+  // The attention data-parallel over the four, one rank a device, as --attention-dp tp: the CLI's
+  // figures; a degree that does not divide tp is refused in the CLI's words.
+  const ranks = decode("-m", "llama-3.1-70b", "-c", "4096", "-b", "6", "--tp", "4", "--weights", "fp8", "--attention-dp", "tp");
+  const showing = v => page.waitForFunction(x => Number(document.querySelector("#r-tokens-per-s").dataset.value) === x, v);
+  await page.fill("#batch", "6");
+  await page.fill("#attention_dp", "tp");
+  await showing(ranks.tokens_per_s);
+  check("attention dp tp: the panel's figures are the CLI's", await figures(""), cliFigures(ranks));
+  await checkOperators("llama-3.1-70b tp 4, attention data-parallel", "", ranks);
+  const dpError = await refusal("attention_dp", "3");
+  check("attention dp 3 over tp 4 is refused beside its field", dpError,
+        "attention data-parallel degree: got 3, expected a divisor of the tensor-parallel degree (4)");
+  check("the CLI refuses it too, naming its flags",
+        cliError("decode", "-m", "llama-3.1-70b", "--tp", "4", "--weights", "fp8", "--attention-dp", "3"),
+        "ridgeline: --attention-dp: got 3, expected a divisor of --tp (4)");
+  await page.fill("#attention_dp", "");
+  await page.fill("#batch", "1");
+  await showing(tp4.tokens_per_s);
+  check("attention dp cleared: back to tp 4's tok/s", await value("#r-tokens-per-s"), tp4.tokens_per_s);
   check("the link latency is the preset's", await page.textContent("#r-link"),
         "450.0 GB/s each way (hardware preset), 0.60 us per message (hardware preset), scale-up link");
 

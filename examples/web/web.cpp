@@ -117,7 +117,8 @@ std::string field_of(const error& e) {
         {"batch", "batch"},                {"context", "context"},             {"efficiency (bandwidth)", "efficiency"},
         {"link latency", "link_latency_us"}, {"link bandwidth", "link_gb_per_s"},
         {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
-        {"speculation.draft_tensor", "draft_tp"}, {"draft model", "draft"}};
+        {"speculation.draft_tensor", "draft_tp"}, {"draft model", "draft"},
+        {"attention data-parallel degree", "attention_dp"}, {"tensor-parallel degree / attention data-parallel degree", "attention_dp"}};
     for (const auto& [path, field] : fields)
         if (p == path) return field;
     // A missing link (within the scale-up domain or past it) is the link field's to give.
@@ -214,6 +215,9 @@ json evaluate(const json& request) {
 
     // The deployment, built as the CLI's resolve() builds it.
     Parallelism par{.tensor = degree(request, "tp"), .pipeline = degree(request, "pp"), .expert = degree(request, "ep")};
+    // Read by --attention-dp's reader: ranks, or tp (0) for one a device; empty: 1.
+    const std::int64_t attention_dp = optional_field(request, "attention_dp", "attention dp", cli::parse_attention_dp).value_or(1);
+    par.attention_data = attention_dp == 0 ? par.tensor : attention_dp;
     par.link_latency = link_latency(request);
     par.link_bandwidth = link_bandwidth(request);
     const Deployment dep{hw, par};
@@ -266,6 +270,7 @@ json evaluate(const json& request) {
                  {"tp", par.tensor},
                  {"pp", par.pipeline},
                  {"ep", par.expert},
+                 {"attention_dp", par.attention_data},
                  {"devices", dep.devices()},
                  {"batch", w.batch},
                  {"context", w.context},

@@ -153,7 +153,9 @@ inline std::int64_t most_devices(const PlanDevice& d, const PlanRequest& r) {
 // The deployments to try on one device: tensor degrees (powers of two within the scale-up
 // domain when there is a link; a given link on a device with no domain of its own joins
 // given_link_domain), pipeline degrees (powers of two), expert groups dividing the tensor
-// degree, each that the model accepts.
+// degree, each that the model accepts. A model with routed experts also tries each split with
+// its attention data-parallel, one rank a device: the layout SGLang, vLLM and TensorRT-LLM
+// offer beside expert parallelism.
 inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, const PlanRequest& r) {
     std::vector<Parallelism> out;
     const bool linked = plan_detail::linked(d, r);
@@ -172,12 +174,18 @@ inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, cons
                 par.pipeline = p;
                 par.expert = e;
                 par.data = 1;
-                try {
-                    validate(Deployment{d.device, par}, m);
-                } catch (const error&) {
-                    continue;
+                // Attention tensor-parallel like the rest, then (a model with routed experts, over
+                // more than one tensor-parallel device) data-parallel, one rank a device.
+                const std::int64_t layouts = moe && t > 1 ? 2 : 1;
+                for (std::int64_t layout = 0; layout < layouts; ++layout) {
+                    par.attention_data = layout == 0 ? 1 : t;
+                    try {
+                        validate(Deployment{d.device, par}, m);
+                    } catch (const error&) {
+                        continue;
+                    }
+                    out.push_back(par);
                 }
-                out.push_back(par);
             }
     return out;
 }
@@ -227,6 +235,9 @@ inline PlanResult plan(const PlanRequest& r) {
     using namespace plan_detail;
     PlanResult out;
     for (const ServingMode m : r.modes) out.assumptions.push_back(mode_assumptions(m, r.traffic));
+    if (has_routed_experts(r.model))
+        out.assumptions.push_back("attention: each tensor-parallel split also tried with the attention data-parallel, one rank a "
+                                  "device (SGLang's --enable-dp-attention, TensorRT-LLM's enable_attention_dp); a step waits for the busiest rank");
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     const std::int64_t longest = r.traffic.prompt + r.traffic.output;
     // Deployments tried, those every evaluation of which was refused, and the first refusal:
@@ -446,7 +457,9 @@ inline PlanResult plan(const PlanRequest& r) {
     };
     const auto describe = [&](const PlanRow& row) {
         std::string d = row.device + " x" + number_text(row.devices) + " (TP " + std::to_string(row.parallel.tensor) + ", PP " +
-                        std::to_string(row.parallel.pipeline) + ", " + row.weights_name + "): TPOT " +
+                        std::to_string(row.parallel.pipeline) +
+                        (row.parallel.attention_data > 1 ? ", attention DP " + std::to_string(row.parallel.attention_data) : std::string()) +
+                        ", " + row.weights_name + "): TPOT " +
                         number_text(std::round(row.serving.tpot.in(ms) * 100) / 100) + " ms, TTFT " +
                         number_text(std::round(row.serving.ttft.in(ms))) + " ms";
         if (row.cost_per_million_tokens) d += ", " + number_text(std::round(*row.cost_per_million_tokens * 1000) / 1000) + " per million tokens";

@@ -29,6 +29,7 @@ inline const std::vector<PlanField>& plan_fields() {
         {"tp", "tp", U::count, [](const PlanRow& r) { return V{r.parallel.tensor}; }},
         {"pp", "pp", U::count, [](const PlanRow& r) { return V{r.parallel.pipeline}; }},
         {"ep", "ep", U::count, [](const PlanRow& r) { return V{r.parallel.expert}; }},
+        {"attention_dp", "attn dp", U::count, [](const PlanRow& r) { return V{r.parallel.attention_data}; }},
         {"weights", "weights", U::word, [](const PlanRow& r) { return V{r.weights_name}; }},
         {"compute", "compute", U::word, [](const PlanRow& r) { return V{std::string(name_of(r.compute))}; }},
         {"mode", "mode", U::word, [](const PlanRow& r) { return V{std::string(mode_name(r.mode))}; }},

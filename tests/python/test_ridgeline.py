@@ -118,6 +118,7 @@ def test_seed001_diagnosis_of_70_tok_s():
     ("llama-3.1-8b", [], {}),
     ("llama-3.1-8b", ["--weights", "fp8"], {"weights": "fp8"}),
     ("qwen3-30b-a3b", ["--ep", "2"], {"ep": 2}),
+    ("qwen3-30b-a3b", ["--ep", "2", "--attention-dp", "tp"], {"ep": 2, "attention_dp": "tp"}),
     ("llama-3.1-70b", ["--kv", "fp8", "--assumptions", "seed_003", "--efficiency", "0.8", "--memory-fraction", "0.85", "--pp", "2"],
      {"kv": "fp8", "assumptions": "seed_003", "efficiency": 0.8, "memory_fraction": 0.85, "pp": 2}),
     ("llama-3.1-8b", ["--weights", "int4/g128", "--lm-head", "fp8"], {"weights": "int4/g128", "lm_head": "fp8"}),
@@ -185,6 +186,7 @@ def test_ridge_equals_cli(model, hardware, extra, kwargs):
     ("llama-3.1-70b", [], {}),
     ("gpt-oss-120b", ["--reserve-gib", "2", "--kv", "fp8"], {"runtime_reserve_bytes": 2 * 2**30, "kv": "fp8"}),
     ("qwen3-next-80b-a3b", ["--dp", "2"], {"dp": 2}),
+    ("qwen3-30b-a3b", ["--attention-dp", "tp"], {"attention_dp": "tp"}),
 ])
 def test_capacity_equals_cli(model, extra, kwargs):
     rows = cli_json("capacity", "-m", model, "-H", "h100-sxm,h200", "--tp", "1,4", "-c", "0,4096,32768", "-b", "1,16", *extra)
@@ -714,7 +716,7 @@ def test_python_type_errors():
 # The vectorised sweep against the scalar calls and the CLI
 # ---------------------------------------------------------------------------------------------
 
-DECODE_KEYS = ["hardware", "model", "weights", "kv", "compute", "tp", "pp", "ep", "dp", "assumptions", "accounting", "attention_flops",
+DECODE_KEYS = ["hardware", "model", "weights", "kv", "compute", "tp", "pp", "ep", "dp", "attention_dp", "assumptions", "accounting", "attention_flops",
                "embedding_lookup_flops", "prompt_logits", "memory_fraction", "runtime_reserve_bytes", "experts", "embeddings", "lm_head", "formats_source", "batch",
                "context_tokens", "weight_bytes", "kv_bytes", "bytes_per_step", "bytes_per_device", "step_time_s", "tokens_per_s", "total_tokens_per_s", "bound",
                "arithmetic_intensity_flop_per_byte", "communication_time_s", "memory_per_device_bytes", "memory_budget_bytes", "fits"]
@@ -766,6 +768,8 @@ def test_sweep_with_experts_links_and_pipeline_matches_scalar_decode():
      {"hardware": ["h100-sxm", "h200"], "weights": ["bf16", "fp8"], "tp": [1, 2, 4]}),
     ("qwen3-30b-a3b", ["-H", "b200", "--tp", "2,4", "--pp", "1,2", "--ep", "1,2", "--dp", "2", "--kv", "fp8"],
      {"hardware": "b200", "tp": [2, 4], "pp": [1, 2], "ep": [1, 2], "dp": 2, "kv": "fp8"}),
+    ("qwen3-30b-a3b", ["-H", "h200", "--tp", "2,4", "--ep", "2", "--attention-dp", "tp"],
+     {"hardware": "h200", "tp": [2, 4], "ep": 2, "attention_dp": "tp"}),
     ("gpt-oss-120b", ["-H", "h100-sxm,mi300x"], {"hardware": ["h100-sxm", "mi300x"]}),
 ])
 def test_sweep_over_lists_equals_cli(model, cli_args, kwargs):
@@ -812,3 +816,13 @@ def test_sweep_refuses_bad_points_with_the_library_error():
         ridgeline.decode_sweep("llama-3.1-8b", ["h100-sxm", ridgeline.Deployment("h200")], [1], [0])
     empty = ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", np.array([], dtype=np.int64), np.array([0]))
     assert empty["step_time_s"].shape == (0,)
+
+
+def test_attention_dp_takes_ranks_or_tp_and_refuses_zero():
+    # 0 is not "tp": refused as the CLI's --attention-dp refuses it.
+    with pytest.raises(ridgeline.Error, match=r"attention_dp: got 0, expected an integer from 1 to 1024, or 'tp'"):
+        ridgeline.decode("qwen3-30b-a3b", "h200", 8, 4096, tp=4, attention_dp=0)
+    with pytest.raises(TypeError, match=r"attention_dp must be an integer or 'tp', not 'all'"):
+        ridgeline.decode("qwen3-30b-a3b", "h200", 8, 4096, tp=4, attention_dp="all")
+    assert ridgeline.Deployment("h200", tp=4, attention_dp="tp").attention_dp == 4
+    assert repr(ridgeline.Deployment("h200", tp=4, attention_dp=2)).endswith("attention_dp 2>")
