@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -313,14 +314,24 @@ TEST_CASE("attention data parallelism: DeepSeek-V3's latent cache split over 8 r
           Approx(8 * 64 * 2 * 61 * down * 7 / 8).epsilon(1e-9));
     // Links: a one-device rank has no all-reduce after its attention, 61 layers x 14 ring steps.
     CHECK(decode_step(tp, ds, at(64)).links.messages - decode_step(dp, ds, at(64)).links.messages == 61 * 14);
-    // Capacity (on 8 H200s: 8 H100s do not hold it): the largest batch is one that fits, and
-    // one more does not.
-    const Deployment h200{load_hardware("h200"), dp.parallel};
-    const auto most = largest_batch(h200, ds, at(1), 4096);
-    REQUIRE(most.has_value());
-    CHECK(memory_use(h200, ds, at(*most)).fits());
-    CHECK_FALSE(memory_use(h200, ds, at(*most + 1)).fits());
+    // Capacity on 8 H200s (8 H100s do not hold it), the activation workspace aside: each rank
+    // holds as many sequences of 4,096 tokens as its budget, 0.9 x 143,771 MiB - 1 GiB (the
+    // H200's reported memory), holds beside its weights, so the group 8 times that; under TP
+    // every device holds every sequence.
     CHECK_FALSE(memory_use(tp, ds, at(1)).fits());
+    const auto no_workspace = [&](std::int64_t b) {
+        Workload w = at(b);
+        w.assumptions.activation_workspace = false;
+        return w;
+    };
+    const double h200_budget = 0.9 * 143771.0 * 1048576 - 1073741824.0;
+    for (const std::int64_t ranks : {1, 8}) {
+        const Deployment d{load_hardware("h200"), Parallelism{.tensor = 8, .expert = 8, .attention_data = ranks}};
+        const MemoryUse one = memory_use(d, ds, no_workspace(1));
+        CHECK(one.budget.in(bytes) == Approx(h200_budget).epsilon(1e-15));
+        const double per_rank = std::floor((h200_budget - one.weights.in(bytes)) / (4096 * kv_token));
+        CHECK(largest_batch(d, ds, no_workspace(1), 4096) == static_cast<std::int64_t>(ranks * per_rank));
+    }
     // The operator table adds up to the step with the busiest rank's caches (batch 4: one rank holds 1).
     for (const std::int64_t b : {4, 64}) {
         const DecodeStep d = decode_step(dp, ds, at(b));
