@@ -105,22 +105,18 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
     if (c.tensor > 1) {
         out.tensor_link = link_for_group(d, a, c.tensor);
         const Link& l = out.tensor_link;
-        // One all-reduce after each attention and each dense FFN that has weights to split.
-        const double reduces = c.attention_reduces_per_stage + c.dense_ffn_reduces_per_stage;
+        // One all-reduce after each attention and each dense FFN that has weights to split, over
+        // the group. Attention data-parallel ranks instead reduce their own sequences among their
+        // t / ranks devices (the busiest rank's, ceil(B / ranks)); the FFN still gathers every
+        // rank's tokens and scatters the sums back, a ring all-reduce's traffic over the group.
+        const double reduces = (c.attention_data == 1 ? c.attention_reduces_per_stage : 0.0) + c.dense_ffn_reduces_per_stage;
         Seconds stage = reduces * ring(l, message, c.tensor);
         double messages = reduces * 2.0 * static_cast<double>(c.tensor - 1);
-        if (c.attention_data > 1) {
-            // Attention data-parallel ranks reduce their own sequences among their t / ranks
-            // devices (the busiest rank's, ceil(B / ranks)); the FFN gathers every rank's tokens
-            // and scatters the sums back, a ring all-reduce's traffic over the group.
-            stage = c.dense_ffn_reduces_per_stage * ring(l, message, c.tensor);
-            messages = c.dense_ffn_reduces_per_stage * 2.0 * static_cast<double>(c.tensor - 1);
-            if (const std::int64_t ta = c.tensor / c.attention_data; ta > 1) {
-                const auto B = static_cast<double>(w.batch);
-                const Bytes rank_message = message * (c.context_batch(B) / static_cast<double>(c.attention_data) / B);
-                stage += c.attention_reduces_per_stage * ring(link_for_group(d, a, ta), rank_message, ta);
-                messages += c.attention_reduces_per_stage * 2.0 * static_cast<double>(ta - 1);
-            }
+        if (const std::int64_t ta = c.tensor / c.attention_data; c.attention_data > 1 && ta > 1) {
+            const auto B = static_cast<double>(w.batch);
+            const Bytes rank_message = message * (c.context_batch(B) / static_cast<double>(c.attention_data) / B);
+            stage += c.attention_reduces_per_stage * ring(link_for_group(d, a, ta), rank_message, ta);
+            messages += c.attention_reduces_per_stage * 2.0 * static_cast<double>(ta - 1);
         }
         if (c.moe_layers_per_stage > 0) {
             if (c.expert == 1) {

@@ -115,7 +115,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
         const std::int64_t L = g.count;
         // Each kind names its weights (layers.hpp); routed experts are costed by what the batch touches.
         const auto attention_weight = [&](const char* name, Part, double whole, double per_device) {
-            b.weights(name, L, gi, whole, per_device, 0, true, false, ranks, ranks > 1 ? context_batch : 0.0);
+            b.weights(name, L, gi, whole, per_device, 0, true, false, ranks, context_batch);
         };
         const auto weight = [&](const char* name, Part part, double whole, double per_device) {
             if (part != Part::experts) {

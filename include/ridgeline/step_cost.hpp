@@ -230,8 +230,7 @@ struct StepCost {
     // of 1 over 8 ranks reads one sequence's whole cache on its rank; 7 ranks idle).
     [[nodiscard]] constexpr double context_batch(double batch) const noexcept {
         if (attention_data == 1) return batch;
-        const auto b = static_cast<std::int64_t>(batch);
-        return static_cast<double>((b + attention_data - 1) / attention_data * attention_data);
+        return static_cast<double>(busiest_rank_sequences(static_cast<std::int64_t>(batch), attention_data) * attention_data);
     }
     // One step's KV (and state) bytes and FLOPs on the busiest device, for a batch of B at context n.
     [[nodiscard]] constexpr Bytes step_kv_bytes(double batch, double context) const { return context_batch(batch) * kv_bytes(context); }

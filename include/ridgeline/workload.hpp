@@ -122,6 +122,10 @@ constexpr const char* assumptions_name(const Assumptions& a) noexcept {
 //    most tokens' experts to sets each MoE layer's time, and tokens cross to the experts'
 //    devices and back (dispatch and combine);
 //  - data d: d replicas of all the above, each with its own batch.
+// Sequences the busiest of `ranks` attention data-parallel ranks holds of `batch`, dealt evenly:
+// ceil(batch / ranks). Parallelism and StepCost (context_batch) both read it.
+constexpr std::int64_t busiest_rank_sequences(std::int64_t batch, std::int64_t ranks) noexcept { return (batch + ranks - 1) / ranks; }
+
 struct Parallelism {
     std::int64_t tensor = 1;
     std::int64_t pipeline = 1;
@@ -146,7 +150,7 @@ struct Parallelism {
     [[nodiscard]] constexpr std::int64_t attention_tensor() const noexcept { return tensor / attention_data; }
     // Sequences the busiest attention rank holds of `batch`: all of them, or ceil(batch / ranks).
     [[nodiscard]] constexpr std::int64_t sequences_per_attention_rank(std::int64_t batch) const noexcept {
-        return (batch + attention_data - 1) / attention_data;
+        return busiest_rank_sequences(batch, attention_data);
     }
     [[nodiscard]] constexpr std::int64_t devices() const noexcept { return tensor * pipeline * data; }
     friend constexpr bool operator==(const Parallelism&, const Parallelism&) = default;
