@@ -14,7 +14,7 @@ int main() {
         const DecodeStep d = decode_step(h100, llama, Workload{.batch = batch, .context = 4096});
         fmt::print("batch {:>3} at 4k: {:6.2f} GB/step {:6.2f} ms {:6.1f} tok/s/seq {:6.0f} tok/s  {}-bound\n", batch,
                    d.total_bytes.in(GB), d.step_time.in(ms), d.tokens_per_s.in(per_s), d.total_tokens_per_s.in(per_s),
-                   name_of(d.bound));
+                   limit_name(d));
     }
     const RidgeBatch at_256 = ridge_batch(h100, llama, Workload{.context = 256});
     const RidgeBatch at_4k = ridge_batch(h100, llama, Workload{.context = 4096});

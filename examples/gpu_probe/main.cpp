@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
             const double calibrated = observations.size() >= 2 ? c.predicted[i].in(ms) : ideal.step_time.in(ms);
             report << fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{}\n", rows[i].batch, rows[i].context, rows[i].measured_ms,
                                   ideal.step_time.in(ms), calibrated, rows[i].measured_ms / ideal.step_time.in(ms),
-                                  (calibrated - rows[i].measured_ms) / rows[i].measured_ms, name_of(ideal.bound));
+                                  (calibrated - rows[i].measured_ms) / rows[i].measured_ms, limit_name(ideal));
         }
         if (observations.size() >= 2)
             fmt::print("calibrated: {:.1f}% of peak bandwidth, {:.3f} ms per step, rms error {:.1f}%\n", 100 * c.bandwidth_efficiency,

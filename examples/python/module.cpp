@@ -963,7 +963,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
         return c ? static_cast<double*>(c->array.mutable_data()) : nullptr;
     };
     Column* bound = column("bound");
-    std::vector<char> compute_bound(bound ? n : 0);
+    std::vector<char> compute_bound(bound ? n : 0), links_bound(bound ? n : 0);
     Column* fits = column("fits");
 
     {
@@ -986,6 +986,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
             o.memory_per_device = offset(doubles("memory_per_device_bytes"));
             o.memory_budget = offset(doubles("memory_budget_bytes"));
             o.compute_bound = bound ? reinterpret_cast<bool*>(compute_bound.data()) + at : nullptr;
+            o.links_bound = bound ? reinterpret_cast<bool*>(links_bound.data()) + at : nullptr;
             o.fits = fits ? static_cast<bool*>(fits->array.mutable_data()) + at : nullptr;
             decode_sweep(Deployment{loaded_devices[s.device], s.par}, loaded_models[s.model].model, s.base, batches, contexts, o);
             // A NaN or infinity is a bug upstream, never an answer: x * 0 is NaN for those, 0 else
@@ -1043,15 +1044,22 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
         }
     }
     if (bound) {
-        const py::str memory("memory"), compute("compute");
+        // decode's limit_name: the links where they outlast the roofline term, else its bound.
+        const py::str memory("memory"), compute("compute"), links("links");
         auto** p = static_cast<PyObject**>(bound->array.mutable_data());
-        std::size_t computes = 0;
+        std::size_t computes = 0, linked = 0;
         for (std::size_t x = 0; x < n; ++x) {
-            computes += compute_bound[x] ? 1 : 0;
-            p[x] = compute_bound[x] ? compute.ptr() : memory.ptr();
+            if (links_bound[x]) {
+                ++linked;
+                p[x] = links.ptr();
+            } else {
+                computes += compute_bound[x] ? 1 : 0;
+                p[x] = compute_bound[x] ? compute.ptr() : memory.ptr();
+            }
         }
         Py_SET_REFCNT(compute.ptr(), Py_REFCNT(compute.ptr()) + static_cast<py::ssize_t>(computes));
-        Py_SET_REFCNT(memory.ptr(), Py_REFCNT(memory.ptr()) + static_cast<py::ssize_t>(n - computes));
+        Py_SET_REFCNT(links.ptr(), Py_REFCNT(links.ptr()) + static_cast<py::ssize_t>(linked));
+        Py_SET_REFCNT(memory.ptr(), Py_REFCNT(memory.ptr()) + static_cast<py::ssize_t>(n - computes - linked));
     }
     // In decode's order, or in the order asked for.
     py::dict r;

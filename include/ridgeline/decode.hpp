@@ -182,6 +182,9 @@ struct DecodeStep {
     Seconds overhead_time{};       // the efficiency's fixed times: per stage, and per sequence once a step
     Seconds step_time{};           // time per output token of every sequence (TPOT)
     Bound bound = Bound::memory;   // of the memory and compute terms, the larger
+    // The links take longer than that term on every stage: a split too wide for its link, whose
+    // step the bound alone would call memory- or compute-bound (limit_name says "links").
+    bool links_bound = false;
     PerSecond steps_per_s{};         // 1 / step_time
     PerSecond tokens_per_s{};        // per sequence: the tokens each step pushes (1 when decoding), per second
     PerSecond total_tokens_per_s{};  // all sequences of all replicas (pipeline p: p micro-batches in flight)
@@ -191,6 +194,10 @@ struct DecodeStep {
     Communication links{};
     [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits(); }
 };
+
+// What limits a step, as a word: "links" where they take longer than the roofline term, else
+// the roofline's bound ("memory" or "compute").
+constexpr const char* limit_name(const DecodeStep& d) noexcept { return d.links_bound ? "links" : name_of(d.bound); }
 
 // One decode step of the workload's batch under a deployment. A step makes one token per
 // sequence (tokens_per_sequence > 1 is a verification pass, whose tokens the caller counts).
@@ -227,6 +234,7 @@ constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Wo
     const Seconds host = B * w.efficiency.per_sequence;
     d.overhead_time = stages * stage_overhead + host;
     const Seconds stage_work = d.bound == Bound::compute ? d.compute_time : d.memory_time;
+    d.links_bound = d.communication_time > stages * stage_work;
     Pipeline one;
     one.add(stage_work + d.links.per_stage + stage_overhead, d.links.pipeline_hops);
     d.step_time = one.time(c.pipeline) + host;

@@ -25,7 +25,7 @@ inline const std::vector<DecodeField>& decode_fields() {
         {"step_time_s", "step", S::milliseconds, [](const DecodeStep& d) { return V{d.step_time.in(s)}; }, 3},
         {"tokens_per_s", "tok/s/seq", S::number, [](const DecodeStep& d) { return V{d.tokens_per_s.in(per_s)}; }},
         {"total_tokens_per_s", "tok/s", S::number, [](const DecodeStep& d) { return V{d.total_tokens_per_s.in(per_s)}; }},
-        {"bound", "bound", S::word, [](const DecodeStep& d) { return V{std::string(name_of(d.bound))}; }},
+        {"bound", "bound", S::word, [](const DecodeStep& d) { return V{std::string(limit_name(d))}; }},
         {"arithmetic_intensity_flop_per_byte", "FLOP/B", S::number,
          [](const DecodeStep& d) { return V{d.arithmetic_intensity.in(flop_per_byte)}; }},
         {"communication_time_s", "links", S::milliseconds, [](const DecodeStep& d) { return V{d.communication_time.in(s)}; }, 3},

@@ -34,6 +34,7 @@ struct DecodeColumns {
     bool* fits = nullptr;
     double* bytes_per_device = nullptr;      // DecodeStep::bytes_per_device (the busiest device's); last, so
                                              // positional initialisers written before it stay right
+    bool* links_bound = nullptr;             // DecodeStep::links_bound; after it for the same reason
 };
 
 // The loops over a batch's contexts that take most of a sweep's time: the step (two divisions a
@@ -156,6 +157,9 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
             decode_sweep_detail::rates(static_cast<double>(dep.parallel.data) * stages * B * q, step.data(), nc, out.total_tokens_per_s + at);
         if (out.compute_bound)
             for (std::size_t j = 0; j < nc; ++j) out.compute_bound[at + j] = compute_time[j] > memory_time[j];
+        if (out.links_bound)
+            for (std::size_t j = 0; j < nc; ++j)
+                out.links_bound[at + j] = communication_time.in(s) > stages * std::max(compute_time[j], memory_time[j]);
         const double weight_total = (devices * c.mean_weight_bytes(b)).in(bytes);
         if (out.weight_bytes) std::fill_n(out.weight_bytes + at, nc, weight_total);
         if (out.kv_bytes)

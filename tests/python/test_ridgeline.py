@@ -796,6 +796,11 @@ def test_sweep_of_value_types_and_columns():
         d = deployments[(i // 4) % 2]
         row = ridgeline.decode(sweep["model"][i], d, int(sweep["batch"][i]), int(sweep["context_tokens"][i]), workload=w)
         assert (sweep["step_time_s"][i], sweep["bound"][i], int(sweep["tp"][i])) == (row["step_time_s"], row["bound"], row["tp"])
+    # A split too wide for its link: Llama-2-7B at TP 32 crosses H100s' scale-out network twice a
+    # layer (milliseconds of ring steps against 0.15 ms of weights); the sweep says "links" as decode does.
+    wide = ridgeline.decode_sweep("llama-2-7b", ridgeline.Deployment("h100-sxm", tp=32), [1, 64], [4096], columns=["bound"])
+    assert list(wide["bound"]) == ["links", "links"]
+    assert ridgeline.decode("llama-2-7b", ridgeline.Deployment("h100-sxm", tp=32), 1, 4096)["bound"] == "links"
     # pandas.DataFrame takes the dict as it is: equal-length 1-D arrays under the keys.
     pandas = pytest.importorskip("pandas")
     frame = pandas.DataFrame(sweep)

@@ -105,10 +105,10 @@ TEST_CASE("properties: decode_sweep equals decode_step at every point", "[proper
         const std::vector<std::int64_t> contexts{0, static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(limit - 64)), limit - 64};
         const std::size_t n = batches.size() * contexts.size();
         std::vector<double> weight(n), kv(n), total(n), step(n), tps(n), all_tps(n), ai(n), comm(n), used(n), budget(n), per_device(n);
-        std::unique_ptr<bool[]> compute(new bool[n]), fits(new bool[n]);
+        std::unique_ptr<bool[]> compute(new bool[n]), fits(new bool[n]), linked(new bool[n]);
         decode_sweep(dep, *s.m, s.w, batches, contexts,
                      DecodeColumns{weight.data(), kv.data(), total.data(), step.data(), tps.data(), all_tps.data(), compute.get(), ai.data(),
-                                   comm.data(), used.data(), budget.data(), fits.get(), per_device.data()});
+                                   comm.data(), used.data(), budget.data(), fits.get(), per_device.data(), linked.get()});
         for (std::size_t b = 0; b < batches.size(); ++b)
             for (std::size_t c = 0; c < contexts.size(); ++c) {
                 Workload w = s.w;
@@ -126,6 +126,7 @@ TEST_CASE("properties: decode_sweep equals decode_step at every point", "[proper
                 CHECK(tps[at] == d.tokens_per_s.in(per_s));
                 CHECK(all_tps[at] == d.total_tokens_per_s.in(per_s));
                 CHECK(compute[at] == (d.bound == Bound::compute));
+                CHECK(linked[at] == d.links_bound);
                 CHECK(ai[at] == d.arithmetic_intensity.in(flop_per_byte));
                 CHECK(comm[at] == d.communication_time.in(ridgeline::s));
                 CHECK(used[at] == d.memory.used().in(bytes));
