@@ -130,7 +130,10 @@ inline const Schema<GenerationRow>& generation_fields() {
          [](const GenerationRow& r) { return V{r.generation.time_to_first_token.in(s)}; }, 1},
         {"decode_time_s", "decode", Show::seconds, [](const GenerationRow& r) { return V{r.generation.decode_time.in(s)}; }, 3},
         {"total_time_s", "total", Show::seconds, [](const GenerationRow& r) { return V{r.generation.total_time.in(s)}; }, 3},
-        {"decode_tokens_per_s", "tok/s/seq", Show::number, [](const GenerationRow& r) { return V{r.generation.decode_tokens_per_s.in(per_s)}; }},
+        {"decode_tokens_per_s", "tok/s/seq", Show::number, [](const GenerationRow& r) {
+             // One new token has no decode part to take a rate over.
+             return r.generation.decode_time > Seconds{} ? V{r.generation.decode_tokens_per_s.in(per_s)} : V{Null{"-"}};
+         }},
         {"compute_bound_steps", "compute-bound steps", Show::count, [](const GenerationRow& r) { return V{r.generation.compute_bound_steps}; }},
         {"memory_per_device_bytes", "memory/device", Show::bytes, [](const GenerationRow& r) { return V{r.generation.memory.used().in(bytes)}; }},
         {"memory_budget_bytes", "budget", Show::bytes, [](const GenerationRow& r) { return V{r.generation.memory.budget.in(bytes)}; }},

@@ -19,11 +19,11 @@ namespace ridgeline {
 struct Generation {
     std::int64_t prompt_tokens = 0;
     std::int64_t new_tokens = 0;
-    Seconds time_to_first_token{};  // the prefill
+    Seconds time_to_first_token{};  // the prefill (with no prompt, the first decode step)
     Seconds decode_time{};          // the decode steps after the first token (see generate)
     Seconds total_time{};
     std::int64_t compute_bound_steps = 0;
-    PerSecond decode_tokens_per_s{};  // per sequence, over the decode part (0 when there is none)
+    PerSecond decode_tokens_per_s{};  // per sequence, over the decode part (0 when there is none: shown as "-")
     // One device at its fullest: the KV of the whole sequences, and the workspace of the larger
     // of a prefill chunk's tokens and a decode step's.
     MemoryUse memory{};
@@ -113,7 +113,8 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
 
 // `new_tokens` tokens after a prompt: the prefill (chunked if `chunk` > 0) makes the first, then
 // new_tokens - 1 decode steps at contexts prompt .. prompt + new_tokens - 2 make the rest. With
-// no prompt there is no prefill and every token is a decode step.
+// no prompt there is no prefill: a decode step at context 0 makes the first token (the time to
+// it), and the steps at contexts 1 .. new_tokens - 1 the rest.
 constexpr Generation generate(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                               std::int64_t new_tokens, std::int64_t chunk = 0) {
     if (new_tokens < 1 || new_tokens > max_context)
@@ -121,12 +122,19 @@ constexpr Generation generate(const Deployment& dep, const Model& m, const Workl
     if (prompt < 0 || prompt > max_context) throw error("", "prompt", std::to_string(prompt), "an integer from 0 to 2^40 tokens");
     // The whole sequence, prompt and new tokens, must fit the model's positions.
     require_context_within(m, prompt + new_tokens, "prompt + new_tokens");
-    const std::int64_t steps = prompt > 0 ? new_tokens - 1 : new_tokens;
+    // The first token: the prompt's prefill, or with no prompt a decode step at context 0; the
+    // decode steps after it make the rest.
     Generation g;
-    if (steps > 0) g = decode_steps(dep, m, w, prompt, steps);
+    if (new_tokens > 1) g = decode_steps(dep, m, w, prompt > 0 ? prompt : 1, new_tokens - 1);
     g.prompt_tokens = prompt;
     g.new_tokens = new_tokens;
-    if (prompt > 0) g.time_to_first_token = prefill(dep, m, w, prompt, chunk).time;
+    if (prompt > 0) {
+        g.time_to_first_token = prefill(dep, m, w, prompt, chunk).time;
+    } else {
+        const Generation first = decode_steps(dep, m, w, 0, 1);
+        g.time_to_first_token = first.decode_time;
+        g.compute_bound_steps += first.compute_bound_steps;
+    }
     g.total_time = g.time_to_first_token + g.decode_time;
     Workload end = w;
     end.context = prompt + new_tokens - 1;

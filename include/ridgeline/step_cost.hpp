@@ -10,6 +10,7 @@
 // rank's.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -37,20 +38,8 @@ constexpr double expected_experts_touched(double experts, double per_token, std:
     return experts * (1.0 - all_miss);
 }
 
-// Expected touched experts in the busiest of `groups` equal groups of whole experts (expert
-// parallelism: each group on its own devices, and each MoE layer waits for the busiest).
-// Each expert is touched with p = 1 - (1 - k/E)^tokens; treating experts as independent, a
-// group's count is Binomial(E/groups, p) and
-//     E[max] = sum over x >= 1 of (1 - F(x - 1)^groups).
-// Against a seeded simulation of top-k routing (tests/unit/test_deployment.cpp) this is within
-// 2% for DeepSeek-V3's 256 experts over 8 devices at 1 to 512 tokens. One group: the exact mean.
-constexpr double expected_busiest_group_experts(double experts, double per_token, std::int64_t tokens, std::int64_t groups) {
-    const double touched = expected_experts_touched(experts, per_token, tokens);
-    if (groups <= 1) return touched;
-    const auto n = static_cast<std::int64_t>(experts) / groups;
-    const double p = touched / experts;
-    if (p >= 1.0) return static_cast<double>(n);
-    if (p <= 0.0) return 0.0;
+// expected_busiest_group_experts's E[max] of `groups` draws of Binomial(n, p), 0 < p < 1.
+constexpr double busiest_group_independent(std::int64_t n, double p, std::int64_t groups) {
     // Binomial weights relative to the mode (1 there), so nothing underflows where the mass is;
     // far tails that underflow carry no mass. No storage: the weights are walked in order.
     const double at_mode = static_cast<double>(n + 1) * p;
@@ -92,6 +81,30 @@ constexpr double expected_busiest_group_experts(double experts, double per_token
         if (x > mode && term < 1e-15) break;  // the rest adds nothing
     }
     return expected;
+}
+
+// Expected touched experts in the busiest of `groups` equal groups of whole experts (expert
+// parallelism: each group on its own devices, and each MoE layer waits for the busiest).
+// Each expert is touched with p = 1 - (1 - k/E)^tokens; treating experts as independent, a
+// group's count is Binomial(E/groups, p) and
+//     E[max] = sum over x >= 1 of (1 - F(x - 1)^groups).
+// Against a seeded simulation of top-k routing (tests/unit/test_deployment.cpp) this is within
+// 2% for DeepSeek-V3's 256 experts over 8 devices at 1 to 512 tokens. One group: the exact mean.
+constexpr double expected_busiest_group_experts(double experts, double per_token, std::int64_t tokens, std::int64_t groups) {
+    const double touched = expected_experts_touched(experts, per_token, tokens);
+    if (groups <= 1) return touched;
+    const auto n = static_cast<std::int64_t>(experts) / groups;
+    const double p = touched / experts;
+    if (p >= 1.0) return static_cast<double>(n);
+    if (p <= 0.0) return 0.0;
+    // Any token touches k distinct experts, so some group holds at least ceil(k / groups) of
+    // them: a floor the independence above misses where groups hold few experts (one each:
+    // 1 - (1 - p)^groups, 0.9 for Mixtral's 8 experts over 8 devices at one token, not 1).
+    const double share = per_token / static_cast<double>(groups);
+    double at_least = static_cast<double>(static_cast<std::int64_t>(share));
+    if (at_least < share) at_least += 1;  // ceil, which is not constexpr before C++23
+    at_least = std::min(static_cast<double>(n), at_least);
+    return std::max(at_least, busiest_group_independent(n, p, groups));
 }
 
 struct StepCost {
