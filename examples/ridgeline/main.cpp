@@ -217,8 +217,12 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
                                    number_text(a.memory_fraction) + " of " + std::string(s.hw.name.view()) + "'s " +
                                    cli::shown(budget.capacity.in(GiB), 2) + " GiB)";
         if (o.reserve) cli::bad_value("--reserve-gib", cli::shown(a.runtime_reserve.in(GiB), 2), "less than the memory it is kept back from: " + usable);
-        cli::bad_value("--memory-fraction", number_text(a.memory_fraction), "a share of the device's memory larger than the " +
-                       cli::shown(a.runtime_reserve.in(GiB), 2) + " GiB reserved: " + usable);
+        if (o.memory_fraction)
+            cli::bad_value("--memory-fraction", number_text(a.memory_fraction), "a share of the device's memory larger than the " +
+                           cli::shown(a.runtime_reserve.in(GiB), 2) + " GiB reserved: " + usable);
+        // Neither flag given: the device itself holds less than the default reserve.
+        cli::bad_value("--hardware", hardware, "a device with more usable memory than the " + cli::shown(a.runtime_reserve.in(GiB), 2) +
+                       " GiB reserved (or a smaller --reserve-gib): " + usable);
     }
     // The checkpoint's storage formats, unless a flag sets them: --weights alone sets every
     // tensor's format (its experts' and embeddings' too, unless those flags are given).
@@ -333,26 +337,33 @@ Workload at_point(const WorkloadOptions& o, const Setting& s) {
 class LinksSeen {
 public:
     void add(const Setting& s, const DecodeStep& d) {
-        if (d.links.messages <= 0) return;
         const Parallelism& p = s.dep.parallel;
+        given_ = given_ || p.link_bandwidth.has_value();
+        if (d.links.messages <= 0) return;
         if (p.tensor > 1) note(s, d.links.tensor_link, "");
         // The hops between stages may cross another link than the tensor-parallel group's.
         if (p.pipeline > 1) note(s, d.links.pipeline_link, p.tensor > 1 ? " between stages" : "");
     }
     [[nodiscard]] std::string text() const {
-        if (seen_.empty()) return "";
-        if (seen_.size() == 1) return "; links: " + seen_.front().first;
+        // A link given for none of these splits is said, not silently dropped: it fills only a
+        // link the preset lacks (a PCIe card's, the network past a scale-up domain).
+        const std::string unused = given_ && !used_ ? "; --link-gb-per-s not used: the preset's own links join every split here "
+                                                      "(it stands for a link the preset lacks)"
+                                                    : "";
+        if (seen_.empty()) return unused;
+        if (seen_.size() == 1) return "; links: " + seen_.front().first + unused;
         std::string out;
         for (const auto& [link, where] : seen_) {
             std::string list;
             for (const auto& w : where) list += (list.empty() ? "" : ", ") + w;
             out += (out.empty() ? "; links: " : "; ") + link + " (" + list + ")";
         }
-        return out;
+        return out + unused;
     }
 
 private:
     void note(const Setting& s, const Link& l, const char* between) {
+        used_ = used_ || std::string_view(l.bandwidth_from) == "deployment";
         const std::string text = fmt::format("{} GB/s each way ({}), {} us per message ({}), {}{}", cli::shown(l.one_way.in(GB_per_s), 1),
                                              l.bandwidth_from, cli::shown(l.latency.in(us), 2), l.latency_from,
                                              l.scale_out ? "scale-out network" : "scale-up link", between);
@@ -363,6 +374,7 @@ private:
         if (std::find(it->second.begin(), it->second.end(), where) == it->second.end()) it->second.push_back(where);
     }
     std::vector<std::pair<std::string, std::vector<std::string>>> seen_;
+    bool given_ = false, used_ = false;
 };
 
 // One line under a table: what the numbers count (JSON and CSV carry it in every row).
@@ -487,9 +499,13 @@ void run_capacity(const DecodeOptions& o) {
     print_assumptions(o.format, settings.back());
 }
 
-struct RidgeOptions : WorkloadOptions {};
+struct RidgeOptions : WorkloadOptions {
+    bool batch_given = false;  // -b: refused, the ridge is the batch found
+};
 
 void run_ridge(const RidgeOptions& o) {
+    if (o.batch_given)
+        cli::bad_value("--batch", o.batches.text, "no --batch for ridge: it finds the batch where decode turns compute-bound at each --context");
     const Setting s = resolve_one(o);
     const auto nstar = n_star(s.dep, s.m, s.base);
     cli::Table t(cli::ridge_columns());
@@ -701,6 +717,8 @@ struct PlotOptions : WorkloadOptions {
 };
 
 void run_plot(const PlotOptions& o) {
+    if (o.format != cli::Output::table)
+        cli::bad_value("--format", o.format == cli::Output::json ? "json" : "csv", "no --format for plot: it writes an SVG (--out FILE, or - for stdout)");
     require_rows(o, true, true);
     if (o.out != "-") cli::require_output_path("--out", o.out, "the SVG");
     const Setting s = resolve_one(o);
@@ -876,6 +894,20 @@ std::string plan_in_user_terms(const ridgeline::error& e) {
 
 }  // namespace
 
+// A parse error CLI11 words in its own terms ("--batch: At Most 1 required but received 2"), in
+// ours; empty for the rest, which CLI11 prints.
+std::string parse_error_in_user_terms(const CLI::ParseError& e, bool show) {
+    const std::string what = e.what();
+    const bool twice = dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && what.find(": At Most 1 required but received ") != std::string::npos;
+    if (show && (twice || dynamic_cast<const CLI::RequiredError*>(&e) != nullptr)) {
+        const std::string got = twice ? what.substr(what.rfind(' ') + 1) + " targets" : "none";
+        return "show: got " + got + ", expected one preset name or JSON file (show NAME, -m NAME or -H NAME)";
+    }
+    if (!twice) return "";
+    const std::string flag = what.substr(0, what.find(": At Most"));
+    return flag + ": given " + what.substr(what.rfind(' ') + 1) + " times, expected once (a list is one value, e.g. " + flag + " 1,8,64, where the flag takes lists)";
+}
+
 int main(int argc, char** argv) {
     CLI::App app{"ridgeline: decode-speed arithmetic for LLMs on GPUs (bytes, rooflines, ridge batch, n*)", "ridgeline"};
     app.require_subcommand(1);
@@ -949,9 +981,8 @@ int main(int argc, char** argv) {
             ++diag_o.measurements;
         },
         "Measured time per output token, ms");
-    add_read(diag, "--draft-tokens", diag_o.draft_tokens,
-             [](const std::string& f, const std::string& t) { return cli::parse_integer_option(f, t, 1, 64); },
-             "Draft length for the speculation explanation (default 4)");
+    add_read(diag, "--draft-tokens", diag_o.draft_tokens, cli::parse_draft_tokens,
+             "Draft length for the speculation explanation (default 4; 1 to 1024, as speculative takes)");
     diag->footer("Example: ridgeline diagnose -m llama-3.3-70b -c 4096 --measured-tok-s 70");
 
     SpeculativeOptions spec_o;
@@ -1040,7 +1071,14 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForAllHelp& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        app.exit(e);
+        // CLI11's own words where a flag came twice or show's target is missing: ours instead,
+        // naming the flag and what was expected.
+        const std::string said = parse_error_in_user_terms(e, show->parsed());
+        if (said.empty()) {
+            app.exit(e);
+            return 2;
+        }
+        fmt::print(stderr, "ridgeline: {}\n", cli::printable(said));
         return 2;
     } catch (const cli::usage_error& e) {  // a flag's value, read as it was parsed
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(e.what()));
@@ -1052,7 +1090,10 @@ int main(int argc, char** argv) {
         else if (*show) run_show(show_o);
         else if (*model) run_model(model_o);
         else if (*decode) run_decode(decode_o);
-        else if (*ridge) run_ridge(ridge_o);
+        else if (*ridge) {
+            ridge_o.batch_given = ridge->count("--batch") > 0;
+            run_ridge(ridge_o);
+        }
         else if (*ops) run_operators(operators_o);
         else if (*capacity) run_capacity(capacity_o);
         else if (*gen) {

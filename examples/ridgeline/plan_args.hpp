@@ -204,7 +204,10 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     const std::vector<std::string> names = o.hardware.empty() ? list_presets(PresetKind::hardware) : o.hardware;
     for (const auto& [name, price] : o.prices)
         if (std::find(names.begin(), names.end(), name) == names.end())
-            bad_value("--price", o.price_text, "prices only for devices of -H (" + o.hardware_text + "); " + name + " is not one");
+            bad_value("--price", o.price_text,
+                      (o.hardware.empty() ? std::string("prices only for hardware presets (-H not given: every preset is tried)")
+                                          : "prices only for devices of -H (" + o.hardware_text + ")") +
+                          "; " + name + " is not one");
     for (const auto& name : names) {
         std::optional<double> price;
         for (const auto& [n, p] : o.prices)

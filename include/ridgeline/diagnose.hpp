@@ -60,6 +60,7 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
     if (!(measured_step > Seconds{}) || !is_finite(measured_step))
         throw error("", "measured time per token", std::to_string(measured_step.in(ms)) + " ms", "a positive, finite time");
     if (!(near > 0 && near <= 1)) throw error("", "near", std::to_string(near), "a fraction in (0, 1]");
+    validate(Speculation{.draft_tokens = draft_tokens});  // the draft length speculative takes, 1 to 1024
     const Hardware& hw = dep.device;
     Workload ideal = w;
     ideal.efficiency = Efficiency{};

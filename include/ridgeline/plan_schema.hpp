@@ -36,7 +36,8 @@ inline const std::vector<PlanField>& plan_fields() {
         {"batch", "batch", U::count, [](const PlanRow& r) { return V{r.serving.batch}; }},
         {"users", "users", U::count, [](const PlanRow& r) { return V{static_cast<std::int64_t>(r.users())}; }},
         {"prefill_devices", "prefill devices", U::count,
-         [](const PlanRow& r) { return V{r.devices - static_cast<double>(r.replicas) * r.serving.replica_devices}; }},
+         // Whole devices (plan rounds them up per replica), so an integer as `devices` is.
+         [](const PlanRow& r) { return V{static_cast<std::int64_t>(r.devices - static_cast<double>(r.replicas) * r.serving.replica_devices + 0.5)}; }},
         {"memory_per_device_bytes", "memory/device", U::bytes, [](const PlanRow& r) { return V{r.serving.memory.used().in(bytes)}; }},
         {"memory_budget_bytes", "budget", U::bytes, [](const PlanRow& r) { return V{r.serving.memory.budget.in(bytes)}; }},
         {"tpot_s", "TPOT", U::milliseconds, [](const PlanRow& r) { return V{r.serving.tpot.in(s)}; }, 2},
