@@ -178,6 +178,12 @@ constexpr void validate(const Model& m) {
     }
     if (m.declared_parameters && !(*m.declared_parameters >= 1 && *m.declared_parameters < 1e16))
         fail(m, "declared parameters", number_text(*m.declared_parameters), "a count from 1 to below 1e16");
+    // A count below the embedding table and LM head alone leaves the layers a negative share
+    // (the bytes and FLOPs a declared count splits evenly).
+    const double table_and_head = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) * (m.tied_embeddings ? 1 : 2);
+    if (m.declared_parameters && *m.declared_parameters < table_and_head)
+        fail(m, "declared parameters", number_text(*m.declared_parameters),
+             "at least the embedding table and LM head's " + std::to_string(static_cast<std::int64_t>(table_and_head)) + " parameters");
 }
 
 // A lever an error names in the library's words, said in a front end's own (a flag, a keyword,

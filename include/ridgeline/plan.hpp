@@ -239,6 +239,13 @@ inline PlanResult plan(const PlanRequest& r) {
         out.assumptions.push_back("attention: each tensor-parallel split also tried with the attention data-parallel, one rank a "
                                   "device (SGLang's --enable-dp-attention, TensorRT-LLM's enable_attention_dp); a step waits for the busiest rank");
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
+    // Some devices priced and others not would rank by device count and drop the prices given.
+    if (!priced && std::any_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); })) {
+        std::string unpriced;
+        for (const PlanDevice& d : r.devices)
+            if (!d.price_per_hour) unpriced += (unpriced.empty() ? "" : ", ") + d.name;
+        throw error("", "prices", "none for " + unpriced, "a price for every device tried, or none (then plans rank by device count)");
+    }
     const std::int64_t longest = r.traffic.prompt + r.traffic.output;
     // Deployments tried, those every evaluation of which was refused, and the first refusal:
     // where all were refused (a compute format no candidate has), that is the answer, not "no
@@ -321,17 +328,34 @@ inline PlanResult plan(const PlanRequest& r) {
                             return std::nullopt;  // e.g. no link for the KV transfer
                         }
                     };
-                    // The Pareto front's candidates: every power-of-two batch that fits, and the largest.
+                    const auto per_replica = static_cast<double>(par.replica_devices());
+                    // Whole devices: the replicas', and a prefill pool of whole prefill replicas
+                    // (a serving result's prefill devices are the busy share, a fraction); the
+                    // tokens per device and the costs are over those.
+                    const auto whole = [&](PlanRow& row) {
+                        const Serving& s = row.serving;
+                        const double prefill = s.prefill_devices > 0
+                                                   ? ceil_div(static_cast<double>(row.replicas) * s.prefill_devices, per_replica) * per_replica
+                                                   : 0.0;
+                        row.devices = static_cast<double>(row.replicas) * per_replica + prefill;
+                        row.serving.tokens_per_s_per_device = static_cast<double>(row.replicas) * s.tokens_per_s / row.devices;
+                        if (priced) row.cost_per_hour = row.devices * *dev.price_per_hour;
+                    };
+                    // The Pareto front's candidates: every power-of-two batch that fits, and the
+                    // largest, each one replica (with its prefill pool) within the device limit.
                     std::vector<std::int64_t> batches = powers_of_two_up_to(*most);
                     if (batches.empty() || batches.back() != *most) batches.push_back(*most);
                     for (const std::int64_t b : batches) {
                         const auto s = evaluate(b);
                         if (!s || !s->fits() || (r.ttft_target && s->ttft > *r.ttft_target)) continue;
-                        PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, 1, *s, std::ceil(s->devices() - 1e-9), {}, {}};
+                        PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, 1, *s, 0, {}, {}};
+                        whole(row);
+                        if (row.devices > static_cast<double>(r.max_devices)) continue;
+                        // A point's cost is of its own tokens: the replica full, at its batch.
+                        if (priced) row.cost_per_million_tokens = *row.cost_per_hour / (s->tokens_per_s.in(per_s) * 3600) * 1e6;
                         out.pareto.push_back(row);
                     }
                     // The fewest replicas: each holds ceil(users / replicas) sequences over its micro-batches.
-                    const auto per_replica = static_cast<double>(par.replica_devices());
                     const auto most_replicas = static_cast<std::int64_t>(static_cast<double>(r.max_devices) / per_replica);
                     const auto row_for = [&](std::int64_t replicas) -> std::optional<PlanRow> {
                         const double stages = static_cast<double>(par.pipeline);
@@ -361,13 +385,8 @@ inline PlanResult plan(const PlanRequest& r) {
                         }
                         if (!s || !meets(*s, r)) return std::nullopt;
                         PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, replicas, *s, 0, {}, {}};
-                        // Decode devices, and a prefill pool of whole prefill replicas.
-                        const double prefill = s->prefill_devices > 0
-                                                   ? ceil_div(static_cast<double>(replicas) * s->prefill_devices, per_replica) * per_replica
-                                                   : 0.0;
-                        row.devices = static_cast<double>(replicas) * per_replica + prefill;
+                        whole(row);
                         if (priced) {
-                            row.cost_per_hour = row.devices * *dev.price_per_hour;
                             // The load asked for, not the whole sequences per micro-batch it was
                             // rounded up to: the users' own rates, or the requests' output tokens.
                             const double capacity = static_cast<double>(replicas) * s->tokens_per_s.in(per_s);
@@ -507,7 +526,9 @@ inline PlanResult plan(const PlanRequest& r) {
         }
         return "";
     };
-    const std::string within = " plan meets the targets within " + std::to_string(r.max_devices) + " devices";
+    // Without a TPOT or TTFT target, what no plan does is fit (the model and one request's KV).
+    const std::string within = std::string(r.tpot_target || r.ttft_target ? " plan meets the targets" : " plan fits in memory") +
+                               " within " + std::to_string(r.max_devices) + " devices";
     if (out.plans.empty()) {
         out.verdict = "no" + within;
     } else {

@@ -390,13 +390,17 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
                       "r.json: /memory_reported_MiB: got 1, expected at least 0.9 of memory_capacity_GB (68665 MiB): a device reports nearly all it holds");
     CHECK_THROWS_WITH(hardware_from_json(hw(R"(, "memory_reported_MiB": 1e9)"), "e.json"),
                       "e.json: /memory_reported_MiB: got 1000000000.0, expected a positive number below 1e9 (in the key's unit)");
-    // A declared count of exactly 1 loads; 1e16 does not.
+    // A declared count of 1e16 does not load.
     const auto own = [](const char* parameters) {
         return nlohmann::json::parse(std::string(R"({"model_type": "llama", "num_hidden_layers": 1, "hidden_size": 8,
             "num_attention_heads": 1, "intermediate_size": 8, "vocab_size": 8, "ridgeline": {"parameters": )") +
                                      parameters + R"(, "parameters_source": "test"}})");
     };
-    CHECK(*model_from_config(own("1"), "p.json").declared_parameters == 1);
+    // The file's bound is 1, but a count below the model's 8 x 8 embedding table and its untied
+    // 8 x 8 LM head, 128 parameters, leaves its layers a negative share: refused.
+    CHECK_THROWS_WITH(model_from_config(own("1"), "p.json"),
+                      "p.json: model 'model' declared parameters: got 1, expected at least the embedding table and LM head's 128 parameters");
+    CHECK(*model_from_config(own("128"), "p.json").declared_parameters == 128);
     CHECK_THROWS_WITH(model_from_config(own("1e16"), "p.json"),
                       "p.json: /ridgeline/parameters: got 1e+16, expected a count from 1 to below 1e16");
 }

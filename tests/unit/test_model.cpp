@@ -94,4 +94,11 @@ TEST_CASE("model: impossible architectures are errors that name the field", "[mo
     Model d = load_model("llama-3.1-8b");
     d.with_parameters(-5);
     CHECK_THROWS_AS(parameter_count(d), ridgeline::error);
+    // A declared count below the embedding table and LM head (128,256 x 4,096 each, untied:
+    // 1,050,673,152) would leave the layers a negative share of bytes and FLOPs.
+    d.with_parameters(1000);
+    CHECK_THROWS_WITH(parameter_count(d), "model 'llama-3.1-8b' declared parameters: got 1000, expected at least the embedding table and "
+                                          "LM head's 1050673152 parameters");
+    d.with_parameters(1050673152);
+    CHECK(parameter_count(d) == 1050673152);
 }

@@ -288,6 +288,39 @@ TEST_CASE("plan: without prices, the fewest devices, and with a request rate, Li
     CHECK(best.users() < users + static_cast<double>(best.replicas * best.parallel.pipeline));  // whole sequences per micro-batch
 }
 
+TEST_CASE("plan: each row's tokens per device are over the whole devices it prints", "[plan]") {
+    // A disaggregated replica's prefill pool is busy a fraction of the time (0.155 of a device for
+    // Llama-3.1-8B's 16 users here), but a plan buys whole prefill replicas: the row's tokens per
+    // device divide its replicas' tokens by the devices it prints, as a buyer would, and the
+    // Pareto front keeps within the device limit and is priced where the devices are.
+    PlanRequest r;
+    r.model = load_model("llama-3.1-70b");
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), 2.50}, {"h200", load_hardware("h200"), 3.50}};
+    r.traffic = Traffic{8192, 512, 0, 2048};
+    r.users = 64;
+    r.tpot_target = ms(30);
+    r.ttft_target = ms(500);
+    r.max_devices = 16;
+    r.modes = {ServingMode::aggregated, ServingMode::disaggregated};
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    REQUIRE_FALSE(p.pareto.empty());
+    std::size_t disaggregated = 0;
+    for (const auto* rows : {&p.plans, &p.pareto})
+        for (const PlanRow& row : *rows) {
+            INFO(row.device << " tp " << row.parallel.tensor << " " << mode_name(row.mode) << " batch " << row.serving.batch);
+            CHECK(row.devices == std::round(row.devices));
+            CHECK(row.devices <= 16);
+            CHECK(row.serving.tokens_per_s_per_device.in(per_s) * row.devices ==
+                  Approx(static_cast<double>(row.replicas) * row.serving.tokens_per_s.in(per_s)).epsilon(1e-12));
+            REQUIRE(row.cost_per_hour);
+            CHECK(*row.cost_per_hour == Approx(row.devices * (row.device == "h200" ? 3.50 : 2.50)).epsilon(1e-12));
+            CHECK(row.cost_per_million_tokens.has_value());
+            if (row.mode == ServingMode::disaggregated) ++disaggregated;
+        }
+    CHECK(disaggregated > 0);
+}
+
 TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
     PlanRequest r;
     r.model = load_model("llama-3.1-8b");
@@ -296,6 +329,10 @@ TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
     CHECK_THROWS_WITH(plan(r), "devices: got none, expected at least one candidate device");
     r.devices = {{"h100-sxm", load_hardware("h100-sxm"), -1.0}};
     CHECK_THROWS_WITH(plan(r), "price of h100-sxm: got -1, expected a positive number below 1e9 per device-hour");
+    // A price for some devices only would rank by device count and drop it: refused.
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), 2.5}, {"l40s", load_hardware("l40s"), std::nullopt}};
+    CHECK_THROWS_WITH(plan(r), "prices: got none for l40s, expected a price for every device tried, or none (then plans rank by device count)");
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), -1.0}};
     r.devices[0].price_per_hour = 2.5;
     r.requests_per_s = 3;
     CHECK_THROWS_WITH(plan(r), "traffic: got both users and a request rate, expected exactly one of them");
