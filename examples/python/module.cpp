@@ -205,9 +205,15 @@ public:
         const std::string t = py::str(v).cast<std::string>();
         return t.size() <= 24 ? t : t.substr(0, 12) + "... (" + std::to_string(t.size()) + " characters)";
     }
+    // What a wrong-typed argument was, for its TypeError: its repr (cut short) and its type.
+    static std::string got_text(const py::handle& v) {
+        std::string r = py::str(py::repr(v)).cast<std::string>();
+        if (r.size() > 40) r = r.substr(0, 37) + "...";
+        return ", got " + r + " (" + py::str(py::type::handle_of(v).attr("__name__")).cast<std::string>() + ")";
+    }
     static std::int64_t as_integer(const char* function, const char* key, const py::handle& v) {
         if (py::isinstance<py::bool_>(v) || !py::hasattr(v, "__index__"))
-            throw py::type_error(std::string(function) + "(): " + key + " must be an integer");
+            throw py::type_error(std::string(function) + "(): " + key + " must be an integer" + got_text(v));
         const py::int_ i(py::reinterpret_borrow<py::object>(v));
         try {
             return i.cast<std::int64_t>();
@@ -217,7 +223,7 @@ public:
     }
     static double as_number(const char* function, const char* key, const py::handle& v) {
         if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::float_>(v) || py::hasattr(v, "__index__") || py::hasattr(v, "__float__")))
-            throw py::type_error(std::string(function) + "(): " + key + " must be a number");
+            throw py::type_error(std::string(function) + "(): " + key + " must be a number" + got_text(v));
         try {
             return py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>();
         } catch (const py::error_already_set& e) {  // an integer past a double's range
@@ -286,7 +292,7 @@ WorkloadSpec read_workload(Kwargs& k, bool read_weights = true) {
     WorkloadSpec spec;
     Workload& w = spec.w;
     if (read_weights)
-        if (const auto weights = k.optional_text("weights")) {
+        if (const auto weights = k.optional_text("weights"); weights && *weights != "checkpoint") {  // "checkpoint": the default
             w.precision.weights = format_arg("weights", *weights);
             spec.weights_given = true;
         }
@@ -666,7 +672,8 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     r.traffic.output = k.integer("output", 256);
     r.traffic.cached_prompt = k.integer("cached_prompt", 0);
     r.traffic.prefill_chunk = k.integer("chunk", 2048);
-    r.users = k.optional_number("users");
+    // Whole users, as the CLI's --users takes them (1.5 users is no load to plan for).
+    if (const auto users = k.optional_integer("users")) r.users = static_cast<double>(*users);
     r.requests_per_s = k.optional_number("requests_per_s");
     if (r.users.has_value() == r.requests_per_s.has_value())
         throw ridgeline::error("", "users", r.users ? number_text(*r.users) : "none", "exactly one of users and requests_per_s");
@@ -804,6 +811,11 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
         weights.clear();
         for (const auto& f : one_or_many(wl)) {
             if (!py::isinstance<py::str>(f)) throw py::type_error("decode_sweep(): weights must be a str or a list of str");
+            // "checkpoint": the model's own formats, beside others, as the CLI's --weights takes it.
+            if (f.cast<std::string>() == "checkpoint") {
+                weights.emplace_back(std::nullopt);
+                continue;
+            }
             (void)format_arg("weights", f.cast<std::string>());
             weights.emplace_back(f.cast<std::string>());
         }

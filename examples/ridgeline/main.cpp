@@ -109,12 +109,13 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
     add_read(app, "--weights", o.weights,
              [lists](const std::string& f, const std::string& t) {
                  std::vector<std::optional<Format>> out;
+                 // "checkpoint": the model's own formats, beside others to compare (as plan takes it).
                  for (const auto& piece : lists ? cli::split_commas(t) : std::vector<std::string>{t})
-                     out.emplace_back(cli::parse_format_option(f, piece));
+                     out.emplace_back(piece == "checkpoint" ? std::nullopt : std::optional(cli::parse_format_option(f, piece)));
                  return out;
              },
-             std::string("Weight format: bf16, fp8, int8, int4, mxfp4, int4/g128, ... (default: the checkpoint's, from its "
-                         "torch_dtype and quantization_config)") + (lists ? "; a list: bf16,fp8" : ""));
+             std::string("Weight format: bf16, fp8, int8, int4, mxfp4, int4/g128, ..., or checkpoint (the default: the checkpoint's, "
+                         "from its torch_dtype and quantization_config)") + (lists ? "; a list: checkpoint,fp8" : ""));
     add_read(app, "--kv", o.kv, read_format, "KV-cache format (default bf16)");
     add_read(app, "--compute", o.compute,
              [](const std::string& f, const std::string& t) { return std::optional(cli::parse_numeric_option(f, t)); },
@@ -377,6 +378,20 @@ private:
     bool given_ = false, used_ = false;
 };
 
+// The last setting, speaking for a table's rows: where their formats differ (--weights
+// checkpoint,fp8), its formats line names each source once.
+Setting for_every_row(const std::vector<Setting>& settings) {
+    Setting last = settings.back();
+    std::vector<std::string> sources;
+    for (const Setting& s : settings)
+        if (std::find(sources.begin(), sources.end(), s.formats_source) == sources.end()) sources.push_back(s.formats_source);
+    if (sources.size() > 1) {
+        last.formats_source.clear();
+        for (const auto& x : sources) last.formats_source += (last.formats_source.empty() ? "" : "; and ") + x;
+    }
+    return last;
+}
+
 // One line under a table: what the numbers count (JSON and CSV carry it in every row).
 void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& seen = {}, bool prefill = false) {
     if (format != cli::Output::table) return;
@@ -471,7 +486,7 @@ void run_decode(const DecodeOptions& o) {
         t.add(cli::decode_cells(s, d));
     });
     t.print(o.format);
-    print_assumptions(o.format, settings.back(), links);
+    print_assumptions(o.format, for_every_row(settings), links);
     print_chunk_note(o.format, settings.back().m, o.contexts.values);
 }
 
@@ -483,7 +498,7 @@ void run_operators(const DecodeOptions& o) {
         for (const Operator& op : operators(s.dep, s.m, w)) t.add(cli::operator_cells(s, w, op));
     });
     t.print(o.format);
-    print_assumptions(o.format, settings.back());
+    print_assumptions(o.format, for_every_row(settings));
 }
 
 void run_capacity(const DecodeOptions& o) {
@@ -496,7 +511,7 @@ void run_capacity(const DecodeOptions& o) {
                 t.add(cli::capacity_cells(s, n, b));
             }
     t.print(o.format);
-    print_assumptions(o.format, settings.back());
+    print_assumptions(o.format, for_every_row(settings));
 }
 
 struct RidgeOptions : WorkloadOptions {
@@ -552,7 +567,7 @@ void run_generate(const GenerateOptions& o) {
             links.add(s, decode_step(s.dep, s.m, w));  // the decode steps' links (prefill's are the same links)
         }
     t.print(o.format);
-    print_assumptions(o.format, settings.back(), links, o.prompt > 0);
+    print_assumptions(o.format, for_every_row(settings), links, o.prompt > 0);
 }
 
 struct DiagnoseOptions : WorkloadOptions {
@@ -608,7 +623,7 @@ void run_speculative(const SpeculativeOptions& o) {
         t.add(cli::speculative_cells(s, SpeculativeRow{w.batch, w.context, s.dep.parallel.tensor, name, spec, r}));
     });
     t.print(o.format);
-    print_assumptions(o.format, settings.back(), links);
+    print_assumptions(o.format, for_every_row(settings), links);
     if (draft && o.format == cli::Output::table)
         fmt::print("draft: {} at the workload's formats; memory/device counts its weights and KV beside the target's\n",
                    cli::printable(std::string(draft->name.view())));
@@ -640,7 +655,16 @@ void run_calibrate(const CalibrateOptions& o) {
                                (run.flagged.empty() ? "" : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"));
     }
     const Calibration& c = run.fit;
-    cli::calibrate_table(run).print(o.format);
+    if (o.format == cli::Output::json) {
+        // The rows and the fit, as Python's calibrate() returns them: the preset --save writes.
+        nlohmann::ordered_json j;
+        j["rows"] = cli::calibrate_table(run).json();
+        j["preset"] = cli::calibration_preset(a, run);
+        if (!run.loo_skipped.empty()) j["leave_one_out_not_run"] = run.loo_skipped;
+        fmt::print("{}\n", cli::dump_json(j));
+    } else {
+        cli::calibrate_table(run).print(o.format);  // CSV: the rows, one a line
+    }
     const auto pm = [](double v, const std::optional<double>& e, double scale, int decimals, const char* unit) {
         return cli::shown(v * scale, decimals) + (e ? " +/- " + cli::shown(*e * scale, decimals) : "") + unit;
     };
@@ -656,11 +680,15 @@ void run_calibrate(const CalibrateOptions& o) {
                        (a.hold_compute ? " (held)"
                         : c.compute_efficiency <= run.lowest_compute * (1 + 1e-9) ? " (its floor: a fit claims no less)" : ""),
                    pm(c.overhead.in(ms), c.overhead_error ? std::optional<double>(c.overhead_error->in(ms)) : std::nullopt, 1, 3, " ms"),
-                   std::string(a.per_layer ? ", " + in_us(c.per_layer, c.per_layer_error, " us a layer") : "") +
+                   std::string(a.per_layer ? ", " + in_us(c.per_layer, c.per_layer_error, " us a layer") +
+                                                 (run.layers_differ ? "" : " (every row has the same layers: the fixed time again)")
+                                           : "") +
                        (a.per_moe_layer ? ", " + in_us(c.per_moe_layer, c.per_moe_layer_error, " us a MoE layer") +
                                               (run.moe_rows ? "" : " (no row is on an MoE model)")
                                         : "") +
-                       (a.per_sequence ? ", " + in_us(c.per_sequence, c.per_sequence_error, " us a sequence") : ""),
+                       (a.per_sequence ? ", " + in_us(c.per_sequence, c.per_sequence_error, " us a sequence") +
+                                             (run.batches_differ ? "" : " (every row has the same batch: the fixed time again)")
+                                       : ""),
                    cli::shown(100 * c.rms_relative_error, 1));
         fmt::print("the gap: {}\n", c.explanation);
         if (run.have_loo)
@@ -763,9 +791,9 @@ void run_plan(const cli::PlanOptions& a) {
         fmt::print("{}\n", cli::dump_json(j));
     } else {
         // The front holds the plans that fit and meet the TTFT target (a TPOT target is its axis).
-        if (rows.empty())
-            fmt::print("no plan {}\n", !a.pareto ? "meets the targets" : r.ttft_target ? "fits in memory within the TTFT target" : "fits in memory");
-        else t.print(a.format);
+        // No plans: the verdict below says so once. An empty front says why here.
+        if (rows.empty() && a.pareto) fmt::print("no plan {}\n", r.ttft_target ? "fits in memory within the TTFT target" : "fits in memory");
+        else if (!rows.empty()) t.print(a.format);
     }
     if (a.format == cli::Output::table) {
         std::string weights;
@@ -884,6 +912,7 @@ std::string plan_in_user_terms(const ridgeline::error& e) {
     if (e.path() == "TPOT target") return fmt::format("--tpot-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "TTFT target") return fmt::format("--ttft-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "weight formats") return fmt::format("--weights: got {}, expected {}", e.value(), expected);
+    if (e.path() == "prices") return fmt::format("--price: got {}, expected {}", e.value(), expected);
     if (e.path().starts_with("hardware '") && e.path().ends_with("' compute peak")) {
         const std::string device = e.path().substr(0, e.path().size() - std::string_view(" compute peak").size());
         return fmt::format("--compute: got {}, expected a format some candidate device has a dense peak for ({} has none, "

@@ -530,9 +530,12 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     add("model", text(std::string(s.m.name.view())));
     add("calibration", text(preset.engine + " on " + preset.hardware));
     // Another device's fit is a guess about this one: say so beside the numbers.
-    if (preset.hardware != s.hardware)
-        add("calibration_device", text("fitted on " + preset.hardware + ", not " + s.hardware +
-                                       ": its fractions of peak and its fixed times are assumed to carry over"));
+    // Each caveat key is always there (null where it does not apply), so a reader's keys do not
+    // change with the setting.
+    add("calibration_device", preset.hardware != s.hardware
+                                  ? text("fitted on " + preset.hardware + ", not " + s.hardware +
+                                         ": its fractions of peak and its fixed times are assumed to carry over")
+                                  : null("-"));
     // A fit on other models is a guess about this one too (a fixed time fitted on DeepSeek-V3's
     // 61 MoE layers says little about an 8B dense model): name the models it was fitted on.
     // The engine builds too: a kernel a later build replaced (an attention kernel reading the KV
@@ -544,11 +547,12 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
         for (const auto& f : l) out += (out.empty() ? "" : "; ") + f;
         return out;
     };
-    if (!models.empty() && std::find(models.begin(), models.end(), std::string(s.m.name.view())) == models.end())
-        add("calibration_models", text("fitted on rows of " + join(models) + " (engine builds: " + join(fitted.versions) + "), not " +
-                                       std::string(s.m.name.view()) + ": its leave-one-out error is how it predicts those models"));
-    else if (!fitted.versions.empty())
-        add("calibration_builds", text("fitted on rows of engine builds: " + join(fitted.versions)));
+    const bool other_models = !models.empty() && std::find(models.begin(), models.end(), std::string(s.m.name.view())) == models.end();
+    add("calibration_models", other_models ? text("fitted on rows of " + join(models) + " (engine builds: " + join(fitted.versions) + "), not " +
+                                                  std::string(s.m.name.view()) + ": its leave-one-out error is how it predicts those models")
+                                           : null("-"));
+    add("calibration_builds", !other_models && !fitted.versions.empty() ? text("fitted on rows of engine builds: " + join(fitted.versions))
+                                                                         : null("-"));
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
     add("kv_read_per", text(preset.fit.kv_per_query_head ? "query head" : "KV head"));
     add("batch", integer(w.batch));
@@ -561,6 +565,12 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     add("ceiling_tokens_per_s", number(r.ceiling.tokens_per_s.in(per_s), 1));
     add("leave_one_out_median", preset.leave_one_out_median ? converted(*preset.leave_one_out_median, 100 * *preset.leave_one_out_median, 1, "{}%") : null("-"));
     add("leave_one_out_worst", preset.leave_one_out_worst ? converted(*preset.leave_one_out_worst, 100 * *preset.leave_one_out_worst, 1, "{}%") : null("-"));
+    // What decode says of the same setting's memory: a prediction for one that does not fit is
+    // of a setting no engine runs.
+    const MemoryUse& mem = r.estimate.memory;
+    add("memory_per_device_bytes", field_cell(Show::bytes, 0, mem.used().in(bytes)));
+    add("memory_budget_bytes", field_cell(Show::bytes, 0, mem.budget.in(bytes)));
+    add("fits", field_cell(Show::yes_no, 0, mem.fits()));
     return t;
 }
 
@@ -616,6 +626,9 @@ struct CalibrateRun {
     ridgeline::Calibration fit;
     double lowest_compute = 1;  // the floor the fit's compute efficiency had
     bool moe_rows = false;      // whether some row kept is on an MoE model (a time per MoE layer has something to pay it)
+    // Whether the rows kept differ in layer count and in batch: where they do not, a time per layer
+    // (per sequence) is the fixed time again, and the fit says so beside it.
+    bool layers_differ = false, batches_differ = false;
     std::vector<double> leave_one_out;
     std::string loo_skipped;  // why leave-one-out was not run, where it was not
     bool have_loo = false;
@@ -689,6 +702,13 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         const MeasuredRow& r = set.rows[i];
         obs.push_back(observation(r));
         run.moe_rows = run.moe_rows || has_routed_experts(obs.back().model);
+        const auto layers = [](const ridgeline::Model& m) {
+            std::int64_t n = 0;
+            for (const auto& g : m) n += g.count;
+            return n;
+        };
+        run.layers_differ = run.layers_differ || layers(obs.back().model) != layers(obs.front().model);
+        run.batches_differ = run.batches_differ || obs.back().workload.batch != obs.front().workload.batch;
     }
     CalibrationTerms terms;
     terms.per_layer = a.per_layer;

@@ -485,7 +485,7 @@ try {
     check(`plan ${name}: one table row per plan, columns the JSON's keys in order`, table,
           cliAnswer.plans.length === 0 ? { header: [], rows: 0 } : { header: ["#", ...Object.keys(cliAnswer.plans[0])], rows: cliAnswer.plans.length });
     if (cliAnswer.plans.length === 0)
-      check(`plan ${name}: the table says no plan meets the targets, as the CLI's table does`, await page.textContent("#plan-table caption"),
+      check(`plan ${name}: the table says no plan meets the targets, as the CLI's verdict does`, await page.textContent("#plan-table caption"),
             "no plan meets the targets");
     check(`plan ${name}: the Pareto chart is drawn`, (await page.$$("#plan-chart svg .point")).length >= Math.min(1, cliAnswer.pareto.length), true);
     check(`plan ${name}: the cheapest plan is ringed on the chart`, (await page.$$("#plan-chart svg circle.chosen")).length,

@@ -252,9 +252,10 @@ def test_calibrate_equals_cli_on_gpt_fast(tmp_path, extra, kwargs):
     theirs = cli_json("calibrate", "--measurements", "gpt-fast", "--save", str(saved), *extra)
     ours = ridgeline.calibrate("gpt-fast", **kwargs)
     assert list(ours) == ["rows", "preset"]
-    same_rows(ours["rows"], theirs)
+    assert list(theirs) == ["rows", "preset"]  # the CLI's JSON is the same object
+    same_rows(ours["rows"], theirs["rows"])
     preset = json.loads(saved.read_text())
-    assert ours["preset"] == preset
+    assert ours["preset"] == preset == theirs["preset"]
     same_row(ours["preset"], preset)
 
 
@@ -268,12 +269,12 @@ def test_calibrate_equals_cli_on_published_rows(tmp_path):
             args += ["--where", w]
         theirs = cli_json(*args)
         ours = ridgeline.calibrate("published", engine=engine, hardware=hardware or None, where=where)
-        same_rows(ours["rows"], theirs)
-        assert ours["preset"] == json.loads(saved.read_text())
+        same_rows(ours["rows"], theirs["rows"])
+        assert ours["preset"] == json.loads(saved.read_text()) == theirs["preset"]
     # A file by path, with a row faster than its ceiling set aside (fitted: false).
     bad = os.path.join(ROOT, "tests/data/bad/measurements-faster-than-ceiling.json")
     ours = ridgeline.calibrate(bad)
-    same_rows(ours["rows"], cli_json("calibrate", "--measurements", bad))
+    same_rows(ours["rows"], cli_json("calibrate", "--measurements", bad)["rows"])
     assert not all(r["fitted"] for r in ours["rows"])
 
 
@@ -796,6 +797,10 @@ def test_sweep_of_value_types_and_columns():
         d = deployments[(i // 4) % 2]
         row = ridgeline.decode(sweep["model"][i], d, int(sweep["batch"][i]), int(sweep["context_tokens"][i]), workload=w)
         assert (sweep["step_time_s"][i], sweep["bound"][i], int(sweep["tp"][i])) == (row["step_time_s"], row["bound"], row["tp"])
+    # weights="checkpoint" is the default said out loud, in a sweep's list too.
+    assert ridgeline.decode("gpt-oss-120b", "h100-sxm", 1, 0, weights="checkpoint") == ridgeline.decode("gpt-oss-120b", "h100-sxm", 1, 0)
+    both = ridgeline.decode_sweep("gpt-oss-120b", "h100-sxm", [1], [0], weights=["checkpoint", "fp8"], columns=["step_time_s"])
+    assert both["step_time_s"][0] == ridgeline.decode("gpt-oss-120b", "h100-sxm", 1, 0)["step_time_s"]
     # A split too wide for its link: Llama-2-7B at TP 32 crosses H100s' scale-out network twice a
     # layer (milliseconds of ring steps against 0.15 ms of weights); the sweep says "links" as decode does.
     wide = ridgeline.decode_sweep("llama-2-7b", ridgeline.Deployment("h100-sxm", tp=32), [1, 64], [4096], columns=["bound"])
