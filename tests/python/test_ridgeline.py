@@ -836,3 +836,15 @@ def test_attention_dp_takes_ranks_or_tp_and_refuses_zero():
         ridgeline.decode("qwen3-30b-a3b", "h200", 8, 4096, tp=4, attention_dp="all")
     assert ridgeline.Deployment("h200", tp=4, attention_dp="tp").attention_dp == 4
     assert repr(ridgeline.Deployment("h200", tp=4, attention_dp=2)).endswith("attention_dp 2>")
+
+
+def test_type_errors_say_the_value_and_its_type():
+    # A wrong type names the function, the keyword, the value and its type; whole users only, as --users.
+    with pytest.raises(TypeError, match=r"^decode\(\): batch must be an integer, got 1\.5 \(float\)$"):
+        ridgeline.decode("llama-2-7b", "h100-sxm", batch=1.5)
+    with pytest.raises(TypeError, match=r"^plan\(\): users must be an integer, got 1\.5 \(float\)$"):
+        ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=1.5, tpot_s=0.03)
+    # A declared count below Llama-3.1-8B's embedding table and LM head (2 x 128,256 x 4,096) is refused on use.
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode(ridgeline.load_model("llama-3.1-8b").with_parameters(1000), "h100-sxm", accounting="every")
+    assert e.value.expected == "at least the embedding table and LM head's 1050673152 parameters"
