@@ -80,7 +80,7 @@ private:
         std::vector<std::size_t> width(columns_.size());
         for (std::size_t c = 0; c < columns_.size(); ++c) {
             width[c] = columns_[c].header.size();
-            for (const auto& r : rows_) width[c] = std::max(width[c], printable(r[c].text).size());
+            for (const auto& r : rows_) width[c] = std::max(width[c], shown_width(printable(r[c].text)));
         }
         std::string line;
         const auto cell = [&](std::size_t c, const std::string& text) {
@@ -113,8 +113,16 @@ private:
             fmt::print(out, "{}\n", line);
         }
     }
+    // Characters, not bytes: a UTF-8 name (a model called "Qwen3-ß") takes one column a
+    // character, so its row lines up with the others (continuation bytes are 10xxxxxx).
+    static std::size_t shown_width(const std::string& s) {
+        std::size_t n = 0;
+        for (const char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80 ? 1 : 0;
+        return n;
+    }
     static std::string pad(const std::string& s, std::size_t w, bool right) {
-        const std::string fill(w > s.size() ? w - s.size() : 0, ' ');
+        const std::size_t shown = shown_width(s);
+        const std::string fill(w > shown ? w - shown : 0, ' ');
         return right ? fill + s : s + fill;
     }
     static std::string trim(std::string s) {
