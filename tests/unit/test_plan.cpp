@@ -202,16 +202,24 @@ TEST_CASE("plan: the Pareto SVG marks each point's serving mode", "[plan][svg]")
     CHECK(count(m, ">hollow: disaggregated</text>") == (disagg > 0 ? 1 : 0));
 }
 
-TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s at TP 2 in FP8", "[plan]") {
+namespace {
+// Llama-3.1-70B for 64 users, 8,192 tokens of prompt (`cached` of them cached) and 512 out at
+// 30 ms a token, on H100s at $2.50 an hour or H200s at $3.50, within 16 devices.
+PlanRequest seventy_b_for_64_users(std::int64_t cached) {
     PlanRequest r;
     r.model = load_model("llama-3.1-70b");
     r.devices = {{"h100-sxm", load_hardware("h100-sxm"), 2.50}, {"h200", load_hardware("h200"), 3.50}};
-    // A conversation: 8,192 tokens of context, of which the last 256 are the new prompt, and
-    // 512 tokens out.
-    r.traffic = Traffic{8192, 512, 7936, 2048};
+    r.traffic = Traffic{8192, 512, cached, 2048};
     r.users = 64;
     r.tpot_target = ms(30);
     r.max_devices = 16;
+    return r;
+}
+}  // namespace
+
+TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s at TP 2 in FP8", "[plan]") {
+    // A conversation: 8,192 tokens of context, of which the last 256 are the new prompt.
+    const PlanRequest r = seventy_b_for_64_users(7936);
     const PlanResult p = plan(r);
     REQUIRE_FALSE(p.plans.empty());
     const PlanRow& best = p.plans.front();
@@ -289,18 +297,12 @@ TEST_CASE("plan: without prices, the fewest devices, and with a request rate, Li
 }
 
 TEST_CASE("plan: each row's tokens per device are over the whole devices it prints", "[plan]") {
-    // A disaggregated replica's prefill pool is busy a fraction of the time (0.155 of a device for
-    // Llama-3.1-8B's 16 users here), but a plan buys whole prefill replicas: the row's tokens per
-    // device divide its replicas' tokens by the devices it prints, as a buyer would, and the
-    // Pareto front keeps within the device limit and is priced where the devices are.
-    PlanRequest r;
-    r.model = load_model("llama-3.1-70b");
-    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), 2.50}, {"h200", load_hardware("h200"), 3.50}};
-    r.traffic = Traffic{8192, 512, 0, 2048};
-    r.users = 64;
-    r.tpot_target = ms(30);
+    // A disaggregated replica's prefill pool is busy a fraction of the time, but a plan buys whole
+    // prefill replicas: the row's tokens per device divide its replicas' tokens by the devices it
+    // prints, as a buyer would, and the Pareto front keeps within the device limit and is priced
+    // where the devices are. Whole prompts here, so the prefill pool has work.
+    PlanRequest r = seventy_b_for_64_users(0);
     r.ttft_target = ms(500);
-    r.max_devices = 16;
     r.modes = {ServingMode::aggregated, ServingMode::disaggregated};
     const PlanResult p = plan(r);
     REQUIRE_FALSE(p.plans.empty());
