@@ -636,9 +636,11 @@ py::object calibrate_py(const std::string& measurements, const py::kwargs& kw) {
     if (const py::object w = k.take("where"); !w.is_none()) {
         if (py::isinstance<py::dict>(w)) {
             for (const auto& [key, value] : w.cast<py::dict>()) {
-                if (!py::isinstance<py::str>(key) || !py::isinstance<py::str>(value))
-                    throw py::type_error("calibrate(): where must be a dict of str to str, or a list of 'KEY=VALUE'");
-                where.push_back(key.cast<std::string>() + "=" + value.cast<std::string>());
+                // A whole-number value (tp, batch) may be given as one: {'batch': 4} is {'batch': '4'}.
+                const bool whole = !py::isinstance<py::bool_>(value) && py::isinstance<py::int_>(value);
+                if (!py::isinstance<py::str>(key) || !(py::isinstance<py::str>(value) || whole))
+                    throw py::type_error("calibrate(): where must be a dict of str to str or int, or a list of 'KEY=VALUE'");
+                where.push_back(key.cast<std::string>() + "=" + py::str(value).cast<std::string>());
             }
         } else {
             where = names_of(w, "calibrate", "where");

@@ -239,6 +239,7 @@ inline PlanResult plan(const PlanRequest& r) {
         out.assumptions.push_back("attention: each tensor-parallel split also tried with the attention data-parallel, one rank a "
                                   "device (SGLang's --enable-dp-attention, TensorRT-LLM's enable_attention_dp); a step waits for the busiest rank");
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
+    std::optional<PlanRow> closest;  // the fastest TPOT that holds the users within the limit (below)
     // Some devices priced and others not would rank by device count and drop the prices given.
     if (!priced && std::any_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); })) {
         std::string unpriced;
@@ -383,9 +384,14 @@ inline PlanResult plan(const PlanRequest& r) {
                             // The replicas together keep up with the rate.
                             if (static_cast<double>(replicas) * s->requests_per_s.in(per_s) < *r.requests_per_s * (1 - 1e-9)) return std::nullopt;
                         }
-                        if (!s || !meets(*s, r)) return std::nullopt;
+                        if (!s) return std::nullopt;
                         PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, replicas, *s, 0, {}, {}};
                         whole(row);
+                        // The fastest token of those that hold the users within the limit, met or not:
+                        // what a verdict of "no plan" says the targets would have to allow.
+                        if (s->fits() && row.devices <= static_cast<double>(r.max_devices) && (!closest || s->tpot < closest->serving.tpot))
+                            closest = row;
+                        if (!meets(*s, r)) return std::nullopt;
                         if (priced) {
                             // The load asked for, not the whole sequences per micro-batch it was
                             // rounded up to: the users' own rates, or the requests' output tokens.
@@ -531,6 +537,7 @@ inline PlanResult plan(const PlanRequest& r) {
                                " within " + std::to_string(r.max_devices) + " devices";
     if (out.plans.empty()) {
         out.verdict = "no" + within;
+        if (closest && (r.tpot_target || r.ttft_target)) out.verdict += "; the fastest token among those that fit: " + describe(*closest);
     } else {
         const PlanRow& win = out.plans.front();
         out.verdict = std::string(mode_name(win.mode)) + " serving wins: " + describe(win);

@@ -848,3 +848,10 @@ def test_type_errors_say_the_value_and_its_type():
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.decode(ridgeline.load_model("llama-3.1-8b").with_parameters(1000), "h100-sxm", accounting="every")
     assert e.value.expected == "at least the embedding table and LM head's 1050673152 parameters"
+
+
+@needs_cli
+def test_calibrate_where_takes_whole_numbers():
+    # {'tp': 1} filters as {'tp': '1'} and as the CLI's --where tp=1.
+    assert ridgeline.calibrate("gpt-fast", where={"tp": 1}) == ridgeline.calibrate("gpt-fast", where={"tp": "1"})
+    same_rows(ridgeline.calibrate("gpt-fast", where={"tp": 1})["rows"], cli_json("calibrate", "--measurements", "gpt-fast", "--where", "tp=1")["rows"])

@@ -323,6 +323,22 @@ TEST_CASE("plan: each row's tokens per device are over the whole devices it prin
     CHECK(disaggregated > 0);
 }
 
+TEST_CASE("plan: a target no deployment meets is answered with the fastest that fits", "[plan]") {
+    // 0.5 ms a token: 16 H200s read Llama-3.1-70B's 70.55 GB of FP8 weights at 16 x 4,800 GB/s in
+    // 0.92 ms at the least, so nothing meets it; the verdict says how close the fastest came.
+    PlanRequest r = seventy_b_for_64_users(7936);
+    r.tpot_target = ms(0.5);
+    const PlanResult p = plan(r);
+    CHECK(p.plans.empty());
+    const std::string lead = "no plan meets the targets within 16 devices; the fastest token among those that fit: ";
+    REQUIRE(p.verdict.starts_with(lead));
+    const std::size_t at = p.verdict.find("TPOT ");
+    REQUIRE(at != std::string::npos);
+    const double tpot_ms = std::stod(p.verdict.substr(at + 5));
+    CHECK(tpot_ms >= 70.55e9 / (16 * 4800e9) * 1e3);
+    CHECK(tpot_ms < 30);  // and well inside the 30 ms the 64 users are planned for elsewhere
+}
+
 TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
     PlanRequest r;
     r.model = load_model("llama-3.1-8b");
