@@ -702,12 +702,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         const MeasuredRow& r = set.rows[i];
         obs.push_back(observation(r));
         run.moe_rows = run.moe_rows || has_routed_experts(obs.back().model);
-        const auto layers = [](const ridgeline::Model& m) {
-            std::int64_t n = 0;
-            for (const auto& g : m) n += g.count;
-            return n;
-        };
-        run.layers_differ = run.layers_differ || layers(obs.back().model) != layers(obs.front().model);
+        run.layers_differ = run.layers_differ || layer_count(obs.back().model) != layer_count(obs.front().model);
         run.batches_differ = run.batches_differ || obs.back().workload.batch != obs.front().workload.batch;
     }
     CalibrationTerms terms;

@@ -79,7 +79,7 @@ private:
     void print_table(std::FILE* out) const {
         std::vector<std::size_t> width(columns_.size());
         for (std::size_t c = 0; c < columns_.size(); ++c) {
-            width[c] = columns_[c].header.size();
+            width[c] = shown_width(columns_[c].header);
             for (const auto& r : rows_) width[c] = std::max(width[c], shown_width(printable(r[c].text)));
         }
         std::string line;
