@@ -51,7 +51,7 @@ namespace decode_sweep_detail {
 struct Row {
     double weights = 0;         // bytes read by the batch's step, whatever the context
     double batch = 1;           // the sequences the context terms are charged for (StepCost::context_batch)
-    double fixed_flops = 0;     // under attention data parallelism, the batch's FLOPs whatever the context
+    double fixed_flops = 0;     // FLOPs whatever the context: the expert imbalance's, and the batch's under attention data parallelism
     double per_stage = 0;       // seconds: the links' time in each stage, and the overhead
     double stage_overhead = 0;
     double hops = 0;            // seconds between the stages
@@ -146,7 +146,10 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
         const Seconds communication_time = stages * links.per_stage + links.pipeline_hops;
         // The step: the larger of the memory and compute terms, the links and the overhead, in
         // each stage (Pipeline::time of one stage per step: sum + (stages - 1) x longest + hops).
-        const decode_sweep_detail::Row row{weights.in(bytes), c.context_batch(B), by_ranks ? B * batch_flops : 0.0, links.per_stage.in(s),
+        // FLOPs whatever the context: the busiest expert group's extra, and under attention data
+        // parallelism the batch's share (StepCost::step_flops).
+        const double fixed_flops = c.routed_imbalance_flops(b * base.tokens_per_sequence).in(flop) + (by_ranks ? B * batch_flops : 0.0);
+        const decode_sweep_detail::Row row{weights.in(bytes), c.context_batch(B), fixed_flops, links.per_stage.in(s),
                                            stage_overhead.in(s), links.pipeline_hops.in(s), (B * base.efficiency.per_sequence).in(s),
                                            static_cast<double>(c.pipeline - 1), rates.bandwidth.in(bytes_per_s), rates.peak.in(flop_per_s)};
         decode_sweep_detail::steps(row, kv_n.data(), by_ranks ? rank_flops_n.data() : flops_n.data(), nc, memory_time.data(),

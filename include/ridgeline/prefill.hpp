@@ -94,7 +94,8 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         const Communication link = communication(dep, m, chunk_workload, c);
 
         const Seconds memory = bytes / rates.bandwidth;
-        const Seconds compute = flops / rates.peak;
+        // The step waits for the busiest expert group's matmuls too (StepCost::routed_imbalance_flops).
+        const Seconds compute = (flops + c.routed_imbalance_flops(tokens)) / rates.peak;
         p.memory_time += memory;
         p.compute_time += compute;
         p.bytes_per_device += bytes;

@@ -78,7 +78,7 @@ constexpr Positive positive_part(const StepCost& c, const Rates& r, double from,
 }  // namespace ridge_detail
 
 // The batch where memory time equals compute time:
-//     (fixed + routed(B) + rows(B)) / bw + B * s(n) / bw = B * f(n) / F
+//     (fixed + routed(B) + rows(B)) / bw + B * s(n) / bw = (B * f(n) + imbalance(B)) / F
 // Dense: B = (fixed / bw) / (f(n)/F - s(n)/bw). With routed experts, the expert bytes grow with
 // B (concave), so the crossing is found by bisection over whole batches and interpolated
 // between the two batches around it. "Never" when f(n)/F <= s(n)/bw.
@@ -99,11 +99,15 @@ constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t
         return RidgeBatch::at(static_cast<double>(((c.fixed_bytes + table) / r.bandwidth) / rowless));
     }
 
-    // gap(B) = B * surplus - shared weight time: convex, negative at 0, positive past `upper`,
-    // where it is at least B * surplus less every shared byte.
+    // gap(B) = B * surplus - shared weight time + the busiest expert group's extra FLOPs' time
+    // (StepCost::routed_imbalance_flops): negative at 0, positive past `upper`, where it is at
+    // least B * surplus less every shared byte.
     const auto gap = [&](std::int64_t batch) {
         const auto b = static_cast<double>(batch);
-        return (b * rowless - (c.fixed_bytes + c.routed_bytes(batch * c.tokens_per_sequence) + c.row_bytes(b * tokens)) / r.bandwidth).in(s);
+        const std::int64_t routed_tokens = batch * c.tokens_per_sequence;
+        return (b * rowless - (c.fixed_bytes + c.routed_bytes(routed_tokens) + c.row_bytes(b * tokens)) / r.bandwidth +
+                c.routed_imbalance_flops(routed_tokens) / r.peak)
+            .in(s);
     };
     const double upper = static_cast<double>(((c.fixed_bytes + c.all_routed_bytes() + table) / r.bandwidth) / rowless);
     if (upper > 1e15) return RidgeBatch::at(upper);  // experts all touched long before; gap is linear

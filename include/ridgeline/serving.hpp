@@ -209,7 +209,10 @@ struct MixedStep {
         mixed.tokens_per_sequence = decoding + whole;
         const Communication links = communication(deployment, model, mixed, cost);
         const auto stages = static_cast<double>(deployment.parallel.pipeline);
-        return Times{step.memory_time + tokens * load.memory_per_token + experts + rows, step.compute_time + tokens * load.compute_per_token,
+        // And the busiest expert group's matmuls grow with the tokens it is sent (StepCost::routed_imbalance_flops).
+        const Seconds imbalance = (cost.routed_imbalance_flops(decoding + whole) - cost.routed_imbalance_flops(decoding)) / rates.peak;
+        return Times{step.memory_time + tokens * load.memory_per_token + experts + rows,
+                     step.compute_time + tokens * load.compute_per_token + imbalance,
                      stages * (links.per_stage - step.links.per_stage) + (links.pipeline_hops - step.links.pipeline_hops)};
     }
     // The stage time added, and the pipeline hops added, by `tokens` prefill tokens.

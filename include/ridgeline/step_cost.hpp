@@ -107,6 +107,70 @@ constexpr double expected_busiest_group_experts(double experts, double per_token
     return std::max(at_least, busiest_group_independent(n, p, groups));
 }
 
+namespace step_cost_detail {
+// The square root by Newton's method (std::sqrt is not constexpr before C++26); x >= 0.
+constexpr double square_root(double x) noexcept {
+    if (!(x > 0)) return 0;
+    double r = x < 1 ? 1.0 : x;
+    for (int i = 0; i < 200; ++i) {
+        const double next = 0.5 * (r + x / r);
+        if (next >= r) break;  // converged: Newton's steps fall from above until rounding stops them
+        r = next;
+    }
+    return r;
+}
+}  // namespace step_cost_detail
+
+// Expected token-expert assignments the busiest of `groups` equal expert-parallel groups gets
+// from `tokens` tokens, each sending k to distinct experts of E chosen uniformly; each MoE layer
+// waits for that group's matmuls. Per token a group gets at most m = min(k, E / groups) of the k;
+// taken as Binomial(m, k / (groups m)), which has the exact mean k / groups (and is exact with one
+// expert a group), a group's count over the tokens is Binomial(tokens m, k / (groups m)), and
+// busiest_group_independent gives the busiest of `groups` such counts drawn independently. The
+// real counts sum to tokens x k, so they are correlated -1 / (groups - 1); as for normal counts
+// (max_i (Y_i - mean Y) of independent Y_i), the excess over the mean is scaled by
+// 1 / sqrt(1 - 1 / groups), and by the ratio of the exact per-token standard deviation (k draws of
+// E without replacement) to the binomial's. Where the binomial's variance passes 400 the count is
+// near normal and the excess grows as its standard deviation, so it is scaled from there (any
+// number of tokens costs the same). Never below ceil(tokens k / groups), which some group must
+// get. One group: every assignment, tokens x k.
+constexpr double expected_busiest_group_assignments(double experts, double per_token, std::int64_t tokens, std::int64_t groups) {
+    if (!(experts >= 1 && per_token >= 1 && per_token <= experts) || tokens < 0 || groups < 1)
+        throw error("", "expected_busiest_group_assignments",
+                    std::to_string(experts) + " experts, " + std::to_string(per_token) + " per token, " + std::to_string(tokens) +
+                        " tokens, " + std::to_string(groups) + " groups",
+                    "at least one expert, 1 to all of them per token, tokens >= 0 and at least one group");
+    const auto T = static_cast<double>(tokens);
+    const auto G = static_cast<double>(groups);
+    const double mean = T * per_token / G;
+    if (groups == 1 || tokens == 0) return mean;
+    const double held = static_cast<double>(static_cast<std::int64_t>(experts) / groups);
+    const double m = per_token < held ? per_token : held;
+    const double p = per_token / (G * m);
+    if (p >= 1.0) return T * m;  // every group gets m of every token
+    double floor_count = mean;   // ceil (not constexpr before C++23), where a whole count can hold it
+    if (mean < 0x1p62) {
+        floor_count = static_cast<double>(static_cast<std::int64_t>(mean));
+        if (floor_count < mean) floor_count += 1;
+    }
+    // Per token: the exact variance of a group's share (hypergeometric) over the binomial's.
+    const double exact = per_token / G * (1 - 1 / G) * (experts - per_token) / (experts - 1);
+    const double binomial = m * p * (1 - p);
+    const double scale = step_cost_detail::square_root(exact / binomial / (1 - 1 / G));
+    const double n = T * m;
+    constexpr double gaussian_from = 400;  // variance past which the excess is scaled
+    double excess = 0;
+    if (n * p * (1 - p) <= gaussian_from) {
+        excess = busiest_group_independent(static_cast<std::int64_t>(n + 0.5), p, groups) - n * p;
+    } else {
+        const auto reference = static_cast<std::int64_t>(gaussian_from / (p * (1 - p))) + 1;
+        excess = (busiest_group_independent(reference, p, groups) - static_cast<double>(reference) * p) *
+                 step_cost_detail::square_root(n / static_cast<double>(reference));
+    }
+    const double busiest = mean + scale * excess;
+    return busiest > floor_count ? busiest : floor_count;
+}
+
 struct StepCost {
     // One stream of cached context a group reads (a layer kind may read more than one: an
     // indexer's keys over the whole context and the main cache over its top-k).
@@ -129,6 +193,14 @@ struct StepCost {
         std::int64_t groups = 1;
         Bytes bytes_per_expert{};  // what one device holds of one expert: its slice within the group
         std::size_t group = 0;     // the model's layer group it belongs to
+        Flops flops_per_assignment{};  // one token's matmuls in one expert, on one device of its group
+        // The busiest group's device's FLOPs beyond the mean device's for `tokens` tokens
+        // (StepCost::routed_imbalance_flops).
+        [[nodiscard]] constexpr Flops imbalance_flops(std::int64_t tokens) const {
+            if (groups == 1) return Flops{};
+            const double mean = static_cast<double>(tokens) * per_token / static_cast<double>(groups);
+            return layers * (expected_busiest_group_assignments(experts, per_token, tokens, groups) - mean) * flops_per_assignment;
+        }
     };
 
     Assumptions assumptions{};
@@ -194,6 +266,16 @@ struct StepCost {
         }
         return b;
     }
+    // FLOPs the busiest device's routed experts do beyond the mean device's, for a step of
+    // `tokens` tokens: flops_per_token gives every device the mean, a 1/groups share of the
+    // token-expert assignments, but under expert parallelism each MoE layer waits for the group
+    // given the most (expected_busiest_group_assignments). 0 without expert parallelism. Totals
+    // over the devices stay the mean's: the imbalance moves work, it adds none.
+    [[nodiscard]] constexpr Flops routed_imbalance_flops(std::int64_t tokens) const {
+        Flops f{};
+        for (std::size_t i = 0; i < routed_count; ++i) f += routed_terms[i].imbalance_flops(tokens);
+        return f;
+    }
     // Every routed expert's bytes: what any batch large enough reads.
     [[nodiscard]] constexpr Bytes all_routed_bytes() const {
         Bytes b{};
@@ -256,9 +338,12 @@ struct StepCost {
     [[nodiscard]] constexpr Flops rank_flops(double context) const {
         return flops(context) - flops(0) + static_cast<double>(tokens_per_sequence) * rank_flops_per_token;
     }
+    // The busiest device's FLOPs in a step of B sequences at context n: the mean device's, with
+    // the busiest attention rank's and the busiest expert group's shares (routed_imbalance_flops).
     [[nodiscard]] constexpr Flops step_flops(double batch, double context) const {
-        if (attention_data == 1) return batch * flops(context);
-        return batch * batch_flops() + context_batch(batch) * rank_flops(context);
+        const Flops imbalance = routed_imbalance_flops(static_cast<std::int64_t>(batch) * tokens_per_sequence);
+        if (attention_data == 1) return batch * flops(context) + imbalance;
+        return batch * batch_flops() + context_batch(batch) * rank_flops(context) + imbalance;
     }
 
     // Per token of context on the piece that starts at `at`: the KV bytes and attention FLOPs of
@@ -422,7 +507,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
             c.experts_per_token = static_cast<double>(e.per_token);
             c.routed_terms[c.routed_count++] = StepCost::RoutedTerm{
                 L, static_cast<double>(e.experts), static_cast<double>(e.per_token), par.expert,
-                bytes(e.parameters_per_expert * E / T * per_expert_weight), gi};
+                bytes(e.parameters_per_expert * E / T * per_expert_weight), gi, flop(2.0 * e.parameters_per_expert * E / T)};
         }
     }
     if (a.attention_flops) c.flops_per_token += flop(state_flops);
