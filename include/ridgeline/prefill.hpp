@@ -22,6 +22,7 @@ struct Prefill {
     Flops attention_flops{};        // all devices
     Seconds memory_time{};          // summed over chunks, one stage
     Seconds compute_time{};
+    Seconds imbalance_time{};       // of compute_time, the busiest expert group's extra (StepCost::routed_imbalance_flops)
     Seconds time{};                 // the time to first token: every chunk through every stage, pipelined
     Bound bound = Bound::compute;   // of the summed memory and compute terms, the larger
     bool logits_every_token = false;  // the LM head for every prompt token (Assumptions::prompt_logits)
@@ -95,7 +96,9 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
 
         const Seconds memory = bytes / rates.bandwidth;
         // The step waits for the busiest expert group's matmuls too (StepCost::routed_imbalance_flops).
-        const Seconds compute = (flops + c.routed_imbalance_flops(tokens)) / rates.peak;
+        const Seconds imbalance = c.routed_imbalance_flops(tokens) / rates.peak;
+        const Seconds compute = flops / rates.peak + imbalance;
+        p.imbalance_time += imbalance;
         p.memory_time += memory;
         p.compute_time += compute;
         p.bytes_per_device += bytes;

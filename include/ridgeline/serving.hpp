@@ -182,7 +182,7 @@ namespace serving_detail {
 // read beyond the decode batch's, and their share of the all-reduces.
 struct PrefillLoad {
     Seconds memory_per_token{};   // one stage: KV read and written per prefill token
-    Seconds compute_per_token{};  // one stage
+    Seconds compute_per_token{};  // one stage, the mean device's (the busiest expert group's extra is MixedStep's)
 };
 struct MixedStep {
     const DecodeStep& step;  // the pure decode step
@@ -246,8 +246,9 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
     // Per new token, per stage: the prefill's KV read and written, and its FLOPs. Its weights
     // are the mixed step's to charge, experts and rows beyond the decode tokens' (MixedStep::with).
     a.rates = effective_rates(d.device, w);
+    // The busiest expert group's extra is the mixed step's to charge, for all its tokens at once.
     a.load = PrefillLoad{a.pre.kv_bytes_per_device / a.rates.bandwidth / static_cast<double>(fresh),
-                         a.pre.compute_time / static_cast<double>(fresh)};
+                         (a.pre.compute_time - a.pre.imbalance_time) / static_cast<double>(fresh)};
     a.mid = w;
     a.mid.context = traffic.prompt + traffic.output / 2;
     a.step = decode_step(d, m, a.mid);

@@ -38,10 +38,12 @@ constexpr double expected_experts_touched(double experts, double per_token, std:
     return experts * (1.0 - all_miss);
 }
 
-// expected_busiest_group_experts's E[max] of `groups` draws of Binomial(n, p), 0 < p < 1.
-constexpr double busiest_group_independent(std::int64_t n, double p, std::int64_t groups) {
+namespace step_cost_detail {
+// busiest_group_independent's walk (below).
+constexpr double busiest_group_walk(std::int64_t n, double p, std::int64_t groups) {
     // Binomial weights relative to the mode (1 there), so nothing underflows where the mass is;
-    // far tails that underflow carry no mass. No storage: the weights are walked in order.
+    // tails below 1e-18 of the mode's weight carry no mass the mean can see, and are not walked
+    // (that keeps a call to a few hundred steps). No storage: the weights are walked in order.
     const double at_mode = static_cast<double>(n + 1) * p;
     const std::int64_t mode = at_mode < static_cast<double>(n) ? static_cast<std::int64_t>(at_mode) : n;
     const double odds = p / (1.0 - p);
@@ -50,7 +52,7 @@ constexpr double busiest_group_independent(std::int64_t n, double p, std::int64_
     double w_start = 1.0;
     while (start > 0) {
         const double below = w_start * static_cast<double>(start) / static_cast<double>(n - start + 1) / odds;
-        if (below < 1e-300) break;
+        if (below < 1e-18) break;  // past ~9 standard deviations: nothing the mean can see
         w_start = below;
         --start;
     }
@@ -59,13 +61,14 @@ constexpr double busiest_group_independent(std::int64_t n, double p, std::int64_
         double weight = w_start;
         for (std::int64_t x = start; x <= n; ++x) {
             total += weight;
-            if (x > mode && weight < 1e-300) break;
+            if (x > mode && weight < 1e-18) break;
             weight = up(x, weight);
         }
     }
-    // E[max] = sum over x >= 1 of (1 - F(x - 1)^groups), F(x) = 0 below `start`.
-    double cdf = 0, expected = 0, weight = w_start;
-    for (std::int64_t x = 1; x <= n; ++x) {
+    // E[max] = sum over x >= 1 of (1 - F(x - 1)^groups), F(x) = 0 below `start`: each x up to
+    // `start` adds 1.
+    double cdf = 0, expected = static_cast<double>(start), weight = w_start;
+    for (std::int64_t x = start + 1; x <= n; ++x) {
         if (x - 1 >= start) {
             cdf += weight / total;
             weight = up(x - 1, weight);
@@ -81,6 +84,32 @@ constexpr double busiest_group_independent(std::int64_t n, double p, std::int64_
         if (x > mode && term < 1e-15) break;  // the rest adds nothing
     }
     return expected;
+}
+
+// At run time the walks are remembered (a few hundred steps each, and a plan or a sweep asks for
+// the same few again and again): a small table per thread, keyed by the arguments, whose values
+// are the walk's own, bit for bit.
+inline double busiest_group_remembered(std::int64_t n, double p, std::int64_t groups) {
+    struct Entry {
+        std::int64_t n = -1;
+        double p = 0;
+        std::int64_t groups = 0;
+        double value = 0;
+    };
+    thread_local std::array<Entry, 512> table{};
+    const auto bits = static_cast<std::uint64_t>(p * 0x1p52);  // 0 < p < 1; only a hash: the key is compared whole
+    const std::uint64_t hash = (static_cast<std::uint64_t>(n) * 0x9E3779B97F4A7C15ull) ^ (bits * 0xC2B2AE3D27D4EB4Full) ^
+                               static_cast<std::uint64_t>(groups);
+    Entry& e = table[static_cast<std::size_t>((hash ^ (hash >> 29)) % table.size())];
+    if (e.n != n || e.p != p || e.groups != groups) e = Entry{n, p, groups, busiest_group_walk(n, p, groups)};
+    return e.value;
+}
+}  // namespace step_cost_detail
+
+// expected_busiest_group_experts's E[max] of `groups` draws of Binomial(n, p), 0 < p < 1.
+constexpr double busiest_group_independent(std::int64_t n, double p, std::int64_t groups) {
+    if (std::is_constant_evaluated()) return step_cost_detail::busiest_group_walk(n, p, groups);
+    return step_cost_detail::busiest_group_remembered(n, p, groups);
 }
 
 // Expected touched experts in the busiest of `groups` equal groups of whole experts (expert
@@ -130,45 +159,61 @@ constexpr double square_root(double x) noexcept {
 // real counts sum to tokens x k, so they are correlated -1 / (groups - 1); as for normal counts
 // (max_i (Y_i - mean Y) of independent Y_i), the excess over the mean is scaled by
 // 1 / sqrt(1 - 1 / groups), and by the ratio of the exact per-token standard deviation (k draws of
-// E without replacement) to the binomial's. Where the binomial's variance passes 400 the count is
-// near normal and the excess grows as its standard deviation, so it is scaled from there (any
-// number of tokens costs the same). Never below ceil(tokens k / groups), which some group must
-// get. One group: every assignment, tokens x k.
+// E without replacement) to the binomial's. Where the binomial's variance passes 100 the count is
+// near normal and the excess grows as its standard deviation, so it is scaled from there: that
+// one walk is made when the routing is set up, and any number of tokens then costs the same.
+// Between ceil(tokens k / groups), which some group must get, and tokens x m.
+class BusiestAssignments {
+public:
+    constexpr BusiestAssignments() = default;  // one group
+    constexpr BusiestAssignments(double experts, double per_token, std::int64_t groups) : per_token_(per_token), groups_(groups) {
+        if (!(experts >= 1 && per_token >= 1 && per_token <= experts) || groups < 1 ||
+            static_cast<double>(static_cast<std::int64_t>(experts)) != experts || static_cast<std::int64_t>(experts) % groups != 0)
+            throw error("", "expected_busiest_group_assignments",
+                        std::to_string(experts) + " experts, " + std::to_string(per_token) + " per token, " + std::to_string(groups) + " groups",
+                        "a whole number of experts, 1 to all of them per token, and groups dividing the experts");
+        if (groups == 1) return;
+        const auto G = static_cast<double>(groups);
+        const auto held = static_cast<double>(static_cast<std::int64_t>(experts) / groups);
+        m_ = per_token < held ? per_token : held;
+        p_ = per_token / (G * m_);
+        if (p_ >= 1.0) return;  // every group gets m of every token
+        // Per token: the exact variance of a group's share (hypergeometric) over the binomial's.
+        const double exact = per_token / G * (1 - 1 / G) * (experts - per_token) / (experts - 1);
+        scale_ = step_cost_detail::square_root(exact / (m_ * p_ * (1 - p_)) / (1 - 1 / G));
+        reference_ = static_cast<std::int64_t>(gaussian_from / (p_ * (1 - p_))) + 1;
+        reference_excess_ = busiest_group_independent(reference_, p_, groups) - static_cast<double>(reference_) * p_;
+    }
+    [[nodiscard]] constexpr double at(std::int64_t tokens) const {
+        if (tokens < 0) throw error("", "expected_busiest_group_assignments", std::to_string(tokens) + " tokens", "tokens >= 0");
+        const auto T = static_cast<double>(tokens);
+        const double mean = T * per_token_ / static_cast<double>(groups_);
+        if (groups_ == 1 || tokens == 0) return mean;
+        const double most = T * m_;
+        if (p_ >= 1.0) return most;
+        double least = mean;  // ceil (not constexpr before C++23), where a whole count can hold it
+        if (mean < 0x1p62) {
+            least = static_cast<double>(static_cast<std::int64_t>(mean));
+            if (least < mean) least += 1;
+        }
+        const double n = most;
+        const double excess = n * p_ * (1 - p_) <= gaussian_from
+                                  ? busiest_group_independent(static_cast<std::int64_t>(n + 0.5), p_, groups_) - n * p_
+                                  : reference_excess_ * step_cost_detail::square_root(n / static_cast<double>(reference_));
+        const double busiest = mean + scale_ * excess;
+        return busiest < least ? least : busiest > most ? most : busiest;
+    }
+
+private:
+    static constexpr double gaussian_from = 100;  // the binomial's variance past which the excess is scaled
+    double per_token_ = 1;
+    std::int64_t groups_ = 1;
+    double m_ = 1, p_ = 1, scale_ = 1;  // per token at most m_ of a group's, Binomial(m_, p_); the excess's scale
+    std::int64_t reference_ = 0;
+    double reference_excess_ = 0;
+};
 constexpr double expected_busiest_group_assignments(double experts, double per_token, std::int64_t tokens, std::int64_t groups) {
-    if (!(experts >= 1 && per_token >= 1 && per_token <= experts) || tokens < 0 || groups < 1)
-        throw error("", "expected_busiest_group_assignments",
-                    std::to_string(experts) + " experts, " + std::to_string(per_token) + " per token, " + std::to_string(tokens) +
-                        " tokens, " + std::to_string(groups) + " groups",
-                    "at least one expert, 1 to all of them per token, tokens >= 0 and at least one group");
-    const auto T = static_cast<double>(tokens);
-    const auto G = static_cast<double>(groups);
-    const double mean = T * per_token / G;
-    if (groups == 1 || tokens == 0) return mean;
-    const double held = static_cast<double>(static_cast<std::int64_t>(experts) / groups);
-    const double m = per_token < held ? per_token : held;
-    const double p = per_token / (G * m);
-    if (p >= 1.0) return T * m;  // every group gets m of every token
-    double floor_count = mean;   // ceil (not constexpr before C++23), where a whole count can hold it
-    if (mean < 0x1p62) {
-        floor_count = static_cast<double>(static_cast<std::int64_t>(mean));
-        if (floor_count < mean) floor_count += 1;
-    }
-    // Per token: the exact variance of a group's share (hypergeometric) over the binomial's.
-    const double exact = per_token / G * (1 - 1 / G) * (experts - per_token) / (experts - 1);
-    const double binomial = m * p * (1 - p);
-    const double scale = step_cost_detail::square_root(exact / binomial / (1 - 1 / G));
-    const double n = T * m;
-    constexpr double gaussian_from = 400;  // variance past which the excess is scaled
-    double excess = 0;
-    if (n * p * (1 - p) <= gaussian_from) {
-        excess = busiest_group_independent(static_cast<std::int64_t>(n + 0.5), p, groups) - n * p;
-    } else {
-        const auto reference = static_cast<std::int64_t>(gaussian_from / (p * (1 - p))) + 1;
-        excess = (busiest_group_independent(reference, p, groups) - static_cast<double>(reference) * p) *
-                 step_cost_detail::square_root(n / static_cast<double>(reference));
-    }
-    const double busiest = mean + scale * excess;
-    return busiest > floor_count ? busiest : floor_count;
+    return BusiestAssignments(experts, per_token, groups).at(tokens);
 }
 
 struct StepCost {
@@ -194,12 +239,13 @@ struct StepCost {
         Bytes bytes_per_expert{};  // what one device holds of one expert: its slice within the group
         std::size_t group = 0;     // the model's layer group it belongs to
         Flops flops_per_assignment{};  // one token's matmuls in one expert, on one device of its group
+        BusiestAssignments busiest{};  // the busiest group's share of the routing
         // The busiest group's device's FLOPs beyond the mean device's for `tokens` tokens
         // (StepCost::routed_imbalance_flops).
         [[nodiscard]] constexpr Flops imbalance_flops(std::int64_t tokens) const {
             if (groups == 1) return Flops{};
             const double mean = static_cast<double>(tokens) * per_token / static_cast<double>(groups);
-            return layers * (expected_busiest_group_assignments(experts, per_token, tokens, groups) - mean) * flops_per_assignment;
+            return layers * (busiest.at(tokens) - mean) * flops_per_assignment;
         }
     };
 
@@ -341,9 +387,10 @@ struct StepCost {
     // The busiest device's FLOPs in a step of B sequences at context n: the mean device's, with
     // the busiest attention rank's and the busiest expert group's shares (routed_imbalance_flops).
     [[nodiscard]] constexpr Flops step_flops(double batch, double context) const {
+        // In decode_sweep's order (its fixed FLOPs first), so that the two agree to the bit.
         const Flops imbalance = routed_imbalance_flops(static_cast<std::int64_t>(batch) * tokens_per_sequence);
-        if (attention_data == 1) return batch * flops(context) + imbalance;
-        return batch * batch_flops() + context_batch(batch) * rank_flops(context) + imbalance;
+        if (attention_data == 1) return imbalance + batch * flops(context);
+        return imbalance + batch * batch_flops() + context_batch(batch) * rank_flops(context);
     }
 
     // Per token of context on the piece that starts at `at`: the KV bytes and attention FLOPs of
@@ -507,7 +554,8 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
             c.experts_per_token = static_cast<double>(e.per_token);
             c.routed_terms[c.routed_count++] = StepCost::RoutedTerm{
                 L, static_cast<double>(e.experts), static_cast<double>(e.per_token), par.expert,
-                bytes(e.parameters_per_expert * E / T * per_expert_weight), gi, flop(2.0 * e.parameters_per_expert * E / T)};
+                bytes(e.parameters_per_expert * E / T * per_expert_weight), gi, flop(2.0 * e.parameters_per_expert * E / T),
+                BusiestAssignments(static_cast<double>(e.experts), static_cast<double>(e.per_token), par.expert)};
         }
     }
     if (a.attention_flops) c.flops_per_token += flop(state_flops);
