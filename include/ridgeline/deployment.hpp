@@ -122,6 +122,7 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
 constexpr void validate(const Deployment& d, const Model& m) {
     validate(d.device);
     validate(d.parallel);
+    validate(m);  // first, so that a model without layers is named as such, not by the pipeline degree
     const auto refuse = [&m](const char* what, std::int64_t v, const std::string& expected) {
         throw error("", what, std::to_string(v), expected + " of model '" + std::string(m.name.view()) + "'");
     };

@@ -57,8 +57,9 @@ struct Diagnosis {
 // `near`: the fraction of the ceiling that counts as at it (seed 003: "within 10%").
 constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Workload& w, Seconds measured_step,
                              double near = 0.9, std::int64_t draft_tokens = 4) {
-    if (!(measured_step > Seconds{}) || !is_finite(measured_step))
-        throw error("", "measured time per token", std::to_string(measured_step.in(ms)) + " ms", "a positive, finite time");
+    // At least a nanosecond: below it the implied bandwidth and FLOP rate overflow to infinity.
+    if (!(measured_step >= ns(1)) || !is_finite(measured_step))
+        throw error("", "measured time per token", number_text(measured_step.in(ms)) + " ms", "a finite time of at least 1 ns");
     if (!(near > 0 && near <= 1)) throw error("", "near", std::to_string(near), "a fraction in (0, 1]");
     validate(Speculation{.draft_tokens = draft_tokens});  // the draft length speculative takes, 1 to 1024
     const Hardware& hw = dep.device;

@@ -157,6 +157,7 @@ constexpr void validate(const Model& m) {
         layers += g.count;
         bounded(m, layers, 100000, "num_hidden_layers");
         non_negative(m, g.spec.window, "sliding_window");
+        bounded(m, g.spec.window, std::int64_t{1} << 40, "sliding_window");  // the longest context any answer takes
         // One chunk size a model: n* walks the chunks as one period (ridge.hpp).
         if (g.spec.chunked) {
             if (g.spec.window == 0) fail(m, "chunked layer's window", "0", "its chunk size, a positive integer");

@@ -70,7 +70,7 @@ struct Builder {
         const double L = static_cast<double>(layers == 0 ? 1 : layers) / stages;  // 0: once per model
         const double width = bytes_per_param > 0 ? bytes_per_param : per_weight_bytes;
         add(name, layers, group, bytes(L * per_device * width), Bytes{},
-            matmul ? flop(2.0 * L * (even ? params / t : per_device / ranks) / stages * tokens) : Flops{}, sequences);
+            matmul ? flop(2.0 * L * (even ? params / t : per_device / ranks) * tokens) : Flops{}, sequences);
     }
 };
 }  // namespace operators_detail
@@ -106,7 +106,11 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
     // assumptions charge them.
     if (read_rows) {
         const Flops lookup = as.embedding_lookup_flops ? flop(2.0 * all.embeddings / (t * b.stages) * b.tokens) : Flops{};
-        b.add("embeddings (rows)", 0, 0, Bytes{}, c.row_bytes(b.tokens), lookup);
+        // A row per token, until the batch's tokens outnumber the table's rows: then the table,
+        // each row read once (StepCost::row_bytes).
+        const double tokens = b.batch * b.tokens;
+        if (tokens <= c.embedding_rows) b.add("embeddings (rows)", 0, 0, Bytes{}, c.row_bytes(b.tokens), lookup);
+        else b.add("embeddings (rows)", 0, 0, c.row_bytes(tokens), Bytes{}, lookup);
     } else if (!m.tied_embeddings) {
         b.weights("embeddings", 0, 0, all.embeddings, all.embeddings / t, table_bytes, as.embedding_lookup_flops);
     }

@@ -218,6 +218,13 @@ inline void validate(const PlanRequest& r) {
             if (r.devices[i].name == r.devices[j].name)  // each would give the same plans twice
                 throw error("", "devices", r.devices[i].name + " twice", "each candidate device once");
     for (const auto& d : r.devices) {
+        // A device no deployment could use is the caller's error, not "no plan" (shapes()
+        // sets aside what a device cannot split, not what it cannot be).
+        try {
+            validate(d.device);
+        } catch (const error& e) {
+            throw error("", "device " + d.name + ": " + e.path(), e.value(), e.expected());
+        }
         if (d.price_per_hour && !(*d.price_per_hour > 0 && *d.price_per_hour < 1e9))
             throw error("", "price of " + d.name, number_text(*d.price_per_hour), "a positive number below 1e9 per device-hour");
     }

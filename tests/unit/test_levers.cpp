@@ -389,7 +389,9 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     CHECK(*absurd.max_bits_per_weight == Approx(8 * (3.35e12 / 500 - 4096.0 * 327680) / 70.6e9).epsilon(1e-9));  // 0.61 bits
     const Diagnosis impossible = diagnose(h100(), llama, at4k, s(1.0 / 5000));
     CHECK_FALSE(impossible.max_bits_per_weight.has_value());  // reading the KV alone takes 0.4 ms
-    CHECK_THROWS_WITH(diagnose(h100(), llama, at4k, s(0)), "measured time per token: got 0.000000 ms, expected a positive, finite time");
+    CHECK_THROWS_WITH(diagnose(h100(), llama, at4k, s(0)), "measured time per token: got 0 ms, expected a finite time of at least 1 ns");
+    // 1e-300 s would imply an infinite bandwidth (a hostile review's case).
+    CHECK_THROWS_WITH(diagnose(h100(), llama, at4k, s(1e-300)), "measured time per token: got 1e-297 ms, expected a finite time of at least 1 ns");
 
     // Compute-bound: Llama-3.1-8B at batch 1,024 and no context on an H100 does 1,024 x 2 x
     // 7,504,924,672 FLOPs (its 8,030,261,248 parameters less the 525,336,576 of the input table,
@@ -1370,6 +1372,22 @@ TEST_CASE("operators: bytes and FLOPs add up to the step, and memory-bound times
             CHECK(f == Approx(d.flops.in(flop) / static_cast<double>(d.devices)).epsilon(1e-12));
             REQUIRE(d.bound == Bound::memory);
             CHECK(t == Approx(d.memory_time.in(s)).epsilon(1e-12));  // every operator memory-bound
+        }
+    }
+    // Over pipeline stages each device holds its stage's layers: its FLOPs are the step's over t x p
+    // devices, not p times fewer; and past the vocabulary's tokens the input rows are the table,
+    // each row read once (llama-3.1-8b: 128,256 rows; 200,000 tokens).
+    for (const std::int64_t stages : {2, 4}) {
+        for (const std::int64_t batch : {4, 200000}) {
+            INFO(stages << " stages, batch " << batch);
+            const Model m = load_model("llama-3.1-8b");
+            const Workload w{.batch = batch, .context = 100};
+            const Deployment dep{h100(), Parallelism{.tensor = 2, .pipeline = stages}};
+            const DecodeStep d = decode_step(dep, m, w);
+            double b = 0, f = 0;
+            for (const Operator& o : operators(dep, m, w)) b += o.bytes.in(bytes), f += o.flops.in(flop);
+            CHECK(b == Approx(d.bytes_per_device.in(bytes)).epsilon(1e-12));
+            CHECK(f == Approx(d.flops.in(flop) / static_cast<double>(d.devices)).epsilon(1e-12));
         }
     }
     // A BF16 projection turns compute-bound at the device's ops:byte, 295.2 on an H100.

@@ -101,4 +101,13 @@ TEST_CASE("model: impossible architectures are errors that name the field", "[mo
                                           "LM head's 1050673152 parameters");
     d.with_parameters(1050673152);
     CHECK(parameter_count(d) == 1050673152);
+    // Through a deployment the model is checked first: no layers is named as such, not as a
+    // pipeline degree above the layers (0); a window is at most the longest context, 2^40.
+    Model none = load_model("llama-3.1-8b");
+    none.groups[0].count = 0;
+    CHECK_THROWS_WITH(decode_step(Deployment{load_hardware("h100-sxm")}, none, Workload{}),
+                      "model 'llama-3.1-8b' num_hidden_layers: got 0, expected a positive integer");
+    Model wide = load_model("llama-3.1-8b");
+    wide.groups[0].spec.window = std::int64_t{1} << 41;
+    CHECK_THROWS_WITH(validate(wide), "model 'llama-3.1-8b' sliding_window: got 2199023255552, expected at most 1099511627776");
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include <ridgeline/json.hpp>
@@ -350,6 +351,11 @@ TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
     // A price for some devices only would rank by device count and drop it: refused.
     r.devices = {{"h100-sxm", load_hardware("h100-sxm"), 2.5}, {"l40s", load_hardware("l40s"), std::nullopt}};
     CHECK_THROWS_WITH(plan(r), "prices: got none for l40s, expected a price for every device tried, or none (then plans rank by device count)");
+    // A device that cannot be one is named, not answered with "no plan" (a hostile review's case).
+    Hardware broken = load_hardware("h100-sxm");
+    broken.memory_bandwidth = GB_per_s(std::numeric_limits<double>::quiet_NaN());
+    r.devices = {{"broken", broken, std::nullopt}};
+    CHECK_THROWS_WITH(plan(r), Catch::StartsWith("device broken: ") && Catch::Contains("got nan"));
     r.devices = {{"h100-sxm", load_hardware("h100-sxm"), -1.0}};
     r.devices[0].price_per_hour = 2.5;
     r.requests_per_s = 3;
