@@ -77,6 +77,7 @@ constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double con
                                            std::optional<Format> state = std::nullopt) {
     validate(m);
     validate(par);
+    model_detail::require_context_value(context);
     Bytes held{};
     for (const auto& g : m)
         std::visit([&](const auto& k) {

@@ -389,11 +389,20 @@ constexpr Bytes state_bytes_per_sequence(const Model& m, Format kv, std::optiona
     return b;
 }
 
+namespace model_detail {
+// A context a per-sequence figure is asked at: 0 to 2^40 tokens, the longest any answer takes
+// (a negative or NaN one would give a negative or NaN figure).
+constexpr void require_context_value(double context) {
+    if (!(context >= 0 && context <= 0x1p40)) throw error("", "context", number_text(context), "a number of tokens from 0 to 2^40");
+}
+}  // namespace model_detail
+
 // Cached context one sequence reads in a step at `context` tokens (a windowed layer at most its
 // window, a chunked one the tokens of its chunk, a top-k attention at most its k), without the
 // recurrent state.
 constexpr Bytes kv_bytes_read(const Model& m, Format kv, double context) {
     validate(m);
+    model_detail::require_context_value(context);
     double read = 0;  // in bytes
     for (const auto& g : m)
         std::visit([&](const auto& a) {
@@ -408,6 +417,7 @@ constexpr Bytes kv_bytes_read(const Model& m, Format kv, double context) {
 // absorbed), including a recurrent layer's state update. The seeds' 2P leaves these out.
 constexpr Flops attention_flops_per_token(const Model& m, double context) {
     validate(m);
+    model_detail::require_context_value(context);
     double f = 0;
     for (const auto& g : m)
         std::visit([&](const auto& a) {

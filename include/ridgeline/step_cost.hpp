@@ -121,6 +121,10 @@ constexpr double busiest_group_independent(std::int64_t n, double p, std::int64_
 // 2% for DeepSeek-V3's 256 experts over 8 devices at 1 to 512 tokens. One group: the exact mean.
 constexpr double expected_busiest_group_experts(double experts, double per_token, std::int64_t tokens, std::int64_t groups) {
     const double touched = expected_experts_touched(experts, per_token, tokens);
+    if (groups < 1 || experts > 0x1p53 || static_cast<double>(static_cast<std::int64_t>(experts)) != experts ||
+        static_cast<std::int64_t>(experts) % groups != 0)
+        throw error("", "expected_busiest_group_experts", std::to_string(experts) + " experts, " + std::to_string(groups) + " groups",
+                    "a whole number of experts, and groups dividing them");
     if (groups <= 1) return touched;
     const auto n = static_cast<std::int64_t>(experts) / groups;
     const double p = touched / experts;
@@ -167,7 +171,7 @@ class BusiestAssignments {
 public:
     constexpr BusiestAssignments() = default;  // one group
     constexpr BusiestAssignments(double experts, double per_token, std::int64_t groups) : per_token_(per_token), groups_(groups) {
-        if (!(experts >= 1 && per_token >= 1 && per_token <= experts) || groups < 1 ||
+        if (!(experts >= 1 && experts <= 0x1p53 && per_token >= 1 && per_token <= experts) || groups < 1 ||
             static_cast<double>(static_cast<std::int64_t>(experts)) != experts || static_cast<std::int64_t>(experts) % groups != 0)
             throw error("", "expected_busiest_group_assignments",
                         std::to_string(experts) + " experts, " + std::to_string(per_token) + " per token, " + std::to_string(groups) + " groups",

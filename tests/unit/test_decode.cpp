@@ -212,6 +212,12 @@ TEST_CASE("decode: a step reads each embedding row once, however many tokens loo
     tokens_per_s_over_batches(c, Rates{h100().memory_bandwidth, h100().require_peak(Numeric::bf16)}, 0, batches, rates);
     for (std::size_t i = 0; i < batches.size(); ++i)
         CHECK(rates[i] == Approx(decode_step(h100(), llama8b(), Workload{.batch = batches[i], .context = 0}).tokens_per_s.in(per_s)).epsilon(1e-12));
+    // Batches below 1 and negative contexts are refused, not answered (-1,942 tok/s at context -1e6).
+    const Rates h100_rates{h100().memory_bandwidth, h100().require_peak(Numeric::bf16)};
+    const std::array<std::int64_t, 2> bad{4, 0};
+    CHECK_THROWS_WITH(tokens_per_s_over_batches(c, h100_rates, 0, bad, rates), "batch: got 0, expected an integer >= 1");
+    CHECK_THROWS_WITH(tokens_per_s_over_batches(c, h100_rates, -1000000, batches, rates), "context: got -1000000, expected an integer from 0 to 2^40");
+    CHECK_THROWS_WITH(ridge_batch(c, h100_rates, -100000), "context: got -100000, expected an integer from 0 to 2^40");
 }
 
 TEST_CASE("scaling book: B*bw/(B*kv + params) is the memory-bound total rate", "[decode]") {

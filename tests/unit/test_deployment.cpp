@@ -287,6 +287,10 @@ TEST_CASE("expert parallelism: the busiest group's assignments, by hand and by a
     CHECK_THROWS_WITH(expected_busiest_group_assignments(10, 9, 10, 4),
                       "expected_busiest_group_assignments: got 10.000000 experts, 9.000000 per token, 4 groups, expected a whole "
                       "number of experts, 1 to all of them per token, and groups dividing the experts");
+    // The experts' count refuses the same (it gave 0 touched for 16 groups of 8 experts).
+    CHECK_THROWS_WITH(expected_busiest_group_experts(8, 2, 10, 16),
+                      "expected_busiest_group_experts: got 8.000000 experts, 16 groups, expected a whole number of experts, and groups dividing them");
+    CHECK_THROWS_AS(expected_busiest_group_experts(8, 2, 10, -2), ridgeline::error);
     // Any number of tokens costs the same and stays finite (a prefill's 2^62).
     const double huge = expected_busiest_group_assignments(256, 8, std::int64_t{1} << 62, 8);
     CHECK(std::isfinite(huge));

@@ -2,6 +2,8 @@
 // published totals, KV bytes per token by hand, and validation.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <ridgeline/json.hpp>
 #include <ridgeline/ridgeline.hpp>
 
@@ -110,4 +112,9 @@ TEST_CASE("model: impossible architectures are errors that name the field", "[mo
     Model wide = load_model("llama-3.1-8b");
     wide.groups[0].spec.window = std::int64_t{1} << 41;
     CHECK_THROWS_WITH(validate(wide), "model 'llama-3.1-8b' sliding_window: got 2199023255552, expected at most 1099511627776");
+    // The per-sequence figures refuse a context that would make them negative or NaN.
+    const Model llama = load_model("llama-3.1-8b");
+    CHECK_THROWS_WITH(kv_bytes_read(llama, formats::bf16, -100), "context: got -100, expected a number of tokens from 0 to 2^40");
+    CHECK_THROWS_WITH(attention_flops_per_token(llama, std::nan("")), "context: got nan, expected a number of tokens from 0 to 2^40");
+    CHECK_THROWS_AS(kv_per_sequence_per_device(llama, formats::bf16, -1), ridgeline::error);
 }
