@@ -265,6 +265,7 @@ constexpr DecodeEstimate decode_estimate(const Deployment& d, const Model& m, co
 // Seed 002's scaling-book form, memory-bound only, one device:
 //     max tokens/s = B * bandwidth / (B * kv_bytes_per_sequence + param_bytes)
 constexpr PerSecond scaling_book_tokens_per_s(const Hardware& hw, const Model& m, const Workload& w) {
+    validate(hw);
     const StepCost c = step_cost(m, w);
     const double B = static_cast<double>(w.batch);
     return B * hw.memory_bandwidth / (B * c.kv_bytes(static_cast<double>(w.context)) + c.weight_bytes(w.batch));

@@ -106,6 +106,7 @@ constexpr Numeric default_compute(const Hardware& hw) noexcept {
 
 // ops:byte: the arithmetic intensity above which work on this device is compute-bound.
 constexpr FlopsPerByte ops_per_byte(const Hardware& hw, Numeric compute) {
+    validate(hw);  // a bandwidth of 0 would give an infinite ratio
     return hw.require_peak(compute) / hw.memory_bandwidth;
 }
 

@@ -95,6 +95,7 @@ constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double con
 // to layer, so one layer's worth is the peak.
 constexpr Bytes activation_bytes_per_token(const Model& m, const Parallelism& par = {}, bool sampled = true) {
     validate(m);
+    validate(par);  // a tensor degree of 0 would give infinite bytes
     const double h = static_cast<double>(m.hidden_size), T = static_cast<double>(par.tensor);
     double widest = 0;
     for (const auto& g : m) {
@@ -106,6 +107,7 @@ constexpr Bytes activation_bytes_per_token(const Model& m, const Parallelism& pa
 
 // The engine's budget on one device.
 constexpr MemoryUse memory_budget(const Hardware& hw, const Assumptions& a) {
+    validate(hw);  // a negative memory would give a negative capacity
     validate(a);
     MemoryUse u;
     u.capacity = a.reported_memory ? hw.usable_memory() : hw.memory_capacity;

@@ -614,3 +614,15 @@ TEST_CASE("composer: prefill chunks overlap across pipeline stages", "[deploymen
     CHECK(four.time.in(s) == Approx(one.time.in(s) / 4 + 3 * longest / 4 + 3 * hop).epsilon(1e-9));
     CHECK(four.time < one.time);  // pipelined, not 4 x 4 chunk-stages in turn
 }
+
+TEST_CASE("helpers refuse a device or a split that cannot be, as the answers do", "[deployment][errors]") {
+    // A hostile review's cases: each gave an infinite or negative figure.
+    Hardware no_bandwidth = load_hardware("h100-sxm");
+    no_bandwidth.memory_bandwidth = GB_per_s(0);
+    CHECK_THROWS_AS(ops_per_byte(no_bandwidth, Numeric::bf16), ridgeline::error);
+    CHECK_THROWS_AS(scaling_book_tokens_per_s(no_bandwidth, load_model("llama-3.1-8b"), Workload{}), ridgeline::error);
+    Hardware negative = load_hardware("h100-sxm");
+    negative.memory_capacity = GB(-1);
+    CHECK_THROWS_AS(memory_budget(negative, assumptions::physical), ridgeline::error);
+    CHECK_THROWS_AS(activation_bytes_per_token(load_model("llama-3.1-8b"), Parallelism{.tensor = 0}), ridgeline::error);
+}
