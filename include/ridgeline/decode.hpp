@@ -53,7 +53,7 @@ constexpr StepTimes step_times(const StepCost& c, const Rates& r, std::int64_t b
 constexpr void tokens_per_s_over_batches(const StepCost& c, const Rates& r, std::int64_t context,
                                          std::span<const std::int64_t> batches, std::span<double> out) {
     if (out.size() < batches.size()) throw error("", "out", std::to_string(out.size()) + " slots", "one per batch");
-    if (context < 0 || context > max_context) throw error("", "context", std::to_string(context), "an integer from 0 to 2^40");
+    require_context_range(context);
     for (const std::int64_t b : batches)
         if (b < 1) throw error("", "batch", std::to_string(b), "an integer >= 1");
     if (c.has_routed_experts() || c.attention_data > 1) {

@@ -130,12 +130,10 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
                 const StepCost::RoutedTerm& rt = c.routed_terms[r];
                 if (rt.group != gi) continue;
                 const double expert = whole / rt.experts;
-                const Bytes touched = rt.layers *
-                                      expected_busiest_group_experts(rt.experts, rt.per_token, w.batch * w.tokens_per_sequence, rt.groups) *
-                                      rt.bytes_per_expert;
+                const std::int64_t tokens = w.batch * w.tokens_per_sequence;
+                const Bytes touched = rt.layers * expected_busiest_group_experts(rt.experts, rt.per_token, tokens, rt.groups) * rt.bytes_per_expert;
                 // The mean device's FLOPs per sequence, and the busiest group's extra over the
                 // batch (StepCost::routed_imbalance_flops), as the step charges them.
-                const std::int64_t tokens = w.batch * w.tokens_per_sequence;
                 b.add(name, L, gi, touched, Bytes{},
                       flop(2.0 * rt.layers * rt.per_token * expert / t * b.tokens) + rt.imbalance_flops(tokens) / b.batch);
             }

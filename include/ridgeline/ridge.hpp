@@ -84,7 +84,7 @@ constexpr Positive positive_part(const StepCost& c, const Rates& r, double from,
 // between the two batches around it. "Never" when f(n)/F <= s(n)/bw.
 // This form takes a precomputed cost and rates, for sweeps; the next takes the setting.
 constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t context) {
-    if (context < 0 || context > max_context) throw error("", "context", std::to_string(context), "an integer from 0 to 2^40");
+    require_context_range(context);
     const Seconds rowless = ridge_detail::surplus(c, r, static_cast<double>(context));
     if (!(rowless > Seconds{})) return RidgeBatch::never();
     // Below the table's rows each sequence also reads its own embedding rows; past them the

@@ -22,6 +22,33 @@
 
 namespace ridgeline {
 
+namespace step_cost_detail {
+// The square root by Newton's method (std::sqrt is not constexpr before C++26); x >= 0.
+constexpr double square_root(double x) noexcept {
+    if (!(x > 0)) return 0;
+    double r = x < 1 ? 1.0 : x;
+    for (int i = 0; i < 200; ++i) {
+        const double next = 0.5 * (r + x / r);
+        if (next >= r) break;  // converged: Newton's steps fall from above until rounding stops them
+        r = next;
+    }
+    return r;
+}
+// The least whole number at or above v >= 0 (std::ceil is not constexpr before C++23); past 2^62,
+// where every double is whole, v itself.
+constexpr double whole_at_least(double v) noexcept {
+    if (!(v < 0x1p62)) return v;
+    const auto whole = static_cast<double>(static_cast<std::int64_t>(v));
+    return whole < v ? whole + 1 : whole;
+}
+// Whether `experts` (a double, as the routing terms keep it) is a whole number that `groups`
+// equal expert-parallel groups divide.
+constexpr bool whole_expert_groups(double experts, std::int64_t groups) noexcept {
+    return groups >= 1 && experts >= 1 && experts <= 0x1p53 && static_cast<double>(static_cast<std::int64_t>(experts)) == experts &&
+           static_cast<std::int64_t>(experts) % groups == 0;
+}
+}  // namespace step_cost_detail
+
 // Expected distinct experts a batch of `tokens` tokens touches in one layer when each picks k
 // of E uniformly: E * (1 - (1 - k/E)^tokens). It is k at one token and tends to E.
 constexpr double expected_experts_touched(double experts, double per_token, std::int64_t tokens) {
@@ -69,10 +96,8 @@ constexpr double busiest_group_walk(std::int64_t n, double p, std::int64_t group
     // `start` adds 1.
     double cdf = 0, expected = static_cast<double>(start), weight = w_start;
     for (std::int64_t x = start + 1; x <= n; ++x) {
-        if (x - 1 >= start) {
-            cdf += weight / total;
-            weight = up(x - 1, weight);
-        }
+        cdf += weight / total;
+        weight = up(x - 1, weight);
         double all_below = 1.0;  // cdf^groups by squaring
         double base = cdf < 1.0 ? cdf : 1.0;
         for (std::int64_t g = groups; g > 0; g >>= 1) {
@@ -121,8 +146,7 @@ constexpr double busiest_group_independent(std::int64_t n, double p, std::int64_
 // 2% for DeepSeek-V3's 256 experts over 8 devices at 1 to 512 tokens. One group: the exact mean.
 constexpr double expected_busiest_group_experts(double experts, double per_token, std::int64_t tokens, std::int64_t groups) {
     const double touched = expected_experts_touched(experts, per_token, tokens);
-    if (groups < 1 || experts > 0x1p53 || static_cast<double>(static_cast<std::int64_t>(experts)) != experts ||
-        static_cast<std::int64_t>(experts) % groups != 0)
+    if (!step_cost_detail::whole_expert_groups(experts, groups))
         throw error("", "expected_busiest_group_experts", std::to_string(experts) + " experts, " + std::to_string(groups) + " groups",
                     "a whole number of experts, and groups dividing them");
     if (groups <= 1) return touched;
@@ -133,26 +157,10 @@ constexpr double expected_busiest_group_experts(double experts, double per_token
     // Any token touches k distinct experts, so some group holds at least ceil(k / groups) of
     // them: a floor the independence above misses where groups hold few experts (one each:
     // 1 - (1 - p)^groups, 0.9 for Mixtral's 8 experts over 8 devices at one token, not 1).
-    const double share = per_token / static_cast<double>(groups);
-    double at_least = static_cast<double>(static_cast<std::int64_t>(share));
-    if (at_least < share) at_least += 1;  // ceil, which is not constexpr before C++23
-    at_least = std::min(static_cast<double>(n), at_least);
+    const double at_least = std::min(static_cast<double>(n), step_cost_detail::whole_at_least(per_token / static_cast<double>(groups)));
     return std::max(at_least, busiest_group_independent(n, p, groups));
 }
 
-namespace step_cost_detail {
-// The square root by Newton's method (std::sqrt is not constexpr before C++26); x >= 0.
-constexpr double square_root(double x) noexcept {
-    if (!(x > 0)) return 0;
-    double r = x < 1 ? 1.0 : x;
-    for (int i = 0; i < 200; ++i) {
-        const double next = 0.5 * (r + x / r);
-        if (next >= r) break;  // converged: Newton's steps fall from above until rounding stops them
-        r = next;
-    }
-    return r;
-}
-}  // namespace step_cost_detail
 
 // Expected token-expert assignments the busiest of `groups` equal expert-parallel groups gets
 // from `tokens` tokens, each sending k to distinct experts of E chosen uniformly; each MoE layer
@@ -171,8 +179,7 @@ class BusiestAssignments {
 public:
     constexpr BusiestAssignments() = default;  // one group
     constexpr BusiestAssignments(double experts, double per_token, std::int64_t groups) : per_token_(per_token), groups_(groups) {
-        if (!(experts >= 1 && experts <= 0x1p53 && per_token >= 1 && per_token <= experts) || groups < 1 ||
-            static_cast<double>(static_cast<std::int64_t>(experts)) != experts || static_cast<std::int64_t>(experts) % groups != 0)
+        if (!(per_token >= 1 && per_token <= experts) || !step_cost_detail::whole_expert_groups(experts, groups))
             throw error("", "expected_busiest_group_assignments",
                         std::to_string(experts) + " experts, " + std::to_string(per_token) + " per token, " + std::to_string(groups) + " groups",
                         "a whole number of experts, 1 to all of them per token, and groups dividing the experts");
@@ -195,11 +202,7 @@ public:
         if (groups_ == 1 || tokens == 0) return mean;
         const double most = T * m_;
         if (p_ >= 1.0) return most;
-        double least = mean;  // ceil (not constexpr before C++23), where a whole count can hold it
-        if (mean < 0x1p62) {
-            least = static_cast<double>(static_cast<std::int64_t>(mean));
-            if (least < mean) least += 1;
-        }
+        const double least = step_cost_detail::whole_at_least(mean);
         const double n = most;
         const double excess = n * p_ * (1 - p_) <= gaussian_from
                                   ? busiest_group_independent(static_cast<std::int64_t>(n + 0.5), p_, groups_) - n * p_

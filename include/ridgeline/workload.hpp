@@ -199,6 +199,11 @@ struct Workload {
 // double and far inside int64: 2^40 sequences and 2^40 tokens of context.
 inline constexpr std::int64_t max_batch = std::int64_t{1} << 40;
 inline constexpr std::int64_t max_context = std::int64_t{1} << 40;
+// A context a precomputed cost is asked at (the sweep's and ridge's fast forms, which take no
+// Workload to validate): 0 to 2^40 tokens.
+constexpr void require_context_range(std::int64_t context) {
+    if (context < 0 || context > max_context) throw error("", "context", std::to_string(context), "an integer from 0 to 2^40");
+}
 inline constexpr std::int64_t max_parallel_degree = 1 << 20;
 
 constexpr void validate(const Assumptions& a) {
