@@ -365,9 +365,13 @@ public:
 private:
     void note(const Setting& s, const Link& l, const char* between) {
         used_ = used_ || std::string_view(l.bandwidth_from) == "deployment";
-        const std::string text = fmt::format("{} GB/s each way ({}), {} us per message ({}), {}{}", cli::shown(l.one_way.in(GB_per_s), 1),
+        // A ring over several domains pays the network's latency only where it crosses one.
+        const std::string inside = l.scale_out && l.domains > 1 ? fmt::format(" ({} us a ring step inside one of its {} scale-up domains)",
+                                                                             cli::shown(l.within_latency.in(us), 2), l.domains)
+                                                                 : "";
+        const std::string text = fmt::format("{} GB/s each way ({}), {} us per message ({}), {}{}{}", cli::shown(l.one_way.in(GB_per_s), 1),
                                              l.bandwidth_from, cli::shown(l.latency.in(us), 2), l.latency_from,
-                                             l.scale_out ? "scale-out network" : "scale-up link", between);
+                                             l.scale_out ? "scale-out network" : "scale-up link", inside, between);
         std::string where = cli::printable(s.hardware) + " tp " + std::to_string(s.dep.parallel.tensor);
         if (s.dep.parallel.pipeline > 1) where += " pp " + std::to_string(s.dep.parallel.pipeline);
         auto it = std::find_if(seen_.begin(), seen_.end(), [&](const auto& x) { return x.first == text; });

@@ -260,6 +260,8 @@ json evaluate(const json& request) {
                         {"latency_us", l.latency.in(us)},
                         {"latency_from", l.latency_from},
                         {"scale_out", l.scale_out},
+                        {"domains", l.domains},
+                        {"within_latency_us", l.within_latency.in(us)},
                         {"messages", d.links.messages}};
         }
         json out{{"ok", true},

@@ -32,6 +32,10 @@ struct Link {
     BytesPerSecond one_way{};
     Seconds latency{};
     bool scale_out = false;
+    // A ring over the scale-out network still runs most of its steps inside a scale-up domain:
+    // how many domains the group spans, and what such a step costs (ring_all_reduce).
+    std::int64_t domains = 1;
+    Seconds within_latency{};
     const char* latency_from = "none";  // "deployment", "hardware preset", "assumptions"
     const char* bandwidth_from = "none";  // "deployment", "hardware preset"
 
@@ -64,6 +68,11 @@ namespace deployment_detail {
                        std::string_view(field) == "scale_out_GB_per_s");
 }
 }  // namespace deployment_detail
+
+// The network proxy's launch cost per step of a ring that crosses nodes, which NCCL charges even
+// the steps inside a node: getNetOverhead(), 1 us on x86 Intel hosts and others (2 us on AMD
+// hosts), LL protocol (NVIDIA/nccl@b6475625, v2.20.3, src/graph/tuning.cc).
+inline constexpr Seconds ring_step_net_overhead = us(1.0);
 
 // The link a group of `group` devices crosses. A link the deployment gives fills the one its
 // preset lacks: a card with no scale-up link (a PCIe card) joins any group over it; a device with
@@ -100,9 +109,15 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
         return l;
     }
     l.scale_out = true;
+    l.domains = (group + hw.scale_up_domain - 1) / hw.scale_up_domain;
+    // A step inside a domain of a ring that leaves it: the domain's link latency, but no less than
+    // the network proxy's launch per step (NCCL's model: intraLat = max(intraLat, netOverhead)).
+    latency(hw.scale_up_latency);
+    l.within_latency = d.parallel.link_latency || ring_step_net_overhead < l.latency ? l.latency : ring_step_net_overhead;
     if (hw.scale_out_bandwidth) {
         l.one_way = *hw.scale_out_bandwidth / 2.0;
         l.bandwidth_from = "hardware preset";
+        if (d.parallel.link_latency) return l;
         l.latency = hw.scale_out_latency ? *hw.scale_out_latency : a.fallback_link_latency;
         l.latency_from = hw.scale_out_latency ? "hardware preset" : "assumptions";
         return l;

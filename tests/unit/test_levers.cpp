@@ -63,8 +63,9 @@ TEST_CASE("tensor parallel: weights and KV heads split, all-reduces on the link"
     CHECK(one.communication_time == Seconds{});
     // Past the domain of a device whose preset has no scale-out network (the H20's 8 NVLink GPUs),
     // the link given is that network: 16 devices, 2 x 15 ring steps of 16,384 / 16 B over 50 GB/s
-    // one way, each at the physical fallback latency of 2.7 us (NCCL's network figure; the
-    // preset has none for it). Without it, no link joins them.
+    // one way, the 4 that cross between the two domains at the physical fallback latency of
+    // 2.7 us (NCCL's network figure; the preset has none for it), the 26 inside one at NCCL's
+    // 1 us network proxy launch (above the NVLink's 0.6 us). Without it, no link joins them.
     Deployment h20{load_hardware("h20"), Parallelism{.tensor = 16}};
     CHECK_THROWS_WITH(decode_step(h20, m, Workload{.context = 4096}),
                       "hardware 'NVIDIA H20 96GB' scale_out_GB_per_s: got none, expected the figure in the preset (or set it on the "
@@ -79,14 +80,15 @@ TEST_CASE("tensor parallel: weights and KV heads split, all-reduces on the link"
     h20.parallel.link_bandwidth = GB_per_s(100);
     const DecodeStep far = decode_step(h20, m, Workload{.context = 4096});
     CHECK(far.links.tensor_link.scale_out);
-    CHECK(far.communication_time.in(s) == Approx(2 * 80 * 30 * (2.7e-6 + 16384.0 / 16 / 50e9)).epsilon(1e-12));
+    CHECK(far.communication_time.in(s) == Approx(2 * 80 * (4 * 2.7e-6 + 26 * 1.0e-6 + 30 * (16384.0 / 16 / 50e9))).epsilon(1e-12));
     // The MI355X's preset gives its network (eight Pollara 400 NICs a node, one a GPU: ROCm's MoRI
     // guide), 100 GB/s both ways, at RCCL's 9.5 us a network ring step (tuning.cc, as for the
-    // MI300X): the same ring as the H20s' at that latency.
+    // MI300X): the same ring as the H20s' at that latency, its steps inside a node at 1 us (above
+    // RCCL's 0.8 us xGMI figure).
     const DecodeStep mi355x = decode_step(Deployment{load_hardware("mi355x"), Parallelism{.tensor = 16}}, m, Workload{.context = 4096});
     CHECK(mi355x.links.tensor_link.scale_out);
     CHECK(std::string(mi355x.links.tensor_link.latency_from) == "hardware preset");
-    CHECK(mi355x.communication_time.in(s) == Approx(2 * 80 * 30 * (9.5e-6 + 16384.0 / 16 / 50e9)).epsilon(1e-12));
+    CHECK(mi355x.communication_time.in(s) == Approx(2 * 80 * (4 * 9.5e-6 + 26 * 1.0e-6 + 30 * (16384.0 / 16 / 50e9))).epsilon(1e-12));
     // A card without NVLink: the link is the PCIe bandwidth the deployment gives, each step NCCL's
     // PCI ring latency (1.0 us, src/graph/tuning.cc hwLat, as the preset cites). Llama-3.3-70B at
     // t = 4 on RTX 4090s, 64 GB/s each way: 80 layers x 2 all-reduces x 6 ring steps of 16,384 / 4 B.
