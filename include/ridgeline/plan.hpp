@@ -399,15 +399,15 @@ inline PlanResult plan(const PlanRequest& r) {
                         if (s->fits() && row.devices <= static_cast<double>(r.max_devices) && (!closest || s->tpot < closest->serving.tpot))
                             closest = row;
                         if (!meets(*s, r)) return std::nullopt;
-                        if (priced) {
-                            // The load asked for, not the whole sequences per micro-batch it was
-                            // rounded up to: the users' own rates, or the requests' output tokens.
-                            const double capacity = static_cast<double>(replicas) * s->tokens_per_s.in(per_s);
-                            const double asked = r.users ? *r.users * s->tokens_per_s_per_user.in(per_s)
-                                                         : *r.requests_per_s * static_cast<double>(r.traffic.output);
-                            const double tokens_per_hour = std::min(capacity, asked) * 3600;
-                            row.cost_per_million_tokens = *row.cost_per_hour / tokens_per_hour * 1e6;
-                        }
+                        // The load asked for, not the whole sequences per micro-batch it was rounded
+                        // up to: the users' own rates, or the requests' output tokens. The tokens per
+                        // device and the cost are both of it, so a plan's two columns agree.
+                        const double capacity = static_cast<double>(replicas) * s->tokens_per_s.in(per_s);
+                        const double asked = r.users ? *r.users * s->tokens_per_s_per_user.in(per_s)
+                                                     : *r.requests_per_s * static_cast<double>(r.traffic.output);
+                        const double delivered = std::min(capacity, asked);
+                        row.serving.tokens_per_s_per_device = per_s(delivered / row.devices);
+                        if (priced) row.cost_per_million_tokens = *row.cost_per_hour / (delivered * 3600) * 1e6;
                         return row;
                     };
                     // More replicas, fewer sequences each, faster steps: feasibility only grows, so

@@ -261,9 +261,10 @@ TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s
         CHECK(row.serving.tpot <= ms(30));
         CHECK(row.serving.fits());
         CHECK(row.users() >= 64);
-        // Replicas hold whole sequences, so a row may have slots for more than 64; its cost is
-        // still per token of the 64 users asked for, each at 1 / TPOT.
+        // Replicas hold whole sequences, so a row may have slots for more than 64; its cost and
+        // its tokens per device are still of the 64 users asked for, each at 1 / TPOT.
         CHECK(*row.cost_per_million_tokens == Approx(*row.cost_per_hour / (64 / row.serving.tpot.in(s) * 3600) * 1e6).epsilon(1e-12));
+        CHECK(row.serving.tokens_per_s_per_device.in(per_s) == Approx(64 / row.serving.tpot.in(s) / row.devices).epsilon(1e-12));
     }
     CHECK(std::any_of(p.plans.begin(), p.plans.end(), [](const PlanRow& row) { return row.users() > 64; }));
     CHECK(std::is_sorted(p.plans.begin(), p.plans.end(),
@@ -299,9 +300,10 @@ TEST_CASE("plan: without prices, the fewest devices, and with a request rate, Li
 
 TEST_CASE("plan: each row's tokens per device are over the whole devices it prints", "[plan]") {
     // A disaggregated replica's prefill pool is busy a fraction of the time, but a plan buys whole
-    // prefill replicas: the row's tokens per device divide its replicas' tokens by the devices it
-    // prints, as a buyer would, and the Pareto front keeps within the device limit and is priced
-    // where the devices are. Whole prompts here, so the prefill pool has work.
+    // prefill replicas: the row's tokens per device divide its tokens by the devices it prints, as
+    // a buyer would (a plan's: the 64 users', not its spare slots'; a Pareto point's: its replica
+    // full), and the Pareto front keeps within the device limit and is priced where the devices
+    // are. Whole prompts here, so the prefill pool has work.
     PlanRequest r = seventy_b_for_64_users(0);
     r.ttft_target = ms(500);
     r.modes = {ServingMode::aggregated, ServingMode::disaggregated};
@@ -314,8 +316,10 @@ TEST_CASE("plan: each row's tokens per device are over the whole devices it prin
             INFO(row.device << " tp " << row.parallel.tensor << " " << mode_name(row.mode) << " batch " << row.serving.batch);
             CHECK(row.devices == std::round(row.devices));
             CHECK(row.devices <= 16);
-            CHECK(row.serving.tokens_per_s_per_device.in(per_s) * row.devices ==
-                  Approx(static_cast<double>(row.replicas) * row.serving.tokens_per_s.in(per_s)).epsilon(1e-12));
+            const double full = static_cast<double>(row.replicas) * row.serving.tokens_per_s.in(per_s);
+            const double tokens = rows == &p.plans ? 64 * row.serving.tokens_per_s_per_user.in(per_s) : full;
+            CHECK(tokens <= full * (1 + 1e-12));
+            CHECK(row.serving.tokens_per_s_per_device.in(per_s) * row.devices == Approx(tokens).epsilon(1e-12));
             REQUIRE(row.cost_per_hour);
             CHECK(*row.cost_per_hour == Approx(row.devices * (row.device == "h200" ? 3.50 : 2.50)).epsilon(1e-12));
             CHECK(row.cost_per_million_tokens.has_value());
