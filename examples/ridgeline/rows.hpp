@@ -522,7 +522,7 @@ inline FittedRows fitted_rows(const ridgeline::EfficiencyPreset& preset) {
 
 inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, const ridgeline::EfficiencyPreset& preset) {
     using namespace ridgeline;
-    const PredictionRange r = predict_range(s.dep, s.m, w, preset.fit);
+    const PredictionRange r = predict_range(s.dep, s.m, w, preset.fit, preset.leave_one_out_worst);
     Table t({{"field", "field", false}, {"value", "value", false}});
     const auto add = [&](const char* k, Cell c) { t.add({text(k), std::move(c)}); };
     const auto time = [](Seconds v) { return converted(v.in(seconds), v.in(ms), 3, "{} ms"); };
@@ -561,6 +561,7 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     add("predicted_step_s", time(r.estimate.step_time));
     add("fastest_step_s", time(r.fastest));
     add("slowest_step_s", time(r.slowest));
+    add("range_from", text(range_basis_name(r.basis)));
     add("predicted_tokens_per_s", number(r.estimate.tokens_per_s.in(per_s), 1));
     add("ceiling_tokens_per_s", number(r.ceiling.tokens_per_s.in(per_s), 1));
     add("leave_one_out_median", preset.leave_one_out_median ? converted(*preset.leave_one_out_median, 100 * *preset.leave_one_out_median, 1, "{}%") : null("-"));

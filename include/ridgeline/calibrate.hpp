@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -467,18 +468,46 @@ inline std::vector<double> nested_leave_one_out(const Hardware& hw, const std::v
 // fast end. Moving the efficiency itself by its error, as before, reached 0 (an unbounded slow
 // end) or came within a hair of it (a slow end thousands of times the estimate) wherever the
 // error neared the efficiency, which the fit never said.
+// What a prediction's range moves: each fitted term by one standard error; where the fit left
+// none (a one-row fit, or no more rows than terms), the estimate divided and multiplied by one
+// plus the fit's worst leave-one-out error, if known; else nothing, the range being unknown.
+enum class RangeBasis : std::uint8_t { term_errors, leave_one_out, none };
+constexpr const char* range_basis_name(RangeBasis b) noexcept {
+    switch (b) {
+        case RangeBasis::term_errors: return "one standard error of each fitted term";
+        case RangeBasis::leave_one_out: return "the worst leave-one-out error (the fit left no term's error)";
+        case RangeBasis::none: return "none: the fit left no term's error and no leave-one-out error, so the range is unknown";
+    }
+    return "?";
+}
 struct PredictionRange {
     DecodeStep ceiling;   // the ideal roofline
     DecodeStep estimate;  // with the fitted terms
-    Seconds fastest{};
+    Seconds fastest{};    // never below the ceiling
     Seconds slowest{};
+    RangeBasis basis = RangeBasis::term_errors;
 };
-inline PredictionRange predict_range(const Deployment& d, const Model& m, const Workload& w, const Calibration& c) {
+inline PredictionRange predict_range(const Deployment& d, const Model& m, const Workload& w, const Calibration& c,
+                                     std::optional<double> leave_one_out_worst = std::nullopt) {
     PredictionRange r;
     Workload ideal = w;
     ideal.efficiency = Efficiency{};
     r.ceiling = decode_step(d, m, ideal);
     r.estimate = predict(d, m, w, c);
+    const bool errors = c.bandwidth_efficiency_error || c.compute_efficiency_error || c.overhead_error || c.per_layer_error ||
+                        c.per_moe_layer_error || c.per_sequence_error;
+    if (!errors) {
+        const Seconds at = r.estimate.step_time;
+        r.fastest = r.slowest = at;
+        r.basis = RangeBasis::none;
+        if (leave_one_out_worst && *leave_one_out_worst >= 0 && std::isfinite(*leave_one_out_worst)) {
+            const double by = 1 + *leave_one_out_worst;
+            r.fastest = at / by < r.ceiling.step_time ? r.ceiling.step_time : at / by;
+            r.slowest = at * by;
+            r.basis = RangeBasis::leave_one_out;
+        }
+        return r;
+    }
     const auto moved = [&](double sign) {
         Calibration x = c;
         const auto eff = [&](double v, const std::optional<double>& e) {

@@ -870,6 +870,44 @@ TEST_CASE("predict: an efficiency's range moves its reciprocal, the term the fit
     }
 }
 
+TEST_CASE("predict: a fit that left no term's error is widened by its worst leave-one-out error, never past the ceiling", "[calibrate]") {
+    // Two rows fitting two terms leave no degrees of freedom, so no standard errors: the range
+    // cannot come from them. Hand calculation: with a worst leave-one-out error of 10% the range
+    // is the estimate / 1.1 to x 1.1; at 1000% the fast end would be an eleventh of the estimate,
+    // below the ceiling (a 3 ms fixed time alone is above it), so it stops at the ceiling. With
+    // neither, the range is the estimate and says it is unknown.
+    const Hardware a100 = load_hardware("a100-80gb");
+    const Model m = load_model("llama-2-7b");
+    const Workload w{.batch = 1, .context = 128};
+    const auto step = [&](double bandwidth, Seconds overhead) {
+        Workload x = w;
+        x.efficiency = Efficiency{bandwidth, 1.0, overhead};
+        return decode_step(a100, m, x).step_time;
+    };
+    Calibration c;
+    c.bandwidth_efficiency = 0.8;
+    c.overhead = ms(3);
+    const Seconds estimate = step(0.8, ms(3)), ceiling = step(1.0, Seconds{});
+    const PredictionRange unknown = predict_range(a100, m, w, c);
+    CHECK(unknown.basis == RangeBasis::none);
+    CHECK(unknown.fastest == unknown.estimate.step_time);
+    CHECK(unknown.slowest == unknown.estimate.step_time);
+    const PredictionRange ten = predict_range(a100, m, w, c, 0.10);
+    CHECK(ten.basis == RangeBasis::leave_one_out);
+    CHECK(ten.estimate.step_time.in(s) == Approx(estimate.in(s)).epsilon(1e-12));
+    CHECK(ten.slowest.in(s) == Approx(estimate.in(s) * 1.1).epsilon(1e-12));
+    CHECK(ten.fastest.in(s) == Approx(estimate.in(s) / 1.1).epsilon(1e-12));
+    CHECK(estimate.in(s) / 11 < ceiling.in(s));
+    const PredictionRange wide = predict_range(a100, m, w, c, 10.0);
+    CHECK(wide.fastest.in(s) == Approx(ceiling.in(s)).epsilon(1e-12));
+    CHECK(wide.slowest.in(s) == Approx(estimate.in(s) * 11).epsilon(1e-12));
+    // A term's error, where the fit left one, is the range's basis, the leave-one-out error aside.
+    c.overhead_error = ms(0.1);
+    const PredictionRange errors = predict_range(a100, m, w, c, 0.10);
+    CHECK(errors.basis == RangeBasis::term_errors);
+    CHECK(errors.slowest.in(s) == Approx(step(0.8, ms(3.1)).in(s)).epsilon(1e-12));
+}
+
 TEST_CASE("predict: a time per MoE layer's standard error widens the range by it times the MoE layers", "[calibrate]") {
     // Hand calculation: Qwen3-30B-A3B has 48 MoE layers (config.json: 48 layers, decoder_sparse_step
     // 1, no mlp_only_layers). At 300 +/- 50 us a MoE layer, and no other term with an error, the
