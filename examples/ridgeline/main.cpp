@@ -270,6 +270,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     }
     s.dep = Deployment{s.hw, par};
     s.attention_note = cli::attention_dp_note(par, o.attention_dp == 0, o.tp.size() > 1);
+    s.pipelined = par.pipeline > 1;
     if (s.m.group_count > 0) validate(s.dep, s.m);
     return s;
 }
@@ -393,6 +394,8 @@ Setting for_every_row(const std::vector<Setting>& settings) {
         last.formats_source.clear();
         for (const auto& x : sources) last.formats_source += (last.formats_source.empty() ? "" : "; and ") + x;
     }
+    // Any row's pipeline makes the batch one micro-batch's: say so under the table.
+    last.pipelined = std::any_of(settings.begin(), settings.end(), [](const Setting& s) { return s.dep.parallel.pipeline > 1; });
     return last;
 }
 
@@ -411,6 +414,9 @@ void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& se
     fmt::print("formats: {}\n", cli::printable(s.formats_source));
     if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
     if (!s.attention_note.empty()) fmt::print("{}\n", s.attention_note);
+    if (s.pipelined)
+        fmt::print("pipeline: batch is one micro-batch's; a pipeline of p stages keeps p micro-batches in flight, so tok/s and the "
+                   "sequences held count batch x p, while a step's bytes are one micro-batch's\n");
 }
 
 // ---------------------------------------------------------------------------------------------
