@@ -319,6 +319,14 @@ std::vector<Setting> combinations(const WorkloadOptions& o) {
     return resolve_all(o);
 }
 
+// A flag every workload command has, described as this command takes it (or refuses it).
+void redescribe(CLI::App* app, const char* flag, const std::string& text) { app->get_option(flag)->description(text); }
+// The help of a command that reads one batch and one context (require_one_point).
+void one_point(CLI::App* app) {
+    redescribe(app, "--batch", "Batch size (default 1)");
+    redescribe(app, "--context", "Context length in tokens (default 0)");
+}
+
 // The commands that read one setting refuse lists of batches and contexts, before any file is read.
 void require_one_point(const WorkloadOptions& o, const char* command) {
     if (o.batches.values.size() > 1) cli::bad_value("--batch", o.batches.text, std::string("one batch size: ") + command + " reads a single setting");
@@ -984,6 +992,7 @@ int main(int argc, char** argv) {
     RidgeOptions ridge_o;
     auto* ridge = app.add_subcommand("ridge", "The ridge batch at each context, and n*");
     add_workload(ridge, ridge_o, Settings::one);
+    redescribe(ridge, "--batch", "Not taken by ridge: it finds the batch where decode turns compute-bound at each --context");
     ridge->footer("Example: ridgeline ridge -m qwen3-32b -c 0,128,512,848,4096");
 
     auto* capacity = app.add_subcommand("capacity", "KV tokens that fit, largest batch at a context, longest context at a batch");
@@ -1006,6 +1015,7 @@ int main(int argc, char** argv) {
     DiagnoseOptions diag_o;
     auto* diag = app.add_subcommand("diagnose", "From a measured tok/s or TPOT: implied bandwidth, utilisation, verdict");
     add_workload(diag, diag_o, Settings::one);
+    one_point(diag);
     diag->add_option_function<std::string>(
         "--measured-tok-s",
         [&diag_o](const std::string& t) {
@@ -1063,12 +1073,14 @@ int main(int argc, char** argv) {
     PredictOptions pred_o;
     auto* pred = app.add_subcommand("predict", "A setting's step time with an engine-and-device calibration, with a range, next to the ceiling");
     add_workload(pred, pred_o, Settings::one);
+    one_point(pred);
     pred->add_option("--calibration", pred_o.calibration, "An efficiency preset name (ridgeline list efficiency) or file")->required();
     pred->footer("Example: ridgeline predict -m llama-3.1-8b -H h100-sxm -b 64 -c 4096 --calibration tensorrt-llm-h100-sxm");
 
     PlotOptions plot_o;
     auto* plot = app.add_subcommand("plot", "Write the roofline and tok/s-vs-batch picture as a standalone SVG");
     add_workload(plot, plot_o, Settings::one);
+    redescribe(plot, "--format", "Not taken by plot: it writes an SVG (--out FILE, or - for stdout)");
     plot->add_option("--out,-o", plot_o.out, "Output file, or - for stdout (default roofline.svg)");
     plot->footer("Example: ridgeline plot -m llama-3.1-8b -b 1..1024x2 -c 0,4096,32768 -o roofline.svg (the batches and contexts shown are the defaults)");
 
