@@ -672,6 +672,13 @@ void run_calibrate(const CalibrateOptions& o) {
         throw cli::usage_error("calibrate: no row of " + a.measurements + " passes all the filters together" +
                                (run.flagged.empty() ? "" : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"));
     }
+    if (!run.passed_over.empty()) {
+        // A fit is of one device; unasked, it is the first row's, and the others' rows wait for -H.
+        std::string others;
+        for (const auto& h : run.passed_over) others += (others.empty() ? "" : ", ") + h;
+        fmt::print(stderr, "note: fitting the rows on {}, the first row's device; the filters also leave rows on {} (choose with -H)\n",
+                   cli::printable(run.hardware), cli::printable(others));
+    }
     const Calibration& c = run.fit;
     if (o.format == cli::Output::json) {
         // The rows and the fit, as Python's calibrate() returns them: the preset --save writes.

@@ -623,6 +623,7 @@ inline constexpr std::size_t leave_one_out_rows = 500;
 struct CalibrateRun {
     ridgeline::MeasurementSet set;
     std::string hardware;              // the rows' device
+    std::vector<std::string> passed_over;  // unasked for a device, the other devices of rows the filters left (-H chooses)
     std::vector<std::size_t> kept;     // the rows of set fitted or set aside, by index
     std::vector<std::string> flagged;  // "/measurements/<i>: why" for rows the file flags (never fitted)
     ridgeline::Calibration fit;
@@ -689,7 +690,11 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         for (const auto& [k, v] : a.where) match = match && row_field(r, k) == v;
         if (!match) continue;
         if (run.hardware.empty()) run.hardware = r.hardware;
-        if (r.hardware != run.hardware) continue;
+        if (r.hardware != run.hardware) {
+            if (a.hardware.empty() && std::find(run.passed_over.begin(), run.passed_over.end(), r.hardware) == run.passed_over.end())
+                run.passed_over.push_back(r.hardware);
+            continue;
+        }
         const auto i = static_cast<std::size_t>(&r - set.rows.data());
         if (r.flagged) {
             run.flagged.push_back("/measurements/" + std::to_string(i) + ": " + *r.flagged);
