@@ -271,6 +271,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     s.dep = Deployment{s.hw, par};
     s.attention_note = cli::attention_dp_note(par, o.attention_dp == 0, o.tp.size() > 1);
     s.pipelined = par.pipeline > 1;
+    s.replicated = par.data > 1;
     if (s.m.group_count > 0) validate(s.dep, s.m);
     return s;
 }
@@ -404,6 +405,7 @@ Setting for_every_row(const std::vector<Setting>& settings) {
     }
     // Any row's pipeline makes the batch one micro-batch's: say so under the table.
     last.pipelined = std::any_of(settings.begin(), settings.end(), [](const Setting& s) { return s.dep.parallel.pipeline > 1; });
+    last.replicated = std::any_of(settings.begin(), settings.end(), [](const Setting& s) { return s.dep.parallel.data > 1; });
     return last;
 }
 
@@ -425,6 +427,9 @@ void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& se
     if (s.pipelined)
         fmt::print("pipeline: batch is one micro-batch's; a pipeline of p stages keeps p micro-batches in flight, so tok/s and the "
                    "sequences held count batch x p, while a step's bytes are one micro-batch's\n");
+    if (s.replicated)
+        fmt::print("replicas: each of the dp replicas runs its own batch on its own devices; all weights, all KV and all bytes are one "
+                   "replica's, and tok/s counts every replica's sequences\n");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -48,6 +48,7 @@ struct Resolved {
     std::string model_notes;     // how the model's file was read, when that needs saying
     std::string attention_note;  // how the attention is split, where data parallelism splits it (attention_dp_note)
     bool pipelined = false;      // pipeline stages: the batch is one micro-batch's (said under the table)
+    bool replicated = false;     // data-parallel replicas: the byte totals are one replica's (said under the table)
 };
 
 // What a setting's record adds to "the checkpoint: ..." where flags override part of its
