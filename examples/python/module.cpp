@@ -244,9 +244,12 @@ std::int64_t integer_arg(const char* function, const char* key, const py::object
 
 Format format_arg(const char* what, const std::string& s) {
     const auto f = parse_format(s);
-    if (!f)
+    if (!f) {
+        const std::string problem = format_name_problem(s);
         throw ridgeline::error("", what, s,
-                               "a format: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or a grouped one such as int4/g128 (its scales fewer bits than its values)");
+                               "a format: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or a grouped one such as int4/g128 (its scales fewer bits than its values)" +
+                                   (problem.empty() ? "" : "; here " + problem));
+    }
     return *f;
 }
 Numeric numeric_arg(const char* what, const std::string& s) {

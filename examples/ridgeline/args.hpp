@@ -134,7 +134,11 @@ inline std::vector<std::string> split_commas(const std::string& s) {
 
 inline ridgeline::Format parse_format_option(const std::string& option, const std::string& s) {
     const auto f = ridgeline::parse_format(s);
-    if (!f) bad_value(option, s, "a format: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or a grouped one such as int4/g128 (its scales fewer bits than its values)");
+    if (!f) {
+        const std::string problem = ridgeline::format_name_problem(s);
+        bad_value(option, s, "a format: fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or a grouped one such as int4/g128 (its scales fewer bits than its values)" +
+                                 (problem.empty() ? "" : "; here " + problem));
+    }
     return *f;
 }
 

@@ -147,7 +147,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
                  const std::string device = item.substr(0, eq);
                  for (const auto& [named, price] : o.prices)
                      if (named == device) bad_value(f, t, "one price per device; " + device + " has two");
-                 o.prices.emplace_back(device, parse_number(f, item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9"));
+                 o.prices.emplace_back(device, parse_number(f, item.substr(eq + 1), 1e-9, 1e9, "a price per device-hour from 1e-9 to 1e9 for " + device));
              }
          }},
         {"--show", "", "plans (default: feasible plans, cheapest first) or pareto",

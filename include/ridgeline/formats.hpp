@@ -129,6 +129,30 @@ constexpr std::optional<Format> parse_format(std::string_view s) {
     return Format{*element, scale_bits, *block};
 }
 
+// What is wrong with a name parse_format refuses, in words for an error message ("" where the
+// element type itself is unknown: the list of formats says it all).
+inline std::string format_name_problem(std::string_view s) {
+    const auto slash = s.find('/');
+    const auto element = numeric_from_name(s.substr(0, slash));
+    if (!element || slash == std::string_view::npos) return "";
+    const std::string_view rest = s.substr(slash + 1);
+    const auto second = rest.find('/');
+    const auto block = rest.empty() || rest[0] != 'g'
+                           ? std::nullopt
+                           : format_detail::parse_positive(rest.substr(1, second == std::string_view::npos ? rest.npos : second - 1));
+    if (!block) return "after the element, /g and the values per scale, an integer from 1 to 999999";
+    int scale_bits = 16;
+    if (second != std::string_view::npos) {
+        const std::string_view tail = rest.substr(second + 1);
+        const auto bits = tail.empty() || tail[0] != 's' ? std::nullopt : format_detail::parse_positive(tail.substr(1));
+        if (!bits) return "after the group, /s and the scale's bits a group, an integer from 1 to 999999";
+        scale_bits = *bits;
+    }
+    const int bits = static_cast<int>(element_bits(*element));
+    return "a scale of " + std::to_string(scale_bits) + " bits for a group of " + std::to_string(*block) + " x " + std::to_string(bits) +
+           "-bit values (" + std::to_string(*block * bits) + " bits): scales must take fewer bits than what they scale";
+}
+
 // The name parse_format reads back.
 inline std::string format_name(Format f) {
     if (f == formats::mxfp4) return "mxfp4";
