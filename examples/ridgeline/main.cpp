@@ -3,8 +3,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -799,7 +803,15 @@ void run_plot(const PlotOptions& o) {
 
 void run_plan(const cli::PlanOptions& a) {
     if (a.svg) cli::require_output_path("--svg", *a.svg, "the SVG");
-    const cli::PlanSetting setting = cli::plan_setting(a);
+    cli::PlanSetting setting = cli::plan_setting(a);
+    // A search past a couple of seconds says where it is, on a terminal only (a pipe or a test
+    // reads the answer alone): thousands of devices a plan take tens of seconds.
+    const auto started = std::chrono::steady_clock::now();
+    if (isatty(fileno(stderr)))
+        setting.request.on_device = [started](std::string_view device, std::size_t index, std::size_t count) {
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            if (seconds > 2) fmt::print(stderr, "plan: searching {} ({} of {} devices), {:.0f} s so far\n", cli::printable(std::string(device)), index + 1, count, seconds);
+        };
     const PlanRequest& r = setting.request;
     const Workload& w = r.base;
     const std::int64_t top = setting.top;

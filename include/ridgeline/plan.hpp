@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,9 @@ struct PlanRequest {
     Workload base{};                         // KV and compute formats, assumptions, efficiency
     bool device_compute = false;             // base's compute unasked: each device's default_compute
     Parallelism links{};                     // link overrides (bandwidth, latency) for every plan
+    // Called before each device's search with its name, index and the count: a large search
+    // (thousands of devices a plan) runs for seconds, and a front end can say where it is.
+    std::function<void(std::string_view device, std::size_t index, std::size_t count)> on_device{};
 };
 
 struct PlanRow {
@@ -277,6 +281,7 @@ inline PlanResult plan(const PlanRequest& r) {
     }
 
     for (const PlanDevice& dev : r.devices) {
+        if (r.on_device) r.on_device(dev.name, static_cast<std::size_t>(&dev - r.devices.data()), r.devices.size());
         // Whether any of this device's deployments held the model, and was served; the first refusal.
         std::optional<error> dev_refusal;
         bool dev_holds = false, dev_served = false;
