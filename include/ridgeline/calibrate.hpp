@@ -494,13 +494,25 @@ inline PredictionRange predict_range(const Deployment& d, const Model& m, const 
     ideal.efficiency = Efficiency{};
     r.ceiling = decode_step(d, m, ideal);
     r.estimate = predict(d, m, w, c);
+    // A standard error is a spread: negative or not a number, it would turn the range inside out.
+    const auto require_spread = [](const char* what, std::optional<double> e) {
+        if (e && !(*e >= 0 && std::isfinite(*e))) throw error("", what, number_text(*e), "a standard error: finite and at least 0");
+    };
+    const auto seconds = [](const std::optional<Seconds>& e) { return e ? std::optional<double>(e->in(s)) : std::nullopt; };
+    require_spread("bandwidth_efficiency_error", c.bandwidth_efficiency_error);
+    require_spread("compute_efficiency_error", c.compute_efficiency_error);
+    require_spread("overhead_error", seconds(c.overhead_error));
+    require_spread("per_layer_error", seconds(c.per_layer_error));
+    require_spread("per_moe_layer_error", seconds(c.per_moe_layer_error));
+    require_spread("per_sequence_error", seconds(c.per_sequence_error));
+    if (leave_one_out_worst) require_spread("leave_one_out_worst", leave_one_out_worst);
     const bool errors = c.bandwidth_efficiency_error || c.compute_efficiency_error || c.overhead_error || c.per_layer_error ||
                         c.per_moe_layer_error || c.per_sequence_error;
     if (!errors) {
         const Seconds at = r.estimate.step_time;
         r.fastest = r.slowest = at;
         r.basis = RangeBasis::none;
-        if (leave_one_out_worst && *leave_one_out_worst >= 0 && std::isfinite(*leave_one_out_worst)) {
+        if (leave_one_out_worst) {
             const double by = 1 + *leave_one_out_worst;
             r.fastest = at / by < r.ceiling.step_time ? r.ceiling.step_time : at / by;
             r.slowest = at * by;

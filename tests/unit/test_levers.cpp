@@ -906,6 +906,11 @@ TEST_CASE("predict: a fit that left no term's error is widened by its worst leav
     const PredictionRange errors = predict_range(a100, m, w, c, 0.10);
     CHECK(errors.basis == RangeBasis::term_errors);
     CHECK(errors.slowest.in(s) == Approx(step(0.8, ms(3.1)).in(s)).epsilon(1e-12));
+    // A negative spread would put the slow end below the fast one: refused, as a NaN one is.
+    c.overhead_error = ms(-1);
+    CHECK_THROWS_WITH(predict_range(a100, m, w, c), "overhead_error: got -0.001, expected a standard error: finite and at least 0");
+    c.overhead_error.reset();
+    CHECK_THROWS_WITH(predict_range(a100, m, w, c, std::nan("")), "leave_one_out_worst: got nan, expected a standard error: finite and at least 0");
 }
 
 TEST_CASE("predict: a time per MoE layer's standard error widens the range by it times the MoE layers", "[calibrate]") {
