@@ -92,6 +92,29 @@ constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t
     const auto tokens = static_cast<double>(c.tokens_per_sequence);
     const Seconds per_sequence = rowless - tokens * c.per_sequence_bytes / r.bandwidth;
     const Bytes table = c.row_bytes(c.embedding_rows);
+    if (c.attention_data > 1) {
+        // The step waits for the busiest attention rank, ceil(B / ranks) sequences, so the mean
+        // rank's crossing can be batches off (DeepSeek-V3 over 8 ranks, 64 tokens a sequence:
+        // 19.8 where 17 is already compute-bound). The batch where the step itself, as
+        // decode_step costs it, turns compute-bound: doubling, then bisection over whole
+        // batches, interpolated between the two around it.
+        const auto gap = [&](std::int64_t batch) {
+            const StepTimes t = step_times(c, r, batch, context);
+            return (t.compute - t.memory).in(s);
+        };
+        std::int64_t lo = 0, hi = 1;
+        while (gap(hi) < 0) {
+            if (hi >= (std::int64_t{1} << 40)) return RidgeBatch::never();  // past any batch the library takes
+            lo = hi;
+            hi *= 2;
+        }
+        while (hi - lo > 1) {
+            const std::int64_t mid = lo + (hi - lo) / 2;
+            (gap(mid) >= 0 ? hi : lo) = mid;
+        }
+        const double g_lo = gap(lo), g_hi = gap(hi);
+        return RidgeBatch::at(static_cast<double>(lo) + (-g_lo) / (g_hi - g_lo));
+    }
     if (!c.has_routed_experts()) {
         if (per_sequence > Seconds{}) {
             const double b = static_cast<double>((c.fixed_bytes / r.bandwidth) / per_sequence);

@@ -512,6 +512,36 @@ TEST_CASE("attention data parallelism: DeepSeek-V3's latent cache split over 8 r
     }
 }
 
+TEST_CASE("attention data parallelism: the ridge batch is where the step, busiest rank and all, turns compute-bound", "[deployment][ridge][attention-dp]") {
+    // The definition, against decode_step's own bound: every whole batch below the ridge is
+    // memory-bound and the first above it compute-bound. With 8 ranks the busiest holds
+    // ceil(B / 8) sequences, so the mean rank's crossing (the ridge before this test) said 139.45
+    // for DeepSeek-V3 verifying 8 tokens a sequence at 4,096 on H200s, where batch 137 is
+    // already compute-bound (and 2,034.61 at 1 token and context 0, where 2,033 is).
+    const Model ds = load_model("deepseek-v3");
+    const Deployment dp{load_hardware("h200"), Parallelism{.tensor = 8, .expert = 8, .attention_data = 8}};
+    for (const std::int64_t tokens : {1, 8, 64})
+        for (const std::int64_t context : {0, 1024, 8192}) {
+            INFO(tokens << " tokens a sequence at context " << context);
+            Workload w{.precision = {.weights = formats::fp8}, .context = context, .tokens_per_sequence = tokens};
+            const RidgeBatch ridge = ridge_batch(dp, ds, w);
+            REQUIRE(ridge.exists());
+            const auto below = static_cast<std::int64_t>(ridge.value());
+            w.batch = below + 1;
+            CHECK(decode_step(dp, ds, w).bound == Bound::compute);
+            if (below >= 1) {
+                w.batch = below;
+                CHECK(decode_step(dp, ds, w).bound == Bound::memory);
+            }
+        }
+    Workload verify{.precision = {.weights = formats::fp8}, .batch = 137, .context = 4096, .tokens_per_sequence = 8};
+    CHECK(decode_step(dp, ds, verify).bound == Bound::compute);
+    CHECK(ridge_batch(dp, ds, verify).value() < 137);
+    Workload plain{.precision = {.weights = formats::fp8}, .batch = 2033};
+    CHECK(decode_step(dp, ds, plain).bound == Bound::compute);
+    CHECK(ridge_batch(dp, ds, plain).value() < 2033);
+}
+
 TEST_CASE("attention data parallelism: degrees the model or the group cannot take are refused", "[deployment][errors][attention-dp]") {
     const Model ds = load_model("deepseek-v3");
     CHECK_THROWS_WITH(decode_step(Deployment{h100(), Parallelism{.tensor = 8, .attention_data = 3}}, ds, Workload{}),
