@@ -17,6 +17,7 @@
 namespace ridgeline {
 
 struct Generation {
+    Assumptions assumptions{};  // the workload's: what its steps and prefill count
     std::int64_t prompt_tokens = 0;
     std::int64_t new_tokens = 0;
     Seconds time_to_first_token{};  // the prefill (with no prompt, the first decode step)
@@ -64,6 +65,7 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
     const Seconds constant = first.communication_time + first.overhead_time;
 
     Generation g;
+    g.assumptions = w.assumptions;
     g.prompt_tokens = prompt;
     g.new_tokens = new_tokens;
     const auto begin = static_cast<double>(prompt), end = static_cast<double>(prompt + new_tokens);
@@ -126,6 +128,7 @@ constexpr Generation generate(const Deployment& dep, const Model& m, const Workl
     // decode steps after it make the rest.
     Generation g;
     if (new_tokens > 1) g = decode_steps(dep, m, w, prompt > 0 ? prompt : 1, new_tokens - 1);
+    g.assumptions = w.assumptions;
     g.prompt_tokens = prompt;
     g.new_tokens = new_tokens;
     if (prompt > 0) {

@@ -13,6 +13,8 @@
 namespace ridgeline {
 
 struct Prefill {
+    // What it counts: the workload's, with attention FLOPs always counted (the quadratic term).
+    Assumptions assumptions{};
     std::int64_t prompt_tokens = 0;
     std::int64_t chunk_tokens = 0;  // tokens per sequence per chunk
     std::int64_t chunks = 0;
@@ -52,6 +54,7 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     const auto devices = static_cast<double>(c.tensor * c.pipeline);
 
     Prefill p;
+    p.assumptions = wa.assumptions;
     p.prompt_tokens = prompt;
     const std::int64_t fresh = prompt - cached;
     p.chunk_tokens = chunk == 0 || chunk > fresh ? fresh : chunk;

@@ -117,6 +117,7 @@ constexpr void validate(const Traffic& t) {
 }
 
 struct Serving {
+    Assumptions assumptions{};       // the workload's: what the steps, prefill and memory count
     ServingMode mode = ServingMode::aggregated;
     std::int64_t batch = 0;          // sequences per micro-batch
     std::int64_t concurrency = 0;    // sequences one replica serves: batch x pipeline
@@ -266,6 +267,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     const std::int64_t longest = traffic.prompt + traffic.output;
     require_context_within(m, longest, "prompt + output");
     Serving s;
+    s.assumptions = w.assumptions;
     s.mode = mode;
     s.batch = w.batch;
     s.concurrency = w.batch * d.parallel.pipeline;

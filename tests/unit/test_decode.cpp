@@ -416,3 +416,21 @@ TEST_CASE("capacity: under the seeds' memory budget, KV beside the weights, and 
     CHECK_THROWS_AS(ContextFit::does_not_fit().tokens(), std::logic_error);
     CHECK_THROWS_WITH(largest_batch(h100(), llama8b(), seeds, 0), "context: got 0, expected an integer from 1 to 2^40 tokens");
 }
+
+TEST_CASE("results say what they count: prefill, generation and serving carry the workload's assumptions", "[decode][assumptions]") {
+    // The seeds' accounting on one H100: every answer records it, as a decode step does; the
+    // prefill with attention FLOPs counted whatever the workload says (its quadratic term).
+    const Model m = load_model("llama-3.1-8b");
+    const Deployment d{load_hardware("h100-sxm")};
+    Workload w{.batch = 4, .context = 1024};
+    w.assumptions = assumptions::seed_003;
+    CHECK(decode_step(d, m, w).assumptions == assumptions::seed_003);
+    const Prefill p = prefill(d, m, w, 512);
+    CHECK(p.assumptions.accounting == WeightAccounting::every_parameter);
+    CHECK(p.assumptions.attention_flops);
+    CHECK_FALSE(assumptions::seed_003.attention_flops);
+    CHECK(generate(d, m, w, 512, 16).assumptions == assumptions::seed_003);
+    CHECK(generate(d, m, w, 0, 1).assumptions == assumptions::seed_003);
+    CHECK(serve(d, m, w, Traffic{.prompt = 512, .output = 64}, ServingMode::aggregated).assumptions == assumptions::seed_003);
+    CHECK(serve(d, m, Workload{.batch = 4}, Traffic{.prompt = 512, .output = 64}, ServingMode::aggregated).assumptions == assumptions::physical);
+}
