@@ -841,20 +841,29 @@ TEST_CASE("predict: a time per sequence's standard error widens the range by it 
     CHECK((r.estimate.step_time - r.fastest).in(us) == Approx(80).epsilon(1e-9));
 }
 
+namespace {
+// The predict tests' setting: Llama-2-7B on an A100 at batch 1 and 128 tokens of context.
+struct Setting {
+    Hardware hw;
+    Model m;
+    Workload w;
+    // Its step at a bandwidth efficiency and a fixed time: the hand figures' reference.
+    [[nodiscard]] Seconds step(double bandwidth, Seconds overhead) const {
+        Workload x = w;
+        x.efficiency = Efficiency{bandwidth, 1.0, overhead};
+        return decode_step(hw, m, x).step_time;
+    }
+};
+Setting llama2_on_a100() { return {load_hardware("a100-80gb"), load_model("llama-2-7b"), Workload{.batch = 1, .context = 128}}; }
+}  // namespace
+
 TEST_CASE("predict: an efficiency's range moves its reciprocal, the term the fit estimated", "[calibrate]") {
     // Hand calculation of the rule (calibrate.hpp, PredictionRange): the fit estimates a = 1 / e,
     // and reports e's error as se(a) / a^2, so a moves by error / e^2. At 80% +/- 10%: the slow
     // end is 0.64 / 0.9 = 71.11% and the fast end 0.64 / 0.7 = 91.43%; at 50% +/- 50%, 0.25 / 1
     // = 25% and 100% (1/a would pass 1); at 50% +/- 1e6, the floor of 1e-6. The times move by
     // their errors (3 +/- 0.1 ms).
-    const Hardware a100 = load_hardware("a100-80gb");
-    const Model m = load_model("llama-2-7b");
-    const Workload w{.batch = 1, .context = 128};
-    const auto step = [&](double bandwidth, Seconds overhead) {
-        Workload x = w;
-        x.efficiency = Efficiency{bandwidth, 1.0, overhead};
-        return decode_step(a100, m, x).step_time;
-    };
+    const Setting a100 = llama2_on_a100();
     Calibration c;
     c.overhead = ms(3);
     c.overhead_error = ms(0.1);
@@ -863,10 +872,10 @@ TEST_CASE("predict: an efficiency's range moves its reciprocal, the term the fit
         INFO(e << " +/- " << error);
         c.bandwidth_efficiency = e;
         c.bandwidth_efficiency_error = error;
-        const PredictionRange r = predict_range(a100, m, w, c);
-        CHECK(r.slowest.in(s) == Approx(step(slow, ms(3.1)).in(s)).epsilon(1e-12));
-        CHECK(r.fastest.in(s) == Approx(step(fast, ms(2.9)).in(s)).epsilon(1e-12));
-        CHECK(r.estimate.step_time.in(s) == Approx(step(e, ms(3)).in(s)).epsilon(1e-12));
+        const PredictionRange r = predict_range(a100.hw, a100.m, a100.w, c);
+        CHECK(r.slowest.in(s) == Approx(a100.step(slow, ms(3.1)).in(s)).epsilon(1e-12));
+        CHECK(r.fastest.in(s) == Approx(a100.step(fast, ms(2.9)).in(s)).epsilon(1e-12));
+        CHECK(r.estimate.step_time.in(s) == Approx(a100.step(e, ms(3)).in(s)).epsilon(1e-12));
     }
 }
 
@@ -876,41 +885,34 @@ TEST_CASE("predict: a fit that left no term's error is widened by its worst leav
     // is the estimate / 1.1 to x 1.1; at 1000% the fast end would be an eleventh of the estimate,
     // below the ceiling (a 3 ms fixed time alone is above it), so it stops at the ceiling. With
     // neither, the range is the estimate and says it is unknown.
-    const Hardware a100 = load_hardware("a100-80gb");
-    const Model m = load_model("llama-2-7b");
-    const Workload w{.batch = 1, .context = 128};
-    const auto step = [&](double bandwidth, Seconds overhead) {
-        Workload x = w;
-        x.efficiency = Efficiency{bandwidth, 1.0, overhead};
-        return decode_step(a100, m, x).step_time;
-    };
+    const Setting a100 = llama2_on_a100();
     Calibration c;
     c.bandwidth_efficiency = 0.8;
     c.overhead = ms(3);
-    const Seconds estimate = step(0.8, ms(3)), ceiling = step(1.0, Seconds{});
-    const PredictionRange unknown = predict_range(a100, m, w, c);
+    const Seconds estimate = a100.step(0.8, ms(3)), ceiling = a100.step(1.0, Seconds{});
+    const PredictionRange unknown = predict_range(a100.hw, a100.m, a100.w, c);
     CHECK(unknown.basis == RangeBasis::none);
     CHECK(unknown.fastest == unknown.estimate.step_time);
     CHECK(unknown.slowest == unknown.estimate.step_time);
-    const PredictionRange ten = predict_range(a100, m, w, c, 0.10);
+    const PredictionRange ten = predict_range(a100.hw, a100.m, a100.w, c, 0.10);
     CHECK(ten.basis == RangeBasis::leave_one_out);
     CHECK(ten.estimate.step_time.in(s) == Approx(estimate.in(s)).epsilon(1e-12));
     CHECK(ten.slowest.in(s) == Approx(estimate.in(s) * 1.1).epsilon(1e-12));
     CHECK(ten.fastest.in(s) == Approx(estimate.in(s) / 1.1).epsilon(1e-12));
     CHECK(estimate.in(s) / 11 < ceiling.in(s));
-    const PredictionRange wide = predict_range(a100, m, w, c, 10.0);
+    const PredictionRange wide = predict_range(a100.hw, a100.m, a100.w, c, 10.0);
     CHECK(wide.fastest.in(s) == Approx(ceiling.in(s)).epsilon(1e-12));
     CHECK(wide.slowest.in(s) == Approx(estimate.in(s) * 11).epsilon(1e-12));
     // A term's error, where the fit left one, is the range's basis, the leave-one-out error aside.
     c.overhead_error = ms(0.1);
-    const PredictionRange errors = predict_range(a100, m, w, c, 0.10);
+    const PredictionRange errors = predict_range(a100.hw, a100.m, a100.w, c, 0.10);
     CHECK(errors.basis == RangeBasis::term_errors);
-    CHECK(errors.slowest.in(s) == Approx(step(0.8, ms(3.1)).in(s)).epsilon(1e-12));
+    CHECK(errors.slowest.in(s) == Approx(a100.step(0.8, ms(3.1)).in(s)).epsilon(1e-12));
     // A negative spread would put the slow end below the fast one: refused, as a NaN one is.
     c.overhead_error = ms(-1);
-    CHECK_THROWS_WITH(predict_range(a100, m, w, c), "overhead_error: got -0.001, expected a standard error: finite and at least 0");
+    CHECK_THROWS_WITH(predict_range(a100.hw, a100.m, a100.w, c), "overhead_error: got -0.001, expected a standard error: finite and at least 0");
     c.overhead_error.reset();
-    CHECK_THROWS_WITH(predict_range(a100, m, w, c, std::nan("")), "leave_one_out_worst: got nan, expected a standard error: finite and at least 0");
+    CHECK_THROWS_WITH(predict_range(a100.hw, a100.m, a100.w, c, std::nan("")), "leave_one_out_worst: got nan, expected a standard error: finite and at least 0");
 }
 
 TEST_CASE("predict: a time per MoE layer's standard error widens the range by it times the MoE layers", "[calibrate]") {
