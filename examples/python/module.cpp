@@ -666,6 +666,10 @@ py::object calibrate_py(const std::string& measurements, const py::kwargs& kw) {
     out["preset"] = to_python(cli::calibration_preset(r, run));
     // Past 500 rows the preset's leave_one_out is null, and this says why (as the CLI prints).
     if (!run.loo_skipped.empty()) out["leave_one_out_not_run"] = run.loo_skipped;
+    // Unasked for a device, the fit is the first row's; the others' rows wait for hardware=.
+    py::list passed_over;
+    for (const auto& h : run.passed_over) passed_over.append(h);
+    out["devices_passed_over"] = passed_over;
     return out;
 }
 

@@ -355,9 +355,9 @@ public:
         const Parallelism& p = s.dep.parallel;
         given_ = given_ || p.link_bandwidth.has_value();
         if (d.links.messages <= 0) return;
-        if (p.tensor > 1) note(s, d.links.tensor_link, "");
+        if (p.tensor > 1) note(s, d.links.tensor_link, "", true);
         // The hops between stages may cross another link than the tensor-parallel group's.
-        if (p.pipeline > 1) note(s, d.links.pipeline_link, p.tensor > 1 ? " between stages" : "");
+        if (p.pipeline > 1) note(s, d.links.pipeline_link, p.tensor > 1 ? " between stages" : "", false);
     }
     [[nodiscard]] std::string text() const {
         // A link given for none of these splits is said, not silently dropped: it fills only a
@@ -377,12 +377,12 @@ public:
     }
 
 private:
-    void note(const Setting& s, const Link& l, const char* between) {
+    void note(const Setting& s, const Link& l, const char* between, bool ring) {
         used_ = used_ || std::string_view(l.bandwidth_from) == "deployment";
         // A ring over several domains pays the network's latency only where it crosses one.
-        const std::string inside = l.scale_out && l.domains > 1 ? fmt::format(" ({} us a ring step inside one of its {} scale-up domains)",
-                                                                             cli::shown(l.within_latency.in(us), 2), l.domains)
-                                                                 : "";
+        const std::string inside = !(l.scale_out && l.domains > 1) ? ""
+                                   : ring ? fmt::format(" ({} us a ring step inside one of its {} scale-up domains)", cli::shown(l.within_latency.in(us), 2), l.domains)
+                                          : fmt::format(" (only between its {} scale-up domains; hops inside one on the scale-up link)", l.domains);
         const std::string text = fmt::format("{} GB/s each way ({}), {} us per message ({}), {}{}{}", cli::shown(l.one_way.in(GB_per_s), 1),
                                              l.bandwidth_from, cli::shown(l.latency.in(us), 2), l.latency_from,
                                              l.scale_out ? "scale-out network" : "scale-up link", inside, between);
@@ -695,6 +695,7 @@ void run_calibrate(const CalibrateOptions& o) {
         j["rows"] = cli::calibrate_table(run).json();
         j["preset"] = cli::calibration_preset(a, run);
         if (!run.loo_skipped.empty()) j["leave_one_out_not_run"] = run.loo_skipped;
+        j["devices_passed_over"] = run.passed_over;  // unasked for a device (-H), the other devices' rows left out
         fmt::print("{}\n", cli::dump_json(j));
     } else {
         cli::calibrate_table(run).print(o.format);  // CSV: the rows, one a line

@@ -260,7 +260,7 @@ json evaluate(const json& request) {
                         {"latency_us", l.latency.in(us)},
                         {"latency_from", l.latency_from},
                         {"scale_out", l.scale_out},
-                        {"domains", l.domains},
+                        {"domains", par.tensor > 1 ? l.domains : std::int64_t{1}},  // the ring's; pipeline hops have no ring steps
                         {"within_latency_us", l.within_latency.in(us)},
                         {"messages", d.links.messages}};
         }

@@ -134,7 +134,9 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
                 // The expert groups live inside the tensor-parallel group, so on its link.
                 const Bytes copies = message / static_cast<double>(c.tensor) * c.experts_per_token * (e - 1.0) / e;
                 const std::int64_t slices = c.tensor / c.expert;
-                stage += c.moe_layers_per_stage * (2.0 * l.send(copies) + ring(l, message, slices));
+                // Each expert's slices sit together (a whole group of t / e devices), within one
+                // scale-up domain where they fit in one.
+                stage += c.moe_layers_per_stage * (2.0 * l.send(copies) + ring(link_for_group(d, a, slices), message, slices));
                 messages += c.moe_layers_per_stage * (2.0 + 2.0 * static_cast<double>(slices - 1));
             }
         }
@@ -143,7 +145,13 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
     }
     if (c.pipeline > 1) {
         out.pipeline_link = link_for_group(d, a, c.tensor * c.pipeline);
-        out.pipeline_hops = static_cast<double>(c.pipeline - 1) * out.pipeline_link.send(message);
+        const Link& l = out.pipeline_link;
+        const auto hops = static_cast<double>(c.pipeline - 1);
+        // Stages sit in order, so only the hops at a domain's edge cross the network; the rest
+        // stay on the scale-up link.
+        const double crossing = l.scale_out && static_cast<double>(l.domains - 1) < hops ? static_cast<double>(l.domains - 1) : hops;
+        out.pipeline_hops = crossing * l.send(message);
+        if (crossing < hops) out.pipeline_hops += (hops - crossing) * link_for_group(d, a, d.device.scale_up_domain).send(message);
         out.messages += c.pipeline - 1;
     }
     return out;

@@ -70,8 +70,9 @@ namespace deployment_detail {
 }  // namespace deployment_detail
 
 // The network proxy's launch cost per step of a ring that crosses nodes, which NCCL charges even
-// the steps inside a node: getNetOverhead(), 1 us on x86 Intel hosts and others (2 us on AMD
-// hosts), LL protocol (NVIDIA/nccl@b6475625, v2.20.3, src/graph/tuning.cc).
+// the steps inside a node: getNetOverhead(), 1 us on x86 Intel hosts and others, LL protocol
+// (NVIDIA/nccl@b6475625, v2.20.3, src/graph/tuning.cc). AMD hosts get 2 us there (most MI300X
+// servers'); the host is not in the presets, so their rings are charged Intel's.
 inline constexpr Seconds ring_step_net_overhead = us(1.0);
 
 // The link a group of `group` devices crosses. A link the deployment gives fills the one its
@@ -111,15 +112,20 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
     l.scale_out = true;
     l.domains = (group + hw.scale_up_domain - 1) / hw.scale_up_domain;
     // A step inside a domain of a ring that leaves it: the domain's link latency, but no less than
-    // the network proxy's launch per step (NCCL's model: intraLat = max(intraLat, netOverhead)).
+    // the network proxy's launch per step (NCCL's model: intraLat = max(intraLat, netOverhead)),
+    // and no more than a step that crosses the network (where that is charged less, as the seeds'
+    // assumptions charge an unknown network nothing).
     latency(hw.scale_up_latency);
-    l.within_latency = d.parallel.link_latency || ring_step_net_overhead < l.latency ? l.latency : ring_step_net_overhead;
+    const Seconds inside = d.parallel.link_latency || ring_step_net_overhead < l.latency ? l.latency : ring_step_net_overhead;
+    const auto within_crossing = [&] { l.within_latency = inside < l.latency ? inside : l.latency; };
     if (hw.scale_out_bandwidth) {
         l.one_way = *hw.scale_out_bandwidth / 2.0;
         l.bandwidth_from = "hardware preset";
-        if (d.parallel.link_latency) return l;
-        l.latency = hw.scale_out_latency ? *hw.scale_out_latency : a.fallback_link_latency;
-        l.latency_from = hw.scale_out_latency ? "hardware preset" : "assumptions";
+        if (!d.parallel.link_latency) {
+            l.latency = hw.scale_out_latency ? *hw.scale_out_latency : a.fallback_link_latency;
+            l.latency_from = hw.scale_out_latency ? "hardware preset" : "assumptions";
+        }
+        within_crossing();
         return l;
     }
     if (!given)
@@ -128,6 +134,7 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
     l.one_way = *given / 2.0;
     l.bandwidth_from = "deployment";
     latency(std::nullopt);
+    within_crossing();
     return l;
 }
 

@@ -94,26 +94,45 @@ constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t
     const Bytes table = c.row_bytes(c.embedding_rows);
     if (c.attention_data > 1) {
         // The step waits for the busiest attention rank, ceil(B / ranks) sequences, so the mean
-        // rank's crossing can be batches off (DeepSeek-V3 over 8 ranks, 64 tokens a sequence:
-        // 19.8 where 17 is already compute-bound). The batch where the step itself, as
-        // decode_step costs it, turns compute-bound: doubling, then bisection over whole
-        // batches, interpolated between the two around it.
+        // rank's crossing can be batches off (DeepSeek-V3 over 8 ranks, 8 tokens a sequence at
+        // 4,096: 139.45 where 137 is already compute-bound), and the step's own bound can turn
+        // back to memory just past a multiple of the ranks, where every busiest rank takes one
+        // more sequence's cache. The ridge is the last crossing: the first period of `ranks`
+        // batches whose first batch is compute-bound (each period's first gains on the one
+        // before by ranks sequences' surplus, positive here), by doubling and bisection; then the
+        // last memory-bound batch before it, scanning back at most a period, or after it within
+        // eight periods; interpolated.
+        const std::int64_t ranks = c.attention_data;
         const auto gap = [&](std::int64_t batch) {
             const StepTimes t = step_times(c, r, batch, context);
             return (t.compute - t.memory).in(s);
         };
-        std::int64_t lo = 0, hi = 1;
-        while (gap(hi) < 0) {
-            if (hi >= (std::int64_t{1} << 40)) return RidgeBatch::never();  // past any batch the library takes
+        const auto first_of = [ranks](std::int64_t period) { return period * ranks + 1; };
+        std::int64_t lo = -1, hi = 0;  // periods: lo's first batch memory-bound (-1: none), hi's compute-bound
+        bool found = true;
+        while (gap(first_of(hi)) < 0) {
+            if (first_of(hi) >= (std::int64_t{1} << 40)) {
+                found = false;  // past any batch the library takes: the mean rank's answer below is as good
+                break;
+            }
             lo = hi;
-            hi *= 2;
+            hi = hi == 0 ? 1 : 2 * hi;
         }
-        while (hi - lo > 1) {
-            const std::int64_t mid = lo + (hi - lo) / 2;
-            (gap(mid) >= 0 ? hi : lo) = mid;
+        if (found) {
+            while (hi - lo > 1) {
+                const std::int64_t mid = lo + (hi - lo) / 2;
+                (gap(first_of(mid)) >= 0 ? hi : lo) = mid;
+            }
+            std::int64_t last = first_of(hi) - 1;  // gap(0) < 0: the weights are read whatever the batch
+            while (last > 0 && gap(last) >= 0) --last;
+            // The experts a batch touches and the busiest group's share do not grow evenly either:
+            // the ridge is a memory-bound batch followed by eight periods of compute-bound ones.
+            const std::int64_t window = 8 * ranks;
+            for (std::int64_t b = last + 1, evaluated = 0; b <= last + window && evaluated < 1'000'000; ++b, ++evaluated)
+                if (gap(b) < 0) last = b;
+            const double g_last = gap(last), g_next = gap(last + 1);
+            return RidgeBatch::at(static_cast<double>(last) + (-g_last) / (g_next - g_last));
         }
-        const double g_lo = gap(lo), g_hi = gap(hi);
-        return RidgeBatch::at(static_cast<double>(lo) + (-g_lo) / (g_hi - g_lo));
     }
     if (!c.has_routed_experts()) {
         if (per_sequence > Seconds{}) {

@@ -438,6 +438,21 @@ TEST_CASE("links: all-reduces pay the latency on each ring step, and EP dispatch
     // step, 0.04 ms, against 2.4 ms of weights) it is the memory's.
     CHECK(wide.links_bound);
     CHECK(std::string(limit_name(wide)) == "links");
+    // Under the seeds' assumptions an unknown network costs nothing a message, and a step inside a
+    // domain no more than one across it: 16 H20s (no scale-out figure in the preset) on a given
+    // 100 GB/s network pay only the bytes, 30 steps of 4096 x 2 / 16 B at 50 GB/s an all-reduce.
+    Deployment h20{load_hardware("h20"), Parallelism{.tensor = 16}};
+    h20.parallel.link_bandwidth = GB_per_s(100);
+    Workload seeds{};
+    seeds.assumptions = assumptions::seed_003;
+    const DecodeStep free_links = decode_step(h20, llama, seeds);
+    CHECK(free_links.links.tensor_link.within_latency == Seconds{});
+    CHECK(free_links.communication_time.in(s) == Approx(2 * 32 * 30 * (4096.0 * 2 / 16 / 50e9)).epsilon(1e-12));
+    // Pipeline stages sit in order: at TP 2 and PP 8 over 16 H100s only the hop between the two
+    // 8-GPU domains crosses the network (2.7 us, 50 GB/s one way); the other 6 stay on NVLink
+    // (0.6 us, 450 GB/s one way). One token's activations: 4096 x 2 B.
+    const DecodeStep staged = decode_step(plan(2, 8), llama, Workload{});
+    CHECK(staged.links.pipeline_hops.in(s) == Approx(1 * (2.7e-6 + 8192 / 50e9) + 6 * (0.6e-6 + 8192 / 450e9)).epsilon(1e-12));
     const DecodeStep pair = decode_step(plan(2), llama, Workload{});
     CHECK_FALSE(pair.links_bound);
     CHECK(std::string(limit_name(pair)) == "memory");
@@ -512,34 +527,42 @@ TEST_CASE("attention data parallelism: DeepSeek-V3's latent cache split over 8 r
     }
 }
 
-TEST_CASE("attention data parallelism: the ridge batch is where the step, busiest rank and all, turns compute-bound", "[deployment][ridge][attention-dp]") {
-    // The definition, against decode_step's own bound: every whole batch below the ridge is
-    // memory-bound and the first above it compute-bound. With 8 ranks the busiest holds
-    // ceil(B / 8) sequences, so the mean rank's crossing (the ridge before this test) said 139.45
-    // for DeepSeek-V3 verifying 8 tokens a sequence at 4,096 on H200s, where batch 137 is
-    // already compute-bound (and 2,034.61 at 1 token and context 0, where 2,033 is).
+TEST_CASE("attention data parallelism: the ridge batch is where the step, busiest rank and all, turns compute-bound for good", "[deployment][ridge][attention-dp]") {
+    // The definition, against decode_step's own bound: the whole batch below the ridge is
+    // memory-bound and every one above it, through 64 periods of the ranks, compute-bound.
+    // The busiest rank holds ceil(B / ranks) sequences, so its cache steps up past each multiple
+    // of the ranks and the bound can turn back to memory there (2 ranks at 1,792: batches 19,252
+    // to 19,257 alternate); the mean rank's crossing (the ridge before this test) said 139.45
+    // for 8 ranks verifying 8 tokens a sequence at 4,096, where batch 137 is already
+    // compute-bound, and 2,034.61 at 1 token and context 0, where 2,033 is.
     const Model ds = load_model("deepseek-v3");
-    const Deployment dp{load_hardware("h200"), Parallelism{.tensor = 8, .expert = 8, .attention_data = 8}};
-    for (const std::int64_t tokens : {1, 8, 64})
-        for (const std::int64_t context : {0, 1024, 8192}) {
-            INFO(tokens << " tokens a sequence at context " << context);
-            Workload w{.precision = {.weights = formats::fp8}, .context = context, .tokens_per_sequence = tokens};
-            const RidgeBatch ridge = ridge_batch(dp, ds, w);
-            REQUIRE(ridge.exists());
-            const auto below = static_cast<std::int64_t>(ridge.value());
-            w.batch = below + 1;
-            CHECK(decode_step(dp, ds, w).bound == Bound::compute);
-            if (below >= 1) {
-                w.batch = below;
-                CHECK(decode_step(dp, ds, w).bound == Bound::memory);
+    for (const std::int64_t ranks : {2, 4, 8}) {
+        const Deployment dp{load_hardware("h200"), Parallelism{.tensor = 8, .expert = 8, .attention_data = ranks}};
+        for (const std::int64_t tokens : {1, 8, 64})
+            for (const std::int64_t context : {0, 1024, 1792, 4096, 15616}) {
+                INFO(ranks << " ranks, " << tokens << " tokens a sequence at context " << context);
+                Workload w{.precision = {.weights = formats::fp8}, .context = context, .tokens_per_sequence = tokens};
+                const RidgeBatch ridge = ridge_batch(dp, ds, w);
+                if (!ridge.exists()) continue;
+                const auto below = static_cast<std::int64_t>(ridge.value());
+                if (below >= 1) {
+                    w.batch = below;
+                    CHECK(decode_step(dp, ds, w).bound == Bound::memory);
+                }
+                for (std::int64_t b = below + 1; b <= below + 64 * ranks; ++b) {
+                    w.batch = b;
+                    INFO("batch " << b << " above the ridge " << ridge.value());
+                    CHECK(decode_step(dp, ds, w).bound == Bound::compute);
+                }
             }
-        }
+    }
+    const Deployment eight{load_hardware("h200"), Parallelism{.tensor = 8, .expert = 8, .attention_data = 8}};
     Workload verify{.precision = {.weights = formats::fp8}, .batch = 137, .context = 4096, .tokens_per_sequence = 8};
-    CHECK(decode_step(dp, ds, verify).bound == Bound::compute);
-    CHECK(ridge_batch(dp, ds, verify).value() < 137);
+    CHECK(decode_step(eight, ds, verify).bound == Bound::compute);
+    CHECK(ridge_batch(eight, ds, verify).value() < 137);
     Workload plain{.precision = {.weights = formats::fp8}, .batch = 2033};
-    CHECK(decode_step(dp, ds, plain).bound == Bound::compute);
-    CHECK(ridge_batch(dp, ds, plain).value() < 2033);
+    CHECK(decode_step(eight, ds, plain).bound == Bound::compute);
+    CHECK(ridge_batch(eight, ds, plain).value() < 2033);
 }
 
 TEST_CASE("attention data parallelism: degrees the model or the group cannot take are refused", "[deployment][errors][attention-dp]") {
