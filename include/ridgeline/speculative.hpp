@@ -61,6 +61,10 @@ struct SpeculativeDecode {
 constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
                                                const Speculation& s, const Model* draft = nullptr) {
     validate(s);
+    // The verification reads the cache through context + g: the model's positions must reach it.
+    if (w.context > max_context - s.draft_tokens)
+        throw error("", "context + draft tokens", std::to_string(w.context) + " + " + std::to_string(s.draft_tokens), "at most 2^40 tokens");
+    require_context_within(target, w.context + s.draft_tokens, "context + draft tokens");
     SpeculativeDecode r;
     r.expected_tokens = expected_tokens_per_verification(s);
     Workload plain = w;
