@@ -782,15 +782,15 @@ std::vector<std::int64_t> integers(const py::handle& v, const char* what) {
     return std::vector<std::int64_t>(flat.data(), flat.data() + flat.size());
 }
 
-// A keyword that may be one value or a list of them.
-std::vector<py::object> one_or_many(const py::object& v) {
+// A keyword (`key`) that may be one value or a list of them.
+std::vector<py::object> one_or_many(const py::object& v, const char* key) {
     std::vector<py::object> out;
     if (py::isinstance<py::str>(v) || !py::isinstance<py::sequence>(v)) {
         out.push_back(v);
         return out;
     }
     for (const auto& item : v) out.push_back(py::reinterpret_borrow<py::object>(item));
-    if (out.empty()) throw ridgeline::error("", "list", "an empty list", "at least one value");
+    if (out.empty()) throw ridgeline::error("", key, "an empty list", "at least one value");
     return out;
 }
 
@@ -798,7 +798,7 @@ std::vector<std::int64_t> degrees(Kwargs& k, const char* key) {
     const py::object v = k.take(key);
     if (v.is_none()) return {1};
     std::vector<std::int64_t> out;
-    for (const auto& item : one_or_many(v)) out.push_back(Kwargs::as_integer("decode_sweep", key, item));
+    for (const auto& item : one_or_many(v, key)) out.push_back(Kwargs::as_integer("decode_sweep", key, item));
     return out;
 }
 
@@ -818,7 +818,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     std::vector<std::optional<std::string>> weights{std::nullopt};
     if (const py::object wl = k.take("weights"); !wl.is_none()) {
         weights.clear();
-        for (const auto& f : one_or_many(wl)) {
+        for (const auto& f : one_or_many(wl, "weights")) {
             if (!py::isinstance<py::str>(f)) throw py::type_error("decode_sweep(): weights must be a str or a list of str");
             // "checkpoint": the model's own formats, beside others, as the CLI's --weights takes it.
             if (f.cast<std::string>() == "checkpoint") {
@@ -834,7 +834,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     WorkloadSpec spec = workload_of(k, false);
     if (weights.front() && spec.weights_given)
         throw py::type_error("decode_sweep(): give weights in the Workload or as a keyword, not both");
-    const std::vector<py::object> models = one_or_many(model), devices = one_or_many(hardware);
+    const std::vector<py::object> models = one_or_many(model, "model"), devices = one_or_many(hardware, "hardware");
     std::vector<DeviceArg> device_args;
     for (const auto& d : devices) device_args.push_back(device_arg(d, "decode_sweep"));
     const bool deployments = std::any_of(device_args.begin(), device_args.end(), [](const DeviceArg& d) { return d.par.has_value(); });

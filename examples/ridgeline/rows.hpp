@@ -470,7 +470,11 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
                         "or bandwidth efficiency below peak at {}% alone, would explain it (calibrate tells them apart)");
         add("gap", converted(d.gap, 100 * d.gap, 1, "{}%"));
     } else {
-        reading = "faster than this setting allows; any one of these would explain it";
+        // Offer the explanations only where one exists; none at all is itself the finding.
+        reading = d.max_bits_per_weight || d.min_devices || d.min_acceptance
+                      ? "faster than this setting allows; any one of these would explain it"
+                      : "faster than this setting allows, and no lever here explains it (fewer bits, more devices or drafts): "
+                        "check the setting and the measurement";
         const bool compute_bound = d.ceiling.bound == Bound::compute;
         add("max_bits_per_weight", d.max_bits_per_weight ? number(*d.max_bits_per_weight, 2)
                                    : null(compute_bound            ? "none (compute-bound: fewer bits leave its arithmetic)"

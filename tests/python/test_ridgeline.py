@@ -818,6 +818,14 @@ def test_sweep_of_value_types_and_columns():
 
 def test_sweep_refuses_bad_points_with_the_library_error():
     np = pytest.importorskip("numpy")
+    # An empty list names the argument it was given for.
+    for key in ("tp", "weights"):
+        with pytest.raises(ridgeline.Error) as e:
+            ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], **{key: []})
+        assert str(e.value) == key + ": got an empty list, expected at least one value"
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode_sweep("llama-3.1-8b", [], [1], [0])
+    assert e.value.path == "hardware"
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", np.array([1, 0, 4]), np.array([0]))
     assert str(e.value) == "batch: got 0, expected an integer from 1 to 2^40"
