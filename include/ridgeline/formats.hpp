@@ -99,58 +99,78 @@ constexpr std::optional<int> parse_positive(std::string_view s) {
 }
 }  // namespace format_detail
 
+namespace format_detail {
+// A format name read once, for parse_format's answer and for its error's words alike: the format,
+// or which part refused it and what the grouped part said.
+enum class Refusal : std::uint8_t { none, element, group, scale, heavy_scale };
+struct Reading {
+    std::optional<Format> format;
+    Refusal refusal = Refusal::none;
+    int element_bits = 0, block = 0, scale_bits = 16;
+};
+constexpr Reading read_format(std::string_view s) {
+    if (s == "mxfp4") return {formats::mxfp4};
+    if (s == "nvfp4") return {formats::nvfp4};
+    Reading r;
+    const auto slash = s.find('/');
+    const auto element = numeric_from_name(s.substr(0, slash));
+    if (!element) {
+        r.refusal = Refusal::element;
+        return r;
+    }
+    if (slash == std::string_view::npos) return {Format{*element}};
+    r.element_bits = static_cast<int>(element_bits(*element));
+    const std::string_view rest = s.substr(slash + 1);
+    const auto second = rest.find('/');
+    const auto block = rest.empty() || rest[0] != 'g' ? std::nullopt
+                                                      : parse_positive(rest.substr(1, second == std::string_view::npos ? rest.npos : second - 1));
+    if (!block) {
+        r.refusal = Refusal::group;
+        return r;
+    }
+    r.block = *block;
+    if (second != std::string_view::npos) {
+        const std::string_view tail = rest.substr(second + 1);
+        const auto bits = tail.empty() || tail[0] != 's' ? std::nullopt : parse_positive(tail.substr(1));
+        if (!bits) {
+            r.refusal = Refusal::scale;
+            return r;
+        }
+        r.scale_bits = *bits;
+    }
+    // Scales that take as many bits as the values they scale ("int4/g1": 20 bits a weight) are
+    // not a quantisation any engine stores; such a name is a slip, not a format.
+    if (r.scale_bits >= r.block * r.element_bits) {
+        r.refusal = Refusal::heavy_scale;
+        return r;
+    }
+    r.format = Format{*element, r.scale_bits, r.block};
+    return r;
+}
+}  // namespace format_detail
+
 // Reads a format name: an element type (fp32, bf16, fp16, fp8, int8, int4, fp4), a named
 // block-scaled format (mxfp4, nvfp4), or an element with groups: "int4/g128" (one 16-bit scale
 // per 128), "int4/g32/s32" (32 bits of scale and zero point per 32, as gpt-fast's int4), whose
 // scales take fewer bits than the values they scale.
-constexpr std::optional<Format> parse_format(std::string_view s) {
-    if (s == "mxfp4") return formats::mxfp4;
-    if (s == "nvfp4") return formats::nvfp4;
-    const auto slash = s.find('/');
-    const auto element = numeric_from_name(s.substr(0, slash));
-    if (!element) return std::nullopt;
-    if (slash == std::string_view::npos) return Format{*element};
-    std::string_view rest = s.substr(slash + 1);
-    if (rest.empty() || rest[0] != 'g') return std::nullopt;
-    const auto second = rest.find('/');
-    const auto block = format_detail::parse_positive(rest.substr(1, second == std::string_view::npos ? rest.npos : second - 1));
-    if (!block) return std::nullopt;
-    int scale_bits = 16;
-    if (second != std::string_view::npos) {
-        const std::string_view tail = rest.substr(second + 1);
-        if (tail.empty() || tail[0] != 's') return std::nullopt;
-        const auto bits = format_detail::parse_positive(tail.substr(1));
-        if (!bits) return std::nullopt;
-        scale_bits = *bits;
-    }
-    // Scales that take as many bits as the values they scale ("int4/g1": 20 bits a weight) are
-    // not a quantisation any engine stores; such a name is a slip, not a format.
-    if (scale_bits >= *block * static_cast<int>(element_bits(*element))) return std::nullopt;
-    return Format{*element, scale_bits, *block};
-}
+constexpr std::optional<Format> parse_format(std::string_view s) { return format_detail::read_format(s).format; }
 
 // What is wrong with a name parse_format refuses, in words for an error message ("" where the
 // element type itself is unknown: the list of formats says it all).
 inline std::string format_name_problem(std::string_view s) {
-    const auto slash = s.find('/');
-    const auto element = numeric_from_name(s.substr(0, slash));
-    if (!element || slash == std::string_view::npos) return "";
-    const std::string_view rest = s.substr(slash + 1);
-    const auto second = rest.find('/');
-    const auto block = rest.empty() || rest[0] != 'g'
-                           ? std::nullopt
-                           : format_detail::parse_positive(rest.substr(1, second == std::string_view::npos ? rest.npos : second - 1));
-    if (!block) return "after the element, /g and the values per scale, an integer from 1 to 999999";
-    int scale_bits = 16;
-    if (second != std::string_view::npos) {
-        const std::string_view tail = rest.substr(second + 1);
-        const auto bits = tail.empty() || tail[0] != 's' ? std::nullopt : format_detail::parse_positive(tail.substr(1));
-        if (!bits) return "after the group, /s and the scale's bits a group, an integer from 1 to 999999";
-        scale_bits = *bits;
+    using format_detail::Refusal;
+    const format_detail::Reading r = format_detail::read_format(s);
+    switch (r.refusal) {
+        case Refusal::none:
+        case Refusal::element: return "";
+        case Refusal::group: return "after the element, /g and the values per scale, an integer from 1 to 999999";
+        case Refusal::scale: return "after the group, /s and the scale's bits a group, an integer from 1 to 999999";
+        case Refusal::heavy_scale:
+            return "a scale of " + std::to_string(r.scale_bits) + " bits for a group of " + std::to_string(r.block) + " x " +
+                   std::to_string(r.element_bits) + "-bit values (" + std::to_string(r.block * r.element_bits) +
+                   " bits): scales must take fewer bits than what they scale";
     }
-    const int bits = static_cast<int>(element_bits(*element));
-    return "a scale of " + std::to_string(scale_bits) + " bits for a group of " + std::to_string(*block) + " x " + std::to_string(bits) +
-           "-bit values (" + std::to_string(*block * bits) + " bits): scales must take fewer bits than what they scale";
+    return "";
 }
 
 // The name parse_format reads back.
