@@ -8,7 +8,7 @@
 //
 // Users: concurrent sequences, split evenly over replicas (and a replica's pipeline
 // micro-batches). Requests per second: users come from Little's law, users = rate x (TTFT +
-// output x TPOT), found by fixed-point iteration for each replica count (serving.hpp says how
+// (output - 1) x TPOT), a request's turn, found by fixed-point iteration for each replica count (serving.hpp says how
 // TTFT and TPOT are modelled in each mode).
 //
 // Not constexpr: it returns vectors and strings.
@@ -386,7 +386,7 @@ inline PlanResult plan(const PlanRequest& r) {
                             for (int i = 0; i < 64 && !settled; ++i) {
                                 s = evaluate(batch);
                                 if (!s) return std::nullopt;
-                                const double users = *r.requests_per_s * (s->ttft + static_cast<double>(r.traffic.output) * s->tpot).in(ridgeline::s);
+                                const double users = *r.requests_per_s * s->turn.in(ridgeline::s);
                                 const auto next = static_cast<std::int64_t>(ceil_div(users, static_cast<double>(replicas) * stages));
                                 if (next <= batch) settled = true;
                                 else if (next > *most) return std::nullopt;
@@ -405,11 +405,11 @@ inline PlanResult plan(const PlanRequest& r) {
                             closest = row;
                         if (!meets(*s, r)) return std::nullopt;
                         // The load asked for, not the whole sequences per micro-batch it was rounded
-                        // up to: the users' own rates, or the requests' output tokens. The tokens per
-                        // device and the cost are both of it, so a plan's two columns agree.
+                        // up to: the users' own output a turn, or the requests' output tokens. The
+                        // tokens per device and the cost are both of it, so a plan's two columns agree.
                         const double capacity = static_cast<double>(replicas) * s->tokens_per_s.in(per_s);
-                        const double asked = r.users ? *r.users * s->tokens_per_s_per_user.in(per_s)
-                                                     : *r.requests_per_s * static_cast<double>(r.traffic.output);
+                        const double output = static_cast<double>(r.traffic.output);
+                        const double asked = r.users ? *r.users * output / s->turn.in(ridgeline::s) : *r.requests_per_s * output;
                         const double delivered = std::min(capacity, asked);
                         row.serving.tokens_per_s_per_device = per_s(delivered / row.devices);
                         if (priced) row.cost_per_million_tokens = *row.cost_per_hour / (delivered * 3600) * 1e6;

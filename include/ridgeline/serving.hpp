@@ -4,21 +4,29 @@
 //
 // Traffic: each request brings a prompt (of which `cached_prompt` tokens are already in the
 // KV cache from an earlier turn, so prefill skips them) and asks for `output` tokens. A replica
-// serves `batch` sequences per pipeline micro-batch, `batch x pipeline` in all, each somewhere
-// in its generation; so each decode step finishes batch / output requests on average, and as
-// many new prompts must be prefilled.
+// serves `batch` sequences per pipeline micro-batch, `batch x pipeline` in all, as a closed loop:
+// each sequence takes its next request as its last one ends. A request's turn is its TTFT and
+// output - 1 intervals of TPOT; a replica delivers output tokens per sequence a turn (so a long
+// prompt's TTFT counts against its throughput), and every other sequence of the micro-batch
+// brings one prompt a turn, whose prefill lands on the steps the user sees. Counted in steps, a
+// turn is the prompt's own steps (aggregated: its chunks, the last making the first token;
+// prefill apart: its pass) and output - 1 decode steps; batch - 1 prompts arrive in that many
+// steps, spread evenly over them, TTFT's included. A sequence alone on its replica never waits
+// for another's prefill. The decode steps are costed at the whole batch (every sequence
+// decoding), an upper bound where prompts are long against outputs.
 //
 //  - Aggregated (prefill chunks interleaved with decode on the same devices): each new prompt's
 //    tokens ride decode steps in chunks of `prefill_chunk` (the last one shorter), one chunk a
-//    step, and batch / output prompts arrive a step on average. A chunk's work adds to its step
-//    at the step's own roofline (bytes and FLOPs added, weights read once, the routed experts the
-//    chunk's tokens touch, its share of the all-reduces). TPOT is the mean step over the
-//    generation: the pure decode step plus, per step, the arriving prompts' chunks' additions,
-//    each taken at its whole size (averaging the tokens over every step instead would hide more
-//    of their arithmetic under the weight read than any step does, and charge more experts than
-//    any chunk touches); where a chunk or more arrives every step, each step carries the arriving
-//    tokens together (engines pack them up to their token budget). TTFT is the steps carrying the prompt's chunks, one after another. A
-//    replica whose average prefill load exceeds a chunk per step cannot keep up: it is not a plan.
+//    step. A chunk's work adds to its step at the step's own roofline (bytes and FLOPs added,
+//    weights read once, the routed experts the chunk's tokens touch, its share of the
+//    all-reduces). TPOT is the mean pure decode step plus, per step, the other prompts' chunks'
+//    additions, each taken at its whole size (averaging the tokens over every step instead would
+//    hide more of their arithmetic under the weight read than any step does, and charge more
+//    experts than any chunk touches); where a chunk or more arrives every step, each step carries
+//    the arriving tokens together (engines pack them up to their token budget). TTFT is the steps
+//    carrying the prompt's chunks, one after another, each with the others' share too. A replica
+//    whose prefill load exceeds a chunk per step cannot keep up (prompts would queue): it is not
+//    a plan.
 //  - Disaggregated (separate pools): decode replicas run pure decode steps; prefill runs on
 //    replicas of the same device, parallelism and formats, one prompt at a time, and the pool
 //    is sized to the arrival rate (its devices per decode replica may be fractional; a pipelined
@@ -26,12 +34,11 @@
 //    prompt's KV (as kept: windows and recurrent states included) sent to the decode replica over the
 //    scale-out network; where the device has no scale-out figure, over the scale-up link if a
 //    prefill replica and a decode replica fit in one domain, else over the link the deployment gives.
-//
 //  - Prefill apart (co-located, but each prompt's prefill a forward pass of its own that carries
 //    no decode tokens while the running sequences wait: vLLM's V0 scheduler without chunked
-//    prefill, SGLang without --enable-mixed-chunk): TPOT is the pure decode step plus batch /
-//    output prompts' prefill a step, each alone and unchunked; TTFT is that prefill plus half a
-//    decode step (the step under way when the prompt arrives, on average).
+//    prefill, SGLang without --enable-mixed-chunk): TPOT is the pure decode step plus, per step,
+//    the other prompts' passes, each alone and unchunked; TTFT is the prompt's own pass, half a
+//    decode step (the step under way when it arrives, on average) and a step's share of the others'.
 //
 // Every sequence may reach prompt + output tokens: memory is checked there, on the decode side.
 #pragma once
@@ -96,13 +103,15 @@ inline std::string mode_assumptions(ServingMode m, const Traffic& t) {
     switch (m) {
         case ServingMode::aggregated:
             return "aggregated: each prompt's prefill rides the decode steps in chunks of at most " + std::to_string(t.prefill_chunk) +
-                   " tokens, one chunk a step, each at its whole size; TTFT is the steps carrying its chunks";
+                   " tokens, one chunk a step, each at its whole size; TTFT is the steps carrying its chunks; the other sequences' prompts, "
+                   "one each a turn, ride every step (closed loop: a sequence's next request starts as its last ends)";
         case ServingMode::disaggregated:
             return "disaggregated: prefill on a pool of the same devices, one prompt at a time, no queueing; TTFT is one prefill plus "
                    "the prompt's KV over the scale-out link";
         case ServingMode::prefill_apart:
             return "prefill-apart: each prompt's whole prefill is a pass of its own that every running decode waits for; TTFT is "
-                   "that pass plus half a decode step";
+                   "that pass plus half a decode step; the other sequences' passes, one each a turn, stall every step (closed loop: a sequence's "
+                   "next request starts as its last ends)";
     }
     return "";
 }
@@ -126,12 +135,13 @@ struct Serving {
     Seconds ttft{};                  // time to first token
     Seconds prefill_time{};          // one prompt's new tokens alone on one replica
     Seconds kv_transfer{};           // disaggregated: the prompt's KV to the decode replica
-    double prefill_tokens_per_step = 0;  // aggregated, prefill apart: the average prefill load a step brings
+    double prefill_tokens_per_step = 0;  // aggregated, prefill apart: every sequence's prompts' tokens, on average a step
     double replica_devices = 0;      // decode devices of one replica
     double prefill_devices = 0;      // disaggregated: prefill devices per decode replica
-    PerSecond requests_per_s{};      // one replica
-    PerSecond tokens_per_s{};        // output tokens/s of one replica
-    PerSecond tokens_per_s_per_user{};
+    Seconds turn{};                  // one request, TTFT + (output - 1) x TPOT: a sequence's slot takes the next after it
+    PerSecond requests_per_s{};      // one replica: its sequences, a request each a turn
+    PerSecond tokens_per_s{};        // output tokens/s of one replica, TTFT counted
+    PerSecond tokens_per_s_per_user{};  // while a response streams: 1 / TPOT
     PerSecond tokens_per_s_per_device{};  // over decode and prefill devices
     MemoryUse memory{};              // one decode device, every sequence at its longest
     bool keeps_up = true;            // aggregated: the prefill load fits in the chunks
@@ -151,10 +161,25 @@ constexpr PromptChunks prompt_chunks(const Traffic& t) {
     return PromptChunks{size, fresh / size, fresh % size};
 }
 
+// A request's turn counted in steps (see the top of this file): the prompt's own steps (aggregated:
+// its chunks, or one step where nothing is left to prefill; prefill apart and disaggregated: one)
+// and output - 1 decode steps. The other batch - 1 sequences' prompts arrive in that many steps.
+constexpr double turn_steps(const Traffic& t, ServingMode m) {
+    const PromptChunks c = prompt_chunks(t);
+    const std::int64_t chunks = c.full + (c.rest > 0 ? 1 : 0);
+    const std::int64_t own = m == ServingMode::aggregated && chunks > 1 ? chunks : 1;
+    return static_cast<double>(own + t.output - 1);
+}
+// The other sequences' prompts arriving in each step a user of a `batch`-sequence micro-batch sees.
+constexpr double others_arriving(const Traffic& t, std::int64_t batch, ServingMode m) {
+    return static_cast<double>(batch - 1) / turn_steps(t, m);
+}
+
 // The steps that carry arriving prompts' new tokens, as `per_step` such steps a decode step,
-// for an engine that takes queued prompt tokens up to its budget (one chunk) a step:
-//  - prompts that do not overlap (batch / output arriving a step, each done before the next
-//    comes): each prompt's full chunks and its last shorter one;
+// for `arriving` prompts a step and an engine that takes queued prompt tokens up to its budget
+// (one chunk) a step:
+//  - prompts that do not overlap (each done before the next comes): each prompt's full chunks
+//    and its last shorter one;
 //  - prompts of one chunk arriving a step or more: every step carries the arriving tokens;
 //  - longer prompts that overlap: the queue seldom runs dry, so steps carry a whole chunk, as
 //    many a step as the arriving tokens fill (a prompt's short last chunk joins the next one's);
@@ -164,9 +189,8 @@ constexpr PromptChunks prompt_chunks(const Traffic& t) {
 struct ChunkSteps {
     double tokens = 0, per_step = 0;
 };
-constexpr std::array<ChunkSteps, 2> chunk_steps(const Traffic& t, std::int64_t batch) {
+constexpr std::array<ChunkSteps, 2> chunk_steps(const Traffic& t, double arriving) {
     const PromptChunks c = prompt_chunks(t);
-    const double arriving = static_cast<double>(batch) / static_cast<double>(t.output);
     const double chunks = static_cast<double>(c.full + (c.rest > 0 ? 1 : 0));
     if (arriving * chunks < 1)
         return {ChunkSteps{static_cast<double>(c.size), arriving * static_cast<double>(c.full)},
@@ -285,27 +309,31 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     const std::int64_t fresh = traffic.new_prompt();
     Workload one = w;
     one.batch = 1;
-    const auto steps_per_request = static_cast<double>(traffic.output);
+    const auto output = static_cast<double>(traffic.output);
     const auto B = static_cast<double>(w.batch);
     if (fresh > 0) {
-        if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / steps_per_request;
+        if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / turn_steps(traffic, mode);
+        // The other sequences' prompts arriving in each step this user sees (the top of this file).
+        const double others = others_arriving(traffic, w.batch, mode);
         if (mode == ServingMode::aggregated) {
             const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
             const serving_detail::MixedStep mixed = a.mixed(d, m);
             s.prefill_time = a.pre.time;
             s.keeps_up = s.prefill_tokens_per_step <= static_cast<double>(traffic.prefill_chunk);
-            s.tpot = s.decode_tpot;
-            for (const ChunkSteps& k : chunk_steps(traffic, w.batch))
-                if (k.per_step > 0) s.tpot += k.per_step * mixed.added(k.tokens);
+            // What the other prompts' chunks add to each step, the TTFT's steps as the others.
+            Seconds riding{};
+            for (const ChunkSteps& k : chunk_steps(traffic, others))
+                if (k.per_step > 0) riding += k.per_step * mixed.added(k.tokens);
+            s.tpot = s.decode_tpot + riding;
             const PromptChunks chunks = prompt_chunks(traffic);
-            s.ttft = static_cast<double>(chunks.full) * (s.decode_tpot + mixed.added(static_cast<double>(chunks.size))) +
-                     (chunks.rest > 0 ? s.decode_tpot + mixed.added(static_cast<double>(chunks.rest)) : Seconds{});
+            s.ttft = static_cast<double>(chunks.full) * (s.tpot + mixed.added(static_cast<double>(chunks.size))) +
+                     (chunks.rest > 0 ? s.tpot + mixed.added(static_cast<double>(chunks.rest)) : Seconds{});
         } else {
             // One prompt alone on one replica, unchunked.
             s.prefill_time = prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
             if (mode == ServingMode::prefill_apart) {
-                s.tpot = s.decode_tpot + B / steps_per_request * s.prefill_time;
-                s.ttft = s.prefill_time + s.decode_tpot / 2.0;
+                s.tpot = s.decode_tpot + others * s.prefill_time;
+                s.ttft = s.prefill_time + s.decode_tpot / 2.0 + others * s.prefill_time;
             }
         }
     }
@@ -330,8 +358,10 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         s.ttft = (fresh > 0 ? s.prefill_time : s.decode_tpot) + s.kv_transfer;
     }
     s.tokens_per_s_per_user = 1.0 / s.tpot;
-    s.tokens_per_s = static_cast<double>(s.concurrency) / s.tpot;
-    s.requests_per_s = s.tokens_per_s / steps_per_request;
+    // A closed loop: each sequence delivers its output tokens a turn, TTFT included.
+    s.turn = s.ttft + (output - 1) * s.tpot;
+    s.requests_per_s = static_cast<double>(s.concurrency) / s.turn;
+    s.tokens_per_s = s.requests_per_s * output;
     // Busy prefill replicas x their devices; a pipelined replica takes a new prompt every stage.
     if (mode == ServingMode::disaggregated && fresh > 0)
         s.prefill_devices = static_cast<double>(s.requests_per_s * s.prefill_time) / static_cast<double>(d.parallel.pipeline) *
@@ -342,8 +372,8 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
 
 // Continuous batching whose new prompts are prefilled in forward passes of their own, carrying
 // no decode tokens, while the running sequences wait (serve()'s ServingMode::prefill_apart): its
-// TPOT, the mean pure decode step plus, per step, batch / output prompts' prefill, each alone and
-// unchunked (new tokens only).
+// TPOT, the mean pure decode step plus, per step, (batch - 1) / output other prompts' prefill,
+// each alone and unchunked (new tokens only).
 constexpr Seconds tpot_prefill_apart(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
     return serve(d, m, w, traffic, ServingMode::prefill_apart).tpot;
 }
@@ -356,7 +386,7 @@ struct InterleavedPrefill {
     DecodeStep decode;  // the pure decode step at the generation's middle context
     struct Chunk {
         double tokens = 0;    // prefill tokens the step carries
-        double per_step = 0;  // such steps per decode step: arriving prompts x chunks of this size each
+        double per_step = 0;  // such steps per decode step: the other prompts arriving x chunks of this size each
         Seconds memory{}, compute{};  // one stage, the step carrying them
         Seconds links_added{};
     };
@@ -376,7 +406,7 @@ constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Mode
     const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
     const serving_detail::MixedStep mixed = a.mixed(d, m);
     p.decode = a.step;
-    const std::array<ChunkSteps, 2> steps = chunk_steps(traffic, w.batch);
+    const std::array<ChunkSteps, 2> steps = chunk_steps(traffic, others_arriving(traffic, w.batch, ServingMode::aggregated));
     for (std::size_t i = 0; i < steps.size(); ++i) {
         if (steps[i].per_step == 0) continue;
         const serving_detail::MixedStep::Times t = mixed.with(steps[i].tokens);

@@ -302,15 +302,16 @@ TEST_CASE("serving: prefill tokens riding a decode step read embedding rows only
         REQUIRE(p.chunks[0].per_step > 0);
         return std::pair{p.chunks[0].tokens, (p.chunks[0].memory - p.decode.memory_time).in(s)};
     };
-    // 8 sequences decoding: 8 / 64 prompts arrive a step, each one 2,048-token chunk; the chunk's
-    // tokens read their own rows.
+    // 8 sequences decoding: a turn is a prompt's one chunk step and 63 decode steps, so the other
+    // 7 sequences' prompts arrive 7 / 64 a step, each one 2,048-token chunk; the chunk's tokens
+    // read their own rows.
     const auto [few_tokens, few] = added(8);
     CHECK(few_tokens == 2048);
     CHECK(few == Approx(2048 * (131072.0 + 8192) / 3.35e12).epsilon(1e-9));
-    // 128,256 sequences decoding already read every row, so the arriving prompts' tokens (all of
-    // them in one step: 128,256 / 64 x 2,048) add only their KV.
+    // 128,256 sequences decoding already read every row, so the other prompts' tokens (all of
+    // them in one step: 128,255 / 64 x 2,048) add only their KV.
     const auto [many_tokens, many] = added(128256);
-    CHECK(many_tokens == 128256.0 / 64 * 2048);
+    CHECK(many_tokens == 128255.0 / 64 * 2048);
     CHECK(many == Approx(many_tokens * 131072.0 / 3.35e12).epsilon(1e-9));
     // Between them: the rows left unread, 128,256 - 127,000, and no more.
     const auto [some_tokens, some] = added(127000);
@@ -336,9 +337,9 @@ TEST_CASE("serving: a prompt's short last chunk keeps its KV load on an MoE mode
 }
 
 TEST_CASE("serving: the steps arriving prompts ride, for each way prompts arrive", "[serving]") {
-    // Chunks of 2,048 (the default budget); batch / output prompts arrive a step.
-    const auto steps = [](std::int64_t prompt, std::int64_t batch, std::int64_t output) {
-        return chunk_steps(Traffic{.prompt = prompt, .output = output}, batch);
+    // Chunks of 2,048 (the default budget); `prompts` / `steps` prompts arrive a step.
+    const auto steps = [](std::int64_t prompt, double prompts, double steps) {
+        return chunk_steps(Traffic{.prompt = prompt, .output = 64}, prompts / steps);
     };
     // 50 / 500 = 0.1 prompts of 5,000 tokens a step, each done before the next: two full chunks
     // and one of 904, 0.1 prompts' worth a step.
@@ -355,8 +356,9 @@ TEST_CASE("serving: the steps arriving prompts ride, for each way prompts arrive
     // all 3,000 and the engine falls behind.
     s = steps(3000, 64, 64);
     CHECK((s[0].tokens == 3000 && s[0].per_step == 1 && s[1].per_step == 0));
-    // At the edge of overlapping, one token more changes little: 2,048 then 2,049 tokens, 32 / 64
-    // = 0.5 prompts a step (Mixtral 8x7B over two H200s, the review's case).
+    // At the edge of overlapping, one token more changes little: 2,048 then 2,049 tokens, the
+    // other 31 sequences' prompts in a turn of 64 or 65 steps, about 0.48 a step (Mixtral 8x7B
+    // over two H200s, the review's case).
     const Deployment two{load_hardware("h200"), Parallelism{.tensor = 2}};
     Workload w;
     w.batch = 32;

@@ -59,7 +59,8 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
     const double weights = (l8_params - l8_table) * 2 + 8 * 4096 * 2.0;
     const double decode = (weights + 8 * 2175.5 * l8_kv) / h100_bw;
     CHECK(sv.decode_tpot.in(s) == Approx(decode).epsilon(1e-9));
-    // Each step carries 8 x 2048 / 256 = 64 prefill tokens. One prompt's prefill, per token: the
+    // A sequence's turn is its prompt's one chunk step and 255 more decode steps, 256 steps; the
+    // eight sequences bring 8 x 2048 / 256 = 64 prefill tokens a step. One prompt's prefill, per token: the
     // matmuls, 2 per parameter but the table and the LM head (as large; run once, for the token
     // the prompt samples, a 2048th a token), and causal attention, (2048 + 1) / 2 cached tokens on
     // average; it writes each token's KV.
@@ -72,14 +73,18 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
         return std::max(decode_memory + tokens * (l8_kv + 8192) / h100_bw, decode_compute + tokens * per_token_flops / h100_peak) -
                std::max(decode_memory, decode_compute);
     };
-    // A prompt's 2,048 tokens ride one step as one chunk, and 8 / 256 prompts arrive a step: one
-    // step in 32 carries a chunk. Spread as 64 tokens over every step instead, the chunk's
-    // arithmetic would hide under the weight read (the step stays memory-bound) and cost less.
-    CHECK(sv.tpot.in(s) == Approx(decode + step_with(2048) / 32).epsilon(1e-6));
-    CHECK(step_with(2048) / 32 > 2 * step_with(64));
-    // The prompt is one chunk of 2,048, riding one step.
-    CHECK(sv.ttft.in(s) == Approx(decode + step_with(2048)).epsilon(1e-6));
-    CHECK(sv.tokens_per_s.in(per_s) == Approx(8 / sv.tpot.in(s)).epsilon(1e-12));
+    // A prompt's 2,048 tokens ride one step as one chunk. The steps a user sees carry the other
+    // seven sequences' prompts, seven in its 256-step turn: 7 steps in 256 carry a chunk. Spread
+    // as 56 tokens over every step instead, the chunk's arithmetic would hide under the weight
+    // read (the step stays memory-bound) and cost less.
+    const double others = 7 * step_with(2048) / 256;
+    CHECK(sv.tpot.in(s) == Approx(decode + others).epsilon(1e-6));
+    CHECK(others > 2 * step_with(56));
+    // The prompt is one chunk of 2,048, riding one step, which carries the others' share too.
+    CHECK(sv.ttft.in(s) == Approx(decode + others + step_with(2048)).epsilon(1e-6));
+    // Each sequence delivers its 256 tokens a turn: TTFT, then 255 intervals of TPOT.
+    CHECK(sv.turn.in(s) == Approx(decode + others + step_with(2048) + 255 * (decode + others)).epsilon(1e-6));
+    CHECK(sv.tokens_per_s.in(per_s) == Approx(8 * 256 / sv.turn.in(s)).epsilon(1e-12));
     CHECK(sv.prefill_devices == 0);
     // A 3,000-token prompt rides a full chunk and then one of 952 tokens: its TTFT is about 2048 +
     // 952 tokens' prefill beside two decode steps (compute-bound chunks: about 58 ms), well under
@@ -115,26 +120,80 @@ TEST_CASE("serving, disaggregated: prefill on its own pool, the KV sent over the
     const double transfer = 2048 * l8_kv / 50e9 + 2.7e-6;
     CHECK(sv.kv_transfer.in(s) == Approx(transfer).epsilon(1e-12));
     CHECK(sv.ttft.in(s) == Approx(l8_prefill + transfer).epsilon(1e-9));
-    // The pool: 8 / (256 x TPOT) requests per second, each holding a prefill device for the prefill.
-    CHECK(sv.prefill_devices == Approx(8 / (256 * l8_decode) * l8_prefill).epsilon(1e-9));
-    CHECK(sv.tokens_per_s_per_device.in(per_s) == Approx(8 / l8_decode / (1 + sv.prefill_devices)).epsilon(1e-9));
+    // The pool: each of the 8 sequences takes a request a turn (TTFT, then 255 x TPOT), each
+    // request holding a prefill device for its prefill.
+    const double turn = l8_prefill + transfer + 255 * l8_decode;
+    CHECK(sv.prefill_devices == Approx(8 / turn * l8_prefill).epsilon(1e-9));
+    CHECK(sv.tokens_per_s_per_device.in(per_s) == Approx(8 * 256 / turn / (1 + sv.prefill_devices)).epsilon(1e-9));
+}
+
+TEST_CASE("serving: one user's long prompt is its own TTFT, not its TPOT, and sizes its pool by its turns", "[plan][serving]") {
+    // Llama-3.1-8B in BF16 on one H100, one user asking 10 tokens of a 100,000-token prompt. Alone,
+    // no other prompt lands on its steps: TPOT is the pure decode step, memory-bound, at the mean
+    // context 100,004.5. Its turn is its 49 chunk steps (48 of 2,048 and one of 1,696) and 9
+    // decode steps, 58 steps, so its prompt averages 100,000 / 58 tokens a step, under a chunk:
+    // the replica keeps up.
+    const Model m = load_model("llama-3.1-8b");
+    const Deployment d{load_hardware("h100-sxm")};
+    const Traffic t{100000, 10, 0, 2048};
+    const Workload one{.batch = 1};
+    const double decode = ((l8_params - l8_table) * 2 + 4096 * 2.0 + 100004.5 * l8_kv) / h100_bw;
+    const Serving agg = serve(d, m, one, t, ServingMode::aggregated);
+    CHECK(agg.tpot.in(s) == Approx(decode).epsilon(1e-9));
+    CHECK(agg.prefill_tokens_per_step == Approx(100000 / 58.0).epsilon(1e-12));
+    CHECK(agg.keeps_up);
+    CHECK(agg.fits());
+    // It delivers 10 tokens a turn: the TTFT of its chunks, then 9 x TPOT.
+    CHECK(agg.tokens_per_s.in(per_s) == Approx(10 / (agg.ttft + 9 * agg.tpot).in(s)).epsilon(1e-12));
+    // Disaggregated, its prefill pool is busy one prefill a turn, under one device: the prefill
+    // (compute-bound: the matmuls but the table and the LM head, run for the last token only,
+    // and causal attention over 100,001 / 2 tokens on average) over the turn, the prefill, the
+    // prompt's 13.1 GB of KV over the 50 GB/s scale-out port one way, and 9 decode steps.
+    const double prefill = (100000 * (2 * (l8_params - 2 * l8_table) + l8_attention * 100001 / 2) + 2 * l8_table) / h100_peak;
+    const double transfer = 100000 * l8_kv / 50e9 + 2.7e-6;
+    const Serving disagg = serve(d, m, one, t, ServingMode::disaggregated);
+    CHECK(disagg.prefill_time.in(s) == Approx(prefill).epsilon(1e-9));
+    CHECK(disagg.prefill_devices == Approx(prefill / (prefill + transfer + 9 * decode)).epsilon(1e-9));
+    CHECK(disagg.prefill_devices < 1);
+    // Prefill apart, its pass is its TTFT; its decode steps wait for nobody's.
+    const Serving apart = serve(d, m, one, t, ServingMode::prefill_apart);
+    CHECK(apart.tpot.in(s) == Approx(decode).epsilon(1e-9));
+    CHECK(apart.ttft.in(s) == Approx(prefill + decode / 2).epsilon(1e-9));
+    // So the plan for 50 ms a token is one H100, serving it aggregated.
+    PlanRequest r;
+    r.model = m;
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
+    r.traffic = t;
+    r.users = 1;
+    r.tpot_target = ms(50);
+    r.weights = {formats::bf16};
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    CHECK(p.plans.front().devices == 1);
+    CHECK(p.plans.front().mode == ServingMode::aggregated);
+    // Two users on one replica bring 2 x 100,000 tokens a 58-step turn, more than a chunk a step.
+    CHECK_FALSE(serve(d, m, Workload{.batch = 2}, t, ServingMode::aggregated).keeps_up);
 }
 
 TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefill pass", "[plan][serving]") {
     const Serving sv = l8_served(ServingMode::prefill_apart);
     CHECK(sv.decode_tpot.in(s) == Approx(l8_decode).epsilon(1e-9));
-    // 8 / 256 prompts arrive a step, and the decodes wait for each one's whole pass; a new prompt
-    // waits half a step on average, then its pass.
+    // A sequence's turn is its own pass and 255 decode steps; the other seven bring seven passes
+    // a turn, spread over its 256 steps, and its decodes wait for each whole pass. A new prompt
+    // waits half a step on average, then its pass, and its first step's share of the others'.
     CHECK(sv.prefill_time.in(s) == Approx(l8_prefill).epsilon(1e-9));
-    CHECK(sv.tpot.in(s) == Approx(l8_decode + l8_prefill / 32).epsilon(1e-9));
-    CHECK(sv.ttft.in(s) == Approx(l8_prefill + l8_decode / 2).epsilon(1e-9));
+    const double others = 7 * l8_prefill / 256;
+    CHECK(sv.tpot.in(s) == Approx(l8_decode + others).epsilon(1e-9));
+    CHECK(sv.ttft.in(s) == Approx(l8_prefill + l8_decode / 2 + others).epsilon(1e-9));
     // The calibration's entry point for served rows gives the same hand-calculated TPOT.
     Workload w;
     w.batch = 8;
     CHECK(tpot_prefill_apart(Deployment{load_hardware("h100-sxm")}, load_model("llama-3.1-8b"), w, Traffic{2048, 256, 0, 2048}).in(s) ==
-          Approx(l8_decode + l8_prefill / 32).epsilon(1e-9));
+          Approx(l8_decode + others).epsilon(1e-9));
     CHECK(sv.prefill_devices == 0);
-    CHECK(sv.tokens_per_s.in(per_s) == Approx(8 / sv.tpot.in(s)).epsilon(1e-12));
+    // A turn holds all eight passes and 255 decode steps, and half a step's wait.
+    CHECK(sv.turn.in(s) == Approx(8 * l8_prefill + 255.5 * l8_decode).epsilon(1e-9));
+    CHECK(sv.tokens_per_s.in(per_s) == Approx(8 * 256 / sv.turn.in(s)).epsilon(1e-12));
     // Its chunk riding a decode step instead (aggregated) hides part of the pass under the step's
     // weight read, so TPOT is lower there.
     CHECK(l8_served(ServingMode::aggregated).tpot < sv.tpot);
@@ -162,18 +221,19 @@ TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefil
     CHECK(tie.plans[0].serving.tpot == tie.plans[1].serving.tpot);
     CHECK(tie.verdict.find("; aggregated at best h100-sxm x1") != std::string::npos);
     CHECK(tie.verdict.ends_with("(ties it on devices, TPOT and replicas; the search met it first)"));
-    // A mode with no plan is named as such: 8,192-token prompts at a 2.5 ms TPOT within 8 devices
-    // need a prefill pool; prefill apart stalls the decodes past the target.
+    // A mode with no plan is named as such: 12,288-token prompts at a 3 ms TPOT within 8 devices.
+    // Prefill apart meets it; a disaggregated replica's prefill pool does not fit beside its decodes.
     r.modes = {ServingMode::prefill_apart, ServingMode::disaggregated};
-    r.traffic = Traffic{8192, 128, 0, 2048};
-    r.tpot_target = ms(2.5);
+    r.traffic = Traffic{12288, 128, 0, 2048};
+    r.tpot_target = ms(3);
     r.max_devices = 8;
     const PlanResult pooled = plan(r);
-    CHECK(pooled.verdict.starts_with("disaggregated serving wins: h100-sxm x"));
+    INFO(pooled.verdict);
+    CHECK(pooled.verdict.starts_with("prefill-apart serving wins: h100-sxm x"));
     REQUIRE_FALSE(pooled.plans.empty());
     CHECK(pooled.plans.front().devices <= 8);
-    CHECK(pooled.verdict.ends_with("; no prefill-apart plan meets the targets within 8 devices (each prompt's whole prefill stalls every "
-                                   "running decode past the targets)"));
+    CHECK(pooled.verdict.ends_with("; no disaggregated plan meets the targets within 8 devices (its prefill pool and KV transfer cost "
+                                   "devices and TTFT)"));
 }
 
 TEST_CASE("plan: the Pareto SVG marks each point's serving mode", "[plan][svg]") {
@@ -246,15 +306,17 @@ TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s
     // TPOT: each device reads half of every weight but the input table (128,256 x 8,192) and
     // half of each sequence's KV at the mean context 8,447.5, at 4.8 TB/s, plus the ring
     // all-reduces: 2 per layer, 2 ring steps each of 0.6 us and (64 + 32) x 8,192 x 2 B / 2 over
-    // 450 GB/s one way, the 32 being the prefill tokens a step carries (64 x 256 new / 512 out),
-    // whose FLOPs hide under the memory time.
+    // 450 GB/s one way, the 31.5 being the prefill tokens a step a user sees carries (the other 63
+    // users' 256 new tokens each, in a turn of one chunk step and 511 decode steps), whose FLOPs
+    // hide under the memory time.
     const double table = 128256.0 * 8192;
     const double memory = ((params - table) / 2 + 64 * 8447.5 * kv / 2) / 4.8e12;
-    const double links = 160 * 2 * (0.6e-6 + (64 + 32) * 8192 * 2.0 / 2 / 450e9);
+    const double links = 160 * 2 * (0.6e-6 + (64 + 63 * 256 / 512.0) * 8192 * 2.0 / 2 / 450e9);
     CHECK(best.serving.tpot.in(s) == Approx(memory + links).epsilon(2e-3));  // the table rows and norms are the rest
     CHECK(best.serving.tpot <= ms(30));
-    // Cost: 2 x 3.50 an hour for 64 / TPOT tokens a second.
-    CHECK(*best.cost_per_million_tokens == Approx(7.0 / (64 / best.serving.tpot.in(s) * 3600) * 1e6).epsilon(1e-12));
+    // Cost: 2 x 3.50 an hour for 64 users' 512 tokens a turn, TTFT and 511 x TPOT.
+    const auto tokens_per_s = [](const PlanRow& row) { return 64 * 512 / (row.serving.ttft + 511.0 * row.serving.tpot).in(s); };
+    CHECK(*best.cost_per_million_tokens == Approx(7.0 / (tokens_per_s(best) * 3600) * 1e6).epsilon(1e-12));
 
     // Every plan meets the targets, and the ranking is by cost.
     for (const auto& row : p.plans) {
@@ -262,9 +324,9 @@ TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s
         CHECK(row.serving.fits());
         CHECK(row.users() >= 64);
         // Replicas hold whole sequences, so a row may have slots for more than 64; its cost and
-        // its tokens per device are still of the 64 users asked for, each at 1 / TPOT.
-        CHECK(*row.cost_per_million_tokens == Approx(*row.cost_per_hour / (64 / row.serving.tpot.in(s) * 3600) * 1e6).epsilon(1e-12));
-        CHECK(row.serving.tokens_per_s_per_device.in(per_s) == Approx(64 / row.serving.tpot.in(s) / row.devices).epsilon(1e-12));
+        // its tokens per device are still of the 64 users asked for, each 512 tokens a turn.
+        CHECK(*row.cost_per_million_tokens == Approx(*row.cost_per_hour / (tokens_per_s(row) * 3600) * 1e6).epsilon(1e-12));
+        CHECK(row.serving.tokens_per_s_per_device.in(per_s) == Approx(tokens_per_s(row) / row.devices).epsilon(1e-12));
     }
     CHECK(std::any_of(p.plans.begin(), p.plans.end(), [](const PlanRow& row) { return row.users() > 64; }));
     CHECK(std::is_sorted(p.plans.begin(), p.plans.end(),
@@ -292,8 +354,8 @@ TEST_CASE("plan: without prices, the fewest devices, and with a request rate, Li
     for (std::size_t i = 1; i < p.plans.size(); ++i) CHECK(p.plans[i - 1].devices <= p.plans[i].devices);
     const PlanRow& best = p.plans.front();
     CHECK_FALSE(best.cost_per_million_tokens);
-    // The users it holds are at least what the rate brings: 4 x (TTFT + 256 x TPOT).
-    const double users = 4 * (best.serving.ttft + 256.0 * best.serving.tpot).in(s);
+    // The users it holds are at least what the rate brings: 4 x (TTFT + 255 x TPOT), a request's turn.
+    const double users = 4 * (best.serving.ttft + 255.0 * best.serving.tpot).in(s);
     CHECK(best.users() >= users);
     CHECK(best.users() < users + static_cast<double>(best.replicas * best.parallel.pipeline));  // whole sequences per micro-batch
 }
@@ -317,7 +379,8 @@ TEST_CASE("plan: each row's tokens per device are over the whole devices it prin
             CHECK(row.devices == std::round(row.devices));
             CHECK(row.devices <= 16);
             const double full = static_cast<double>(row.replicas) * row.serving.tokens_per_s.in(per_s);
-            const double tokens = rows == &p.plans ? 64 * row.serving.tokens_per_s_per_user.in(per_s) : full;
+            // 64 users, each 512 tokens a turn of TTFT and 511 x TPOT.
+            const double tokens = rows == &p.plans ? 64 * 512 / (row.serving.ttft + 511.0 * row.serving.tpot).in(s) : full;
             CHECK(tokens <= full * (1 + 1e-12));
             CHECK(row.serving.tokens_per_s_per_device.in(per_s) * row.devices == Approx(tokens).epsilon(1e-12));
             REQUIRE(row.cost_per_hour);
