@@ -84,12 +84,12 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     }
     if (q.prefill_steps == PrefillSteps::apart) {
         // Prefill apart (serve()'s ServingMode::prefill_apart): the mean decode step, plus the
-        // other sequences' (batch - 1) / output prompts' prefill a step, each one prompt alone, at
-        // its own bound.
+        // other sequences' prompts' prefill a step (others_arriving: (batch x pipeline - 1) /
+        // (pipeline x output)), each one prompt alone, at its own bound.
         add_decode_steps(q.prompt, q.output);
         Workload one = ideal;
         one.batch = 1;
-        const double per_step = others_arriving(Traffic{q.prompt, q.output}, ideal.batch, ServingMode::prefill_apart);
+        const double per_step = others_arriving(Traffic{q.prompt, q.output}, ideal.batch, d.parallel.pipeline, ServingMode::prefill_apart);
         add_prefill(prefill(d, o.model, one, q.prompt), 1, per_step);
         // Those prefill passes pay the fixed and per-layer times too.
         r.stages *= 1 + per_step;

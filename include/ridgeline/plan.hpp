@@ -238,6 +238,11 @@ inline void validate(const PlanRequest& r) {
     for (const auto& [t, what] : {std::pair{&r.ttft_target, "TTFT target"}, std::pair{&r.tpot_target, "TPOT target"}})
         if (*t && !(**t >= ms(1e-3) && **t <= ms(1e9)))
             throw error("", what, number_text(t->value().in(ms)) + " ms", "a time from 0.001 to 1e9 ms");
+    // One token a request has no interval between tokens to time: a target on it would only judge
+    // the steps other users' prefill stretches, which no user sees.
+    if (r.tpot_target && r.traffic.output == 1)
+        throw error("", "TPOT target", number_text(r.tpot_target->in(ms)) + " ms",
+                    "none where each request asks for one output token (no time between tokens; give a TTFT target)");
 }
 
 // The feasible plans, ranked, and the Pareto front.
@@ -250,7 +255,11 @@ inline PlanResult plan(const PlanRequest& r) {
         out.assumptions.push_back("attention: each tensor-parallel split also tried with the attention data-parallel, one rank a "
                                   "device (SGLang's --enable-dp-attention, TensorRT-LLM's enable_attention_dp); a step waits for the busiest rank");
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
-    std::optional<PlanRow> closest;  // the fastest TPOT that holds the users within the limit (below)
+    std::optional<PlanRow> closest;  // the fastest token that holds the users within the limit (below)
+    // The latency a plan is ranked on: TPOT, or with one output token a request (no time between
+    // tokens) TTFT.
+    const bool one_token = r.traffic.output == 1;
+    const auto latency = [one_token](const Serving& s) { return one_token ? s.ttft : s.tpot; };
     // Some devices priced and others not would rank by device count and drop the prices given.
     if (!priced && std::any_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); })) {
         std::string unpriced;
@@ -401,7 +410,7 @@ inline PlanResult plan(const PlanRequest& r) {
                         whole(row);
                         // The fastest token of those that hold the users within the limit, met or not:
                         // what a verdict of "no plan" says the targets would have to allow.
-                        if (s->fits() && row.devices <= static_cast<double>(r.max_devices) && (!closest || s->tpot < closest->serving.tpot))
+                        if (s->fits() && row.devices <= static_cast<double>(r.max_devices) && (!closest || latency(*s) < latency(closest->serving)))
                             closest = row;
                         if (!meets(*s, r)) return std::nullopt;
                         // The load asked for, not the whole sequences per micro-batch it was rounded
@@ -469,7 +478,7 @@ inline PlanResult plan(const PlanRequest& r) {
     std::stable_sort(out.plans.begin(), out.plans.end(), [&](const PlanRow& a, const PlanRow& b) {
         if (priced && *a.cost_per_million_tokens != *b.cost_per_million_tokens) return *a.cost_per_million_tokens < *b.cost_per_million_tokens;
         if (a.devices != b.devices) return a.devices < b.devices;
-        if (a.serving.tpot != b.serving.tpot) return a.serving.tpot < b.serving.tpot;
+        if (latency(a.serving) != latency(b.serving)) return latency(a.serving) < latency(b.serving);
         return a.replicas < b.replicas;
     });
 
@@ -523,7 +532,8 @@ inline PlanResult plan(const PlanRequest& r) {
         if (priced ? !same_cost : !same_devices) return std::nullopt;
         if (priced && !same_devices) return " (as cheap, but on more devices)";
         const std::string as = priced ? " (as cheap on as few devices" : " (as few devices";
-        if (best.serving.tpot != winner.serving.tpot) {
+        if (one_token && best.serving.ttft != winner.serving.ttft) return as + ", but a longer TTFT)";
+        if (!one_token && best.serving.tpot != winner.serving.tpot) {
             switch (best.mode) {
                 case ServingMode::aggregated: return as + ", but a longer TPOT: its steps carry prompts' prefill)";
                 case ServingMode::prefill_apart:
@@ -533,12 +543,13 @@ inline PlanResult plan(const PlanRequest& r) {
             return as + ", but a longer TPOT)";
         }
         if (best.replicas != winner.replicas) return as + " and as fast, but more replicas)";
-        return std::string(" (ties it on ") + (priced ? "cost, " : "") + "devices, TPOT and replicas; the search met it first)";
+        return std::string(" (ties it on ") + (priced ? "cost, " : "") + "devices, " + (one_token ? "TTFT" : "TPOT") +
+               " and replicas; the search met it first)";
     };
     // Why no plan of `mode` met the targets.
     const auto none = [](ServingMode mode) -> std::string {
         switch (mode) {
-            case ServingMode::aggregated: return " (the prefill its steps would carry slows them past the targets, or past a chunk a step)";
+            case ServingMode::aggregated: return " (the prefill its steps would carry slows them past the targets)";
             case ServingMode::disaggregated: return " (its prefill pool and KV transfer cost devices and TTFT)";
             case ServingMode::prefill_apart: return " (each prompt's whole prefill stalls every running decode past the targets)";
         }

@@ -7,13 +7,14 @@
 // serves `batch` sequences per pipeline micro-batch, `batch x pipeline` in all, as a closed loop:
 // each sequence takes its next request as its last one ends. A request's turn is its TTFT and
 // output - 1 intervals of TPOT; a replica delivers output tokens per sequence a turn (so a long
-// prompt's TTFT counts against its throughput), and every other sequence of the micro-batch
-// brings one prompt a turn, whose prefill lands on the steps the user sees. Counted in steps, a
-// turn is the prompt's own steps (aggregated: its chunks, the last making the first token;
-// prefill apart: its pass) and output - 1 decode steps; batch - 1 prompts arrive in that many
-// steps, spread evenly over them, TTFT's included. A sequence alone on its replica never waits
-// for another's prefill. The decode steps are costed at the whole batch (every sequence
-// decoding), an upper bound where prompts are long against outputs.
+// prompt's TTFT counts against its throughput), and every other sequence of the replica (of
+// every micro-batch: each one's chunks or passes go through every stage) brings one prompt a
+// turn, whose prefill lands on the steps the user sees. Counted in steps, a turn is the prompt's
+// own steps (aggregated: its chunks, the last making the first token; prefill apart: its pass)
+// and output - 1 decode steps; batch x pipeline - 1 prompts arrive in that many steps, spread
+// evenly over them, TTFT's included. A sequence alone on its replica never waits for another's
+// prefill. The decode steps are costed at the whole batch (every sequence decoding), an upper
+// bound where sequences spend much of a turn in prefill (long prompts against outputs).
 //
 //  - Aggregated (prefill chunks interleaved with decode on the same devices): each new prompt's
 //    tokens ride decode steps in chunks of `prefill_chunk` (the last one shorter), one chunk a
@@ -24,9 +25,10 @@
 //    hide more of their arithmetic under the weight read than any step does, and charge more
 //    experts than any chunk touches); where a chunk or more arrives every step, each step carries
 //    the arriving tokens together (engines pack them up to their token budget). TTFT is the steps
-//    carrying the prompt's chunks, one after another, each with the others' share too. A replica
-//    whose prefill load exceeds a chunk per step cannot keep up (prompts would queue): it is not
-//    a plan.
+//    carrying the prompt's chunks, one after another, each with the others' share too. Where the
+//    replica's prompts bring more than a chunk a step, they queue: every step carries a whole
+//    chunk, and a turn stretches to the steps that prefill every sequence's prompt once (batch x
+//    new tokens / chunk), the wait counted in TTFT (Serving::keeps_up is false).
 //  - Disaggregated (separate pools): decode replicas run pure decode steps; prefill runs on
 //    replicas of the same device, parallelism and formats, one prompt at a time, and the pool
 //    is sized to the arrival rate (its devices per decode replica may be fractional; a pipelined
@@ -144,9 +146,9 @@ struct Serving {
     PerSecond tokens_per_s_per_user{};  // while a response streams: 1 / TPOT
     PerSecond tokens_per_s_per_device{};  // over decode and prefill devices
     MemoryUse memory{};              // one decode device, every sequence at its longest
-    bool keeps_up = true;            // aggregated: the prefill load fits in the chunks
+    bool keeps_up = true;            // aggregated: the prefill load fits in the chunks (false: prompts queue)
     [[nodiscard]] constexpr double devices() const noexcept { return replica_devices + prefill_devices; }
-    [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits() && keeps_up; }
+    [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits(); }
 };
 
 // How one prompt's new tokens ride the decode steps: `full` chunks of `size` tokens, then one of
@@ -163,16 +165,19 @@ constexpr PromptChunks prompt_chunks(const Traffic& t) {
 
 // A request's turn counted in steps (see the top of this file): the prompt's own steps (aggregated:
 // its chunks, or one step where nothing is left to prefill; prefill apart and disaggregated: one)
-// and output - 1 decode steps. The other batch - 1 sequences' prompts arrive in that many steps.
+// and output - 1 decode steps. The replica's other sequences' prompts arrive in that many steps.
 constexpr double turn_steps(const Traffic& t, ServingMode m) {
     const PromptChunks c = prompt_chunks(t);
     const std::int64_t chunks = c.full + (c.rest > 0 ? 1 : 0);
     const std::int64_t own = m == ServingMode::aggregated && chunks > 1 ? chunks : 1;
     return static_cast<double>(own + t.output - 1);
 }
-// The other sequences' prompts arriving in each step a user of a `batch`-sequence micro-batch sees.
-constexpr double others_arriving(const Traffic& t, std::int64_t batch, ServingMode m) {
-    return static_cast<double>(batch - 1) / turn_steps(t, m);
+// The other sequences' prompts arriving in each micro-batch's step, for a replica of `batch`
+// sequences in each of `pipeline` micro-batches: its batch x pipeline - 1 others bring a prompt
+// each a turn, and a turn is `pipeline` micro-batch steps a step of the user's (each of the others'
+// chunks or passes goes through every stage, so a step the user sees carries them all).
+constexpr double others_arriving(const Traffic& t, std::int64_t batch, std::int64_t pipeline, ServingMode m) {
+    return static_cast<double>(batch * pipeline - 1) / (static_cast<double>(pipeline) * turn_steps(t, m));
 }
 
 // The steps that carry arriving prompts' new tokens, as `per_step` such steps a decode step,
@@ -183,8 +188,8 @@ constexpr double others_arriving(const Traffic& t, std::int64_t batch, ServingMo
 //  - prompts of one chunk arriving a step or more: every step carries the arriving tokens;
 //  - longer prompts that overlap: the queue seldom runs dry, so steps carry a whole chunk, as
 //    many a step as the arriving tokens fill (a prompt's short last chunk joins the next one's);
-//  - more tokens arriving a step than a chunk: every step carries them all (the engine does
-//    not keep up; Serving::keeps_up says so).
+//  - more tokens arriving a step than a chunk: every step carries them all (serve() never asks:
+//    where a replica's prompts bring more than a chunk a step, they queue, riding_chunks).
 // per_step 0: no such step.
 struct ChunkSteps {
     double tokens = 0, per_step = 0;
@@ -199,6 +204,17 @@ constexpr std::array<ChunkSteps, 2> chunk_steps(const Traffic& t, double arrivin
     const auto budget = static_cast<double>(t.prefill_chunk);
     if (chunks > 1 && tokens < budget) return {ChunkSteps{budget, tokens / budget}, ChunkSteps{}};
     return {ChunkSteps{tokens, 1}, ChunkSteps{}};
+}
+
+// The chunks riding the steps a user of aggregated serving sees, `batch` sequences in each of
+// `pipeline` micro-batches: the other sequences' prompts as chunk_steps takes them; or, where the
+// replica's prompts bring more than a chunk a step (batch x new tokens / turn_steps), a whole chunk
+// every step, the prompts queueing (serve()'s Serving::keeps_up false).
+constexpr std::array<ChunkSteps, 2> riding_chunks(const Traffic& t, std::int64_t batch, std::int64_t pipeline) {
+    const auto budget = static_cast<double>(t.prefill_chunk);
+    if (static_cast<double>(batch) * static_cast<double>(t.new_prompt()) / turn_steps(t, ServingMode::aggregated) > budget)
+        return {ChunkSteps{budget, 1}, ChunkSteps{}};
+    return chunk_steps(t, others_arriving(t, batch, pipeline, ServingMode::aggregated));
 }
 
 namespace serving_detail {
@@ -314,7 +330,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     if (fresh > 0) {
         if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / turn_steps(traffic, mode);
         // The other sequences' prompts arriving in each step this user sees (the top of this file).
-        const double others = others_arriving(traffic, w.batch, mode);
+        const double others = others_arriving(traffic, w.batch, d.parallel.pipeline, mode);
         if (mode == ServingMode::aggregated) {
             const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
             const serving_detail::MixedStep mixed = a.mixed(d, m);
@@ -322,12 +338,20 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             s.keeps_up = s.prefill_tokens_per_step <= static_cast<double>(traffic.prefill_chunk);
             // What the other prompts' chunks add to each step, the TTFT's steps as the others.
             Seconds riding{};
-            for (const ChunkSteps& k : chunk_steps(traffic, others))
+            for (const ChunkSteps& k : riding_chunks(traffic, w.batch, d.parallel.pipeline))
                 if (k.per_step > 0) riding += k.per_step * mixed.added(k.tokens);
             s.tpot = s.decode_tpot + riding;
-            const PromptChunks chunks = prompt_chunks(traffic);
-            s.ttft = static_cast<double>(chunks.full) * (s.tpot + mixed.added(static_cast<double>(chunks.size))) +
-                     (chunks.rest > 0 ? s.tpot + mixed.added(static_cast<double>(chunks.rest)) : Seconds{});
+            if (s.keeps_up) {
+                const PromptChunks chunks = prompt_chunks(traffic);
+                s.ttft = static_cast<double>(chunks.full) * (s.tpot + mixed.added(static_cast<double>(chunks.size))) +
+                         (chunks.rest > 0 ? s.tpot + mixed.added(static_cast<double>(chunks.rest)) : Seconds{});
+            } else {
+                // Prompts queue: every step carries a whole chunk, and a turn is the steps that
+                // prefill every sequence's prompt once; all but its output - 1 decode steps wait
+                // for the first token.
+                const double turn = B * static_cast<double>(fresh) / static_cast<double>(traffic.prefill_chunk);
+                s.ttft = (turn - (output - 1)) * s.tpot;
+            }
         } else {
             // One prompt alone on one replica, unchunked.
             s.prefill_time = prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
@@ -372,7 +396,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
 
 // Continuous batching whose new prompts are prefilled in forward passes of their own, carrying
 // no decode tokens, while the running sequences wait (serve()'s ServingMode::prefill_apart): its
-// TPOT, the mean pure decode step plus, per step, (batch - 1) / output other prompts' prefill,
+// TPOT, the mean pure decode step plus, per step, the other prompts' prefill (others_arriving),
 // each alone and unchunked (new tokens only).
 constexpr Seconds tpot_prefill_apart(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
     return serve(d, m, w, traffic, ServingMode::prefill_apart).tpot;
@@ -406,7 +430,7 @@ constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Mode
     const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
     const serving_detail::MixedStep mixed = a.mixed(d, m);
     p.decode = a.step;
-    const std::array<ChunkSteps, 2> steps = chunk_steps(traffic, others_arriving(traffic, w.batch, ServingMode::aggregated));
+    const std::array<ChunkSteps, 2> steps = riding_chunks(traffic, w.batch, d.parallel.pipeline);
     for (std::size_t i = 0; i < steps.size(); ++i) {
         if (steps[i].per_step == 0) continue;
         const serving_detail::MixedStep::Times t = mixed.with(steps[i].tokens);

@@ -105,10 +105,16 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
     CHECK(packed.prefill_tokens_per_step == 2048);
     CHECK((packed.tpot - packed.decode_tpot).in(s) > matmuls - packed.decode_tpot.in(s));
     CHECK(packed.decode_tpot.in(ms) < 10);
-    // Twice the load a chunk holds: the replica cannot keep up.
+    // Chunks of 32: a prompt is 64 chunk steps, a turn 64 + 255 = 319 steps, and the eight prompts
+    // bring 8 x 2048 / 319 = 51 tokens a step, more than a chunk: they queue. Every step carries a
+    // whole chunk, a turn is the 8 x 2048 / 32 = 512 steps that prefill them all, and all but its
+    // 255 decode steps wait for the first token.
     const Serving backlog = serve(d, m, w, Traffic{2048, 256, 0, 32}, ServingMode::aggregated);
     CHECK_FALSE(backlog.keeps_up);
-    CHECK_FALSE(backlog.fits());
+    CHECK(backlog.fits());
+    CHECK(backlog.tpot > backlog.decode_tpot);
+    CHECK(backlog.ttft.in(s) == Approx(257 * backlog.tpot.in(s)).epsilon(1e-12));
+    CHECK(backlog.turn.in(s) == Approx(512 * backlog.tpot.in(s)).epsilon(1e-12));
 }
 
 TEST_CASE("serving, disaggregated: prefill on its own pool, the KV sent over the network", "[plan][serving]") {
@@ -171,8 +177,64 @@ TEST_CASE("serving: one user's long prompt is its own TTFT, not its TPOT, and si
     REQUIRE_FALSE(p.plans.empty());
     CHECK(p.plans.front().devices == 1);
     CHECK(p.plans.front().mode == ServingMode::aggregated);
-    // Two users on one replica bring 2 x 100,000 tokens a 58-step turn, more than a chunk a step.
-    CHECK_FALSE(serve(d, m, Workload{.batch = 2}, t, ServingMode::aggregated).keeps_up);
+    // Two users on one replica bring 2 x 100,000 tokens a 58-step turn, more than a chunk a step:
+    // they queue, a turn stretching to the 200,000 / 2,048 steps that prefill both prompts.
+    const Serving two = serve(d, m, Workload{.batch = 2}, t, ServingMode::aggregated);
+    CHECK_FALSE(two.keeps_up);
+    CHECK(two.ttft.in(s) == Approx((200000 / 2048.0 - 9) * two.tpot.in(s)).epsilon(1e-12));
+}
+
+TEST_CASE("serving: a pipeline's other micro-batches' prompts stall the steps a user sees too", "[plan][serving]") {
+    // Two users on Llama-3.1-8B over two H100s at PP 2, one a micro-batch, 100,000-token prompts,
+    // 10 out, prefill apart. Each stage runs the other user's pass for half the prefill, once in
+    // the user's 10-step turn: (1 x 2 - 1) / (2 x 10) of a prefill a step. The same two users in
+    // one micro-batch at PP 1 wait for the whole pass, (2 - 1) / 10 of it a step.
+    const Model m = load_model("llama-3.1-8b");
+    const Traffic t{100000, 10, 0, 2048};
+    const Serving pp2 = serve(Deployment{load_hardware("h100-sxm"), Parallelism{.pipeline = 2}}, m, Workload{.batch = 1}, t,
+                              ServingMode::prefill_apart);
+    CHECK(pp2.concurrency == 2);
+    CHECK(pp2.tpot.in(s) == Approx((pp2.decode_tpot + pp2.prefill_time / 20).in(s)).epsilon(1e-12));
+    const Serving pp1 = serve(Deployment{load_hardware("h100-sxm")}, m, Workload{.batch = 2}, t, ServingMode::prefill_apart);
+    CHECK(pp1.tpot.in(s) == Approx((pp1.decode_tpot + pp1.prefill_time / 10).in(s)).epsilon(1e-12));
+    // Over four seconds of prefill (test above), a twentieth is about 0.2 s a token, where the
+    // decode step alone is under 10 ms.
+    CHECK(pp2.tpot.in(s) > 0.19);
+    CHECK(pp2.decode_tpot.in(ms) < 10);
+    // Aggregated, the other micro-batch's chunks ride the steps too.
+    const Serving agg = serve(Deployment{load_hardware("h100-sxm"), Parallelism{.pipeline = 2}}, m, Workload{.batch = 1}, t,
+                              ServingMode::aggregated);
+    CHECK(agg.tpot > 1.5 * agg.decode_tpot);
+}
+
+TEST_CASE("plan: with one output token a request, plans are ranked on TTFT", "[plan][serving]") {
+    // 64 users of Llama-3.1-8B in BF16 on H100s, 8,192-token prompts, one token out: no time
+    // between tokens, so the latency is the first token's. Prefill apart on one H100 of 32
+    // sequences: each turn is the 32 prompts' passes, one after another, and half a decode step,
+    // the step at batch 32 and context 8,192 (memory-bound).
+    PlanRequest r;
+    r.model = load_model("llama-3.1-8b");
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
+    r.traffic = Traffic{8192, 1, 0, 2048};
+    r.users = 64;
+    r.weights = {formats::bf16};
+    r.modes = {ServingMode::prefill_apart, ServingMode::aggregated};
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    for (std::size_t i = 1; i < p.plans.size(); ++i)
+        if (p.plans[i].devices == p.plans[i - 1].devices) CHECK(p.plans[i - 1].serving.ttft <= p.plans[i].serving.ttft);
+    const PlanRow& best = p.plans.front();
+    CHECK(best.mode == ServingMode::prefill_apart);
+    CHECK(best.devices == 2);
+    CHECK(best.serving.batch == 32);
+    const double pass = (8192 * (2 * (l8_params - 2 * l8_table) + l8_attention * 8193 / 2) + 2 * l8_table) / h100_peak;
+    const double step = ((l8_params - l8_table) * 2 + 32 * 4096 * 2.0 + 32 * 8192 * l8_kv) / h100_bw;
+    CHECK(best.serving.ttft.in(s) == Approx(32 * pass + step / 2).epsilon(1e-9));
+    // Aggregated, the 32 prompts queue for the chunks about as long; on as few devices, its best
+    // loses on the first token, not on the time between tokens (none).
+    CHECK(p.verdict.starts_with("prefill-apart serving wins: h100-sxm x2 (TP 1, PP 1, bf16)"));
+    CHECK(p.verdict.find("; aggregated at best h100-sxm x2") != std::string::npos);
+    CHECK(p.verdict.ends_with("(as few devices, but a longer TTFT)"));
 }
 
 TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefill pass", "[plan][serving]") {
@@ -434,6 +496,12 @@ TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
     // The targets take what --tpot-ms and --ttft-ms take, 0.001 to 1e9 ms.
     r.tpot_target = ms(2e9);
     CHECK_THROWS_WITH(plan(r), "TPOT target: got 2e+09 ms, expected a time from 0.001 to 1e9 ms");
+    // One output token has no time per output token to meet.
+    PlanRequest one = r;
+    one.tpot_target = ms(20);
+    one.traffic.output = 1;
+    CHECK_THROWS_WITH(plan(one), "TPOT target: got 20 ms, expected none where each request asks for one output token (no time between "
+                                 "tokens; give a TTFT target)");
     r.tpot_target = ms(50);
     r.ttft_target = ms(0.0001);
     CHECK_THROWS_WITH(plan(r), "TTFT target: got 0.0001 ms, expected a time from 0.001 to 1e9 ms");
