@@ -508,6 +508,8 @@ inline PlanResult plan(const PlanRequest& r) {
                         ", " + row.weights_name + "): TPOT " +
                         number_text(std::round(row.serving.tpot.in(ms) * 100) / 100) + " ms, TTFT " +
                         number_text(std::round(row.serving.ttft.in(ms))) + " ms";
+        // A TTFT that holds a queue's wait says so (aggregated, prompts bringing more than a chunk a step).
+        if (!row.serving.keeps_up) d += " with prompts queueing for chunks";
         if (row.cost_per_million_tokens) d += ", " + number_text(std::round(*row.cost_per_million_tokens * 1000) / 1000) + " per million tokens";
         return d;
     };

@@ -234,6 +234,7 @@ TEST_CASE("plan: with one output token a request, plans are ranked on TTFT", "[p
     // loses on the first token, not on the time between tokens (none).
     CHECK(p.verdict.starts_with("prefill-apart serving wins: h100-sxm x2 (TP 1, PP 1, bf16)"));
     CHECK(p.verdict.find("; aggregated at best h100-sxm x2") != std::string::npos);
+    CHECK(p.verdict.ends_with(" ms with prompts queueing for chunks (as few devices, but a longer TTFT)"));
     CHECK(p.verdict.ends_with("(as few devices, but a longer TTFT)"));
 }
 
