@@ -11,8 +11,7 @@
 // every micro-batch: each one's chunks or passes go through every stage) brings one prompt a
 // turn, whose prefill lands on the steps the user sees. Counted in steps, a turn is the prompt's
 // own steps (aggregated: its chunks, the last making the first token; prefill apart: its pass)
-// and output - 1 decode steps; batch x pipeline - 1 prompts arrive in that many steps, spread
-// evenly over them, TTFT's included. A sequence alone on its replica never waits for another's
+// and output - 1 decode steps. A sequence alone on its replica never waits for another's
 // prefill. The decode steps are costed at the whole batch (every sequence decoding), an upper
 // bound where sequences spend much of a turn in prefill (long prompts against outputs).
 //
@@ -20,15 +19,18 @@
 //    tokens ride decode steps in chunks of `prefill_chunk` (the last one shorter), one chunk a
 //    step. A chunk's work adds to its step at the step's own roofline (bytes and FLOPs added,
 //    weights read once, the routed experts the chunk's tokens touch, its share of the
-//    all-reduces). TPOT is the mean pure decode step plus, per step, the other prompts' chunks'
-//    additions, each taken at its whole size (averaging the tokens over every step instead would
+//    all-reduces). Each micro-batch has a chunk of prompt tokens a step: the other sequences of
+//    the user's micro-batch bring their prompts into the room its turn leaves, a chunk on each
+//    decode step and what its own chunks leave free; the other micro-batches' steps carry their
+//    own prompts as they arrive (aggregated_load). TPOT is the mean pure decode step plus, per
+//    step, those chunks' additions, each taken at its whole size (averaging the tokens over every step instead would
 //    hide more of their arithmetic under the weight read than any step does, and charge more
 //    experts than any chunk touches); where a chunk or more arrives every step, each step carries
 //    the arriving tokens together (engines pack them up to their token budget). TTFT is the steps
-//    carrying the prompt's chunks, one after another, each with the others' share too. Where the
-//    replica's prompts bring more than a chunk a step, they queue: every step carries a whole
-//    chunk, and a turn stretches to the steps that prefill every sequence's prompt once (batch x
-//    new tokens / chunk), the wait counted in TTFT (Serving::keeps_up is false).
+//    carrying the prompt's chunks, one after another, with the others' in the room they leave.
+//    Where a micro-batch's prompts bring more than a chunk a step, they queue: every step carries
+//    a whole chunk, and a turn stretches to the steps that prefill every sequence's prompt once
+//    (batch x new tokens / chunk), the wait counted in TTFT (Serving::keeps_up is false).
 //  - Disaggregated (separate pools): decode replicas run pure decode steps; prefill runs on
 //    replicas of the same device, parallelism and formats, one prompt at a time, and the pool
 //    is sized to the arrival rate (its devices per decode replica may be fractional; a pipelined
@@ -38,9 +40,11 @@
 //    prefill replica and a decode replica fit in one domain, else over the link the deployment gives.
 //  - Prefill apart (co-located, but each prompt's prefill a forward pass of its own that carries
 //    no decode tokens while the running sequences wait: vLLM's V0 scheduler without chunked
-//    prefill, SGLang without --enable-mixed-chunk): TPOT is the pure decode step plus, per step,
-//    the other prompts' passes, each alone and unchunked; TTFT is the prompt's own pass, half a
-//    decode step (the step under way when it arrives, on average) and a step's share of the others'.
+//    prefill, SGLang without --enable-mixed-chunk): the replica's batch x pipeline - 1 other
+//    sequences' passes, one each a turn, spread evenly over the user's pass and output - 1 decode
+//    steps (each pass stalls every stage for its share: others_arriving). TPOT is the pure decode
+//    step plus a step's share of those passes, each alone and unchunked; TTFT is the prompt's own
+//    pass, half a decode step (the step under way when it arrives, on average) and a step's share.
 //
 // Every sequence may reach prompt + output tokens: memory is checked there, on the decode side.
 #pragma once
@@ -51,6 +55,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "decode.hpp"
@@ -105,8 +110,9 @@ inline std::string mode_assumptions(ServingMode m, const Traffic& t) {
     switch (m) {
         case ServingMode::aggregated:
             return "aggregated: each prompt's prefill rides the decode steps in chunks of at most " + std::to_string(t.prefill_chunk) +
-                   " tokens, one chunk a step, each at its whole size; TTFT is the steps carrying its chunks; the other sequences' prompts, "
-                   "one each a turn, ride every step (closed loop: a sequence's next request starts as its last ends)";
+                   " tokens a step, each chunk at its whole size; the other sequences' prompts, one each a turn, ride the room the user's "
+                   "steps leave, or queue where more than a chunk a step arrives (closed loop: a sequence's next request starts as its "
+                   "last ends); TTFT is the steps carrying its chunks, and any wait in the queue";
         case ServingMode::disaggregated:
             return "disaggregated: prefill on a pool of the same devices, one prompt at a time, no queueing; TTFT is one prefill plus "
                    "the prompt's KV over the scale-out link";
@@ -165,7 +171,7 @@ constexpr PromptChunks prompt_chunks(const Traffic& t) {
 
 // A request's turn counted in steps (see the top of this file): the prompt's own steps (aggregated:
 // its chunks, or one step where nothing is left to prefill; prefill apart and disaggregated: one)
-// and output - 1 decode steps. The replica's other sequences' prompts arrive in that many steps.
+// and output - 1 decode steps.
 constexpr double turn_steps(const Traffic& t, ServingMode m) {
     const PromptChunks c = prompt_chunks(t);
     const std::int64_t chunks = c.full + (c.rest > 0 ? 1 : 0);
@@ -189,7 +195,7 @@ constexpr double others_arriving(const Traffic& t, std::int64_t batch, std::int6
 //  - longer prompts that overlap: the queue seldom runs dry, so steps carry a whole chunk, as
 //    many a step as the arriving tokens fill (a prompt's short last chunk joins the next one's);
 //  - more tokens arriving a step than a chunk: every step carries them all (serve() never asks:
-//    where a replica's prompts bring more than a chunk a step, they queue, riding_chunks).
+//    where a micro-batch's prompts bring more than a chunk a step, they queue, aggregated_load).
 // per_step 0: no such step.
 struct ChunkSteps {
     double tokens = 0, per_step = 0;
@@ -206,15 +212,36 @@ constexpr std::array<ChunkSteps, 2> chunk_steps(const Traffic& t, double arrivin
     return {ChunkSteps{tokens, 1}, ChunkSteps{}};
 }
 
-// The chunks riding the steps a user of aggregated serving sees, `batch` sequences in each of
-// `pipeline` micro-batches: the other sequences' prompts as chunk_steps takes them; or, where the
-// replica's prompts bring more than a chunk a step (batch x new tokens / turn_steps), a whole chunk
-// every step, the prompts queueing (serve()'s Serving::keeps_up false).
-constexpr std::array<ChunkSteps, 2> riding_chunks(const Traffic& t, std::int64_t batch, std::int64_t pipeline) {
-    const auto budget = static_cast<double>(t.prefill_chunk);
-    if (static_cast<double>(batch) * static_cast<double>(t.new_prompt()) / turn_steps(t, ServingMode::aggregated) > budget)
-        return {ChunkSteps{budget, 1}, ChunkSteps{}};
-    return chunk_steps(t, others_arriving(t, batch, pipeline, ServingMode::aggregated));
+// Aggregated serving's prefill on the steps a user sees, in a replica of `batch` sequences in
+// each of `pipeline` micro-batches. Each micro-batch has a budget of a chunk of prompt tokens a
+// step. The other batch - 1 sequences of the user's micro-batch bring their prompts, one each a
+// turn, into the room its turn leaves: a whole chunk on each of its output - 1 decode steps, and
+// what its own chunks leave free (`room_rate`: their prompts a step per whole chunk of room), so a
+// step the user's own full chunk fills carries no one else's. Each other micro-batch's step
+// carries its own sequences' prompts as they arrive, batch a turn (`others`). Where a micro-batch's
+// prompts bring more than its budget, they queue (`queues`): every step carries a whole chunk.
+struct AggregatedLoad {
+    bool queues = false;
+    double room_rate = 0;
+    std::array<ChunkSteps, 2> mine{};    // on a decode step of the user's micro-batch
+    std::array<ChunkSteps, 2> others{};  // on a step of each other micro-batch
+};
+constexpr AggregatedLoad aggregated_load(const Traffic& t, std::int64_t batch, std::int64_t pipeline) {
+    AggregatedLoad l;
+    const auto budget = static_cast<double>(t.prefill_chunk), fresh = static_cast<double>(t.new_prompt());
+    if (fresh == 0) return l;
+    const double turn = turn_steps(t, ServingMode::aggregated);
+    const double room = turn * budget - fresh;                  // a turn's prompt tokens beyond its own
+    const double demand = static_cast<double>(batch - 1) * fresh;  // the micro-batch's other prompts, a turn
+    if (demand > room) {
+        l.queues = true;
+        l.mine = l.others = {ChunkSteps{budget, 1}, ChunkSteps{}};
+        return l;
+    }
+    l.room_rate = room > 0 ? static_cast<double>(batch - 1) / (room / budget) : 0;
+    l.mine = chunk_steps(t, l.room_rate);
+    if (pipeline > 1) l.others = chunk_steps(t, static_cast<double>(batch) / turn);
+    return l;
 }
 
 namespace serving_detail {
@@ -335,20 +362,33 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
             const serving_detail::MixedStep mixed = a.mixed(d, m);
             s.prefill_time = a.pre.time;
-            s.keeps_up = s.prefill_tokens_per_step <= static_cast<double>(traffic.prefill_chunk);
-            // What the other prompts' chunks add to each step, the TTFT's steps as the others.
-            Seconds riding{};
-            for (const ChunkSteps& k : riding_chunks(traffic, w.batch, d.parallel.pipeline))
-                if (k.per_step > 0) riding += k.per_step * mixed.added(k.tokens);
-            s.tpot = s.decode_tpot + riding;
+            const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline);
+            s.keeps_up = !load.queues;
+            // What riding chunks add to a step: mixed.added is a step of every micro-batch
+            // carrying them, so a micro-batch's own share is 1 / pipeline of it.
+            const auto P = static_cast<double>(d.parallel.pipeline);
+            const auto riding = [&mixed](const std::array<ChunkSteps, 2>& chunks, double share) {
+                Seconds added{};
+                for (const ChunkSteps& k : chunks)
+                    if (k.per_step > 0) added += k.per_step * share * mixed.added(k.tokens);
+                return added;
+            };
+            const Seconds other_batches = riding(load.others, (P - 1) / P);
+            s.tpot = s.decode_tpot + riding(load.mine, 1 / P) + other_batches;
             if (s.keeps_up) {
+                // Each of the prompt's own chunk steps, with the others' prompts in the room it leaves.
+                const auto chunk = static_cast<double>(traffic.prefill_chunk);
+                const auto own_step = [&](double tokens) {
+                    return s.decode_tpot + mixed.added(tokens) / P +
+                           riding(chunk_steps(traffic, load.room_rate * (chunk - tokens) / chunk), 1 / P) + other_batches;
+                };
                 const PromptChunks chunks = prompt_chunks(traffic);
-                s.ttft = static_cast<double>(chunks.full) * (s.tpot + mixed.added(static_cast<double>(chunks.size))) +
-                         (chunks.rest > 0 ? s.tpot + mixed.added(static_cast<double>(chunks.rest)) : Seconds{});
+                s.ttft = static_cast<double>(chunks.full) * own_step(static_cast<double>(chunks.size)) +
+                         (chunks.rest > 0 ? own_step(static_cast<double>(chunks.rest)) : Seconds{});
             } else {
                 // Prompts queue: every step carries a whole chunk, and a turn is the steps that
-                // prefill every sequence's prompt once; all but its output - 1 decode steps wait
-                // for the first token.
+                // prefill every sequence's prompt of the micro-batch once; all but its output - 1
+                // decode steps wait for the first token.
                 const double turn = B * static_cast<double>(fresh) / static_cast<double>(traffic.prefill_chunk);
                 s.ttft = (turn - (output - 1)) * s.tpot;
             }
@@ -410,11 +450,11 @@ struct InterleavedPrefill {
     DecodeStep decode;  // the pure decode step at the generation's middle context
     struct Chunk {
         double tokens = 0;    // prefill tokens the step carries
-        double per_step = 0;  // such steps per decode step: the other prompts arriving x chunks of this size each
+        double per_step = 0;  // such steps per decode step, each a micro-batch's share (1 / pipeline) of a step of all
         Seconds memory{}, compute{};  // one stage, the step carrying them
         Seconds links_added{};
     };
-    std::array<Chunk, 2> chunks{};  // as chunk_steps gives them (per_step 0: none)
+    std::array<Chunk, 4> chunks{};  // aggregated_load's: the user's micro-batch's two kinds, then the others' (per_step 0: none)
 };
 constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
     validate(traffic);
@@ -430,11 +470,15 @@ constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Mode
     const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
     const serving_detail::MixedStep mixed = a.mixed(d, m);
     p.decode = a.step;
-    const std::array<ChunkSteps, 2> steps = riding_chunks(traffic, w.batch, d.parallel.pipeline);
+    const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline);
+    const auto P = static_cast<double>(d.parallel.pipeline);
+    const std::array<std::pair<ChunkSteps, double>, 4> steps{std::pair{load.mine[0], 1 / P}, std::pair{load.mine[1], 1 / P},
+                                                             std::pair{load.others[0], (P - 1) / P}, std::pair{load.others[1], (P - 1) / P}};
     for (std::size_t i = 0; i < steps.size(); ++i) {
-        if (steps[i].per_step == 0) continue;
-        const serving_detail::MixedStep::Times t = mixed.with(steps[i].tokens);
-        p.chunks[i] = InterleavedPrefill::Chunk{steps[i].tokens, steps[i].per_step, t.memory, t.compute, t.links_added};
+        const auto& [k, share] = steps[i];
+        if (k.per_step == 0 || share == 0) continue;
+        const serving_detail::MixedStep::Times t = mixed.with(k.tokens);
+        p.chunks[i] = InterleavedPrefill::Chunk{k.tokens, k.per_step * share, t.memory, t.compute, t.links_added};
     }
     return p;
 }

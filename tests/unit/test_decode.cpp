@@ -302,9 +302,9 @@ TEST_CASE("serving: prefill tokens riding a decode step read embedding rows only
         REQUIRE(p.chunks[0].per_step > 0);
         return std::pair{p.chunks[0].tokens, (p.chunks[0].memory - p.decode.memory_time).in(s)};
     };
-    // 8 sequences decoding: a turn is a prompt's one chunk step and 63 decode steps, so the other
-    // 7 sequences' prompts arrive 7 / 64 a step, each one 2,048-token chunk; the chunk's tokens
-    // read their own rows.
+    // 8 sequences decoding: a turn is a prompt's one chunk step (the whole budget) and 63 decode
+    // steps, so the other 7 sequences' prompts ride the decode steps, 7 / 63 a step, each one
+    // 2,048-token chunk; the chunk's tokens read their own rows.
     const auto [few_tokens, few] = added(8);
     CHECK(few_tokens == 2048);
     CHECK(few == Approx(2048 * (131072.0 + 8192) / 3.35e12).epsilon(1e-9));

@@ -73,17 +73,18 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
         return std::max(decode_memory + tokens * (l8_kv + 8192) / h100_bw, decode_compute + tokens * per_token_flops / h100_peak) -
                std::max(decode_memory, decode_compute);
     };
-    // A prompt's 2,048 tokens ride one step as one chunk. The steps a user sees carry the other
-    // seven sequences' prompts, seven in its 256-step turn: 7 steps in 256 carry a chunk. Spread
-    // as 56 tokens over every step instead, the chunk's arithmetic would hide under the weight
-    // read (the step stays memory-bound) and cost less.
-    const double others = 7 * step_with(2048) / 256;
+    // A prompt's 2,048 tokens ride one step as one chunk, the whole budget: the user's own chunk
+    // step has no room for another's, so the other seven sequences' prompts, seven a turn, ride
+    // its 255 decode steps: 7 in 255 carry a chunk. Spread as 56 tokens over every step instead,
+    // the chunk's arithmetic would hide under the weight read (the step stays memory-bound) and
+    // cost less.
+    const double others = 7 * step_with(2048) / 255;
     CHECK(sv.tpot.in(s) == Approx(decode + others).epsilon(1e-6));
     CHECK(others > 2 * step_with(56));
-    // The prompt is one chunk of 2,048, riding one step, which carries the others' share too.
-    CHECK(sv.ttft.in(s) == Approx(decode + others + step_with(2048)).epsilon(1e-6));
+    // The prompt is one chunk of 2,048, riding one step.
+    CHECK(sv.ttft.in(s) == Approx(decode + step_with(2048)).epsilon(1e-6));
     // Each sequence delivers its 256 tokens a turn: TTFT, then 255 intervals of TPOT.
-    CHECK(sv.turn.in(s) == Approx(decode + others + step_with(2048) + 255 * (decode + others)).epsilon(1e-6));
+    CHECK(sv.turn.in(s) == Approx(decode + step_with(2048) + 255 * (decode + others)).epsilon(1e-6));
     CHECK(sv.tokens_per_s.in(per_s) == Approx(8 * 256 / sv.turn.in(s)).epsilon(1e-12));
     CHECK(sv.prefill_devices == 0);
     // A 3,000-token prompt rides a full chunk and then one of 952 tokens: its TTFT is about 2048 +
@@ -182,6 +183,25 @@ TEST_CASE("serving: one user's long prompt is its own TTFT, not its TPOT, and si
     const Serving two = serve(d, m, Workload{.batch = 2}, t, ServingMode::aggregated);
     CHECK_FALSE(two.keeps_up);
     CHECK(two.ttft.in(s) == Approx((200000 / 2048.0 - 9) * two.tpot.in(s)).epsilon(1e-12));
+}
+
+TEST_CASE("serving: more users never shorten a turn, its TPOT or its TTFT, queueing or not", "[plan][serving]") {
+    // Llama-3.1-8B in BF16 on one H100, 8,192-token prompts (four full chunks), 64 out: past 16
+    // users the prompts bring more than a chunk a step (17 x 8,192 over a 67-step turn) and queue.
+    // Across that edge, as everywhere, each user more takes no time off anyone.
+    const Model m = load_model("llama-3.1-8b");
+    const Deployment d{load_hardware("h100-sxm")};
+    const Traffic t{8192, 64, 0, 2048};
+    Serving before = serve(d, m, Workload{.batch = 1}, t, ServingMode::aggregated);
+    for (std::int64_t b = 2; b <= 24; ++b) {
+        const Serving now = serve(d, m, Workload{.batch = b}, t, ServingMode::aggregated);
+        INFO("batch " << b);
+        CHECK(now.keeps_up == (b * 8192 <= 67 * 2048));
+        CHECK(now.tpot >= before.tpot);
+        CHECK(now.ttft >= before.ttft);
+        CHECK(now.turn >= before.turn);
+        before = now;
+    }
 }
 
 TEST_CASE("serving: a pipeline's other micro-batches' prompts stall the steps a user sees too", "[plan][serving]") {
@@ -369,12 +389,12 @@ TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s
     // TPOT: each device reads half of every weight but the input table (128,256 x 8,192) and
     // half of each sequence's KV at the mean context 8,447.5, at 4.8 TB/s, plus the ring
     // all-reduces: 2 per layer, 2 ring steps each of 0.6 us and (64 + 32) x 8,192 x 2 B / 2 over
-    // 450 GB/s one way, the 31.5 being the prefill tokens a step a user sees carries (the other 63
-    // users' 256 new tokens each, in a turn of one chunk step and 511 decode steps), whose FLOPs
-    // hide under the memory time.
+    // 450 GB/s one way, the 31.5 being the prefill tokens a decode step carries on average (the
+    // other 63 users' 256 new tokens each, a turn, into the room it leaves: 2,048 tokens on each of
+    // its 511 decode steps and 1,792 beside its own chunk), whose FLOPs hide under the memory time.
     const double table = 128256.0 * 8192;
     const double memory = ((params - table) / 2 + 64 * 8447.5 * kv / 2) / 4.8e12;
-    const double links = 160 * 2 * (0.6e-6 + (64 + 63 * 256 / 512.0) * 8192 * 2.0 / 2 / 450e9);
+    const double links = 160 * 2 * (0.6e-6 + (64 + 63 * 256 * 2048 / (511 * 2048 + 1792.0)) * 8192 * 2.0 / 2 / 450e9);
     CHECK(best.serving.tpot.in(s) == Approx(memory + links).epsilon(2e-3));  // the table rows and norms are the rest
     CHECK(best.serving.tpot <= ms(30));
     // Cost: 2 x 3.50 an hour for 64 users' 512 tokens a turn, TTFT and 511 x TPOT.
