@@ -29,12 +29,17 @@ constexpr double h100_bw = 3350e9, h100_peak = 989e12;  // data/hardware/h100-sx
 // last token, which the prompt samples) and causal attention.
 constexpr double l8_decode = ((l8_params - l8_table) * 2 + 8 * 4096 * 2.0 + 8 * 2175.5 * l8_kv) / h100_bw;
 constexpr double l8_prefill = (2048 * (2 * (l8_params - 2 * l8_table) + l8_attention * 2049 / 2) + 2 * l8_table) / h100_peak;
-// The same eight sequences as a plan request on H100s, for prefill-apart serving alone.
-PlanRequest l8_apart_request() {
+// A plan request for Llama-3.1-8B on H100s, unpriced.
+PlanRequest l8_request(const Traffic& traffic) {
     PlanRequest r;
     r.model = load_model("llama-3.1-8b");
     r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
-    r.traffic = Traffic{2048, 256, 0, 2048};
+    r.traffic = traffic;
+    return r;
+}
+// The same eight sequences as a plan request on H100s, for prefill-apart serving alone.
+PlanRequest l8_apart_request() {
+    PlanRequest r = l8_request(Traffic{2048, 256, 0, 2048});
     r.users = 8;
     r.modes = {ServingMode::prefill_apart};
     return r;
@@ -167,10 +172,7 @@ TEST_CASE("serving: one user's long prompt is its own TTFT, not its TPOT, and si
     CHECK(apart.tpot.in(s) == Approx(decode).epsilon(1e-9));
     CHECK(apart.ttft.in(s) == Approx(prefill + decode / 2).epsilon(1e-9));
     // So the plan for 50 ms a token is one H100, serving it aggregated.
-    PlanRequest r;
-    r.model = m;
-    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
-    r.traffic = t;
+    PlanRequest r = l8_request(t);
     r.users = 1;
     r.tpot_target = ms(50);
     r.weights = {formats::bf16};
@@ -232,10 +234,7 @@ TEST_CASE("plan: with one output token a request, plans are ranked on TTFT", "[p
     // between tokens, so the latency is the first token's. Prefill apart on one H100 of 32
     // sequences: each turn is the 32 prompts' passes, one after another, and half a decode step,
     // the step at batch 32 and context 8,192 (memory-bound).
-    PlanRequest r;
-    r.model = load_model("llama-3.1-8b");
-    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
-    r.traffic = Traffic{8192, 1, 0, 2048};
+    PlanRequest r = l8_request(Traffic{8192, 1, 0, 2048});
     r.users = 64;
     r.weights = {formats::bf16};
     r.modes = {ServingMode::prefill_apart, ServingMode::aggregated};
@@ -424,10 +423,7 @@ TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s
 }
 
 TEST_CASE("plan: without prices, the fewest devices, and with a request rate, Little's law", "[plan]") {
-    PlanRequest r;
-    r.model = load_model("llama-3.1-8b");
-    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
-    r.traffic = Traffic{1024, 256, 0, 2048};
+    PlanRequest r = l8_request(Traffic{1024, 256, 0, 2048});
     r.requests_per_s = 4;
     r.tpot_target = ms(20);
     r.modes = {ServingMode::aggregated};
