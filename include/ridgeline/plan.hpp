@@ -8,7 +8,8 @@
 //
 // Users: concurrent sequences, split evenly over replicas (and a replica's pipeline
 // micro-batches). Requests per second: users come from Little's law, users = rate x (TTFT +
-// (output - 1) x TPOT), a request's turn, found by fixed-point iteration for each replica count (serving.hpp says how
+// (output - 1) x TPOT), a request's turn (disaggregated: rate x (output - 1) x TPOT, a decode
+// slot's share, the prefill pool sized to the rate), found by fixed-point iteration for each replica count (serving.hpp says how
 // TTFT and TPOT are modelled in each mode).
 //
 // Not constexpr: it returns vectors and strings.
@@ -389,21 +390,39 @@ inline PlanResult plan(const PlanRequest& r) {
                         } else {
                             // Little's law, iterated from one sequence until the users stop growing; a
                             // search that has not settled in 64 rounds is not a plan (the replicas are
-                            // overloaded, or nearly so).
+                            // overloaded, or nearly so). What holds a replica's sequence: a request's
+                            // whole turn where its prefill shares the replica; disaggregated, only its
+                            // decode, from its KV's arrival to its last token, the pool prefilling it.
+                            const bool pooled = mode == ServingMode::disaggregated;
+                            const auto held = [&](const Serving& v) {
+                                return pooled ? static_cast<double>(r.traffic.output - 1) * v.tpot : v.turn;
+                            };
                             std::int64_t batch = 1;
                             bool settled = false;
                             for (int i = 0; i < 64 && !settled; ++i) {
                                 s = evaluate(batch);
                                 if (!s) return std::nullopt;
-                                const double users = *r.requests_per_s * s->turn.in(ridgeline::s);
+                                const double users = *r.requests_per_s * held(*s).in(ridgeline::s);
                                 const auto next = static_cast<std::int64_t>(ceil_div(users, static_cast<double>(replicas) * stages));
                                 if (next <= batch) settled = true;
                                 else if (next > *most) return std::nullopt;
                                 else batch = next;
                             }
                             if (!settled) return std::nullopt;
-                            // The replicas together keep up with the rate.
-                            if (static_cast<double>(replicas) * s->requests_per_s.in(per_s) < *r.requests_per_s * (1 - 1e-9)) return std::nullopt;
+                            if (pooled) {
+                                // An open loop: a decode slot takes the next request whose KV has
+                                // arrived, so each replica serves its share of the rate, and its
+                                // prefill pool is busy that share x a prefill (a pipelined replica
+                                // takes a prompt every stage).
+                                const double share = *r.requests_per_s / static_cast<double>(replicas);
+                                s->requests_per_s = per_s(share);
+                                s->tokens_per_s = per_s(share * static_cast<double>(r.traffic.output));
+                                if (r.traffic.new_prompt() > 0)
+                                    s->prefill_devices = share * s->prefill_time.in(ridgeline::s) / stages * per_replica;
+                                s->tokens_per_s_per_device = s->tokens_per_s / s->devices();
+                            } else if (static_cast<double>(replicas) * s->requests_per_s.in(per_s) < *r.requests_per_s * (1 - 1e-9)) {
+                                return std::nullopt;  // the replicas together do not keep up with the rate
+                            }
                         }
                         if (!s) return std::nullopt;
                         PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, replicas, *s, 0, {}, {}};

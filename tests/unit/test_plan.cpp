@@ -439,6 +439,32 @@ TEST_CASE("plan: without prices, the fewest devices, and with a request rate, Li
     CHECK(best.users() < users + static_cast<double>(best.replicas * best.parallel.pipeline));  // whole sequences per micro-batch
 }
 
+TEST_CASE("plan: with a request rate, a disaggregated replica holds its requests' decodes alone", "[plan]") {
+    // Llama-3.1-8B in BF16 on H100s, 2 requests a second of 100,000 tokens in, 10 out, served
+    // disaggregated. A decode slot holds a request from its KV's arrival to its last token, 9
+    // steps of 8.39 ms (the pure decode step at context 100,004.5, memory-bound): 2 x 9 x 8.39
+    // ms = 0.15 sequences, so one H100 decodes. The pool prefills 2 prompts a second, each 4.06 s
+    // (compute-bound, as in the one-user test): 8.1 busy devices, 9 whole ones. Ten in all, not
+    // a decode replica sized for the sequences waiting in the pool too.
+    PlanRequest r = l8_request(Traffic{100000, 10, 0, 2048});
+    r.requests_per_s = 2;
+    r.modes = {ServingMode::disaggregated};
+    r.weights = {formats::bf16};
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    const PlanRow& best = p.plans.front();
+    const double decode = ((l8_params - l8_table) * 2 + 4096 * 2.0 + 100004.5 * l8_kv) / h100_bw;
+    const double prefill = (100000 * (2 * (l8_params - 2 * l8_table) + l8_attention * 100001 / 2) + 2 * l8_table) / h100_peak;
+    CHECK(2 * 9 * decode < 1);
+    CHECK(std::ceil(2 * prefill) == 9);
+    CHECK(best.parallel.tensor == 1);
+    CHECK(best.serving.batch == 1);
+    CHECK(best.devices == 10);
+    CHECK(best.serving.prefill_devices == Approx(2 * prefill).epsilon(1e-9));
+    // Its tokens: the rate's, 2 x 10 a second over ten devices.
+    CHECK(best.serving.tokens_per_s_per_device.in(per_s) == Approx(2.0).epsilon(1e-12));
+}
+
 TEST_CASE("plan: each row's tokens per device are over the whole devices it prints", "[plan]") {
     // A disaggregated replica's prefill pool is busy a fraction of the time, but a plan buys whole
     // prefill replicas: the row's tokens per device divide its tokens by the devices it prints, as
