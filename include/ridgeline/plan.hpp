@@ -414,12 +414,7 @@ inline PlanResult plan(const PlanRequest& r) {
                                 // arrived, so each replica serves its share of the rate, and its
                                 // prefill pool is busy that share x a prefill (a pipelined replica
                                 // takes a prompt every stage).
-                                const double share = *r.requests_per_s / static_cast<double>(replicas);
-                                s->requests_per_s = per_s(share);
-                                s->tokens_per_s = per_s(share * static_cast<double>(r.traffic.output));
-                                if (r.traffic.new_prompt() > 0)
-                                    s->prefill_devices = share * s->prefill_time.in(ridgeline::s) / stages * per_replica;
-                                s->tokens_per_s_per_device = s->tokens_per_s / s->devices();
+                                serve_requests(*s, per_s(*r.requests_per_s / static_cast<double>(replicas)), r.traffic, par.pipeline);
                             } else if (static_cast<double>(replicas) * s->requests_per_s.in(per_s) < *r.requests_per_s * (1 - 1e-9)) {
                                 return std::nullopt;  // the replicas together do not keep up with the rate
                             }
@@ -553,8 +548,8 @@ inline PlanResult plan(const PlanRequest& r) {
         if (priced ? !same_cost : !same_devices) return std::nullopt;
         if (priced && !same_devices) return " (as cheap, but on more devices)";
         const std::string as = priced ? " (as cheap on as few devices" : " (as few devices";
-        if (one_token && best.serving.ttft != winner.serving.ttft) return as + ", but a longer TTFT)";
-        if (!one_token && best.serving.tpot != winner.serving.tpot) {
+        if (latency(best.serving) != latency(winner.serving)) {
+            if (one_token) return as + ", but a longer TTFT)";
             switch (best.mode) {
                 case ServingMode::aggregated: return as + ", but a longer TPOT: its steps carry prompts' prefill)";
                 case ServingMode::prefill_apart:

@@ -225,9 +225,14 @@ struct AggregatedLoad {
     double room_rate = 0;
     std::array<ChunkSteps, 2> mine{};    // on a decode step of the user's micro-batch
     std::array<ChunkSteps, 2> others{};  // on a step of each other micro-batch
+    // Of what a chunk adds to a step of every micro-batch (MixedStep::added), the user's
+    // micro-batch's share and the other micro-batches' together.
+    double mine_share = 1, others_share = 0;
 };
 constexpr AggregatedLoad aggregated_load(const Traffic& t, std::int64_t batch, std::int64_t pipeline) {
     AggregatedLoad l;
+    l.mine_share = 1 / static_cast<double>(pipeline);
+    l.others_share = 1 - l.mine_share;
     const auto budget = static_cast<double>(t.prefill_chunk), fresh = static_cast<double>(t.new_prompt());
     if (fresh == 0) return l;
     const double turn = turn_steps(t, ServingMode::aggregated);
@@ -325,6 +330,20 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
 }
 }  // namespace serving_detail
 
+// What a replica serving `requests` a second delivers: its output tokens, and, disaggregated, its
+// prefill pool's busy devices (busy prefill replicas x their devices; a pipelined replica takes a
+// new prompt every stage), over all of which its tokens per device count. serve() gives it its
+// closed loop's rate (its sequences, a request each a turn); a plan for a request rate, the
+// rate's share.
+constexpr void serve_requests(Serving& s, PerSecond requests, const Traffic& t, std::int64_t pipeline) {
+    s.requests_per_s = requests;
+    s.tokens_per_s = requests * static_cast<double>(t.output);
+    s.prefill_devices = s.mode == ServingMode::disaggregated && t.new_prompt() > 0
+                            ? static_cast<double>(requests * s.prefill_time) / static_cast<double>(pipeline) * s.replica_devices
+                            : 0.0;
+    s.tokens_per_s_per_device = s.tokens_per_s / s.devices();
+}
+
 // One replica of `d` serving `traffic` with `w.batch` sequences per micro-batch (w's context is
 // ignored; its formats, assumptions and efficiency are used).
 constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic, ServingMode mode) {
@@ -356,31 +375,27 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     const auto B = static_cast<double>(w.batch);
     if (fresh > 0) {
         if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / turn_steps(traffic, mode);
-        // The other sequences' prompts arriving in each step this user sees (the top of this file).
-        const double others = others_arriving(traffic, w.batch, d.parallel.pipeline, mode);
         if (mode == ServingMode::aggregated) {
             const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
             const serving_detail::MixedStep mixed = a.mixed(d, m);
             s.prefill_time = a.pre.time;
             const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline);
             s.keeps_up = !load.queues;
-            // What riding chunks add to a step: mixed.added is a step of every micro-batch
-            // carrying them, so a micro-batch's own share is 1 / pipeline of it.
-            const auto P = static_cast<double>(d.parallel.pipeline);
+            // What riding chunks add to a step, each at its micro-batches' share (aggregated_load).
             const auto riding = [&mixed](const std::array<ChunkSteps, 2>& chunks, double share) {
                 Seconds added{};
                 for (const ChunkSteps& k : chunks)
                     if (k.per_step > 0) added += k.per_step * share * mixed.added(k.tokens);
                 return added;
             };
-            const Seconds other_batches = riding(load.others, (P - 1) / P);
-            s.tpot = s.decode_tpot + riding(load.mine, 1 / P) + other_batches;
+            const Seconds other_batches = riding(load.others, load.others_share);
+            s.tpot = s.decode_tpot + riding(load.mine, load.mine_share) + other_batches;
             if (s.keeps_up) {
                 // Each of the prompt's own chunk steps, with the others' prompts in the room it leaves.
                 const auto chunk = static_cast<double>(traffic.prefill_chunk);
                 const auto own_step = [&](double tokens) {
-                    return s.decode_tpot + mixed.added(tokens) / P +
-                           riding(chunk_steps(traffic, load.room_rate * (chunk - tokens) / chunk), 1 / P) + other_batches;
+                    return s.decode_tpot + load.mine_share * mixed.added(tokens) +
+                           riding(chunk_steps(traffic, load.room_rate * (chunk - tokens) / chunk), load.mine_share) + other_batches;
                 };
                 const PromptChunks chunks = prompt_chunks(traffic);
                 s.ttft = static_cast<double>(chunks.full) * own_step(static_cast<double>(chunks.size)) +
@@ -396,6 +411,8 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             // One prompt alone on one replica, unchunked.
             s.prefill_time = prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
             if (mode == ServingMode::prefill_apart) {
+                // The other sequences' passes stalling each step this user sees (the top of this file).
+                const double others = others_arriving(traffic, w.batch, d.parallel.pipeline, mode);
                 s.tpot = s.decode_tpot + others * s.prefill_time;
                 s.ttft = s.prefill_time + s.decode_tpot / 2.0 + others * s.prefill_time;
             }
@@ -424,13 +441,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     s.tokens_per_s_per_user = 1.0 / s.tpot;
     // A closed loop: each sequence delivers its output tokens a turn, TTFT included.
     s.turn = s.ttft + (output - 1) * s.tpot;
-    s.requests_per_s = static_cast<double>(s.concurrency) / s.turn;
-    s.tokens_per_s = s.requests_per_s * output;
-    // Busy prefill replicas x their devices; a pipelined replica takes a new prompt every stage.
-    if (mode == ServingMode::disaggregated && fresh > 0)
-        s.prefill_devices = static_cast<double>(s.requests_per_s * s.prefill_time) / static_cast<double>(d.parallel.pipeline) *
-                            s.replica_devices;
-    s.tokens_per_s_per_device = s.tokens_per_s / s.devices();
+    serve_requests(s, static_cast<double>(s.concurrency) / s.turn, traffic, d.parallel.pipeline);
     return s;
 }
 
@@ -471,9 +482,9 @@ constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Mode
     const serving_detail::MixedStep mixed = a.mixed(d, m);
     p.decode = a.step;
     const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline);
-    const auto P = static_cast<double>(d.parallel.pipeline);
-    const std::array<std::pair<ChunkSteps, double>, 4> steps{std::pair{load.mine[0], 1 / P}, std::pair{load.mine[1], 1 / P},
-                                                             std::pair{load.others[0], (P - 1) / P}, std::pair{load.others[1], (P - 1) / P}};
+    const std::array<std::pair<ChunkSteps, double>, 4> steps{std::pair{load.mine[0], load.mine_share}, std::pair{load.mine[1], load.mine_share},
+                                                             std::pair{load.others[0], load.others_share},
+                                                             std::pair{load.others[1], load.others_share}};
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const auto& [k, share] = steps[i];
         if (k.per_step == 0 || share == 0) continue;
