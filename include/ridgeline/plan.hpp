@@ -519,20 +519,21 @@ inline PlanResult plan(const PlanRequest& r) {
         std::string d = row.device + " x" + number_text(row.devices) + " (TP " + std::to_string(row.parallel.tensor) + ", PP " +
                         std::to_string(row.parallel.pipeline) +
                         (row.parallel.attention_data > 1 ? ", attention DP " + std::to_string(row.parallel.attention_data) : std::string()) +
-                        ", " + row.weights_name + "): TPOT " +
-                        number_text(std::round(row.serving.tpot.in(ms) * 100) / 100) + " ms, TTFT " +
-                        number_text(std::round(row.serving.ttft.in(ms))) + " ms";
+                        ", " + row.weights_name + "): " +
+                        (one_token ? std::string() : "TPOT " + number_text(std::round(row.serving.tpot.in(ms) * 100) / 100) + " ms, ") +
+                        "TTFT " + number_text(std::round(row.serving.ttft.in(ms))) + " ms";
         // A TTFT that holds a queue's wait says so (aggregated, prompts bringing more than a chunk a step).
         if (!row.serving.keeps_up) d += " with prompts queueing for chunks";
         if (row.cost_per_million_tokens) d += ", " + number_text(std::round(*row.cost_per_million_tokens * 1000) / 1000) + " per million tokens";
         return d;
     };
     // Why `loser` did worse than `winner`.
-    const auto lost = [](ServingMode loser, ServingMode winner) -> std::string {
+    const std::string same = one_token ? "TTFT" : "TPOT";
+    const auto lost = [&same](ServingMode loser, ServingMode winner) -> std::string {
         if (loser == ServingMode::aggregated && winner == ServingMode::disaggregated)
-            return " (its steps carry prompts' prefill, so it needs more replicas for the same TPOT)";
+            return " (its steps carry prompts' prefill, so it needs more replicas for the same " + same + ")";
         if (loser == ServingMode::prefill_apart && winner == ServingMode::disaggregated)
-            return " (each prompt's prefill stalls its running decodes, so it needs more replicas for the same TPOT)";
+            return " (each prompt's prefill stalls its running decodes, so it needs more replicas for the same " + same + ")";
         if (loser == ServingMode::disaggregated && winner == ServingMode::aggregated)
             return " (its prefill pool costs more devices than the prefill its decode steps would carry)";
         if (loser == ServingMode::disaggregated) return " (its prefill pool costs more devices than the decodes' waits for prefill)";

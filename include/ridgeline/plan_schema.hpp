@@ -40,7 +40,9 @@ inline const std::vector<PlanField>& plan_fields() {
          [](const PlanRow& r) { return V{static_cast<std::int64_t>(r.devices - static_cast<double>(r.replicas) * r.serving.replica_devices + 0.5)}; }},
         {"memory_per_device_bytes", "memory/device", U::bytes, [](const PlanRow& r) { return V{r.serving.memory.used().in(bytes)}; }},
         {"memory_budget_bytes", "budget", U::bytes, [](const PlanRow& r) { return V{r.serving.memory.budget.in(bytes)}; }},
-        {"tpot_s", "TPOT", U::milliseconds, [](const PlanRow& r) { return V{r.serving.tpot.in(s)}; }, 2},
+        // None with one token a request: no time between tokens (Serving::streams).
+        {"tpot_s", "TPOT", U::milliseconds,
+         [](const PlanRow& r) { return r.serving.streams() ? V{r.serving.tpot.in(s)} : V{Null{}}; }, 2},
         {"ttft_s", "TTFT", U::milliseconds, [](const PlanRow& r) { return V{r.serving.ttft.in(s)}; }, 2},
         {"tokens_per_s_per_user", "tok/s/user", U::number,
          [](const PlanRow& r) { return V{r.serving.tokens_per_s_per_user.in(per_s)}; }, 1},

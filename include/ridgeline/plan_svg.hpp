@@ -36,7 +36,9 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
                       "\" viewBox=\"0 0 " + number(W) + " " + number(H) + "\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
     out += "<text x=\"" + number(W / 2) + "\" y=\"28\" font-family=\"sans-serif\" font-size=\"15\" text-anchor=\"middle\">" +
            escape(title) + "</text>\n";
-    axes(out, p, "tokens/s per user (1 / TPOT)", "tokens/s per device", "");
+    // One token a request has no time between tokens: a user's pace is its first token's wait.
+    const bool streams = points.empty() || points.front()->serving.streams();
+    axes(out, p, streams ? "tokens/s per user (1 / TPOT)" : "tokens/s per user (1 / TTFT: one token a request)", "tokens/s per device", "");
     // One colour per device, in the order the front meets them.
     std::vector<std::string> devices;
     for (const auto& r : result.pareto)

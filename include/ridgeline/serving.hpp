@@ -138,6 +138,7 @@ struct Serving {
     ServingMode mode = ServingMode::aggregated;
     std::int64_t batch = 0;          // sequences per micro-batch
     std::int64_t concurrency = 0;    // sequences one replica serves: batch x pipeline
+    std::int64_t output = 0;         // tokens each request asks for
     Seconds decode_tpot{};           // mean pure decode step over the generation
     Seconds tpot{};                  // what a user sees per output token
     Seconds ttft{};                  // time to first token
@@ -149,12 +150,15 @@ struct Serving {
     Seconds turn{};                  // one request, TTFT + (output - 1) x TPOT: a sequence's slot takes the next after it
     PerSecond requests_per_s{};      // one replica: its sequences, a request each a turn
     PerSecond tokens_per_s{};        // output tokens/s of one replica, TTFT counted
-    PerSecond tokens_per_s_per_user{};  // while a response streams: 1 / TPOT
+    PerSecond tokens_per_s_per_user{};  // while a response streams, 1 / TPOT; one token a request, 1 / TTFT
     PerSecond tokens_per_s_per_device{};  // over decode and prefill devices
     MemoryUse memory{};              // one decode device, every sequence at its longest
     bool keeps_up = true;            // aggregated: the prefill load fits in the chunks (false: prompts queue)
     [[nodiscard]] constexpr double devices() const noexcept { return replica_devices + prefill_devices; }
     [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits(); }
+    // Whether a request's tokens have time between them: with one token a request, `tpot` is
+    // only the step other users' tokens see, no user's time per output token.
+    [[nodiscard]] constexpr bool streams() const noexcept { return output > 1; }
 };
 
 // How one prompt's new tokens ride the decode steps: `full` chunks of `size` tokens, then one of
@@ -357,6 +361,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     s.mode = mode;
     s.batch = w.batch;
     s.concurrency = w.batch * d.parallel.pipeline;
+    s.output = traffic.output;
     s.replica_devices = static_cast<double>(d.parallel.replica_devices());
 
     Workload at_end = w;
@@ -438,7 +443,9 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         s.kv_transfer = l.latency + kv / (l.one_way * (s.replica_devices / static_cast<double>(d.parallel.attention_data)));
         s.ttft = (fresh > 0 ? s.prefill_time : s.decode_tpot) + s.kv_transfer;
     }
-    s.tokens_per_s_per_user = 1.0 / s.tpot;
+    // A user's pace: a token each TPOT while a response streams; a one-token response comes
+    // after its TTFT, the only wait the user sees.
+    s.tokens_per_s_per_user = 1.0 / (s.streams() ? s.tpot : s.ttft);
     // A closed loop: each sequence delivers its output tokens a turn, TTFT included.
     s.turn = s.ttft + (output - 1) * s.tpot;
     serve_requests(s, static_cast<double>(s.concurrency) / s.turn, traffic, d.parallel.pipeline);

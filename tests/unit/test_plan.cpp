@@ -7,9 +7,11 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <variant>
 
 #include <ridgeline/json.hpp>
 #include <ridgeline/plan.hpp>
+#include <ridgeline/plan_schema.hpp>
 #include <ridgeline/plan_svg.hpp>
 #include <ridgeline/ridgeline.hpp>
 
@@ -255,6 +257,27 @@ TEST_CASE("plan: with one output token a request, plans are ranked on TTFT", "[p
     CHECK(p.verdict.find("; aggregated at best h100-sxm x2") != std::string::npos);
     CHECK(p.verdict.ends_with(" ms with prompts queueing for chunks (as few devices, but a longer TTFT)"));
     CHECK(p.verdict.ends_with("(as few devices, but a longer TTFT)"));
+    // Nothing speaks of a time between tokens there is none of: the verdict names no TPOT, a row's
+    // TPOT is empty (null in JSON, "-" in a table), and a user's pace, the Pareto front's axis,
+    // is one token after its TTFT.
+    CHECK(p.verdict.find("TPOT") == std::string::npos);
+    const auto& fields = plan_fields();
+    const auto tpot = std::find_if(fields.begin(), fields.end(), [](const PlanField& f) { return std::string(f.key) == "tpot_s"; });
+    REQUIRE(tpot != fields.end());
+    CHECK(std::holds_alternative<Null>(tpot->get(best)));
+    CHECK(best.serving.tokens_per_s_per_user.in(per_s) == Approx(1 / (32 * pass + step / 2)).epsilon(1e-9));
+    REQUIRE_FALSE(p.pareto.empty());
+    for (const PlanRow& row : p.pareto) CHECK(row.serving.tokens_per_s_per_user.in(per_s) == Approx(1 / row.serving.ttft.in(s)));
+    CHECK(pareto_svg(p, "one token").find("tokens/s per user (1 / TTFT: one token a request)") != std::string::npos);
+    // With two tokens a request, the TPOT is back in every one of them.
+    PlanRequest two = r;
+    two.traffic.output = 2;
+    const PlanResult q = plan(two);
+    REQUIRE_FALSE(q.plans.empty());
+    CHECK(std::holds_alternative<double>(tpot->get(q.plans.front())));
+    CHECK(q.plans.front().serving.tokens_per_s_per_user.in(per_s) == Approx(1 / q.plans.front().serving.tpot.in(s)));
+    CHECK(q.verdict.find("TPOT ") != std::string::npos);
+    CHECK(pareto_svg(q, "two tokens").find("tokens/s per user (1 / TPOT)") != std::string::npos);
 }
 
 TEST_CASE("serving, prefill apart: the decodes wait for each prompt's own prefill pass", "[plan][serving]") {
