@@ -28,6 +28,9 @@
 //    experts than any chunk touches); where a chunk or more arrives every step, each step carries
 //    the arriving tokens together (engines pack them up to their token budget). TTFT is the steps
 //    carrying the prompt's chunks, one after another, with the others' in the room they leave.
+//    Past one pipeline stage, a step of the user's micro-batch takes no less than its own work on
+//    every stage in turn (a chunk goes through them all), nor less than each stage's share of
+//    every micro-batch's work.
 //    Where a micro-batch's prompts bring more than a chunk a step, they queue: every step carries
 //    a whole chunk, and a turn stretches to the steps that prefill every sequence's prompt once
 //    (batch x new tokens / chunk), the wait counted in TTFT (Serving::keeps_up is false).
@@ -229,8 +232,9 @@ struct AggregatedLoad {
     double room_rate = 0;
     std::array<ChunkSteps, 2> mine{};    // on a decode step of the user's micro-batch
     std::array<ChunkSteps, 2> others{};  // on a step of each other micro-batch
-    // Of what a chunk adds to a step of every micro-batch (MixedStep::added), the user's
-    // micro-batch's share and the other micro-batches' together.
+    // Of what a chunk adds to a step of every micro-batch (MixedStep::added), each stage's share:
+    // the user's micro-batch's and the other micro-batches' together (a step the user sees is
+    // also no shorter than its own micro-batch's whole addition: serve()).
     double mine_share = 1, others_share = 0;
 };
 constexpr AggregatedLoad aggregated_load(const Traffic& t, std::int64_t batch, std::int64_t pipeline) {
@@ -332,6 +336,35 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
     a.cost = step_cost(m, a.mid, d.parallel);
     return a;
 }
+
+// The chunks riding a step the user sees, each with its weight a decode step: serve()'s TPOT is
+// the pure decode step plus the sum of weight x MixedStep::added(tokens). A step of the user's
+// micro-batch that carries its own chunk is no shorter than the chunk's work on every stage in
+// turn (the latency bound: the whole addition), nor than each stage's share of every
+// micro-batch's work (the throughput bound: its share and the other micro-batches'); the larger
+// holds. Steps with no chunk of its own wait for the other micro-batches' share. One stage: the
+// whole addition, and no other micro-batch.
+using RidingWeights = std::array<std::pair<ChunkSteps, double>, 4>;
+constexpr RidingWeights riding_weights(const AggregatedLoad& load, const MixedStep& mixed) {
+    RidingWeights out{};
+    Seconds others{};
+    for (const ChunkSteps& o : load.others)
+        if (o.per_step > 0) others += o.per_step * load.others_share * mixed.added(o.tokens);
+    double alone = 0;  // steps whose own chunk's whole addition outlasts the shared stages
+    for (std::size_t i = 0; i < load.mine.size(); ++i) {
+        const ChunkSteps& k = load.mine[i];
+        if (k.per_step == 0) continue;
+        const Seconds a = mixed.added(k.tokens);
+        const bool latency = a >= load.mine_share * a + others;
+        out[i] = {k, latency ? k.per_step : k.per_step * load.mine_share};
+        if (latency) alone += k.per_step;
+    }
+    for (std::size_t i = 0; i < load.others.size(); ++i) {
+        const ChunkSteps& o = load.others[i];
+        if (o.per_step > 0) out[2 + i] = {o, o.per_step * load.others_share * (alone < 1 ? 1 - alone : 0.0)};
+    }
+    return out;
+}
 }  // namespace serving_detail
 
 // What a replica serving `requests` a second delivers: its output tokens, and, disaggregated, its
@@ -394,13 +427,19 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                 return added;
             };
             const Seconds other_batches = riding(load.others, load.others_share);
-            s.tpot = s.decode_tpot + riding(load.mine, load.mine_share) + other_batches;
+            // A step of the user's micro-batch carrying `own` more work (serving_detail::riding_weights).
+            const auto step_with = [&](Seconds own) {
+                const Seconds shared = load.mine_share * own + other_batches;
+                return s.decode_tpot + (own < shared ? shared : own);
+            };
+            s.tpot = s.decode_tpot;
+            for (const auto& [k, weight] : serving_detail::riding_weights(load, mixed))
+                if (weight > 0) s.tpot += weight * mixed.added(k.tokens);
             if (s.keeps_up) {
                 // Each of the prompt's own chunk steps, with the others' prompts in the room it leaves.
                 const auto chunk = static_cast<double>(traffic.prefill_chunk);
                 const auto own_step = [&](double tokens) {
-                    return s.decode_tpot + load.mine_share * mixed.added(tokens) +
-                           riding(chunk_steps(traffic, load.room_rate * (chunk - tokens) / chunk), load.mine_share) + other_batches;
+                    return step_with(mixed.added(tokens) + riding(chunk_steps(traffic, load.room_rate * (chunk - tokens) / chunk), 1));
                 };
                 const PromptChunks chunks = prompt_chunks(traffic);
                 s.ttft = static_cast<double>(chunks.full) * own_step(static_cast<double>(chunks.size)) +
@@ -468,12 +507,14 @@ struct InterleavedPrefill {
     DecodeStep decode;  // the pure decode step at the generation's middle context
     struct Chunk {
         double tokens = 0;    // prefill tokens the step carries
-        double per_step = 0;  // such steps per decode step, each a micro-batch's share (1 / pipeline) of a step of all
+        double per_step = 0;  // its weight a decode step (serving_detail::riding_weights)
         Seconds memory{}, compute{};  // one stage, the step carrying them
         Seconds links_added{};
     };
-    std::array<Chunk, 4> chunks{};  // aggregated_load's: the user's micro-batch's two kinds, then the others' (per_step 0: none)
+    std::array<Chunk, 4> chunks{};  // serving_detail::riding_weights': the user's micro-batch's two kinds, then the others' (per_step 0: none)
 };
+// Past one stage, which of serve()'s two bounds holds is chosen at `w`'s rates, so a fit that
+// moves the efficiencies far keeps the choice made here.
 constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
     validate(traffic);
     validate(d, m);
@@ -489,14 +530,12 @@ constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Mode
     const serving_detail::MixedStep mixed = a.mixed(d, m);
     p.decode = a.step;
     const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline);
-    const std::array<std::pair<ChunkSteps, double>, 4> steps{std::pair{load.mine[0], load.mine_share}, std::pair{load.mine[1], load.mine_share},
-                                                             std::pair{load.others[0], load.others_share},
-                                                             std::pair{load.others[1], load.others_share}};
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-        const auto& [k, share] = steps[i];
-        if (k.per_step == 0 || share == 0) continue;
+    const serving_detail::RidingWeights riding = serving_detail::riding_weights(load, mixed);
+    for (std::size_t i = 0; i < riding.size(); ++i) {
+        const auto& [k, weight] = riding[i];
+        if (weight == 0) continue;
         const serving_detail::MixedStep::Times t = mixed.with(k.tokens);
-        p.chunks[i] = InterleavedPrefill::Chunk{k.tokens, k.per_step * share, t.memory, t.compute, t.links_added};
+        p.chunks[i] = InterleavedPrefill::Chunk{k.tokens, weight, t.memory, t.compute, t.links_added};
     }
     return p;
 }
