@@ -871,10 +871,14 @@ void run_plan(const cli::PlanOptions& a) {
                 compute += ", fp8 for fp8 weights " + (with_fp8 == r.devices.size() ? std::string("on every device") : "on " + fp8_devices) +
                            " (W8A8, as vLLM serves them)";
         }
-        fmt::print("searched: {} serving evaluations; weights {}; KV {}; compute {}; memory: {} of the reported memory less {} GiB; "
+        fmt::print("searched: {} serving evaluations; weights {}; KV {}; compute {}; memory: {} of the reported memory less {} GiB{}; "
                    "prefill: the LM head for {}{}\n",
                    result.evaluated, weights, format_name(a.kv), compute, cli::shown(w.assumptions.memory_fraction, 2),
                    cli::shown(w.assumptions.runtime_reserve.in(GiB), 2),
+                   w.assumptions.activation_workspace
+                       ? ", and the workspace of the largest pass (aggregated: a decode step and its chunk; prefill apart and a "
+                         "disaggregated prefill device: a prompt's whole pass)"
+                       : "",
                    w.assumptions.prompt_logits ? "every prompt token" : "each prompt's last token",
                    setting.priced ? "" : "; no prices: ranked by devices");
         if (!setting.model_notes.empty()) fmt::print("model: {}\n", cli::printable(setting.model_notes));

@@ -49,7 +49,10 @@
 //    step plus a step's share of those passes, each alone and unchunked; TTFT is the prompt's own
 //    pass, half a decode step (the step under way when it arrives, on average) and a step's share.
 //
-// Every sequence may reach prompt + output tokens: memory is checked there, on the decode side.
+// Every sequence may reach prompt + output tokens: memory is checked there, on the decode side,
+// with the workspace of the largest pass a prompt's tokens take (aggregated: a decode step and
+// its chunk; prefill apart: a prompt's whole pass); disaggregated, a prefill device holds one
+// prompt's KV and its pass.
 #pragma once
 
 #include <algorithm>
@@ -155,10 +158,11 @@ struct Serving {
     PerSecond tokens_per_s{};        // output tokens/s of one replica, TTFT counted
     PerSecond tokens_per_s_per_user{};  // while a response streams, 1 / TPOT; one token a request, 1 / TTFT
     PerSecond tokens_per_s_per_device{};  // over decode and prefill devices
-    MemoryUse memory{};              // one decode device, every sequence at its longest
+    MemoryUse memory{};              // one decode device, every sequence at its longest, and its largest step's workspace
+    std::optional<MemoryUse> prefill_memory{};  // disaggregated: one prefill device, one prompt's pass
     bool keeps_up = true;            // aggregated: the prefill load fits in the chunks (false: prompts queue)
     [[nodiscard]] constexpr double devices() const noexcept { return replica_devices + prefill_devices; }
-    [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits(); }
+    [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits() && (!prefill_memory || prefill_memory->fits()); }
     // Whether a request's tokens have time between them: with one token a request, `tpot` is
     // only the step other users' tokens see, no user's time per output token.
     [[nodiscard]] constexpr bool streams() const noexcept { return output > 1; }
@@ -401,6 +405,30 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     at_end.context = longest - 1;
     at_end.tokens_per_sequence = 1;
     s.memory = memory_use(d, m, at_end);
+    // The workspace of the largest pass that carries prompt tokens, where it outgrows the decode
+    // step's: aggregated, a decode step and the chunk riding it; prefill apart, one prompt's
+    // pass, unchunked; disaggregated, that pass on a prefill device, which holds one prompt's KV.
+    // A prompt's tokens are not sampled but its last.
+    if (const std::int64_t fresh = traffic.new_prompt(); fresh > 0 && w.assumptions.activation_workspace) {
+        const Bytes token = activation_bytes_per_token(m, d.parallel, false);
+        const Bytes sampled = activation_bytes_per_token(m, d.parallel) - token;
+        const Bytes pass = static_cast<double>(fresh) * token + sampled;
+        if (mode == ServingMode::disaggregated) {
+            Workload one = w;
+            one.batch = 1;
+            one.context = traffic.prompt;
+            one.tokens_per_sequence = 1;
+            MemoryUse pool = memory_use(d, m, one);
+            pool.activations = pass;
+            s.prefill_memory = pool;
+        } else {
+            const auto chunk = static_cast<double>(fresh < traffic.prefill_chunk ? fresh : traffic.prefill_chunk);
+            const Bytes step = mode == ServingMode::aggregated
+                                   ? static_cast<double>(w.batch) * (token + sampled) + chunk * token
+                                   : pass;
+            if (step > s.memory.activations) s.memory.activations = step;
+        }
+    }
 
     // The mean pure decode step over the generation's contexts, exactly (generation.hpp).
     s.decode_tpot = decode_steps(d, m, w, traffic.prompt, traffic.output).decode_time / static_cast<double>(traffic.output);

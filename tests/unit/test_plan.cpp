@@ -252,6 +252,45 @@ TEST_CASE("serving, aggregated: a prompt's chunk goes through every pipeline sta
     }
 }
 
+TEST_CASE("serving: a prompt's pass needs its workspace, on the decode devices or the prefill pool's", "[plan][serving]") {
+    // Llama-3.1-8B (config.json: hidden 4,096, intermediate 14,336, 32 layers, 8 KV heads x 128)
+    // with a 100,000-token prompt. Unchunked, the pass holds at least each token's residual, its
+    // normed copy and the FFN's gate and up outputs in BF16: (2 x 4,096 + 2 x 14,336) x 2 B =
+    // 73,728 B a token, 7.37 GB in all. A hostile review found plan choosing one RTX 4090 for it,
+    // prefill apart, where `generate` needs 30.6 GB of its 22.1 GB budget.
+    const Model m = load_model("llama-3.1-8b");
+    const Traffic t{100000, 64, 0, 2048};
+    Workload w{.batch = 1};
+    w.precision.weights = formats::fp8;
+    const double floor = 100000 * 73728.0;
+    const Serving apart = serve(Deployment{load_hardware("rtx-4090")}, m, w, t, ServingMode::prefill_apart);
+    CHECK(apart.memory.activations.in(bytes) >= floor);
+    CHECK_FALSE(apart.fits());
+    CHECK_FALSE(apart.prefill_memory.has_value());
+    // Aggregated, a step carries a chunk of 2,048 at most: the same floor for 2,048 tokens, and
+    // far below the whole pass's.
+    const Serving agg = serve(Deployment{load_hardware("rtx-4090")}, m, w, t, ServingMode::aggregated);
+    CHECK(agg.memory.activations.in(bytes) >= 2048 * 73728.0);
+    CHECK(agg.memory.activations.in(bytes) < floor / 10);
+    // Disaggregated, a prefill device holds the pass and the prompt's KV: 32 x 8 x 128 x 2 x 2 B =
+    // 131,072 B a token, 13.1 GB; the decode device holds no pass.
+    const Serving disagg = serve(Deployment{load_hardware("h100-sxm")}, m, w, t, ServingMode::disaggregated);
+    REQUIRE(disagg.prefill_memory.has_value());
+    CHECK(disagg.prefill_memory->kv.in(bytes) == Approx(100000 * 131072.0));
+    CHECK(disagg.prefill_memory->activations.in(bytes) >= floor);
+    CHECK(disagg.memory.activations.in(bytes) < floor / 10);
+    // The planner, on one RTX 4090: nothing fits.
+    PlanRequest r = l8_request(t);
+    r.devices = {{"rtx-4090", load_hardware("rtx-4090"), std::nullopt}};
+    r.users = 1;
+    r.weights = {formats::fp8};
+    r.modes = {ServingMode::prefill_apart};
+    r.max_devices = 1;
+    const PlanResult p = plan(r);
+    CHECK(p.plans.empty());
+    CHECK(p.verdict == "no plan fits in memory within 1 devices");
+}
+
 TEST_CASE("plan: with one output token a request, plans are ranked on TTFT", "[plan][serving]") {
     // 64 users of Llama-3.1-8B in BF16 on H100s, 8,192-token prompts, one token out: no time
     // between tokens, so the latency is the first token's. Prefill apart on one H100 of 32
