@@ -380,12 +380,14 @@ inline PlanResult plan(const PlanRequest& r) {
                     }
                     // The fewest replicas: each holds ceil(users / replicas) sequences over its micro-batches.
                     const auto most_replicas = static_cast<std::int64_t>(static_cast<double>(r.max_devices) / per_replica);
+                    std::int64_t users_batch = 0;  // the last batch row_for gave the users
                     const auto row_for = [&](std::int64_t replicas) -> std::optional<PlanRow> {
                         const double stages = static_cast<double>(par.pipeline);
                         std::optional<Serving> s;
                         if (r.users) {
                             const auto batch = static_cast<std::int64_t>(ceil_div(*r.users, static_cast<double>(replicas) * stages));
                             if (batch > *most) return std::nullopt;
+                            users_batch = batch;
                             s = evaluate(batch);
                         } else {
                             // Little's law, iterated from one sequence until the users stop growing; a
@@ -423,9 +425,14 @@ inline PlanResult plan(const PlanRequest& r) {
                         PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, replicas, *s, 0, {}, {}};
                         whole(row);
                         // The fastest token of those that hold the users within the limit, met or not:
-                        // what a verdict of "no plan" says the targets would have to allow.
-                        if (s->fits() && row.devices <= static_cast<double>(r.max_devices) && (!closest || latency(*s) < latency(closest->serving)))
-                            closest = row;
+                        // what a verdict of "no plan" says the targets would have to allow; of equally
+                        // fast ones (more replicas than the users need add none), the fewest devices.
+                        const auto faster = [&] {
+                            const Seconds mine = latency(*s), best = latency(closest->serving);
+                            if (mine < best * (1 - 1e-9)) return true;
+                            return mine <= best * (1 + 1e-9) && row.devices < closest->devices;
+                        };
+                        if (s->fits() && row.devices <= static_cast<double>(r.max_devices) && (!closest || faster())) closest = row;
                         if (!meets(*s, r)) return std::nullopt;
                         // The load asked for, not the whole sequences per micro-batch it was rounded
                         // up to: the users' own output a turn, or the requests' output tokens. The
@@ -442,7 +449,16 @@ inline PlanResult plan(const PlanRequest& r) {
                     // the fewest is found by bisection.
                     if (most_replicas < 1) continue;
                     std::optional<PlanRow> best = row_for(most_replicas);
-                    if (!best) continue;
+                    if (!best) {
+                        // None meets the targets. For the verdict's fastest token, the fewest
+                        // replicas that give the users the same batch, so as fast.
+                        if (r.users && users_batch > 0) {
+                            const auto fewest = static_cast<std::int64_t>(
+                                ceil_div(*r.users, static_cast<double>(users_batch) * static_cast<double>(par.pipeline)));
+                            if (fewest < most_replicas) (void)row_for(fewest);
+                        }
+                        continue;
+                    }
                     std::int64_t lo = 0, hi = most_replicas;  // lo infeasible (or 0), hi feasible
                     while (hi - lo > 1) {
                         const std::int64_t mid = lo + (hi - lo) / 2;

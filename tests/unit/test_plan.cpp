@@ -595,6 +595,24 @@ TEST_CASE("plan: a target no deployment meets is answered with the fastest that 
     CHECK(tpot_ms < 30);  // and well inside the 30 ms the 64 users are planned for elsewhere
 }
 
+TEST_CASE("plan: the fastest token that misses the targets is on the fewest devices that give it", "[plan]") {
+    // One user is a batch of 1 on any number of replicas, so replicas past the first add no
+    // speed: the verdict's fastest deployment is one replica. A hostile review found it naming 64
+    // H100s at TP 4, sixteen replicas for one user.
+    PlanRequest r = l8_request(Traffic{1024, 256});
+    r.users = 1;
+    r.tpot_target = ms(0.001);
+    const PlanResult p = plan(r);
+    REQUIRE(p.plans.empty());
+    const std::string lead = "no plan meets the targets within 64 devices; the fastest token among those that fit: h100-sxm x";
+    REQUIRE(p.verdict.starts_with(lead));
+    const std::string rest = p.verdict.substr(lead.size());
+    const int devices = std::stoi(rest);
+    const std::size_t tp = rest.find("(TP "), pp = rest.find(", PP ");
+    REQUIRE((tp != std::string::npos && pp != std::string::npos));
+    CHECK(devices == std::stoi(rest.substr(tp + 4)) * std::stoi(rest.substr(pp + 5)));
+}
+
 TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
     PlanRequest r;
     r.model = load_model("llama-3.1-8b");
