@@ -842,7 +842,7 @@ void run_plan(const cli::PlanOptions& a) {
         std::string weights;
         if (r.checkpoint) weights = "checkpoint (" + precision_name(*r.checkpoint, r.model.tied_embeddings) + ")";
         for (const Format f : a.weights) weights += (weights.empty() ? "" : ",") + format_name(f);
-        fmt::print("{}\n", cli::printable(result.verdict));
+        fmt::print("{}\n", cli::printable(naming_own_lever(result.verdict, plan_link_lever, "give one with --link-gb-per-s")));
         fmt::print("traffic: {}; prompt {} tokens ({} cached), {} out; every sequence may reach prompt + output\n",
                    r.users ? cli::shown(*r.users, 0) + " users"
                            : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
@@ -955,6 +955,8 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
 std::string plan_in_user_terms(const ridgeline::error& e) {
     if (!e.file().empty()) return e.what();
     std::string expected = naming_own_max_context_lever(e.expected(), "raise it with --max-context");
+    if (std::string own = naming_own_lever(expected, link_bandwidth_lever, "give one with --link-gb-per-s"); own != expected)
+        return fmt::format("{}: got {}, expected {}", e.path(), e.value(), own);
     if (e.path() == "prompt + output") return fmt::format("--prompt + --output: got {}, expected {}", e.value(), expected);
     if (e.path() == "TPOT target") return fmt::format("--tpot-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "TTFT target") return fmt::format("--ttft-ms: got {}, expected {}", e.value(), expected);

@@ -274,6 +274,10 @@ inline PlanResult plan(const PlanRequest& r) {
     // plan meets the targets". One that fits nowhere or serves once is not refused.
     std::int64_t tried = 0, refused_all = 0;
     std::optional<error> refused;
+    // Each mode's: whether any evaluation served, and its first refusal (e.g. no link for the KV
+    // transfer), which the verdict gives as the reason a mode has no plan.
+    std::vector<bool> mode_served(r.modes.size(), false);
+    std::vector<std::optional<error>> mode_refused(r.modes.size());
     // Storage no engine runs on a device: its names, and each device's reason.
     std::vector<std::string> skipped_formats, skipped_why;
     // The storage choices: the checkpoint's, then each format for every tensor (but one the
@@ -335,7 +339,8 @@ inline PlanResult plan(const PlanRequest& r) {
                 if (!most) continue;
                 dev_holds = true;
                 bool served = false, failed = false;
-                for (const ServingMode mode : r.modes) {
+                for (std::size_t mode_index = 0; mode_index < r.modes.size(); ++mode_index) {
+                    const ServingMode mode = r.modes[mode_index];
                     const auto evaluate = [&](std::int64_t batch) -> std::optional<Serving> {
                         Workload b = w;
                         b.batch = batch;
@@ -343,10 +348,12 @@ inline PlanResult plan(const PlanRequest& r) {
                         try {
                             Serving s = serve(d, r.model, b, r.traffic, mode);
                             served = dev_served = true;
+                            mode_served[mode_index] = true;
                             return s;
                         } catch (const error& e) {
                             if (!refused) refused = e;
                             if (!dev_refusal) dev_refusal = e;
+                            if (!mode_refused[mode_index]) mode_refused[mode_index] = e;
                             failed = true;
                             return std::nullopt;  // e.g. no link for the KV transfer
                         }
@@ -598,11 +605,15 @@ inline PlanResult plan(const PlanRequest& r) {
         const PlanRow& win = out.plans.front();
         out.verdict = std::string(mode_name(win.mode)) + " serving wins: " + describe(win);
         if (r.modes.size() == 1) out.verdict += " (the only mode searched)";
-        for (const ServingMode m : r.modes) {
+        for (std::size_t i = 0; i < r.modes.size(); ++i) {
+            const ServingMode m = r.modes[i];
             if (m == win.mode) continue;
             if (const PlanRow* best = first_of(m))
                 out.verdict += std::string("; ") + mode_name(m) + " at best " + describe(*best) +
                                tied_below(*best, win).value_or(lost(m, win.mode));
+            else if (!mode_served[i] && mode_refused[i])  // never served: why not, not the targets
+                out.verdict += std::string("; no ") + mode_name(m) + " plan: " +
+                               naming_own_lever(mode_refused[i]->what(), link_bandwidth_lever, plan_link_lever);
             else
                 out.verdict += std::string("; no ") + mode_name(m) + within + none(m);
         }

@@ -262,6 +262,14 @@ constexpr AggregatedLoad aggregated_load(const Traffic& t, std::int64_t batch, s
 }
 
 namespace serving_detail {
+// A disaggregated prompt's KV with no link to its decode device: what needs the link is the KV's
+// way, not a split of the model.
+[[noreturn]] inline void no_kv_link(const missing_link& e) {
+    throw missing_link(e.path(), naming_own_lever(e.expected(), " for a split over several devices",
+                                                  " for the prompt's KV, from a prefill device to a decode device"),
+                       e.scale_out());
+}
+
 // What `tokens` prefill tokens riding a decode step add to it, on one stage: their bytes (KV
 // read and written) and FLOPs at the step's roofline, the routed experts and embedding rows they
 // read beyond the decode batch's, and their share of the all-reduces.
@@ -503,8 +511,13 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         // Over the scale-out network where the preset has one (the pools are apart); else over the
         // link joining a prefill replica and a decode replica: the scale-up link while both fit in
         // one domain, past it the network the deployment gives (refused where there is none).
-        const Link l = link_for_group(d, w.assumptions,
-                                      d.device.scale_out_bandwidth ? d.device.scale_up_domain + 1 : 2 * d.parallel.replica_devices());
+        const std::int64_t pair = d.device.scale_out_bandwidth ? d.device.scale_up_domain + 1 : 2 * d.parallel.replica_devices();
+        Link l;
+        try {
+            l = link_for_group(d, w.assumptions, pair);
+        } catch (const missing_link& e) {
+            serving_detail::no_kv_link(e);
+        }
         // Each device sends its share over its own port, one direction; under attention data
         // parallelism a sequence's cache lives on its rank's devices only.
         s.kv_transfer = l.latency + kv / (l.one_way * (s.replica_devices / static_cast<double>(d.parallel.attention_data)));

@@ -595,6 +595,19 @@ TEST_CASE("plan: a target no deployment meets is answered with the fastest that 
     CHECK(tpot_ms < 30);  // and well inside the 30 ms the 64 users are planned for elsewhere
 }
 
+TEST_CASE("plan: a mode no deployment could serve says why, not that it missed the targets", "[plan]") {
+    // An RTX 4090 has no link of its own: a disaggregated prompt's KV has no way to its decode
+    // device. A hostile review found the verdict saying no disaggregated plan fit in memory.
+    PlanRequest r = l8_request(Traffic{1024, 256});
+    r.devices = {{"rtx-4090", load_hardware("rtx-4090"), std::nullopt}};
+    r.users = 1;
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    CHECK(p.verdict.ends_with("; no disaggregated plan: hardware 'NVIDIA GeForce RTX 4090' interconnect_GB_per_s: got none, expected the "
+                              "figure in the preset (or give the link's bandwidth) for the prompt's KV, from a prefill device to a "
+                              "decode device"));
+}
+
 TEST_CASE("plan: the fastest token that misses the targets is on the fewest devices that give it", "[plan]") {
     // One user is a batch of 1 on any number of replicas, so replicas past the first add no
     // speed: the verdict's fastest deployment is one replica. A hostile review found it naming 64
