@@ -383,8 +383,9 @@ private:
         const std::string inside = !(l.scale_out && l.domains > 1) ? ""
                                    : ring ? fmt::format(" ({} us a ring step inside one of its {} scale-up domains)", cli::shown(l.within_latency.in(us), 2), l.domains)
                                           : fmt::format(" (only between its {} scale-up domains; hops inside one on the scale-up link)", l.domains);
-        const std::string text = fmt::format("{} GB/s each way ({}), {} us per message ({}), {}{}{}", cli::shown(l.one_way.in(GB_per_s), 1),
-                                             l.bandwidth_from, cli::shown(l.latency.in(us), 2), l.latency_from,
+        const std::string mesh = l.mesh_peers > 0 ? fmt::format(": {} of its {} mesh links", l.mesh_links, l.mesh_peers) : "";
+        const std::string text = fmt::format("{} GB/s each way ({}{}), {} us per message ({}), {}{}{}", cli::shown(l.one_way.in(GB_per_s), 1),
+                                             l.bandwidth_from, mesh, cli::shown(l.latency.in(us), 2), l.latency_from,
                                              l.scale_out ? "scale-out network" : "scale-up link", inside, between);
         std::string where = cli::printable(s.hardware) + " tp " + std::to_string(s.dep.parallel.tensor);
         if (s.dep.parallel.pipeline > 1) where += " pp " + std::to_string(s.dep.parallel.pipeline);

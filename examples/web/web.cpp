@@ -257,6 +257,8 @@ json evaluate(const json& request) {
             const Link& l = par.tensor > 1 ? d.links.tensor_link : d.links.pipeline_link;
             link = json{{"one_way_GB_per_s", l.one_way.in(GB_per_s)},
                         {"bandwidth_from", l.bandwidth_from},
+                        {"mesh_links", l.mesh_links},
+                        {"mesh_peers", l.mesh_peers},
                         {"latency_us", l.latency.in(us)},
                         {"latency_from", l.latency_from},
                         {"scale_out", l.scale_out},

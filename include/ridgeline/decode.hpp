@@ -144,14 +144,14 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
         out.messages += static_cast<std::int64_t>(messages * static_cast<double>(c.pipeline));
     }
     if (c.pipeline > 1) {
-        out.pipeline_link = link_for_group(d, a, c.tensor * c.pipeline);
+        out.pipeline_link = link_for_pair(d, a, c.tensor * c.pipeline);
         const Link& l = out.pipeline_link;
         const auto hops = static_cast<double>(c.pipeline - 1);
         // Stages sit in order, so only the hops at a domain's edge cross the network; the rest
         // stay on the scale-up link.
         const double crossing = l.scale_out && static_cast<double>(l.domains - 1) < hops ? static_cast<double>(l.domains - 1) : hops;
         out.pipeline_hops = crossing * l.send(message);
-        if (crossing < hops) out.pipeline_hops += (hops - crossing) * link_for_group(d, a, d.device.scale_up_domain).send(message);
+        if (crossing < hops) out.pipeline_hops += (hops - crossing) * link_for_pair(d, a, d.device.scale_up_domain).send(message);
         out.messages += c.pipeline - 1;
     }
     return out;

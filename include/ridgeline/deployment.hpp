@@ -36,6 +36,9 @@ struct Link {
     // how many domains the group spans, and what such a step costs (ring_all_reduce).
     std::int64_t domains = 1;
     Seconds within_latency{};
+    // On a mesh's scale-up link: the direct links to peers the traffic uses, of the peers' all
+    // (0 of 0: a switch, or another link, the whole of it).
+    std::int64_t mesh_links = 0, mesh_peers = 0;
     const char* latency_from = "none";  // "deployment", "hardware preset", "assumptions"
     const char* bandwidth_from = "none";  // "deployment", "hardware preset"
 
@@ -107,6 +110,13 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
         l.one_way = *hw.interconnect_bandwidth / 2.0;
         l.bandwidth_from = "hardware preset";
         latency(hw.scale_up_latency);
+        // A mesh gives a group only the direct links among its devices (a collective's rings run
+        // over all of them at once): an MI300X pair gets one of its seven.
+        if (hw.scale_up_mesh && hw.scale_up_domain > 1) {
+            l.mesh_peers = hw.scale_up_domain - 1;
+            l.mesh_links = group > 1 ? group - 1 : 1;
+            l.one_way = l.one_way * (static_cast<double>(l.mesh_links) / static_cast<double>(l.mesh_peers));
+        }
         return l;
     }
     l.scale_out = true;
@@ -135,6 +145,17 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
     l.bandwidth_from = "deployment";
     latency(std::nullopt);
     within_crossing();
+    return l;
+}
+
+// The link one device's send to one other of a group of `group` crosses (a pipeline's hop, a
+// prompt's KV to its decode device): link_for_group's, but on a mesh only the one direct link.
+constexpr Link link_for_pair(const Deployment& d, const Assumptions& a, std::int64_t group) {
+    Link l = link_for_group(d, a, group);
+    if (l.mesh_links > 1) {
+        l.one_way = l.one_way / static_cast<double>(l.mesh_links);
+        l.mesh_links = 1;
+    }
     return l;
 }
 

@@ -29,6 +29,10 @@ struct Hardware {
     // Devices that share one scale-up domain at the full interconnect bandwidth (8 in an HGX
     // board, 72 in a GB200 NVL72 rack); traffic among more devices leaves it.
     std::int64_t scale_up_domain = 1;
+    // How the scale-up link joins a domain: through a switch (NVSwitch), which gives any group the
+    // whole link, or as a mesh (AMD's Infinity Fabric, Gaudi's RoCE ports), each device's link
+    // split evenly over direct links to its domain - 1 peers, so a group of g uses g - 1 of them.
+    bool scale_up_mesh = false;
     std::optional<Seconds> scale_up_latency{};   // per message, per hop on the scale-up link
     std::optional<BytesPerSecond> scale_out_bandwidth{};  // per device, both directions together
     std::optional<Seconds> scale_out_latency{};  // per message on the scale-out network

@@ -38,7 +38,7 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
                             "one of: " + json_detail::family_list() + " (the file has " + std::string(key) +
                                 ", so it is a model's config.json, not a hardware file)");
     root.only_keys({"name", "memory_capacity_GB", "memory_bandwidth_GB_per_s", "dense_TFLOP_per_s",
-                    "interconnect_GB_per_s", "memory_reported_MiB", "scale_up_domain", "scale_up_latency_us",
+                    "interconnect_GB_per_s", "memory_reported_MiB", "scale_up_domain", "scale_up_topology", "scale_up_latency_us",
                     "scale_out_GB_per_s", "scale_out_latency_us", "measured_bandwidth_GB_per_s", "cuda_compute_capability", "source"});
 
     Hardware hw;
@@ -74,6 +74,15 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
         hw.scale_up_domain = domain.positive_integer();
         if (hw.scale_up_domain > 100000) domain.fail("a positive integer of at most 100000 devices");
     }
+    if (root.has("scale_up_topology")) {
+        const Node topology = root.at("scale_up_topology");
+        const char* expected = "\"switch\" (any group gets the whole link) or \"mesh\" (each pair of the domain joined directly)";
+        const std::string t = topology.string(expected);
+        if (t != "switch" && t != "mesh") topology.fail(expected);
+        if (t == "mesh" && !root.has("interconnect_GB_per_s"))
+            topology.fail("\"switch\" or no topology: a mesh splits interconnect_GB_per_s, which the file does not give");
+        hw.scale_up_mesh = t == "mesh";
+    }
     if (root.has("scale_up_latency_us")) hw.scale_up_latency = us(root.at("scale_up_latency_us").latency_us());
     if (root.has("scale_out_GB_per_s")) hw.scale_out_bandwidth = GB_per_s(root.at("scale_out_GB_per_s").figure());
     if (root.has("scale_out_latency_us")) hw.scale_out_latency = us(root.at("scale_out_latency_us").latency_us());
@@ -101,7 +110,7 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
             if (std::find(std::begin(keys), std::end(keys), item.key()) == std::end(keys) && item.key() != "name")
                 throw error(root.file(), "/source/" + json_detail::pointer_token(item.key()), "an unknown key",
                             "a figure's key: name, memory_capacity_GB, memory_bandwidth_GB_per_s, "
-                            "dense_TFLOP_per_s, interconnect_GB_per_s, memory_reported_MiB, scale_up_domain, "
+                            "dense_TFLOP_per_s, interconnect_GB_per_s, memory_reported_MiB, scale_up_domain, scale_up_topology, "
                             "scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, measured_bandwidth_GB_per_s, "
                             "cuda_compute_capability");
             if (!root.has(item.key()))
@@ -125,6 +134,7 @@ inline void to_json(nlohmann::json& j, const Hardware& hw) {
     if (hw.interconnect_bandwidth) j["interconnect_GB_per_s"] = hw.interconnect_bandwidth->in(GB_per_s);
     if (hw.memory_reported) j["memory_reported_MiB"] = hw.memory_reported->in(MiB);
     if (hw.scale_up_domain != 1) j["scale_up_domain"] = hw.scale_up_domain;
+    if (hw.scale_up_mesh) j["scale_up_topology"] = "mesh";
     if (hw.scale_up_latency) j["scale_up_latency_us"] = hw.scale_up_latency->in(us);
     if (hw.scale_out_bandwidth) j["scale_out_GB_per_s"] = hw.scale_out_bandwidth->in(GB_per_s);
     if (hw.scale_out_latency) j["scale_out_latency_us"] = hw.scale_out_latency->in(us);

@@ -238,7 +238,7 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 inline constexpr std::string_view hardware_figure_keys[] = {
     "memory_capacity_GB", "memory_bandwidth_GB_per_s", "dense_TFLOP_per_s", "interconnect_GB_per_s",
-    "memory_reported_MiB", "scale_up_domain", "scale_up_latency_us", "scale_out_GB_per_s", "scale_out_latency_us",
+    "memory_reported_MiB", "scale_up_domain", "scale_up_topology", "scale_up_latency_us", "scale_out_GB_per_s", "scale_out_latency_us",
     "measured_bandwidth_GB_per_s", "cuda_compute_capability"};
 
 }  // namespace json_detail

@@ -514,7 +514,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         const std::int64_t pair = d.device.scale_out_bandwidth ? d.device.scale_up_domain + 1 : 2 * d.parallel.replica_devices();
         Link l;
         try {
-            l = link_for_group(d, w.assumptions, pair);
+            l = link_for_pair(d, w.assumptions, pair);
         } catch (const missing_link& e) {
             serving_detail::no_kv_link(e);
         }

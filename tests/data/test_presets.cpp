@@ -110,8 +110,14 @@ TEST_CASE("presets: bad hardware files name file, path, value and expectation", 
                       "tests/data/bad/hw-missing-bandwidth.json: /memory_bandwidth_GB_per_s: got nothing (the key is missing), expected a positive, finite number");
     CHECK_THROWS_WITH(load_hardware(bad("hw-unknown-key")),
                       "tests/data/bad/hw-unknown-key.json: /memory_bandwidth_TB_per_s: got an unknown key, expected one of: name, memory_capacity_GB, memory_bandwidth_GB_per_s, dense_TFLOP_per_s, interconnect_GB_per_s, "
-                      "memory_reported_MiB, scale_up_domain, scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, measured_bandwidth_GB_per_s, "
-                      "cuda_compute_capability, source");
+                      "memory_reported_MiB, scale_up_domain, scale_up_topology, scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, "
+                      "measured_bandwidth_GB_per_s, cuda_compute_capability, source");
+    CHECK_THROWS_WITH(load_hardware(bad("hw-unknown-topology")),
+                      "tests/data/bad/hw-unknown-topology.json: /scale_up_topology: got \"ring\" (a string), expected \"switch\" (any group gets the whole link) "
+                      "or \"mesh\" (each pair of the domain joined directly)");
+    CHECK_THROWS_WITH(load_hardware(bad("hw-mesh-without-link")),
+                      "tests/data/bad/hw-mesh-without-link.json: /scale_up_topology: got \"mesh\" (a string), expected \"switch\" or no topology: a mesh "
+                      "splits interconnect_GB_per_s, which the file does not give");
     CHECK_THROWS_WITH(load_hardware(bad("hw-string-capacity")),
                       "tests/data/bad/hw-string-capacity.json: /memory_capacity_GB: got \"80\" (a string), expected a positive, finite number");
     CHECK_THROWS_WITH(load_hardware(bad("hw-zero-bandwidth")),

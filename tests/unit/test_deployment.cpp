@@ -70,6 +70,25 @@ TEST_CASE("deployment: tensor parallelism, Llama-3.1-70B in FP8 on 4 H100s, by h
     CHECK(largest_batch(plan(4), m, w, 8192) == 86);
 }
 
+TEST_CASE("deployment: a mesh gives a group only the direct links among its devices", "[deployment][links]") {
+    // MI300X: 896 GB/s of Infinity Fabric, both directions, as 7 links, one to each peer (AMD;
+    // 64 GB/s each way per peer). A pair of GPUs has one link, 64 GB/s each way; four have 3, 192;
+    // the whole node 7, 448. A pipeline's hop goes from one device to one other: one link.
+    const Hardware mi300x = load_hardware("mi300x");
+    const Model m = load_model("llama-3.1-70b");
+    Workload w{.batch = 256, .context = 4096};
+    const auto links = [&](Parallelism p) { return decode_step(Deployment{mi300x, p}, m, w).links; };
+    CHECK(links(Parallelism{.tensor = 2}).tensor_link.one_way.in(GB_per_s) == Approx(64));
+    CHECK(links(Parallelism{.tensor = 4}).tensor_link.one_way.in(GB_per_s) == Approx(192));
+    CHECK(links(Parallelism{.tensor = 8}).tensor_link.one_way.in(GB_per_s) == Approx(448));
+    CHECK(links(Parallelism{.tensor = 4, .pipeline = 2}).pipeline_link.one_way.in(GB_per_s) == Approx(64));
+    // At TP 2, 160 all-reduces a step (2 a layer, 80 layers) of 256 tokens x 8,192 x 2 B =
+    // 4,194,304 B: two ring steps, each half of it at 64 GB/s plus RCCL's 0.8 us, 67.14 us; 10.74 ms.
+    CHECK(links(Parallelism{.tensor = 2}).per_stage.in(ms) == Approx(160 * 2 * (2097152 / 64e9 + 0.8e-6) * 1e3).epsilon(1e-9));
+    // An H100's NVSwitch gives a pair the whole link: 900 / 2 = 450 GB/s each way.
+    CHECK(decode_step(Deployment{load_hardware("h100-sxm"), Parallelism{.tensor = 2}}, m, w).links.tensor_link.one_way.in(GB_per_s) == Approx(450));
+}
+
 TEST_CASE("deployment: capacity and decode agree under every plan", "[deployment][memory]") {
     struct Case {
         const char* model;
