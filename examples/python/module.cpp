@@ -723,6 +723,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     w.precision.compute = numeric_arg("compute", compute.value_or("bf16"));
     r.device_compute = !compute;
     w.efficiency.bandwidth = k.number("efficiency", 1.0);
+    w.efficiency.compute = k.number("compute_efficiency", 1.0);
     w.efficiency.overhead = seconds(k.optional_overhead_s().value_or(0.0));
     if (const auto f = k.optional_number("memory_fraction")) w.assumptions.memory_fraction = *f;
     if (const auto b = k.optional_reserve_bytes()) w.assumptions.runtime_reserve = bytes(*b);
@@ -1154,7 +1155,8 @@ PYBIND11_MODULE(ridgeline, m) {
                     {"expert-parallel degree", "ep"},        {"data-parallel degree", "dp"},
                     {"attention data-parallel degree", "attention_dp"},
                     {"tensor-parallel degree / attention data-parallel degree", "tp / attention_dp"},
-                    {"efficiency (bandwidth)", "efficiency"}, {"memory fraction", "memory_fraction"},
+                    {"efficiency (bandwidth)", "efficiency"}, {"efficiency (compute)", "compute_efficiency"},
+                    {"memory fraction", "memory_fraction"},
                     {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
                     {"max devices", "max_devices"},          {"prefill chunk", "chunk"},
                     {"speculation.draft_tensor", "draft_tp"},  {"draft model", "draft"},

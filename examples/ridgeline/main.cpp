@@ -882,6 +882,14 @@ void run_plan(const cli::PlanOptions& a) {
                        : "",
                    w.assumptions.prompt_logits ? "every prompt token" : "each prompt's last token",
                    setting.priced ? "" : "; no prices: ranked by devices");
+        // What the times are: ceilings, unless efficiencies were given.
+        const Efficiency& e = w.efficiency;
+        if (e.bandwidth == 1 && e.compute == 1 && e.overhead == Seconds{})
+            fmt::print("times: ceilings (peak bandwidth and FLOPs, no overhead a step; --efficiency, --compute-efficiency and "
+                       "--overhead-us make them estimates)\n");
+        else
+            fmt::print("times: at {} of peak bandwidth, {} of peak FLOPs and {} us a step\n", cli::shown(e.bandwidth, 2),
+                       cli::shown(e.compute, 2), cli::shown(e.overhead.in(us), 1));
         if (!setting.model_notes.empty()) fmt::print("model: {}\n", cli::printable(setting.model_notes));
     }
     if (a.svg) {

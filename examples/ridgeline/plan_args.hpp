@@ -36,7 +36,7 @@ struct PlanOptions {
     bool pareto = false;  // --show pareto: the front, not the feasible plans
     ridgeline::Format kv = ridgeline::formats::bf16;
     std::optional<ridgeline::Numeric> compute;  // unset: plan_detail::unasked_compute (fp8 storage in fp8 where the device has it, else bf16, fp16 on a V100)
-    double efficiency = 1;
+    double efficiency = 1, compute_efficiency = 1;
     ridgeline::Seconds overhead{};
     std::optional<double> memory_fraction;
     std::optional<ridgeline::Bytes> reserve;
@@ -122,6 +122,9 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.compute = parse_numeric_option(f, t); }},
         {"--efficiency", "efficiency", "Fraction of peak bandwidth achieved (default 1: the ceiling)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.efficiency = parse_fraction(f, t); }},
+        {"--compute-efficiency", "compute_efficiency",
+         "Fraction of peak FLOPs achieved, prefill's and decode's (default 1: the ceiling; a prefill engine reaches 0.4-0.6)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.compute_efficiency = parse_fraction(f, t); }},
         {"--overhead-us", "overhead_us", "Fixed time per step in microseconds (default 0)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.overhead = parse_overhead(f, t); }},
         {"--memory-fraction", "memory_fraction", "Share of the reported memory the engine takes (default 0.9)",
@@ -195,6 +198,7 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     w.precision.compute = o.compute.value_or(ridgeline::Numeric::bf16);
     r.device_compute = !o.compute;
     w.efficiency.bandwidth = o.efficiency;
+    w.efficiency.compute = o.compute_efficiency;
     w.efficiency.overhead = o.overhead;
     if (o.memory_fraction) w.assumptions.memory_fraction = *o.memory_fraction;
     if (o.reserve) w.assumptions.runtime_reserve = *o.reserve;

@@ -357,6 +357,16 @@ def test_plan_with_prefill_apart_equals_cli():
 
 
 @needs_cli
+def test_plan_with_efficiencies_equals_cli():
+    theirs = cli_json("plan", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--users", "8", "--efficiency", "0.8",
+                      "--compute-efficiency", "0.5", "--top", "3")
+    ours = ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, efficiency=0.8, compute_efficiency=0.5, top=3)
+    assert ours == theirs
+    with pytest.raises(ridgeline.Error, match=r"^compute_efficiency: got 2, expected a fraction in \[1e-6, 1\]$"):
+        ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, compute_efficiency=2)
+
+
+@needs_cli
 def test_plan_with_a_list_of_modes_equals_cli():
     theirs = cli_json("plan", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--users", "8", "--mode", "agg,apart", "--top", "4")
     ours = ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode="agg,apart", top=4)

@@ -291,6 +291,29 @@ TEST_CASE("serving: a prompt's pass needs its workspace, on the decode devices o
     CHECK(p.verdict == "no plan fits in memory within 1 devices");
 }
 
+TEST_CASE("plan: a compute efficiency below 1 slows the prefill a plan is built on", "[plan][serving]") {
+    // Llama-3.1-8B in BF16 on an H100: a 2,048-token prompt's prefill is compute-bound, 2,048 x
+    // (2 x the weights' parameters + the attention's) FLOPs and the LM head's for the last token,
+    // at 989 TFLOP/s. At half the peak (the plan's --compute-efficiency 0.5) it takes twice as long.
+    const Serving half = [] {
+        Workload w{.batch = 8};
+        w.efficiency.compute = 0.5;
+        return serve(Deployment{load_hardware("h100-sxm")}, load_model("llama-3.1-8b"), w, Traffic{2048, 256, 0, 2048},
+                     ServingMode::disaggregated);
+    }();
+    CHECK(half.prefill_time.in(s) == Approx(2 * l8_prefill).epsilon(1e-9));
+    PlanRequest r = l8_request(Traffic{2048, 256, 0, 2048});
+    r.users = 8;
+    r.weights = {formats::bf16};
+    r.modes = {ServingMode::disaggregated};
+    const PlanResult whole = plan(r);
+    r.base.efficiency.compute = 0.5;
+    const PlanResult slower = plan(r);
+    REQUIRE_FALSE(whole.plans.empty());
+    REQUIRE_FALSE(slower.plans.empty());
+    CHECK(slower.plans.front().serving.prefill_time.in(s) == Approx(2 * whole.plans.front().serving.prefill_time.in(s)).epsilon(1e-9));
+}
+
 TEST_CASE("plan: with one output token a request, plans are ranked on TTFT", "[plan][serving]") {
     // 64 users of Llama-3.1-8B in BF16 on H100s, 8,192-token prompts, one token out: no time
     // between tokens, so the latency is the first token's. Prefill apart on one H100 of 32
