@@ -845,7 +845,7 @@ void run_plan(const cli::PlanOptions& a) {
         for (const Format f : a.weights) weights += (weights.empty() ? "" : ",") + format_name(f);
         fmt::print("{}\n", cli::printable(naming_own_lever(result.verdict, plan_link_lever, "give one with --link-gb-per-s")));
         fmt::print("traffic: {}; prompt {} tokens ({} cached), {} out; every sequence may reach prompt + output\n",
-                   r.users ? cli::shown(*r.users, 0) + " users"
+                   r.users ? cli::shown(*r.users, 0) + (*r.users == 1 ? " user" : " users")
                            : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
                    r.traffic.cached_prompt, r.traffic.output);
         for (const std::string& said : result.assumptions) fmt::print("serving {}\n", said);

@@ -262,6 +262,9 @@ inline ConfigReading read_config(const nlohmann::json& j, const std::string& fil
     } catch (const error& e) {  // the core names the field; add the file
         throw error(root.file(), e.path(), e.value(), e.expected());
     }
+    // Without a position limit any context is taken: say so, since a real checkpoint has one.
+    if (m.max_context == 0)
+        out.notes += std::string(out.notes.empty() ? "" : "; ") + "no max_position_embeddings: contexts are not limited";
     return out;
 }
 
