@@ -426,7 +426,13 @@ void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& se
                a.accounting == WeightAccounting::bytes_read ? "bytes read" : "every parameter", cli::shown(a.memory_fraction, 2),
                a.reported_memory ? "the reported memory" : "the datasheet capacity", cli::shown(a.runtime_reserve.in(GiB), 2),
                a.activation_workspace ? " and the activation workspace" : "", links);
-    fmt::print("formats: {}\n", cli::printable(s.formats_source));
+    // AWQ, GPTQ and FP8 checkpoints keep the embeddings and LM head in 16 bits; --weights alone
+    // does not: say so where it was given.
+    const bool every_tensor = s.formats_source.find("--weights") != std::string::npos;
+    fmt::print("formats: {}{}\n", cli::printable(s.formats_source),
+               every_tensor ? " (--weights sets every tensor's format, the embeddings and an untied LM head too, unless "
+                              "--embeddings and --lm-head keep them apart)"
+                            : "");
     if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
     if (!s.attention_note.empty()) fmt::print("{}\n", s.attention_note);
     if (s.pipelined)
