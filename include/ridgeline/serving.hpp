@@ -118,7 +118,8 @@ inline std::string mode_assumptions(ServingMode m, const Traffic& t) {
             return "aggregated: each prompt's prefill rides the decode steps in chunks of at most " + std::to_string(t.prefill_chunk) +
                    " tokens a step, each chunk at its whole size; the other sequences' prompts, one each a turn, ride the room the user's "
                    "steps leave, or queue where more than a chunk a step arrives (closed loop: a sequence's next request starts as its "
-                   "last ends); TTFT is the steps carrying its chunks, and any wait in the queue";
+                   "last ends); TPOT is the mean of a turn's steps (one carrying a chunk takes longer); TTFT is the steps carrying its "
+                   "chunks, and any wait in the queue";
         case ServingMode::disaggregated:
             return "disaggregated: prefill on a pool of the same devices, one prompt at a time, no queueing; TTFT is one prefill plus "
                    "the prompt's KV over the scale-out link";
