@@ -271,6 +271,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
         if (const auto expected = lowers_context_limit(s.m, *o.max_context))
             cli::bad_value("--max-context", std::to_string(*o.max_context), *expected + ": the flag raises it");
         s.m.max_context = *o.max_context;
+        s.model_notes = without_position_note(s.model_notes);
     }
     s.dep = Deployment{s.hw, par};
     s.attention_note = cli::attention_dp_note(par, o.attention_dp == 0, o.tp.size() > 1);
@@ -973,6 +974,7 @@ std::string plan_in_user_terms(const ridgeline::error& e) {
     if (std::string own = naming_own_lever(expected, link_bandwidth_lever, "give one with --link-gb-per-s"); own != expected)
         return fmt::format("{}: got {}, expected {}", e.path(), e.value(), own);
     if (e.path() == "prompt + output") return fmt::format("--prompt + --output: got {}, expected {}", e.value(), expected);
+    if (e.path() == "serving mode") return fmt::format("--mode: got {}, expected {}", e.value(), expected);
     if (e.path() == "TPOT target") return fmt::format("--tpot-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "TTFT target") return fmt::format("--ttft-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "weight formats") return fmt::format("--weights: got {}, expected {}", e.value(), expected);

@@ -228,7 +228,7 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
             bad_value("--max-context", std::to_string(*o.max_context), *expected + ": the flag raises it");
         r.model.max_context = *o.max_context;
     }
-    out.model_notes = std::move(loaded.notes);
+    out.model_notes = o.max_context ? without_position_note(std::move(loaded.notes)) : std::move(loaded.notes);
     return out;
 }
 

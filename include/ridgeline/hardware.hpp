@@ -32,6 +32,8 @@ struct Hardware {
     // How the scale-up link joins a domain: through a switch (NVSwitch), which gives any group the
     // whole link, or as a mesh (AMD's Infinity Fabric, Gaudi's RoCE ports), each device's link
     // split evenly over direct links to its domain - 1 peers, so a group of g uses g - 1 of them.
+    // Partial meshes and tori (a DGX-1's V100 cube-mesh, TPU ICI) are neither, and are charged as
+    // a switch: an upper bound on what a small group gets.
     bool scale_up_mesh = false;
     std::optional<Seconds> scale_up_latency{};   // per message, per hop on the scale-up link
     std::optional<BytesPerSecond> scale_out_bandwidth{};  // per device, both directions together

@@ -81,6 +81,9 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
         if (t != "switch" && t != "mesh") topology.fail(expected);
         if (t == "mesh" && !root.has("interconnect_GB_per_s"))
             topology.fail("\"switch\" or no topology: a mesh splits interconnect_GB_per_s, which the file does not give");
+        if (t == "mesh" && hw.scale_up_domain < 2)
+            topology.fail("\"switch\" or no topology: a mesh joins a scale_up_domain of 2 or more devices (the file gives " +
+                          std::to_string(hw.scale_up_domain) + ")");
         hw.scale_up_mesh = t == "mesh";
     }
     if (root.has("scale_up_latency_us")) hw.scale_up_latency = us(root.at("scale_up_latency_us").latency_us());

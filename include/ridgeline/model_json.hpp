@@ -195,6 +195,15 @@ inline FamilyChoice choose_family(const Node& root) {
 
 }  // namespace json_detail
 
+// What a model's notes say where its file gives no max_position_embeddings; a front end that
+// sets the limit (--max-context) drops it with without_position_note.
+inline constexpr std::string_view no_position_limit_note = "no max_position_embeddings: contexts are not limited";
+inline std::string without_position_note(std::string notes) {
+    for (const std::string_view cut : {std::string("; ") + std::string(no_position_limit_note), std::string(no_position_limit_note)})
+        if (const auto at = notes.find(cut); at != std::string::npos) return notes.erase(at, cut.size());
+    return notes;
+}
+
 // Reads a config.json. `file` labels errors; `fallback_name` names the model when the file does not.
 inline ConfigReading read_config(const nlohmann::json& j, const std::string& file = "", const std::string& fallback_name = "model") {
     using json_detail::Node;
@@ -263,8 +272,7 @@ inline ConfigReading read_config(const nlohmann::json& j, const std::string& fil
         throw error(root.file(), e.path(), e.value(), e.expected());
     }
     // Without a position limit any context is taken: say so, since a real checkpoint has one.
-    if (m.max_context == 0)
-        out.notes += std::string(out.notes.empty() ? "" : "; ") + "no max_position_embeddings: contexts are not limited";
+    if (m.max_context == 0) out.notes += std::string(out.notes.empty() ? "" : "; ") + std::string(no_position_limit_note);
     return out;
 }
 

@@ -373,8 +373,21 @@ inline PlanResult plan(const PlanRequest& r) {
                     };
                     // The Pareto front's candidates: every power-of-two batch that fits, and the
                     // largest, each one replica (with its prefill pool) within the device limit.
-                    std::vector<std::int64_t> batches = powers_of_two_up_to(*most);
-                    if (batches.empty() || batches.back() != *most) batches.push_back(*most);
+                    // The largest batch this mode fits: capacity's, less what a prompt's pass adds
+                    // (Serving::memory), found by bisection where that is less.
+                    std::int64_t top = *most;
+                    if (const auto at_most = evaluate(top); at_most && !at_most->fits()) {
+                        std::int64_t lo = 0, hi = top;  // lo fits (or 0), hi does not
+                        while (hi - lo > 1) {
+                            const std::int64_t mid = lo + (hi - lo) / 2;
+                            const auto s = evaluate(mid);
+                            if (s && s->fits()) lo = mid;
+                            else hi = mid;
+                        }
+                        top = lo;
+                    }
+                    std::vector<std::int64_t> batches = powers_of_two_up_to(top);
+                    if (top > 0 && (batches.empty() || batches.back() != top)) batches.push_back(top);
                     for (const std::int64_t b : batches) {
                         const auto s = evaluate(b);
                         if (!s || !s->fits() || (r.ttft_target && s->ttft > *r.ttft_target)) continue;
@@ -387,14 +400,14 @@ inline PlanResult plan(const PlanRequest& r) {
                     }
                     // The fewest replicas: each holds ceil(users / replicas) sequences over its micro-batches.
                     const auto most_replicas = static_cast<std::int64_t>(static_cast<double>(r.max_devices) / per_replica);
-                    std::int64_t users_batch = 0;  // the last batch row_for gave the users
+                    std::optional<Seconds> row_latency;  // of the last row row_for evaluated that fits
                     const auto row_for = [&](std::int64_t replicas) -> std::optional<PlanRow> {
+                        row_latency.reset();
                         const double stages = static_cast<double>(par.pipeline);
                         std::optional<Serving> s;
                         if (r.users) {
                             const auto batch = static_cast<std::int64_t>(ceil_div(*r.users, static_cast<double>(replicas) * stages));
                             if (batch > *most) return std::nullopt;
-                            users_batch = batch;
                             s = evaluate(batch);
                         } else {
                             // Little's law, iterated from one sequence until the users stop growing; a
@@ -431,6 +444,7 @@ inline PlanResult plan(const PlanRequest& r) {
                         if (!s) return std::nullopt;
                         PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, replicas, *s, 0, {}, {}};
                         whole(row);
+                        row_latency = s->fits() ? std::optional(latency(*s)) : std::nullopt;
                         // The fastest token of those that hold the users within the limit, met or not:
                         // what a verdict of "no plan" says the targets would have to allow; of equally
                         // fast ones (more replicas than the users need add none), the fewest devices.
@@ -458,11 +472,15 @@ inline PlanResult plan(const PlanRequest& r) {
                     std::optional<PlanRow> best = row_for(most_replicas);
                     if (!best) {
                         // None meets the targets. For the verdict's fastest token, the fewest
-                        // replicas that give the users the same batch, so as fast.
-                        if (r.users && users_batch > 0) {
-                            const auto fewest = static_cast<std::int64_t>(
-                                ceil_div(*r.users, static_cast<double>(users_batch) * static_cast<double>(par.pipeline)));
-                            if (fewest < most_replicas) (void)row_for(fewest);
+                        // replicas as fast as the most (fewer replicas are never faster: bisection).
+                        if (const std::optional<Seconds> fastest = row_latency) {
+                            std::int64_t lo = 0, hi = most_replicas;  // lo slower (or 0), hi as fast
+                            while (hi - lo > 1) {
+                                const std::int64_t mid = lo + (hi - lo) / 2;
+                                (void)row_for(mid);
+                                if (row_latency && *row_latency <= *fastest * (1 + 1e-9)) hi = mid;
+                                else lo = mid;
+                            }
                         }
                         continue;
                     }

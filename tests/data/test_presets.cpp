@@ -115,6 +115,9 @@ TEST_CASE("presets: bad hardware files name file, path, value and expectation", 
     CHECK_THROWS_WITH(load_hardware(bad("hw-unknown-topology")),
                       "tests/data/bad/hw-unknown-topology.json: /scale_up_topology: got \"ring\" (a string), expected \"switch\" (any group gets the whole link) "
                       "or \"mesh\" (each pair of the domain joined directly)");
+    CHECK_THROWS_WITH(load_hardware(bad("hw-mesh-one-device")),
+                      "tests/data/bad/hw-mesh-one-device.json: /scale_up_topology: got \"mesh\" (a string), expected \"switch\" or no topology: "
+                      "a mesh joins a scale_up_domain of 2 or more devices (the file gives 1)");
     CHECK_THROWS_WITH(load_hardware(bad("hw-mesh-without-link")),
                       "tests/data/bad/hw-mesh-without-link.json: /scale_up_topology: got \"mesh\" (a string), expected \"switch\" or no topology: a mesh "
                       "splits interconnect_GB_per_s, which the file does not give");

@@ -647,6 +647,23 @@ TEST_CASE("plan: the fastest token that misses the targets is on the fewest devi
     const std::size_t tp = rest.find("(TP "), pp = rest.find(", PP ");
     REQUIRE((tp != std::string::npos && pp != std::string::npos));
     CHECK(devices == std::stoi(rest.substr(tp + 4)) * std::stoi(rest.substr(pp + 5)));
+    // And at a request rate that keeps one sequence a replica (0.1 a second), the same: a review
+    // found the rate's search naming 64 devices.
+    r.users.reset();
+    r.requests_per_s = 0.1;
+    const PlanResult q = plan(r);
+    REQUIRE(q.verdict.starts_with(lead));
+    const std::string after = q.verdict.substr(lead.size());
+    CHECK(std::stoi(after) == std::stoi(after.substr(after.find("(TP ") + 4)) * std::stoi(after.substr(after.find(", PP ") + 5)));
+}
+
+TEST_CASE("serving: one output token a request leaves nothing to decode apart", "[plan][serving]") {
+    // The prefill's LM head makes the only token; a decode pool and the KV sent to it would be
+    // bought for nothing (a review found plan charging both).
+    CHECK_THROWS_WITH(serve(Deployment{load_hardware("h100-sxm")}, load_model("llama-3.1-8b"), Workload{.batch = 4}, Traffic{4096, 1},
+                            ServingMode::disaggregated),
+                      "serving mode: got disaggregated, expected aggregated or prefill apart where each request asks for one output "
+                      "token (the prefill makes it; nothing is left to decode apart)");
 }
 
 TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
