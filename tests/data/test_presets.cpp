@@ -137,6 +137,19 @@ TEST_CASE("presets: bad hardware files name file, path, value and expectation", 
                       Catch::StartsWith("tests/data/bad/not-json.json: got text that is not JSON ([json.exception.parse_error.101] parse error at line 2, column 1"));
 }
 
+TEST_CASE("presets: a model with no position limit says so, until a front end sets one", "[presets]") {
+    // A copy of Llama-3.1-8B's config.json without max_position_embeddings.
+    const LoadedModel loaded = load_model_with_formats("tests/data/model-no-positions.json");
+    CHECK(loaded.model.max_context == 0);
+    CHECK(loaded.notes == "no max_position_embeddings: contexts are not limited");
+    // --max-context (the CLI) sets one: the note goes, and only it.
+    CHECK(without_position_note(loaded.notes).empty());
+    CHECK(without_position_note("model_type x read as llama; no max_position_embeddings: contexts are not limited") ==
+          "model_type x read as llama");
+    CHECK(without_position_note("model_type x read as llama") == "model_type x read as llama");
+    CHECK(load_model_with_formats("llama-3.1-8b").notes.empty());
+}
+
 TEST_CASE("presets: bad config.json files name file, path, value and expectation", "[presets][errors]") {
     const auto bad = [](const char* stem) { return std::string("tests/data/bad/") + stem + ".json"; };
     CHECK_THROWS_WITH(load_model(bad("model-missing-layers")),
