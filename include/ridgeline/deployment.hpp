@@ -83,7 +83,9 @@ inline constexpr Seconds ring_step_net_overhead = us(1.0);
 // one keeps it within its scale-up domain and crosses the scale-out network past it, the preset's
 // or else the one given. Latency: the deployment's, else the preset's for that link, else the
 // assumptions' fallback (the preset's scale-out latency stands for its own network).
-constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::int64_t group) {
+// `needs` says what a missing link would have carried, for the error.
+constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::int64_t group,
+                              std::string_view needs = "a split over several devices") {
     const Hardware& hw = d.device;
     const std::optional<BytesPerSecond>& given = d.parallel.link_bandwidth;
     Link l;
@@ -100,7 +102,7 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
         }
     };
     if (!hw.interconnect_bandwidth) {
-        if (!given) deployment_detail::no_link(hw, "interconnect_GB_per_s", "a split over several devices");
+        if (!given) deployment_detail::no_link(hw, "interconnect_GB_per_s", std::string(needs));
         l.one_way = *given / 2.0;
         l.bandwidth_from = "deployment";
         latency(hw.scale_up_latency);
@@ -150,8 +152,9 @@ constexpr Link link_for_group(const Deployment& d, const Assumptions& a, std::in
 
 // The link one device's send to one other of a group of `group` crosses (a pipeline's hop, a
 // prompt's KV to its decode device): link_for_group's, but on a mesh only the one direct link.
-constexpr Link link_for_pair(const Deployment& d, const Assumptions& a, std::int64_t group) {
-    Link l = link_for_group(d, a, group);
+constexpr Link link_for_pair(const Deployment& d, const Assumptions& a, std::int64_t group,
+                             std::string_view needs = "a split over several devices") {
+    Link l = link_for_group(d, a, group, needs);
     if (l.mesh_links > 1) {
         l.one_way = l.one_way / static_cast<double>(l.mesh_links);
         l.mesh_links = 1;

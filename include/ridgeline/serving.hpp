@@ -263,14 +263,6 @@ constexpr AggregatedLoad aggregated_load(const Traffic& t, std::int64_t batch, s
 }
 
 namespace serving_detail {
-// A disaggregated prompt's KV with no link to its decode device: what needs the link is the KV's
-// way, not a split of the model.
-[[noreturn]] inline void no_kv_link(const missing_link& e) {
-    throw missing_link(e.path(), naming_own_lever(e.expected(), " for a split over several devices",
-                                                  " for the prompt's KV, from a prefill device to a decode device"),
-                       e.scale_out());
-}
-
 // What `tokens` prefill tokens riding a decode step add to it, on one stage: their bytes (KV
 // read and written) and FLOPs at the step's roofline, the routed experts and embedding rows they
 // read beyond the decode batch's, and their share of the all-reduces.
@@ -357,18 +349,26 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
 // micro-batch's work (the throughput bound: its share and the other micro-batches'); the larger
 // holds. Steps with no chunk of its own wait for the other micro-batches' share. One stage: the
 // whole addition, and no other micro-batch.
+// What `chunks` add to a step, each at `share` of its whole addition.
+constexpr Seconds riding_added(const std::array<ChunkSteps, 2>& chunks, double share, const MixedStep& mixed) {
+    Seconds added{};
+    for (const ChunkSteps& k : chunks)
+        if (k.per_step > 0) added += k.per_step * share * mixed.added(k.tokens);
+    return added;
+}
+// Whether `own` more work on the user's micro-batch outlasts its share of the stages beside the
+// other micro-batches' (`others`): the latency bound holds, not the throughput bound.
+constexpr bool latency_bound(Seconds own, const AggregatedLoad& load, Seconds others) { return own >= load.mine_share * own + others; }
+
 using RidingWeights = std::array<std::pair<ChunkSteps, double>, 4>;
 constexpr RidingWeights riding_weights(const AggregatedLoad& load, const MixedStep& mixed) {
     RidingWeights out{};
-    Seconds others{};
-    for (const ChunkSteps& o : load.others)
-        if (o.per_step > 0) others += o.per_step * load.others_share * mixed.added(o.tokens);
+    const Seconds others = riding_added(load.others, load.others_share, mixed);
     double alone = 0;  // steps whose own chunk's whole addition outlasts the shared stages
     for (std::size_t i = 0; i < load.mine.size(); ++i) {
         const ChunkSteps& k = load.mine[i];
         if (k.per_step == 0) continue;
-        const Seconds a = mixed.added(k.tokens);
-        const bool latency = a >= load.mine_share * a + others;
+        const bool latency = latency_bound(mixed.added(k.tokens), load, others);
         out[i] = {k, latency ? k.per_step : k.per_step * load.mine_share};
         if (latency) alone += k.per_step;
     }
@@ -420,6 +420,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     at_end.context = longest - 1;
     at_end.tokens_per_sequence = 1;
     s.memory = memory_use(d, m, at_end);
+    const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline);  // aggregated's prompts a step
     // The workspace of the largest pass that carries prompt tokens, where it outgrows the decode
     // step's: aggregated, a decode step and the chunk riding it; prefill apart, one prompt's
     // pass, unchunked; disaggregated, that pass on a prefill device, which holds one prompt's KV.
@@ -440,7 +441,6 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             // Aggregated: the most prompt tokens a step carries, a chunk or the arriving prompts packed.
             double chunk = static_cast<double>(fresh < traffic.prefill_chunk ? fresh : traffic.prefill_chunk);
             if (mode == ServingMode::aggregated) {
-                const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline);
                 for (const auto& kinds : {load.mine, load.others})
                     for (const ChunkSteps& k : kinds)
                         if (k.per_step > 0 && k.tokens > chunk) chunk = k.tokens;
@@ -467,20 +467,11 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
             const serving_detail::MixedStep mixed = a.mixed(d, m);
             s.prefill_time = a.pre.time;
-            const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline);
             s.keeps_up = !load.queues;
-            // What riding chunks add to a step, each at its micro-batches' share (aggregated_load).
-            const auto riding = [&mixed](const std::array<ChunkSteps, 2>& chunks, double share) {
-                Seconds added{};
-                for (const ChunkSteps& k : chunks)
-                    if (k.per_step > 0) added += k.per_step * share * mixed.added(k.tokens);
-                return added;
-            };
-            const Seconds other_batches = riding(load.others, load.others_share);
+            const Seconds other_batches = serving_detail::riding_added(load.others, load.others_share, mixed);
             // A step of the user's micro-batch carrying `own` more work (serving_detail::riding_weights).
             const auto step_with = [&](Seconds own) {
-                const Seconds shared = load.mine_share * own + other_batches;
-                return s.decode_tpot + (own < shared ? shared : own);
+                return s.decode_tpot + (serving_detail::latency_bound(own, load, other_batches) ? own : load.mine_share * own + other_batches);
             };
             s.tpot = s.decode_tpot;
             for (const auto& [k, weight] : serving_detail::riding_weights(load, mixed))
@@ -489,7 +480,8 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                 // Each of the prompt's own chunk steps, with the others' prompts in the room it leaves.
                 const auto chunk = static_cast<double>(traffic.prefill_chunk);
                 const auto own_step = [&](double tokens) {
-                    return step_with(mixed.added(tokens) + riding(chunk_steps(traffic, load.room_rate * (chunk - tokens) / chunk), 1));
+                    return step_with(mixed.added(tokens) +
+                                     serving_detail::riding_added(chunk_steps(traffic, load.room_rate * (chunk - tokens) / chunk), 1, mixed));
                 };
                 const PromptChunks chunks = prompt_chunks(traffic);
                 s.ttft = static_cast<double>(chunks.full) * own_step(static_cast<double>(chunks.size)) +
@@ -526,12 +518,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         // link joining a prefill replica and a decode replica: the scale-up link while both fit in
         // one domain, past it the network the deployment gives (refused where there is none).
         const std::int64_t pair = d.device.scale_out_bandwidth ? d.device.scale_up_domain + 1 : 2 * d.parallel.replica_devices();
-        Link l;
-        try {
-            l = link_for_pair(d, w.assumptions, pair);
-        } catch (const missing_link& e) {
-            serving_detail::no_kv_link(e);
-        }
+        const Link l = link_for_pair(d, w.assumptions, pair, "the prompt's KV, from a prefill device to a decode device");
         // Each device sends its share over its own port, one direction; under attention data
         // parallelism a sequence's cache lives on its rank's devices only.
         s.kv_transfer = l.latency + kv / (l.one_way * (s.replica_devices / static_cast<double>(d.parallel.attention_data)));
