@@ -261,6 +261,7 @@ inline PlanResult plan(const PlanRequest& r) {
     // tokens) TTFT.
     const bool one_token = r.traffic.output == 1;
     const auto latency = [one_token](const Serving& s) { return one_token ? s.ttft : s.tpot; };
+    const std::string latency_name = one_token ? "TTFT" : "TPOT";
     // Some devices priced and others not would rank by device count and drop the prices given.
     if (!priced && std::any_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); })) {
         std::string unpriced;
@@ -376,20 +377,23 @@ inline PlanResult plan(const PlanRequest& r) {
                     // The largest batch this mode fits: capacity's, less what a prompt's pass adds
                     // (Serving::memory), found by bisection where that is less.
                     std::int64_t top = *most;
-                    if (const auto at_most = evaluate(top); at_most && !at_most->fits()) {
+                    std::optional<Serving> at_top = evaluate(top);  // kept: the loop below needs it too
+                    if (at_top && !at_top->fits()) {
                         std::int64_t lo = 0, hi = top;  // lo fits (or 0), hi does not
+                        std::optional<Serving> at_lo;
                         while (hi - lo > 1) {
                             const std::int64_t mid = lo + (hi - lo) / 2;
-                            const auto s = evaluate(mid);
-                            if (s && s->fits()) lo = mid;
+                            auto s = evaluate(mid);
+                            if (s && s->fits()) lo = mid, at_lo = std::move(s);
                             else hi = mid;
                         }
                         top = lo;
+                        at_top = at_lo;
                     }
                     std::vector<std::int64_t> batches = powers_of_two_up_to(top);
                     if (top > 0 && (batches.empty() || batches.back() != top)) batches.push_back(top);
                     for (const std::int64_t b : batches) {
-                        const auto s = evaluate(b);
+                        const auto s = b == top ? at_top : evaluate(b);
                         if (!s || !s->fits() || (r.ttft_target && s->ttft > *r.ttft_target)) continue;
                         PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, 1, *s, 0, {}, {}};
                         whole(row);
@@ -569,12 +573,11 @@ inline PlanResult plan(const PlanRequest& r) {
         return d;
     };
     // Why `loser` did worse than `winner`.
-    const std::string same = one_token ? "TTFT" : "TPOT";
-    const auto lost = [&same](ServingMode loser, ServingMode winner) -> std::string {
+    const auto lost = [&latency_name](ServingMode loser, ServingMode winner) -> std::string {
         if (loser == ServingMode::aggregated && winner == ServingMode::disaggregated)
-            return " (its steps carry prompts' prefill, so it needs more replicas for the same " + same + ")";
+            return " (its steps carry prompts' prefill, so it needs more replicas for the same " + latency_name + ")";
         if (loser == ServingMode::prefill_apart && winner == ServingMode::disaggregated)
-            return " (each prompt's prefill stalls its running decodes, so it needs more replicas for the same " + same + ")";
+            return " (each prompt's prefill stalls its running decodes, so it needs more replicas for the same " + latency_name + ")";
         if (loser == ServingMode::disaggregated && winner == ServingMode::aggregated)
             return " (its prefill pool costs more devices than the prefill its decode steps would carry)";
         if (loser == ServingMode::disaggregated) return " (its prefill pool costs more devices than the decodes' waits for prefill)";
@@ -601,8 +604,7 @@ inline PlanResult plan(const PlanRequest& r) {
             return as + ", but a longer TPOT)";
         }
         if (best.replicas != winner.replicas) return as + " and as fast, but more replicas)";
-        return std::string(" (ties it on ") + (priced ? "cost, " : "") + "devices, " + (one_token ? "TTFT" : "TPOT") +
-               " and replicas; the search met it first)";
+        return std::string(" (ties it on ") + (priced ? "cost, " : "") + "devices, " + latency_name + " and replicas; the search met it first)";
     };
     // Why no plan of `mode` met the targets.
     const auto none = [](ServingMode mode) -> std::string {
