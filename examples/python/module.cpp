@@ -58,8 +58,8 @@ struct PyAssumptions {
     Assumptions a{};
 };
 
-// A workload: batch, context, formats, efficiency and assumptions. The weights' format may be
-// left to the checkpoint (then the experts' and the embeddings' are the checkpoint's too).
+// A workload: batch, context, formats, efficiency and assumptions. A weights format sets the
+// linear layers and experts; the embeddings and LM head stay the checkpoint's unless given.
 struct WorkloadSpec {
     Workload w{};
     bool weights_given = false, embeddings_given = false, experts_given = false, lm_head_given = false;
@@ -402,7 +402,8 @@ void raise_max_context(Model& m, const std::optional<std::int64_t>& max_ctx) {
 }
 
 // One setting resolved as the CLI's resolve() does it: the formats from the checkpoint unless
-// weights are given (then every tensor's, unless experts or embeddings are given too).
+// weights are given (then the linear layers' and experts', the checkpoint's embeddings and LM
+// head kept, unless experts, embeddings or lm_head are given too).
 // The workload with the model's storage formats where the spec leaves them to the checkpoint,
 // and where the formats came from, as rows record it.
 std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadSpec& spec, const Hardware& hw) {
@@ -418,10 +419,17 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
         throw ridgeline::error("", "lm_head", format_name(p.lm_head_format()),
                                "no lm_head format: model '" + std::string(pm.model.name.view()) +
                                    "' ties its LM head to the input table (use embeddings=)");
-    // The recurrent state's format is the cache's, not the weights': weights= leaves it.
-    p.state = pm.precision.state;
-    if (spec.weights_given)  // as the CLI records it: rows are the same in both
+    if (spec.weights_given) {  // as the CLI resolves and records it: rows are the same in both
+        const Precision asked = p;
+        store_weights_as(p, pm.precision, asked.weights);
+        // experts=, embeddings= and lm_head= given beside weights= set those still.
+        if (spec.experts_given) p.experts = asked.experts;
+        if (spec.embeddings_given) p.embeddings = asked.embeddings;
+        if (spec.lm_head_given) p.lm_head = asked.lm_head;
         return {w, "--weights" + kept_state_source(pm.precision) + compute_note};
+    }
+    // The recurrent state's format is the cache's, not the weights'.
+    p.state = pm.precision.state;
     p.weights = pm.precision.weights;
     if (!spec.experts_given) p.experts = pm.precision.experts;
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
@@ -442,6 +450,7 @@ cli::Resolved make_setting(const PyModel& pm, const std::string& hardware_name, 
     s.m = pm.model;
     s.model_notes = pm.notes;
     std::tie(s.base, s.formats_source) = with_formats(pm, spec, hw);
+    s.weights_flag = spec.weights_given;
     raise_max_context(s.m, max_ctx);
     s.dep = Deployment{s.hw, par};
     if (s.m.group_count > 0) validate(s.dep, s.m);
@@ -752,6 +761,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     }
     const PyModel& pm = model_of(model);
     r.model = pm.model;
+    r.checkpoint_formats = pm.precision;
     if (checkpoint) r.checkpoint = pm.precision;
     raise_max_context(r.model, max_ctx);
     w.precision.state = pm.precision.state;  // the cache's format, whatever the weights'
@@ -1256,7 +1266,7 @@ PYBIND11_MODULE(ridgeline, m) {
         .def_property_readonly("context", [](const PyWorkload& w) { return w.spec.w.context; })
         .def_property_readonly("weights", [](const PyWorkload& w) -> std::optional<std::string> {
             return w.spec.weights_given ? std::optional<std::string>(format_name(w.spec.w.precision.weights)) : std::nullopt;
-        }, "The weights' format, or None: the checkpoint's")
+        }, "The linear layers' and experts' format (the embeddings and LM head stay the checkpoint's), or None: the checkpoint's")
         .def_property_readonly("kv", [](const PyWorkload& w) { return format_name(w.spec.w.precision.kv); })
         // None where not given: each device then computes in its default_compute (fp16 on a V100).
         .def_property_readonly("compute", [](const PyWorkload& w) -> py::object {

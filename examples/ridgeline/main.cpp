@@ -118,15 +118,16 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
                      out.emplace_back(piece == "checkpoint" ? std::nullopt : std::optional(cli::parse_format_option(f, piece)));
                  return out;
              },
-             std::string("Weight format: bf16, fp8, int8, int4, mxfp4, int4/g128, ..., or checkpoint (the default: the checkpoint's, "
-                         "from its torch_dtype and quantization_config)") + (lists ? "; a list: checkpoint,fp8" : ""));
+             std::string("Format of the linear layers and experts: bf16, fp8, int8, int4, mxfp4, int4/g128, ... (the embeddings and LM "
+                         "head stay the checkpoint's), or checkpoint (the default: the checkpoint's own, from its torch_dtype and "
+                         "quantization_config)") + (lists ? "; a list: checkpoint,fp8" : ""));
     add_read(app, "--kv", o.kv, read_format, "KV-cache format (default bf16)");
     add_read(app, "--compute", o.compute,
              [](const std::string& f, const std::string& t) { return std::optional(cli::parse_numeric_option(f, t)); },
              "Compute format whose peak the math runs on (default bf16, or fp16 on a device without a bf16 peak)");
-    add_read(app, "--embeddings", o.embeddings, read_format, "Format of the input embedding table, if not the weights'");
+    add_read(app, "--embeddings", o.embeddings, read_format, "Format of the input embedding table, if not the checkpoint's");
     add_read(app, "--experts", o.experts, read_format, "Format of the routed experts, if not the weights'");
-    add_read(app, "--lm-head", o.lm_head, read_format, "Format of an untied LM head, if not the weights'");
+    add_read(app, "--lm-head", o.lm_head, read_format, "Format of an untied LM head, if not the checkpoint's");
     add_read(app, "--batch,-b", o.batches, [](const std::string& f, const std::string& t) { return cli::parse_list_flag(f, t, 1); },
              "Batch sizes: 1,8,64 or 1..256x2 (default 1)");
     add_read(app, "--context,-c", o.contexts, [](const std::string& f, const std::string& t) { return cli::parse_list_flag(f, t, 0); },
@@ -229,24 +230,24 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
         cli::bad_value("--hardware", hardware, "a device with more usable memory than the " + cli::shown(a.runtime_reserve.in(GiB), 2) +
                        " GiB reserved (or a smaller --reserve-gib): " + usable);
     }
-    // The checkpoint's storage formats, unless a flag sets them: --weights alone sets every
-    // tensor's format (its experts' and embeddings' too, unless those flags are given).
+    // The checkpoint's storage formats, unless a flag sets them: --weights sets the linear
+    // layers' and experts' format and keeps the checkpoint's embeddings and LM head, as a
+    // quantiser does (--embeddings and --lm-head set those).
     LoadedModel loaded = load_model_with_formats(o.model);
     s.m = loaded.model;
     s.model_notes = loaded.notes;
     if (weights) {
-        p.weights = *weights;  // experts, embeddings and an untied head follow it
-        s.formats_source = "--weights";
+        store_weights_as(p, loaded.precision, *weights);
+        s.weights_flag = true;
+        s.formats_source = "--weights" + kept_state_source(loaded.precision);
     } else {
         p.weights = loaded.precision.weights;
         p.experts = loaded.precision.experts;
         p.embeddings = loaded.precision.embeddings;
         p.lm_head = loaded.precision.lm_head;
+        p.state = loaded.precision.state;
         s.formats_source = "the checkpoint: " + loaded.precision_source;
     }
-    // The recurrent state's format is the cache's, not the weights': --weights leaves it.
-    p.state = loaded.precision.state;
-    if (weights) s.formats_source += kept_state_source(loaded.precision);
     // Flags that override some of the checkpoint's formats say so in the record, then a compute
     // format the device chose (Python's rows read the same).
     if (!weights) s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head);
@@ -427,13 +428,12 @@ void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& se
                a.accounting == WeightAccounting::bytes_read ? "bytes read" : "every parameter", cli::shown(a.memory_fraction, 2),
                a.reported_memory ? "the reported memory" : "the datasheet capacity", cli::shown(a.runtime_reserve.in(GiB), 2),
                a.activation_workspace ? " and the activation workspace" : "", links);
-    // AWQ, GPTQ and FP8 checkpoints keep the embeddings and LM head in 16 bits; --weights alone
-    // does not: say so where it was given.
-    const bool every_tensor = s.formats_source.find("--weights") != std::string::npos;
+    // What --weights leaves is in the rows' weights column; why, here.
     fmt::print("formats: {}{}\n", cli::printable(s.formats_source),
-               every_tensor ? " (--weights sets every tensor's format, the embeddings and an untied LM head too, unless "
-                              "--embeddings and --lm-head keep them apart)"
-                            : "");
+               s.weights_flag ? " (--weights sets the linear layers and experts; the embeddings and an untied LM head stay as the "
+                                "checkpoint stores them, as AWQ, GPTQ and FP8 checkpoints keep them, unless --embeddings and "
+                                "--lm-head set them)"
+                              : "");
     if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
     if (!s.attention_note.empty()) fmt::print("{}\n", s.attention_note);
     if (s.pipelined)

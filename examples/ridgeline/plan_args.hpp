@@ -92,7 +92,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.top = parse_integer_option(f, t, 1, 1'000'000); }},
         {"--weights", "weights",
          "Weight storage to try: checkpoint (the model's own formats, e.g. gpt-oss's MXFP4 experts beside BF16) or a format for "
-         "every tensor (default checkpoint,fp8)",
+         "the linear layers and experts, the embeddings and LM head kept as the checkpoint stores them (default checkpoint,fp8)",
          [](PlanOptions& o, const std::string& f, const std::string& t) {
              o.weights.clear();
              o.checkpoint = false;
@@ -220,6 +220,7 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     }
     LoadedModel loaded = load_model_with_formats(o.model);
     r.model = loaded.model;
+    r.checkpoint_formats = loaded.precision;
     if (o.checkpoint) r.checkpoint = loaded.precision;
     w.precision.state = loaded.precision.state;  // the cache's format, whatever the weights'
     if (o.max_context) {

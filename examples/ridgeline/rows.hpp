@@ -45,6 +45,7 @@ struct Resolved {
     ridgeline::Deployment dep{};
     ridgeline::Workload base{};  // batch and context aside
     std::string formats_source;  // where the storage formats came from
+    bool weights_flag = false;   // a weights flag set them: the embeddings and LM head kept the checkpoint's
     std::string model_notes;     // how the model's file was read, when that needs saying
     std::string attention_note;  // how the attention is split, where data parallelism splits it (attention_dp_note)
     bool pipelined = false;      // pipeline stages: the batch is one micro-batch's (said under the table)

@@ -173,15 +173,14 @@ json evaluate(const json& request) {
 
     Workload w;
     // An empty weights field keeps the checkpoint's formats (experts and embeddings too), as the
-    // CLI does without --weights.
+    // CLI does without --weights; a format sets the linear layers and experts, the checkpoint's
+    // embeddings and LM head kept, as --weights does.
     std::string formats_source = "the weights field";
     if (request.value("weights", std::string()).empty()) {
         w.precision = loaded.precision;
         formats_source = "the checkpoint: " + loaded.precision_source;
     } else {
-        w.precision.weights = format(request, "weights");
-        // The recurrent state's format is the cache's, not the weights', as in the CLI.
-        w.precision.state = loaded.precision.state;
+        store_weights_as(w.precision, loaded.precision, format(request, "weights"));
         formats_source += kept_state_source(loaded.precision);
     }
     w.precision.kv = format(request, "kv");

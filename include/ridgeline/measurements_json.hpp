@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catalogue.hpp"
+#include "checkpoint_formats.hpp"
 #include "json_node.hpp"
 #include "observation.hpp"
 #include "workload.hpp"
@@ -79,7 +80,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
     for (std::size_t i = 0; i < list.value().size(); ++i) {
         const Node r = list.at(i);  // errors name the file and the row: /measurements/<i>/...
         r.require_object("a measurement object");
-        r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "tensor_parallel",
+        r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "lm_head", "tensor_parallel",
                      "pipeline_parallel", "expert_parallel", "attention_data_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prefill_steps", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
                      "max_context", "engine", "engine_version", "date", "source", "notes", "flagged"});
         MeasuredRow row;
@@ -91,6 +92,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         if (r.has("compute")) w.precision.compute = json_detail::numeric_at(r.at("compute"));
         if (r.has("embeddings")) w.precision.embeddings = json_detail::format_at(r.at("embeddings"));
         if (r.has("experts")) w.precision.experts = json_detail::format_at(r.at("experts"));
+        if (r.has("lm_head")) w.precision.lm_head = json_detail::format_at(r.at("lm_head"));
         if (r.has("tensor_parallel")) row.parallel.tensor = r.at("tensor_parallel").positive_integer();
         if (r.has("pipeline_parallel")) row.parallel.pipeline = r.at("pipeline_parallel").positive_integer();
         if (r.has("batch")) w.batch = r.at("batch").positive_integer();
@@ -170,7 +172,7 @@ inline MeasurementSet load_measurements(std::string_view name_or_path) {
     const fs::path file = resolve_preset(PresetKind::measurements, name_or_path);
     MeasurementSet set = measurements_from_json(read_json_file(file), file.string());
     // A preset name that is not in the catalogue is the row's error, not the caller's later.
-    std::map<std::string, std::int64_t> position_limits;  // each model's max_position_embeddings, loaded once
+    std::map<std::string, LoadedModel> models;  // each model with its checkpoint's formats, loaded once
     for (std::size_t i = 0; i < set.rows.size(); ++i) {
         const auto check = [&](PresetKind kind, const std::string& name, const char* key) {
             try {
@@ -184,13 +186,18 @@ inline MeasurementSet load_measurements(std::string_view name_or_path) {
         check(PresetKind::model, set.rows[i].model, "model");
         // The row's longest context within what its model allows, or a max_context saying how far
         // the source's engine ran it past that; a max_context must reach past both.
-        const MeasuredRow& r = set.rows[i];
+        MeasuredRow& r = set.rows[i];
         const bool requests = r.requests.timed != Timed::decode_steps;
         const std::int64_t longest = requests ? r.requests.prompt + r.requests.output : r.workload.context;
         const std::string row = "/measurements/" + std::to_string(i) + "/";
-        const auto known = position_limits.find(r.model);
-        const std::int64_t limit =
-            known != position_limits.end() ? known->second : position_limits.emplace(r.model, load_model(r.model).max_context).first->second;
+        auto known = models.find(r.model);
+        if (known == models.end()) known = models.emplace(r.model, load_model_with_formats(r.model)).first;
+        const std::int64_t limit = known->second.model.max_context;
+        // The row's weights format is its linear layers'; the embeddings and an untied LM head it
+        // does not name are as the checkpoint stores them, as --weights keeps them.
+        Precision& p = r.workload.precision;
+        if (!p.embeddings) p.embeddings = known->second.precision.embedding_format();
+        if (!p.lm_head && !known->second.model.tied_embeddings) p.lm_head = known->second.precision.lm_head_format();
         if (r.max_context) {
             if (*r.max_context < longest)
                 throw error(json_detail::printable(file.string()), row + "max_context", std::to_string(*r.max_context),

@@ -45,9 +45,14 @@ struct PlanRequest {
     std::optional<Seconds> ttft_target;
     std::optional<Seconds> tpot_target;
     std::int64_t max_devices = 64;           // per plan, all replicas and pools
-    std::vector<Format> weights{formats::bf16, formats::fp8};  // weight formats to try (experts and tables follow)
-    // The checkpoint's own formats (weights, experts, embeddings, LM head: load_model_with_formats),
-    // tried first when given; a format of `weights` that is the same storage is not tried again.
+    // Weight formats to try: each sets the linear layers and experts; the embeddings and an untied
+    // LM head stay in checkpoint_formats' (store_weights_as), as quantised checkpoints keep them.
+    std::vector<Format> weights{formats::bf16, formats::fp8};
+    // The checkpoint's own formats (weights, experts, embeddings, LM head: load_model_with_formats);
+    // 16 bits throughout unless set.
+    Precision checkpoint_formats{};
+    // Those formats tried first, when given; a format of `weights` that makes the same storage is
+    // not tried again.
     std::optional<Precision> checkpoint{};
     std::vector<ServingMode> modes{ServingMode::aggregated, ServingMode::disaggregated};
     Workload base{};                         // KV and compute formats, assumptions, efficiency
@@ -63,7 +68,7 @@ struct PlanRow {
     Parallelism parallel{};
     Format weights = formats::bf16;
     Numeric compute = Numeric::bf16;     // the device's default_compute where the request left it unasked
-    std::string weights_name = "bf16";   // the whole storage: "bf16, experts mxfp4" for gpt-oss's checkpoint
+    std::string weights_name = "bf16";   // as asked: a format ("fp8"), or the checkpoint's whole storage ("bf16, experts mxfp4")
     ServingMode mode = ServingMode::aggregated;
     std::int64_t replicas = 0;
     Serving serving{};
@@ -255,6 +260,14 @@ inline PlanResult plan(const PlanRequest& r) {
     if (has_routed_experts(r.model))
         out.assumptions.push_back("attention: each tensor-parallel split also tried with the attention data-parallel, one rank a "
                                   "device (SGLang's --enable-dp-attention, TensorRT-LLM's enable_attention_dp); a step waits for the busiest rank");
+    if (!r.weights.empty()) {
+        const Precision& c = r.checkpoint_formats;
+        out.assumptions.push_back(
+            std::string("weights: a format asked for sets the linear layers and experts; the embeddings") +
+            (r.model.tied_embeddings ? " (tied to the LM head)" : " and LM head") + " stay as the checkpoint stores them (" +
+            "embeddings " + format_name(c.embedding_format()) +
+            (r.model.tied_embeddings ? "" : ", lm_head " + format_name(c.lm_head_format())) + ", as AWQ, GPTQ and FP8 checkpoints keep them)");
+    }
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     std::optional<PlanRow> closest;  // the fastest token that holds the users within the limit (below)
     // The latency a plan is ranked on: TPOT, or with one output token a request (no time between
@@ -281,18 +294,23 @@ inline PlanResult plan(const PlanRequest& r) {
     std::vector<std::optional<error>> mode_refused(r.modes.size());
     // Storage no engine runs on a device: its names, and each device's reason.
     std::vector<std::string> skipped_formats, skipped_why;
-    // The storage choices: the checkpoint's, then each format for every tensor (but one the
-    // checkpoint already stores everything in).
+    // The storage choices: the checkpoint's, then each format for the linear layers (but one
+    // that makes the checkpoint's storage again).
+    // Each is named as it was asked for: the checkpoint's whole storage, or the format given.
     std::vector<Precision> storages;
-    if (r.checkpoint) storages.push_back(*r.checkpoint);
+    std::vector<std::string> asked_as;
+    if (r.checkpoint) {
+        storages.push_back(*r.checkpoint);
+        asked_as.push_back(precision_name(*r.checkpoint, r.model.tied_embeddings));
+    }
     for (const Format f : r.weights) {
         Precision p = r.base.precision;
-        p.weights = f;
-        p.experts.reset();
-        p.embeddings.reset();
-        p.lm_head.reset();
-        const bool same = r.checkpoint && precision_name(*r.checkpoint, r.model.tied_embeddings) == format_name(f);
-        if (!same) storages.push_back(p);
+        store_weights_as(p, r.checkpoint_formats, f);
+        const bool same = r.checkpoint && precision_name(*r.checkpoint, r.model.tied_embeddings) ==
+                                              precision_name(p, r.model.tied_embeddings);
+        if (same) continue;
+        storages.push_back(p);
+        asked_as.push_back(format_name(f));
     }
 
     for (const PlanDevice& dev : r.devices) {
@@ -306,10 +324,11 @@ inline PlanResult plan(const PlanRequest& r) {
                                 (dev.device.scale_out_bandwidth ? "" : ", and no further: it has no scale-out network"));
         // Storage no engine runs on this device is not a plan to buy it for.
         std::size_t runnable = 0;
-        for (const Precision& storage : storages) {
+        for (std::size_t k = 0; k < storages.size(); ++k) {
+            const Precision& storage = storages[k];
             if (stores_fp8(storage)) {
                 if (const std::string why = no_fp8_weights(dev.device); !why.empty()) {
-                    const std::string name = precision_name(storage, r.model.tied_embeddings);
+                    const std::string& name = asked_as[k];
                     out.notes.push_back(dev.name + ": " + name + " weights not tried: " + why);
                     if (std::find(skipped_formats.begin(), skipped_formats.end(), name) == skipped_formats.end()) skipped_formats.push_back(name);
                     skipped_why.push_back(dev.name + ": " + why);
@@ -324,7 +343,8 @@ inline PlanResult plan(const PlanRequest& r) {
             w.precision.lm_head = storage.lm_head;
             if (r.device_compute) w.precision.compute = plan_detail::unasked_compute(dev.device, storage);
             const Format weights = storage.weights;
-            const std::string weights_name = precision_name(w.precision, r.model.tied_embeddings);
+            // Named as asked, so a row's weights go back to --weights (weights=) as they are.
+            const std::string& weights_name = asked_as[k];
             for (const Parallelism& par : shapes(dev, r.model, r)) {
                 const Deployment d{dev.device, par};
                 ++tried;

@@ -49,6 +49,20 @@ inline std::string precision_name(const Precision& p, bool tied_embeddings) {
     return name;
 }
 
+// A weights flag (--weights, Python's weights=, the page's field) over a checkpoint: the linear
+// layers and the experts stored in `weights`; the embeddings and an untied LM head as the
+// checkpoint stores them, as quantisers leave them (AutoAWQ, GPTQ, and FP8 from ModelOpt,
+// llm-compressor or Quark keep them in 16 bits); the recurrent state the checkpoint's. kv and
+// compute stay the caller's. A checkpoint that quantises those tables too (MLC's q4f16_1, GGUF)
+// says so with embeddings and lm_head.
+constexpr void store_weights_as(Precision& p, const Precision& checkpoint, Format weights) noexcept {
+    p.weights = weights;
+    p.experts.reset();
+    p.embeddings = checkpoint.embedding_format();
+    p.lm_head = checkpoint.lm_head_format();
+    p.state = checkpoint.state;
+}
+
 namespace precisions {
 inline constexpr Precision bf16{};
 inline constexpr Precision w8a16_fp8{formats::fp8, formats::bf16, Numeric::bf16};
