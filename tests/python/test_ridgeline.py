@@ -133,6 +133,19 @@ def test_decode_equals_cli(model, extra, kwargs):
         same_row(ridgeline.decode(model, row["hardware"], row["batch"], row["context_tokens"], **args), row)
 
 
+def test_weights_keep_the_checkpoint_embeddings_and_head():
+    # weights= sets the linear layers; Llama-3.1-8B's BF16 tables stay, as an AWQ or GPTQ checkpoint
+    # keeps them. The layers and norms, (1,342,177,280 + 5,637,144,576 + 266,240) x 4.125 / 8 B,
+    # one 4,096 x 2 B input row and the 525,336,576 x 2 B head: 4,649,531,456 B a step (the same
+    # hand calculation as the CLI's case in tests/cli/CMakeLists.txt).
+    row = ridgeline.decode("llama-3.1-8b", "h100-sxm", weights="int4/g128")
+    assert (row["embeddings"], row["lm_head"], row["formats_source"]) == ("bf16", "bf16", "--weights")
+    assert row["weight_bytes"] == 4_649_531_456
+    # lm_head= beside it sets the head: 525,336,576 x 4.125 / 8 = 270,876,672 B instead.
+    head = ridgeline.decode("llama-3.1-8b", "h100-sxm", weights="int4/g128", lm_head="int4/g128")
+    assert head["weight_bytes"] == 4_649_531_456 - 1_050_673_152 + 270_876_672
+
+
 @needs_cli
 def test_a_config_json_equals_cli(tmp_path):
     # A Hub config.json by path, and a checkpoint directory holding one: the CLI's rows.
@@ -372,7 +385,8 @@ def test_plan_with_a_list_of_modes_equals_cli():
     ours = ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode="agg,apart", top=4)
     assert ours == theirs
     assert {row["mode"] for row in ours["plans"]} == {"aggregated", "prefill-apart"}
-    assert [a.split(":")[0] for a in ours["assumptions"]] == ["aggregated", "prefill-apart"]
+    # Each mode's, then the formats' (plan tries fp8 beside the checkpoint by default).
+    assert [a.split(":")[0] for a in ours["assumptions"]] == ["aggregated", "prefill-apart", "weights"]
     assert ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode=["agg", "apart"], top=4) == ours
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode="agg,fast")

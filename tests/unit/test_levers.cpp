@@ -1525,3 +1525,25 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
     }
     CHECK(presets >= 10);
 }
+
+TEST_CASE("measurements: a row's weights are its linear layers', and tables it does not name are the checkpoint's", "[calibrate][json]") {
+    // Llama-3.1-8B's checkpoint stores every tensor in BF16 (its config.json: torch_dtype
+    // bfloat16), so an int4/g128 row that names no embeddings or LM head has BF16 ones, as an
+    // AWQ or GPTQ checkpoint keeps them; a row that names them (a GGUF's Q6_K head) keeps its own.
+    const auto from_file = [](const std::string& extra) {
+        const std::filesystem::path f = std::filesystem::temp_directory_path() / "ridgeline-lm-head.json";
+        std::ofstream(f) << R"({"source": "test", "measurements": [{"hardware": "rtx-4090", "model": "llama-3.1-8b",
+                               "weights": "int4/g128", "batch": 1, "context": 100, "tokens_per_s": 100)" + extra + "}]}";
+        return load_measurements(f.string());
+    };
+    const Precision plain = from_file("").rows[0].workload.precision;
+    CHECK(plain.weights == *parse_format("int4/g128"));
+    CHECK(plain.embedding_format() == formats::bf16);
+    CHECK(plain.lm_head_format() == formats::bf16);
+    const Precision named = from_file(R"(, "embeddings": "int4/g32", "lm_head": "int4/g16/s41")").rows[0].workload.precision;
+    CHECK(named.embedding_format() == *parse_format("int4/g32"));
+    CHECK(named.lm_head_format() == *parse_format("int4/g16/s41"));
+    const std::string f = (std::filesystem::temp_directory_path() / "ridgeline-lm-head.json").string();
+    CHECK_THROWS_WITH(from_file(R"(, "lm_head": "int5")"), f + ": /measurements/0/lm_head: got \"int5\" (a string), expected a format name: "
+                                                          "fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
+}

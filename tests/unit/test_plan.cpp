@@ -482,23 +482,26 @@ TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s
     // By hand. Budgets: 0.9 x reported memory - 1 GiB (H200 143,771 MiB, H100 81,559 MiB).
     const double mib = 1048576.0, gib = 1073741824.0;
     const double h200_budget = 0.9 * 143771 * mib - gib, h100_budget = 0.9 * 81559 * mib - gib;
-    // Llama-3.1-70B: 70,553,706,496 parameters; FP8 weights, 1 B each. KV per token in BF16:
-    // 80 layers x 2 x 8 heads x 128 x 2 B = 327,680 B. Every sequence may reach 8,703 tokens.
+    // Llama-3.1-70B: 70,553,706,496 parameters; FP8 weights, 1 B each, but the input table and
+    // the LM head (128,256 x 8,192 each) in BF16, 2 B, as FP8 checkpoints keep them. KV per token
+    // in BF16: 80 layers x 2 x 8 heads x 128 x 2 B = 327,680 B. Every sequence may reach 8,703 tokens.
     const double params = 70'553'706'496, kv = 327680, longest = 8703;
+    const double table = 128256.0 * 8192;
+    const double weights = params + 2 * table;
     // One H200 cannot hold 64 sequences' KV beside the weights; two H100s at TP 2 cannot either.
-    CHECK(params + 64 * longest * kv > h200_budget);
-    CHECK(params / 2 + 64 * longest * kv / 2 > h100_budget);
+    CHECK(weights + 64 * longest * kv > h200_budget);
+    CHECK(weights / 2 + 64 * longest * kv / 2 > h100_budget);
     // Two H200s at TP 2 can.
-    CHECK(params / 2 + 64 * longest * kv / 2 < h200_budget);
+    CHECK(weights / 2 + 64 * longest * kv / 2 < h200_budget);
     CHECK(best.serving.memory.fits());
-    // TPOT: each device reads half of every weight but the input table (128,256 x 8,192) and
+    // TPOT: each device reads half of every weight but the input table (the FP8 layers' bytes and
+    // the BF16 head's: params - 2 x table + 2 x table) and
     // half of each sequence's KV at the mean context 8,447.5, at 4.8 TB/s, plus the ring
     // all-reduces: 2 per layer, 2 ring steps each of 0.6 us and (64 + 32) x 8,192 x 2 B / 2 over
     // 450 GB/s one way, the 31.5 being the prefill tokens a decode step carries on average (the
     // other 63 users' 256 new tokens each, a turn, into the room it leaves: 2,048 tokens on each of
     // its 511 decode steps and 1,792 beside its own chunk), whose FLOPs hide under the memory time.
-    const double table = 128256.0 * 8192;
-    const double memory = ((params - table) / 2 + 64 * 8447.5 * kv / 2) / 4.8e12;
+    const double memory = (params / 2 + 64 * 8447.5 * kv / 2) / 4.8e12;
     const double links = 160 * 2 * (0.6e-6 + (64 + 63 * 256 * 2048 / (511 * 2048 + 1792.0)) * 8192 * 2.0 / 2 / 450e9);
     CHECK(best.serving.tpot.in(s) == Approx(memory + links).epsilon(2e-3));  // the table rows and norms are the rest
     CHECK(best.serving.tpot <= ms(30));
@@ -838,6 +841,7 @@ TEST_CASE("plan: the checkpoint's own formats are a storage to try", "[plan][for
     r.users = 4;
     r.max_devices = 1;
     r.checkpoint = oss.precision;
+    r.checkpoint_formats = oss.precision;
     r.weights = {formats::mxfp4};
     const PlanResult result = plan(r);
     const auto row_of = [&](const std::string& name) -> const PlanRow* {
@@ -846,13 +850,25 @@ TEST_CASE("plan: the checkpoint's own formats are a storage to try", "[plan][for
         return nullptr;
     };
     const PlanRow* checkpoint = row_of("bf16, experts mxfp4");
-    const PlanRow* all_mxfp4 = row_of("mxfp4");
+    // MXFP4 asked for (the row named as asked): the attention and router too, the embeddings and
+    // head kept in BF16 as the checkpoint stores them, and the plan says so.
+    const PlanRow* mxfp4_layers = row_of("mxfp4");
     REQUIRE(checkpoint != nullptr);
-    REQUIRE(all_mxfp4 != nullptr);
+    REQUIRE(mxfp4_layers != nullptr);
     CHECK(checkpoint->serving.memory.weights == weights_per_device(oss.model, oss.precision));
-    // The BF16 parts are 16 bits against 4.25: the checkpoint holds more than all-MXFP4 does.
-    CHECK(checkpoint->serving.memory.weights > all_mxfp4->serving.memory.weights);
-    CHECK(checkpoint->serving.tpot > all_mxfp4->serving.tpot);
+    Precision mxfp4_linear = oss.precision;
+    mxfp4_linear.weights = formats::mxfp4;
+    mxfp4_linear.experts = formats::mxfp4;
+    mxfp4_linear.embeddings = formats::bf16;
+    mxfp4_linear.lm_head = formats::bf16;
+    CHECK(mxfp4_layers->serving.memory.weights == weights_per_device(oss.model, mxfp4_linear));
+    CHECK(std::find(result.assumptions.begin(), result.assumptions.end(),
+                    "weights: a format asked for sets the linear layers and experts; the embeddings and LM head stay as the "
+                    "checkpoint stores them (embeddings bf16, lm_head bf16, as AWQ, GPTQ and FP8 checkpoints keep them)") !=
+          result.assumptions.end());
+    // The BF16 layers are 16 bits against 4.25: the checkpoint holds more than MXFP4 layers do.
+    CHECK(checkpoint->serving.memory.weights > mxfp4_layers->serving.memory.weights);
+    CHECK(checkpoint->serving.tpot > mxfp4_layers->serving.tpot);
     // A checkpoint stored in one format is that format: Llama-3.1-8B's BF16 is not tried twice.
     PlanRequest llama;
     llama.model = load_model("llama-3.1-8b");
