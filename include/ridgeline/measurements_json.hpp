@@ -82,7 +82,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         r.require_object("a measurement object");
         r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "lm_head", "tensor_parallel",
                      "pipeline_parallel", "expert_parallel", "attention_data_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prefill_steps", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
-                     "max_context", "engine", "engine_version", "date", "source", "notes", "flagged"});
+                     "link_GB_per_s", "max_context", "engine", "engine_version", "date", "source", "notes", "flagged"});
         MeasuredRow row;
         row.hardware = r.need("hardware", "a hardware preset name or path").string();
         row.model = r.need("model", "a model preset name or path").string();
@@ -135,6 +135,13 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         if (r.has("max_context")) row.max_context = tokens(r.at("max_context"), 1);
         if (r.has("expert_parallel")) row.parallel.expert = r.at("expert_parallel").positive_integer();
         if (r.has("attention_data_parallel")) row.parallel.attention_data = r.at("attention_data_parallel").positive_integer();
+        // The link a split ran over where its device's preset has none (PCIe cards: the source says
+        // which slots), per device, both directions, as --link-gb-per-s.
+        if (r.has("link_GB_per_s")) {
+            const Node link = r.at("link_GB_per_s");
+            if (row.parallel.devices() < 2) link.fail("no link_GB_per_s for a row on one device");
+            row.parallel.link_bandwidth = GB_per_s(link.figure());
+        }
         const auto text = [&](const char* key, std::string& out, const char* expected) {
             if (r.has(key)) out = r.at(key).string(expected);
         };

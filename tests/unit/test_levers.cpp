@@ -1547,3 +1547,19 @@ TEST_CASE("measurements: a row's weights are its linear layers', and tables it d
     CHECK_THROWS_WITH(from_file(R"(, "lm_head": "int5")"), f + ": /measurements/0/lm_head: got \"int5\" (a string), expected a format name: "
                                                           "fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
 }
+
+TEST_CASE("measurements: a split over PCIe cards names its link", "[calibrate][json]") {
+    const auto load = [](const char* row) {
+        return measurements_from_json(nlohmann::json::parse(std::string(R"({"source": "test", "measurements": [)") + row + "]}"), "m.json");
+    };
+    // Two RTX 4090s (no scale-up link in their preset) over PCIe 4.0 x16: 64 GB/s a card, both ways.
+    const MeasurementSet two = load(R"({"hardware": "rtx-4090", "model": "llama-2-70b", "weights": "int4/g32", "tensor_parallel": 2,
+                                        "batch": 1, "link_GB_per_s": 64, "tokens_per_s": 34.5})");
+    REQUIRE(two.rows[0].parallel.link_bandwidth.has_value());
+    CHECK(two.rows[0].parallel.link_bandwidth->in(bytes_per_s) == 64e9);
+    CHECK_THROWS_WITH(load(R"({"hardware": "rtx-4090", "model": "llama-2-7b", "batch": 1, "link_GB_per_s": 64, "tokens_per_s": 200})"),
+                      "m.json: /measurements/0/link_GB_per_s: got 64, expected no link_GB_per_s for a row on one device");
+    CHECK_THROWS_WITH(load(R"({"hardware": "rtx-4090", "model": "llama-2-70b", "tensor_parallel": 2, "batch": 1, "link_GB_per_s": 0,
+                              "tokens_per_s": 34.5})"),
+                      "m.json: /measurements/0/link_GB_per_s: got 0, expected a positive, finite number");
+}
