@@ -54,6 +54,23 @@ TEST_CASE("catalogue: GPT-J's config names its sizes its own way (n_embd, n_laye
                       "gptj.json: /n_embd: got nothing (the key is missing), expected a positive integer (model_type gptj needs it)");
 }
 
+TEST_CASE("catalogue: CodeLlama-34B is Llama 2's shape at 48 layers", "[catalogue]") {
+    // Its config (mlc-ai/llm-perf-bench@4dbf648 model_configs/CodeLlama-34b-Instruct-hf.json):
+    // hidden 8,192, 64 heads and 8 KV heads of 128, MLP 22,016, vocabulary 32,000, 16,384 positions.
+    const Model c = load_model("codellama-34b");
+    REQUIRE(c.group_count == 1);
+    CHECK(c.groups[0].count == 48);
+    CHECK(std::get<Gqa>(c.groups[0].spec.attention) == Gqa{64, 8, 128});
+    CHECK(c.max_context == 16384);
+    // By hand: per layer q and o (2 x 8192^2), k and v (2 x 8192 x 1024), the gated MLP
+    // (3 x 8192 x 22016) and two norms (2 x 8192); two 32,000 x 8,192 tables and the final norm.
+    // 33.74B: the "34B" of its name.
+    CHECK(derived_parameters(c).total() ==
+          48 * (2 * 8192.0 * 8192 + 2 * 8192.0 * 1024 + 3 * 8192.0 * 22016 + 2 * 8192) + 2 * 32000.0 * 8192 + 8192);
+    // Its KV: 48 layers x 8 heads x 128 x 2 (K and V) x 2 B = 196,608 B a token in BF16.
+    CHECK(kv_bytes_per_token(c, formats::bf16).in(bytes) == 196608);
+}
+
 TEST_CASE("catalogue: layer groups read from each family's config.json", "[catalogue]") {
     // DeepSeek-V3: first_k_dense_replace 3 -> 3 dense MLA layers and 58 MoE MLA layers; 1 MTP layer.
     const Model ds = load_model("deepseek-v3");
