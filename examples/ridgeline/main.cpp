@@ -855,7 +855,12 @@ void run_plan(const cli::PlanOptions& a) {
                    r.users ? cli::shown(*r.users, 0) + (*r.users == 1 ? " user" : " users")
                            : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
                    r.traffic.cached_prompt, r.traffic.output);
-        for (const std::string& said : result.assumptions) fmt::print("serving {}\n", said);
+        // Each mode's way of serving reads "serving aggregated: ..."; the others (attention, weights) name themselves.
+        for (const std::string& said : result.assumptions) {
+            const std::string_view head = std::string_view(said).substr(0, said.find(':'));
+            const bool of_a_mode = std::any_of(r.modes.begin(), r.modes.end(), [&](ServingMode m) { return mode_name(m) == head; });
+            fmt::print("{}{}\n", of_a_mode ? "serving " : "", said);
+        }
         for (const std::string& said : result.notes)
             fmt::print("note: {}\n", cli::printable(naming_own_lever(said, plan_link_lever, "give one with --link-gb-per-s")));
         // The compute format, and the devices that chose another where none was asked for.
