@@ -181,7 +181,8 @@ json evaluate(const json& request) {
         formats_source = "the checkpoint: " + loaded.precision_source;
     } else {
         store_weights_as(w.precision, loaded.precision, format(request, "weights"));
-        formats_source += kept_state_source(loaded.precision);
+        formats_source += ", which sets the linear layers and experts; the embeddings and an untied LM head stay as the checkpoint stores them" +
+                          kept_state_source(loaded.precision);
     }
     w.precision.kv = format(request, "kv");
     // An empty compute field is the device's default (bf16, fp16 on a V100), said as the CLI says it.
@@ -280,6 +281,8 @@ json evaluate(const json& request) {
                  {"assumptions", assumptions_name(w.assumptions)},
                  {"weights_format", format_name(w.precision.weights)},
                  {"experts_format", format_name(w.precision.expert_format())},
+                 // Every table's format in one name, as the CLI's weights column: "fp8, embeddings bf16, lm_head bf16".
+                 {"formats", precision_name(w.precision, m.tied_embeddings)},
                  {"formats_source", formats_source},
                  {"total_params", derived_parameters(m).total()},
                  {"active_params", active_parameters(m).total()},
