@@ -856,8 +856,14 @@ void run_plan(const cli::PlanOptions& a) {
                            : "users from " + cli::shown(*r.requests_per_s, 2) + " requests/s by Little's law", r.traffic.prompt,
                    r.traffic.cached_prompt, r.traffic.output);
         // Each mode's way of serving reads "serving aggregated: ..."; the others (attention, weights) name themselves.
+        // The times line comes last, after what was searched.
+        std::string times;
         for (const std::string& said : result.assumptions) {
             const std::string_view head = std::string_view(said).substr(0, said.find(':'));
+            if (head == "times") {
+                times = said;
+                continue;
+            }
             const bool of_a_mode = std::any_of(r.modes.begin(), r.modes.end(), [&](ServingMode m) { return mode_name(m) == head; });
             fmt::print("{}{}\n", of_a_mode ? "serving " : "", said);
         }
@@ -894,14 +900,10 @@ void run_plan(const cli::PlanOptions& a) {
                        : "",
                    w.assumptions.prompt_logits ? "every prompt token" : "each prompt's last token",
                    setting.priced ? "" : "; no prices: ranked by devices");
-        // What the times are: ceilings, unless efficiencies were given.
-        const Efficiency& e = w.efficiency;
-        if (e.bandwidth == 1 && e.compute == 1 && e.overhead == Seconds{})
-            fmt::print("times: ceilings (peak bandwidth and FLOPs, no overhead a step; --efficiency, --compute-efficiency and "
-                       "--overhead-us make them estimates)\n");
-        else
-            fmt::print("times: at {} of peak bandwidth, {} of peak FLOPs and {} us a step\n", cli::shown(e.bandwidth, 2),
-                       cli::shown(e.compute, 2), cli::shown(e.overhead.in(us), 1));
+        // What the times are (the plan's own words): ceilings name the flags that make them estimates.
+        if (w.efficiency.is_ideal() && times.ends_with(")"))
+            times.insert(times.size() - 1, "; --efficiency, --compute-efficiency and --overhead-us make them estimates");
+        fmt::print("{}\n", times);
         if (!setting.model_notes.empty()) fmt::print("model: {}\n", cli::printable(setting.model_notes));
     }
     if (a.svg) {

@@ -205,6 +205,25 @@ inline bool meets(const Serving& s, const PlanRequest& r) {
 }
 
 inline double ceil_div(double a, double b) { return std::ceil(a / b - 1e-9); }
+// What a plan's times are, said in its assumptions for every front end: ceilings, or estimates
+// at the efficiencies and overheads asked for.
+inline std::string times_assumption(const Efficiency& e) {
+    if (e.is_ideal()) return "times: ceilings (peak bandwidth and FLOPs, no overhead a step)";
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "times: at %.2f of peak bandwidth, %.2f of peak FLOPs and %.1f us a step", e.bandwidth, e.compute,
+                  e.overhead.in(us));
+    std::string said = buf;
+    const auto term = [&](Seconds t, const char* per) {
+        if (t == Seconds{}) return;
+        std::snprintf(buf, sizeof buf, ", %.1f us a %s", t.in(us), per);
+        said += buf;
+    };
+    term(e.per_layer, "layer");
+    term(e.per_moe_layer, "MoE layer");
+    term(e.per_sequence, "sequence");
+    if (e.kv_per_query_head) said += ", each KV head read once per query head";
+    return said;
+}
 }  // namespace plan_detail
 
 inline void validate(const PlanRequest& r) {
@@ -268,6 +287,7 @@ inline PlanResult plan(const PlanRequest& r) {
             "embeddings " + format_name(c.embedding_format()) +
             (r.model.tied_embeddings ? "" : ", lm_head " + format_name(c.lm_head_format())) + ", as AWQ, GPTQ and FP8 checkpoints keep them)");
     }
+    out.assumptions.push_back(plan_detail::times_assumption(r.base.efficiency));
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     std::optional<PlanRow> closest;  // the fastest token that holds the users within the limit (below)
     // The latency a plan is ranked on: TPOT, or with one output token a request (no time between

@@ -375,6 +375,7 @@ def test_plan_with_efficiencies_equals_cli():
                       "--compute-efficiency", "0.5", "--top", "3")
     ours = ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, efficiency=0.8, compute_efficiency=0.5, top=3)
     assert ours == theirs
+    assert "times: at 0.80 of peak bandwidth, 0.50 of peak FLOPs and 0.0 us a step" in ours["assumptions"]
     with pytest.raises(ridgeline.Error, match=r"^compute_efficiency: got 2, expected a fraction in \[1e-6, 1\]$"):
         ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, compute_efficiency=2)
 
@@ -385,8 +386,9 @@ def test_plan_with_a_list_of_modes_equals_cli():
     ours = ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode="agg,apart", top=4)
     assert ours == theirs
     assert {row["mode"] for row in ours["plans"]} == {"aggregated", "prefill-apart"}
-    # Each mode's, then the formats' (plan tries fp8 beside the checkpoint by default).
-    assert [a.split(":")[0] for a in ours["assumptions"]] == ["aggregated", "prefill-apart", "weights"]
+    # Each mode's, the formats' (plan tries fp8 beside the checkpoint by default), what the times are.
+    assert [a.split(":")[0] for a in ours["assumptions"]] == ["aggregated", "prefill-apart", "weights", "times"]
+    assert ours["assumptions"][-1] == "times: ceilings (peak bandwidth and FLOPs, no overhead a step)"
     assert ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode=["agg", "apart"], top=4) == ours
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=8, mode="agg,fast")

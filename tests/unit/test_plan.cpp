@@ -906,3 +906,28 @@ TEST_CASE("plan: unasked, fp8 weights compute in fp8 where the device has an fp8
     CHECK(compute_of("a100-80gb", formats::fp8) == Numeric::bf16);
     CHECK(compute_of("a100-80gb", formats::bf16) == Numeric::bf16);
 }
+
+TEST_CASE("plan: its assumptions say what the times are, every term asked for", "[plan]") {
+    CHECK(plan_detail::times_assumption(Efficiency{}) == "times: ceilings (peak bandwidth and FLOPs, no overhead a step)");
+    Efficiency e;
+    e.bandwidth = 0.8;
+    e.compute = 0.5;
+    e.overhead = us(300);
+    CHECK(plan_detail::times_assumption(e) == "times: at 0.80 of peak bandwidth, 0.50 of peak FLOPs and 300.0 us a step");
+    e.per_layer = us(40);
+    e.per_moe_layer = us(12.5);
+    e.per_sequence = us(2);
+    e.kv_per_query_head = true;
+    CHECK(plan_detail::times_assumption(e) == "times: at 0.80 of peak bandwidth, 0.50 of peak FLOPs and 300.0 us a step, 40.0 us a "
+                                              "layer, 12.5 us a MoE layer, 2.0 us a sequence, each KV head read once per query head");
+    // A plan carries it, so its JSON and the Python module's dict say it too.
+    PlanRequest r;
+    r.model = load_model("llama-3.1-8b");
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
+    r.traffic = Traffic{1024, 128};
+    r.users = 4;
+    r.max_devices = 1;
+    r.base.efficiency.bandwidth = 0.8;
+    const PlanResult p = plan(r);
+    CHECK(p.assumptions.back() == "times: at 0.80 of peak bandwidth, 1.00 of peak FLOPs and 0.0 us a step");
+}
