@@ -83,8 +83,8 @@ inline Format compressed_tensors_weights(const Node& w) {
 
 // The formats a config.json's torch_dtype and quantization_config give a checkpoint:
 //  - torch_dtype (or dtype): bfloat16 / float16 / float32, the format of every tensor left
-//    unquantised: weights when there is no quantization_config, embeddings always. Absent:
-//    bf16, Precision's default.
+//    unquantised: weights when there is no quantization_config, embeddings always; float32 is
+//    served as bf16 (as serving engines downcast it). Absent: bf16, Precision's default.
 //  - quant_method "fp8": FP8 (E4M3) weights; with weight_block_size [a, b] one FP32 scale per
 //    a x b block (DeepSeek-V3 stores weight_scale_inv in float32), i.e. fp8/g(a*b)/s32. Experts
 //    follow the weights; embeddings and the LM head stay at torch_dtype (DeepSeek-V3's
@@ -111,6 +111,13 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
     if (dtype_key && !root.at(dtype_key).value().is_null()) {
         dtype = json_detail::dtype_format(root.at(dtype_key));
         source = std::string(dtype_key) + " " + root.at(dtype_key).value().get<std::string>();
+        // Engines serve a float32 checkpoint in 16 bits: vLLM's dtype "auto" downcasts it to the
+        // device's first supported format (bf16 from compute capability 8.0, fp16 before: the same
+        // two bytes a weight). --weights fp32 still asks for 32 bits.
+        if (dtype == formats::fp32) {
+            dtype = formats::bf16;
+            source += ": served in bf16 (16 bits, as vLLM's dtype auto serves float32 checkpoints)";
+        }
     } else {
         source = "no torch_dtype: bf16 assumed";
     }

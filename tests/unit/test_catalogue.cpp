@@ -515,6 +515,31 @@ TEST_CASE("checkpoint formats: an AWQ checkpoint's LM head is read at 16 bits", 
     CHECK(decode_step(load_hardware("h100-sxm"), m, w).weight_bytes.in(bytes) == Approx(3'869'734'976.0).epsilon(1e-12));
 }
 
+TEST_CASE("checkpoint formats: a float32 checkpoint is served in 16 bits", "[catalogue][formats]") {
+    // vLLM's dtype "auto" downcasts a float32 checkpoint to the device's first supported format
+    // (vllm-project/vllm@0052a5b vllm/config/model.py, _resolve_auto_dtype: "Downcast for float32
+    // models"; bf16 first from compute capability 8.0, vllm/platforms/cuda.py@002db49). So
+    // Llama-3.1-8B's config with torch_dtype float32 reads its 8,030,261,248 parameters at 2 B a
+    // step at batch 1 and context 0 (the layers and the head whole, one 8,192-byte row of the
+    // 525,336,576-entry input table): (8,030,261,248 - 525,336,576) x 2 + 8,192 = 15,009,857,536 B,
+    // not the 30,019,715,072 B a float32 read would give.
+    nlohmann::json j = preset_config("llama-3.1-8b");
+    j["torch_dtype"] = "float32";
+    const auto [p, source] = checkpoint_formats(j);
+    CHECK(p.weights == formats::bf16);
+    CHECK(p.embedding_format() == formats::bf16);
+    CHECK(source == "torch_dtype float32: served in bf16 (16 bits, as vLLM's dtype auto serves float32 checkpoints)");
+    Workload w;
+    w.precision = p;
+    CHECK(decode_step(load_hardware("h100-sxm"), model_from_config(j), w).weight_bytes.in(bytes) == Approx(15'009'857'536.0).epsilon(1e-12));
+    // Quantised weights keep the rest in 16 bits too (AWQ's embeddings and head).
+    j["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}};
+    CHECK(checkpoint_formats(j).first.lm_head_format() == formats::bf16);
+    // Asked for, 32 bits still read as 32: (8,030,261,248 - 525,336,576) x 4 + 16,384.
+    w.precision = Precision{formats::fp32};
+    CHECK(decode_step(load_hardware("h100-sxm"), model_from_config(j), w).weight_bytes.in(bytes) == Approx(30'019'715'072.0).epsilon(1e-12));
+}
+
 TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded model's formats", "[catalogue][formats]") {
     // gpt-oss-120b: quant_method mxfp4 with attention, router, embeddings and head not converted
     // (the Hub file's modules_to_not_convert); no torch_dtype, so bf16 for what is not converted.
