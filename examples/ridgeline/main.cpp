@@ -222,7 +222,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
         const std::string usable = cli::shown((a.memory_fraction * budget.capacity).in(GiB), 2) + " GiB (" +
                                    number_text(a.memory_fraction) + " of " + std::string(s.hw.name.view()) + "'s " +
                                    cli::shown(budget.capacity.in(GiB), 2) + " GiB)";
-        if (o.reserve) cli::bad_value("--reserve-gib", cli::shown(a.runtime_reserve.in(GiB), 2), "less than the memory it is kept back from: " + usable);
+        if (o.reserve) cli::bad_value("--reserve-gib", number_text(a.runtime_reserve.in(GiB)), "less than the memory it is kept back from: " + usable);
         if (o.memory_fraction)
             cli::bad_value("--memory-fraction", number_text(a.memory_fraction), "a share of the device's memory larger than the " +
                            cli::shown(a.runtime_reserve.in(GiB), 2) + " GiB reserved: " + usable);
