@@ -70,7 +70,7 @@ TEST_CASE("presets: a name or a path, and unknown names list the presets", "[pre
     CHECK_THROWS_WITH(load_hardware("h100"),
                       "hardware preset: got \"h100\", expected one of (closest first): h100-nvl, h100-pcie, h100-sxm, h200, v100, a10, b200, "
                       "b300, h20, gb200, gb300, l20, l40s, l4, mi300x, mi250x, a100-40gb, a100-80gb, mi325x, mi355x, rtx-3090, "
-                      "rtx-4090, rtx-5090, tpu-v7, gaudi-3, tpu-v5e, tpu-v5p, tpu-v6e");
+                      "rtx-4090, rtx-5090, tpu-v7, gaudi-3, tpu-v5e, tpu-v5p, tpu-v6e, a100-80gb-pcie");
     // A name the typed text holds comes next: a datasheet's full name finds its preset first.
     CHECK_THROWS_WITH(load_hardware("V100-SXM2-32GB"),
                       Catch::StartsWith("hardware preset: got \"V100-SXM2-32GB\", expected one of (closest first): v100, "));
