@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include <ridgeline/error.hpp>
 #include <ridgeline/formats.hpp>
 #include <ridgeline/units.hpp>
 
@@ -33,8 +35,22 @@ inline void require_output_path(const std::string& option, const std::string& pa
     const std::string expected = "a path to write " + what + " to";
     if (path.empty()) bad_value(option, path, expected);
     if (fs::is_directory(path, ec)) bad_value(option, path, expected + " (this is a directory)");
+    // Opening a FIFO to write waits for a reader, forever if none comes; a socket cannot be opened.
+    const fs::file_status st = fs::status(path, ec);
+    if (fs::is_fifo(st)) bad_value(option, path, expected + " (this is a FIFO: writing would wait for a reader)");
+    if (fs::is_socket(st)) bad_value(option, path, expected + " (this is a socket)");
     const fs::path parent = fs::path(path).parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec)) bad_value(option, path, expected + " in a directory that exists");
+}
+
+// Writes an output file whole, or says it could not: a write that fails only when the buffer
+// is flushed (a full disk, /dev/full) is caught at the close, not reported as written.
+inline void write_output_file(const std::string& path, const std::string& text, const std::string& what) {
+    std::ofstream file(path, std::ios::binary);
+    if (!file) throw ridgeline::error(path, "", "a file that cannot be written", "a writable path for " + what);
+    file << text;
+    file.close();
+    if (!file) throw ridgeline::error(path, "", "a failed write", "a writable path for " + what);
 }
 
 // Plain decimal digits only: no sign, no "0x", no leading zero ("010" is neither 8 nor 10 to

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
@@ -753,9 +752,7 @@ void run_calibrate(const CalibrateOptions& o) {
         } catch (const ridgeline::error& e) {
             throw ridgeline::error(*o.save, e.path(), e.value(), e.expected() + " (this fit's, so it is not written)");
         }
-        std::ofstream out(*o.save, std::ios::binary);
-        if (!out || !(out << text << "\n"))
-            throw error(*o.save, "", "a file that cannot be written", "a writable path");
+        cli::write_output_file(*o.save, text + "\n", "the efficiency preset");
         fmt::print(stderr, "wrote {}\n", cli::printable(*o.save));
     }
 }
@@ -798,10 +795,7 @@ void run_plot(const PlotOptions& o) {
         fmt::print("{}", svg);
         return;
     }
-    std::ofstream file(o.out, std::ios::binary);
-    if (!file) throw error(o.out, "", "a file that cannot be written", "a writable path for the SVG");
-    file << svg;
-    if (!file) throw error(o.out, "", "a failed write", "a writable path for the SVG");
+    cli::write_output_file(o.out, svg, "the SVG");
     fmt::print(stderr, "wrote {}\n", cli::printable(o.out));
 }
 
@@ -908,8 +902,7 @@ void run_plan(const cli::PlanOptions& a) {
     }
     if (a.svg) {
         const std::string svg = pareto_svg(result, cli::pareto_title(r.model));
-        std::ofstream file(*a.svg, std::ios::binary);
-        if (!file || !(file << svg)) throw error(*a.svg, "", "a file that cannot be written", "a writable path for the SVG");
+        cli::write_output_file(*a.svg, svg, "the SVG");
         fmt::print(stderr, "wrote {}\n", cli::printable(*a.svg));
     }
 }
