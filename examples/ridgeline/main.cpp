@@ -682,7 +682,7 @@ void run_calibrate(const CalibrateOptions& o) {
     const cli::CalibrateRun run = cli::run_calibration(a);
     if (run.kept.empty()) {
         if (const auto f = cli::filter_leaving_none(a, run.set)) {
-            const std::string flag = f->key == "engine" || f->key == "model" || f->key == "hardware" ? "--" + f->key : "--where " + f->key;
+            const std::string flag = f->from_where ? "--where " + f->key : "--" + f->key;
             throw cli::usage_error(flag + ": got \"" + f->value + "\", expected " + f->expected);
         }
         throw cli::usage_error("calibrate: no row of " + a.measurements + " passes all the filters together" +

@@ -649,14 +649,17 @@ struct CalibrateRun {
 // each filter alone leaves rows and only their combination leaves none.
 struct FilterLeavingNone {
     std::string key, value, expected;
+    bool from_where = false;  // given as --where KEY=VALUE (which may name engine or model too)
 };
 inline std::optional<FilterLeavingNone> filter_leaving_none(const CalibrateRequest& a, const ridgeline::MeasurementSet& set) {
     std::vector<std::pair<std::string, std::string>> filters;
     if (a.engine) filters.emplace_back("engine", *a.engine);
     if (a.model) filters.emplace_back("model", *a.model);
     if (!a.hardware.empty()) filters.emplace_back("hardware", a.hardware);
+    const std::size_t flags = filters.size();
     filters.insert(filters.end(), a.where.begin(), a.where.end());
-    for (const auto& [key, value] : filters) {
+    for (std::size_t at = 0; at < filters.size(); ++at) {
+        const auto& [key, value] = filters[at];
         std::vector<std::string> values;
         bool any = false;
         for (const ridgeline::MeasuredRow& r : set.rows) {
@@ -676,7 +679,7 @@ inline std::optional<FilterLeavingNone> filter_leaving_none(const CalibrateReque
         std::string list;
         for (std::size_t i = 0; i < values.size() && i < 30; ++i) list += (i ? ", " : "") + (values[i].empty() ? "(none stated)" : values[i]);
         if (values.size() > 30) list += ", ... (" + std::to_string(values.size() - 30) + " more)";
-        return FilterLeavingNone{key, value, "a value some row of " + a.measurements + " has: " + list};
+        return FilterLeavingNone{key, value, "a value some row of " + a.measurements + " has: " + list, at >= flags};
     }
     return std::nullopt;
 }
