@@ -410,13 +410,18 @@ inline Table show_table(const std::string& target) {
 // `model` gives each row's KV in that row's format (the checkpoint's row in the KV default, bf16).
 inline std::string model_counts_note(bool kv_in_row_format) {
     return std::string("active: the weights a token's step multiplies, plus the input table (as Meta, Qwen and Mistral count; "
-                       "OpenAI's 5.1B for gpt-oss-120b leaves it out); KV/token: every layer's") +
-           (kv_in_row_format ? ", in the row's format (the checkpoint's row: bf16, the --kv default)" : "") +
+                       "OpenAI's 5.1B for gpt-oss-120b leaves it out); ") +
+           (kv_in_row_format ? "weights: as --weights stores them, the linear layers and experts in the row's format, the embeddings "
+                               "and an untied LM head as the checkpoint stores them; "
+                             : "") +
+           "KV/token: every layer's" + (kv_in_row_format ? ", in the row's format (the checkpoint's row: bf16, the --kv default)" : "") +
            ", before sliding windows and recurrent state (decode applies both)";
 }
 
-// `ridgeline model`: parameters, weight bytes per format and KV per token, each format applied
-// to every tensor, and last the checkpoint's own formats (KV in Precision's default).
+// `ridgeline model`: parameters, weight bytes per format and KV per token, and last the
+// checkpoint's own formats (KV in Precision's default). A format's weights are as --weights
+// stores them: the linear layers and experts in it, the embeddings and an untied LM head as the
+// checkpoint stores them; its KV is every layer's in that format.
 inline Table model_formats_table(const ridgeline::LoadedModel& loaded) {
     using namespace ridgeline;
     const Model& m = loaded.model;
@@ -425,7 +430,9 @@ inline Table model_formats_table(const ridgeline::LoadedModel& loaded) {
              {"active_params", "active"}, {"weight_bytes", "weights"}, {"kv_bytes_per_token", "KV/token"}});
     for (const char* f : {"fp32", "bf16", "fp8", "int8", "int4/g128", "mxfp4", "int4"}) {
         const Format fmt_ = *parse_format(f);
-        const double w = weights_per_device(m, Precision{fmt_, fmt_}).in(bytes);
+        Precision as_asked{fmt_, fmt_};
+        store_weights_as(as_asked, loaded.precision, fmt_);  // as --weights stores them
+        const double w = weights_per_device(m, as_asked).in(bytes);
         const double kv = kv_bytes_per_token(m, fmt_).in(bytes);
         t.add({text(std::string(m.name.view())), text(f), number(p.total(), params_text(p.total())),
                number(a.total(), params_text(a.total())), number(w, si(w, "B")), converted(kv, kv / 1024, 1, "{} KiB")});
