@@ -79,6 +79,13 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
             throw error("", "draft model", "'" + std::string(draft->name.view()) + "' (" + std::to_string(draft->vocab_size) + " tokens)",
                         "a model with the target's vocabulary (" + std::to_string(target.vocab_size) + " tokens): its drafts are the "
                         "target's tokens");
+        // The draft reads its own cache up to context + g - 1; a limit raised for the target
+        // (max_context_lever) is not the draft's.
+        if (draft->max_context > 0 && w.context + s.draft_tokens - 1 > draft->max_context)
+            throw error("", "draft model", "'" + std::string(draft->name.view()) + "' (max_position_embeddings " +
+                                               std::to_string(draft->max_context) + ")",
+                        "a draft whose positions reach the context + draft tokens - 1 (" +
+                            std::to_string(w.context + s.draft_tokens - 1) + "); a limit raised for the target is not the draft's");
         // A pipeline keeps a micro-batch in flight per stage, each needing its own drafts: which
         // devices draft for which, and when, is not modelled, so no answer is given for it.
         if (hw.parallel.pipeline > 1)
