@@ -527,6 +527,16 @@ void run_decode(const DecodeOptions& o) {
 // The step per operator (operators.hpp), one device's share, in the page's columns (operators_schema.hpp).
 void run_operators(const DecodeOptions& o) {
     const std::vector<Setting> settings = combinations(o);
+    // A row per operator of each point: the 100,000-row bound counts them, not the points.
+    std::size_t rows = 0;
+    const std::size_t points = o.batches.values.size() * o.contexts.values.size();
+    for (const Setting& s : settings) {
+        current_device = s.hw;
+        rows += points * operators(s.dep, s.m, s.base).size();
+    }
+    if (rows > cli::max_values)
+        throw cli::usage_error(fmt::format("--batch x --context x operators: got {} points x settings, {} operator rows, expected at most "
+                                           "100,000 rows (shorten the lists)", points * settings.size(), rows));
     cli::Table t(cli::operator_columns());
     each_point(o, settings, [&](const Setting& s, const Workload& w) {
         for (const Operator& op : operators(s.dep, s.m, w)) t.add(cli::operator_cells(s, w, op));
