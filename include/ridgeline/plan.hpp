@@ -290,6 +290,7 @@ inline PlanResult plan(const PlanRequest& r) {
     out.assumptions.push_back(plan_detail::times_assumption(r.base.efficiency));
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     std::optional<PlanRow> closest;  // the fastest token that holds the users within the limit (below)
+    bool any_fits = false;           // whether any replica row_for tried holds its load in memory
     // The latency a plan is ranked on: TPOT, or with one output token a request (no time between
     // tokens) TTFT.
     const bool one_token = r.traffic.output == 1;
@@ -453,6 +454,7 @@ inline PlanResult plan(const PlanRequest& r) {
                             const auto batch = static_cast<std::int64_t>(ceil_div(*r.users, static_cast<double>(replicas) * stages));
                             if (batch > *most) return std::nullopt;
                             s = evaluate(batch);
+                            any_fits = any_fits || (s && s->fits());
                         } else {
                             // Little's law, iterated from one sequence until the users stop growing; a
                             // search that has not settled in 64 rounds is not a plan (the replicas are
@@ -468,6 +470,7 @@ inline PlanResult plan(const PlanRequest& r) {
                             for (int i = 0; i < 64 && !settled; ++i) {
                                 s = evaluate(batch);
                                 if (!s) return std::nullopt;
+                                any_fits = any_fits || s->fits();
                                 const double users = *r.requests_per_s * held(*s).in(ridgeline::s);
                                 const auto next = static_cast<std::int64_t>(ceil_div(users, static_cast<double>(replicas) * stages));
                                 if (next <= batch) settled = true;
@@ -659,7 +662,8 @@ inline PlanResult plan(const PlanRequest& r) {
     const std::string within = std::string(r.tpot_target || r.ttft_target ? " plan meets the targets" : " plan fits in memory") +
                                " within " + std::to_string(r.max_devices) + " devices";
     if (out.plans.empty()) {
-        out.verdict = "no" + within;
+        // With targets, a search where nothing held its load in memory failed on memory first.
+        out.verdict = "no" + (any_fits ? within : " plan fits in memory within " + std::to_string(r.max_devices) + " devices");
         if (closest && (r.tpot_target || r.ttft_target)) out.verdict += "; the fastest token among those that fit: " + describe(*closest);
     } else {
         const PlanRow& win = out.plans.front();
