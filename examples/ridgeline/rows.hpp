@@ -747,6 +747,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
                               "/measurements/" + std::to_string(run.kept.at(std::stoul(value.substr(open + 14, close - open - 14)))));
             throw ridgeline::error(a.measurements, "/measurements", value, e.expected());
         }
+        if (path.starts_with("fitted ")) throw ridgeline::error(a.measurements, "", "a " + path + " of " + e.value(), e.expected());
         if (!path.starts_with("observations[")) throw;
         // "observations[3].tensor-parallel degree": the row, and its key where the library names one.
         std::string row = "/measurements/" + std::to_string(run.kept.at(std::stoul(path.substr(13))));
