@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <fcntl.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -35,9 +37,14 @@ inline void require_output_path(const std::string& option, const std::string& pa
     const std::string expected = "a path to write " + what + " to";
     if (path.empty()) bad_value(option, path, expected);
     if (fs::is_directory(path, ec)) bad_value(option, path, expected + " (this is a directory)");
-    // Opening a FIFO to write waits for a reader, forever if none comes; a socket cannot be opened.
+    // Opening a FIFO to write waits for a reader, forever if none comes (a pipe being read, as
+    // /dev/stdout into `| head`, is fine); a socket cannot be opened.
     const fs::file_status st = fs::status(path, ec);
-    if (fs::is_fifo(st)) bad_value(option, path, expected + " (this is a FIFO: writing would wait for a reader)");
+    if (fs::is_fifo(st)) {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK);  // fails (ENXIO) only with no reader
+        if (fd < 0) bad_value(option, path, expected + " (this is a FIFO no one reads: writing would wait for a reader)");
+        ::close(fd);
+    }
     if (fs::is_socket(st)) bad_value(option, path, expected + " (this is a socket)");
     const fs::path parent = fs::path(path).parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec)) bad_value(option, path, expected + " in a directory that exists");

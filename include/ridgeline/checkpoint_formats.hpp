@@ -113,10 +113,11 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         source = std::string(dtype_key) + " " + root.at(dtype_key).value().get<std::string>();
         // Engines serve a float32 checkpoint in 16 bits: vLLM's dtype "auto" downcasts it to the
         // device's first supported format (bf16 from compute capability 8.0, fp16 before: the same
-        // two bytes a weight). --weights fp32 still asks for 32 bits.
+        // two bytes a weight). --weights fp32 (with --embeddings and --lm-head fp32) asks for 32 bits.
         if (dtype == formats::fp32) {
             dtype = formats::bf16;
-            source += ": served in bf16 (16 bits, as vLLM's dtype auto serves float32 checkpoints)";
+            source += ": served in bf16 (16 bits, as vLLM's dtype auto serves float32 checkpoints; fp16 on a device without bf16, "
+                      "the same bytes)";
         }
     } else {
         source = "no torch_dtype: bf16 assumed";

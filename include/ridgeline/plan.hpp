@@ -290,7 +290,9 @@ inline PlanResult plan(const PlanRequest& r) {
     out.assumptions.push_back(plan_detail::times_assumption(r.base.efficiency));
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     std::optional<PlanRow> closest;  // the fastest token that holds the users within the limit (below)
-    bool any_fits = false;           // whether any replica row_for tried holds its load in memory
+    // Whether some replica row_for tried held its load in memory, or failed for another reason
+    // (its replicas overloaded): else memory alone is why no plan was found.
+    bool not_memory_alone = false;
     // The latency a plan is ranked on: TPOT, or with one output token a request (no time between
     // tokens) TTFT.
     const bool one_token = r.traffic.output == 1;
@@ -454,7 +456,7 @@ inline PlanResult plan(const PlanRequest& r) {
                             const auto batch = static_cast<std::int64_t>(ceil_div(*r.users, static_cast<double>(replicas) * stages));
                             if (batch > *most) return std::nullopt;
                             s = evaluate(batch);
-                            any_fits = any_fits || (s && s->fits());
+                            not_memory_alone = not_memory_alone || (s && s->fits());
                         } else {
                             // Little's law, iterated from one sequence until the users stop growing; a
                             // search that has not settled in 64 rounds is not a plan (the replicas are
@@ -470,13 +472,14 @@ inline PlanResult plan(const PlanRequest& r) {
                             for (int i = 0; i < 64 && !settled; ++i) {
                                 s = evaluate(batch);
                                 if (!s) return std::nullopt;
-                                any_fits = any_fits || s->fits();
                                 const double users = *r.requests_per_s * held(*s).in(ridgeline::s);
                                 const auto next = static_cast<std::int64_t>(ceil_div(users, static_cast<double>(replicas) * stages));
                                 if (next <= batch) settled = true;
                                 else if (next > *most) return std::nullopt;
                                 else batch = next;
                             }
+                            // The load settled (or never did: overloaded, not out of memory).
+                            not_memory_alone = not_memory_alone || !settled || s->fits();
                             if (!settled) return std::nullopt;
                             if (pooled) {
                                 // An open loop: a decode slot takes the next request whose KV has
@@ -663,7 +666,7 @@ inline PlanResult plan(const PlanRequest& r) {
                                " within " + std::to_string(r.max_devices) + " devices";
     if (out.plans.empty()) {
         // With targets, a search where nothing held its load in memory failed on memory first.
-        out.verdict = "no" + (any_fits ? within : " plan fits in memory within " + std::to_string(r.max_devices) + " devices");
+        out.verdict = "no" + (not_memory_alone ? within : " plan fits in memory within " + std::to_string(r.max_devices) + " devices");
         if (closest && (r.tpot_target || r.ttft_target)) out.verdict += "; the fastest token among those that fit: " + describe(*closest);
     } else {
         const PlanRow& win = out.plans.front();

@@ -84,8 +84,8 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         if (draft->max_context > 0 && w.context + s.draft_tokens - 1 > draft->max_context)
             throw error("", "draft model", "'" + std::string(draft->name.view()) + "' (max_position_embeddings " +
                                                std::to_string(draft->max_context) + ")",
-                        "a draft whose positions reach the context + draft tokens - 1 (" +
-                            std::to_string(w.context + s.draft_tokens - 1) + "); a limit raised for the target is not the draft's");
+                        "a draft whose max_position_embeddings reaches the context + draft tokens - 1 (" +
+                            std::to_string(w.context + s.draft_tokens - 1) + "), or a shorter context");
         // A pipeline keeps a micro-batch in flight per stage, each needing its own drafts: which
         // devices draft for which, and when, is not modelled, so no answer is given for it.
         if (hw.parallel.pipeline > 1)

@@ -528,14 +528,16 @@ TEST_CASE("checkpoint formats: a float32 checkpoint is served in 16 bits", "[cat
     const auto [p, source] = checkpoint_formats(j);
     CHECK(p.weights == formats::bf16);
     CHECK(p.embedding_format() == formats::bf16);
-    CHECK(source == "torch_dtype float32: served in bf16 (16 bits, as vLLM's dtype auto serves float32 checkpoints)");
+    CHECK(source == "torch_dtype float32: served in bf16 (16 bits, as vLLM's dtype auto serves float32 checkpoints; fp16 on a device "
+                    "without bf16, the same bytes)");
     Workload w;
     w.precision = p;
     CHECK(decode_step(load_hardware("h100-sxm"), model_from_config(j), w).weight_bytes.in(bytes) == Approx(15'009'857'536.0).epsilon(1e-12));
     // Quantised weights keep the rest in 16 bits too (AWQ's embeddings and head).
     j["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}};
     CHECK(checkpoint_formats(j).first.lm_head_format() == formats::bf16);
-    // Asked for, 32 bits still read as 32: (8,030,261,248 - 525,336,576) x 4 + 16,384.
+    // Every table asked for in 32 bits (--weights, --embeddings and --lm-head fp32) reads 32:
+    // (8,030,261,248 - 525,336,576) x 4 + 16,384.
     w.precision = Precision{formats::fp32};
     CHECK(decode_step(load_hardware("h100-sxm"), model_from_config(j), w).weight_bytes.in(bytes) == Approx(30'019'715'072.0).epsilon(1e-12));
 }
