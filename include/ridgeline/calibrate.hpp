@@ -374,10 +374,10 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
                         std::string("at most ") + most_text + ", what a workload takes: rows this slow are not what the term models "
                                                               "(check their tokens/s, batches and contexts)");
     };
-    within("time per step", c.overhead, s(1000), "1000 s");
-    within("time per layer", c.per_layer, s(1), "1 s");
-    within("time per MoE layer", c.per_moe_layer, s(1), "1 s");
-    within("time per sequence", c.per_sequence, s(1), "1 s");
+    within("time per step", c.overhead, most_overhead_per_step, "1000 s");
+    within("time per layer", c.per_layer, most_overhead_per_unit, "1 s");
+    within("time per MoE layer", c.per_moe_layer, most_overhead_per_unit, "1 s");
+    within("time per sequence", c.per_sequence, most_overhead_per_unit, "1 s");
 
     // Predictions, residuals, and where the time goes.
     for (const Observation& o : observations) {
@@ -547,10 +547,10 @@ inline PredictionRange predict_range(const Deployment& d, const Model& m, const 
             const Seconds out = e ? v - sign * *e : v;
             return out < Seconds{} ? Seconds{} : (out > most ? most : out);
         };
-        x.overhead = time(c.overhead, c.overhead_error, s(1000));
-        x.per_layer = time(c.per_layer, c.per_layer_error, s(1));
-        x.per_moe_layer = time(c.per_moe_layer, c.per_moe_layer_error, s(1));
-        x.per_sequence = time(c.per_sequence, c.per_sequence_error, s(1));
+        x.overhead = time(c.overhead, c.overhead_error, most_overhead_per_step);
+        x.per_layer = time(c.per_layer, c.per_layer_error, most_overhead_per_unit);
+        x.per_moe_layer = time(c.per_moe_layer, c.per_moe_layer_error, most_overhead_per_unit);
+        x.per_sequence = time(c.per_sequence, c.per_sequence_error, most_overhead_per_unit);
         return predict(d, m, w, x).step_time;
     };
     r.fastest = moved(+1);

@@ -170,6 +170,11 @@ struct Parallelism {
     friend constexpr bool operator==(const Parallelism&, const Parallelism&) = default;
 };
 
+// The longest times an Efficiency takes (validate(Workload)): a fixed time per step, and each
+// time per layer, per MoE layer or per sequence. Calibration and its ranges keep to them too.
+inline constexpr Seconds most_overhead_per_step = s(1000);
+inline constexpr Seconds most_overhead_per_unit = s(1);
+
 // What a real deployment gets of the peaks: fractions of peak bandwidth and FLOP/s, and a fixed
 // time per step (launches, sampling, scheduling). 1, 1, 0 is the ideal ceiling.
 struct Efficiency {
@@ -290,13 +295,13 @@ constexpr void validate(const Workload& w) {
         throw error("", "efficiency (bandwidth)", number_text(e.bandwidth), "a fraction in [1e-6, 1]");
     if (!(e.compute >= 1e-6 && e.compute <= 1))
         throw error("", "efficiency (compute)", number_text(e.compute), "a fraction in [1e-6, 1]");
-    if (!(e.overhead >= Seconds{}) || !(e.overhead <= s(1000)))
+    if (!(e.overhead >= Seconds{}) || !(e.overhead <= most_overhead_per_step))
         throw error("", "overhead per step", number_text(e.overhead.in(us)) + " us", "a time from 0 to 1000 s");
-    if (!(e.per_layer >= Seconds{}) || !(e.per_layer <= s(1)))
+    if (!(e.per_layer >= Seconds{}) || !(e.per_layer <= most_overhead_per_unit))
         throw error("", "overhead per layer", number_text(e.per_layer.in(us)) + " us", "a time from 0 to 1 s");
-    if (!(e.per_moe_layer >= Seconds{}) || !(e.per_moe_layer <= s(1)))
+    if (!(e.per_moe_layer >= Seconds{}) || !(e.per_moe_layer <= most_overhead_per_unit))
         throw error("", "overhead per MoE layer", number_text(e.per_moe_layer.in(us)) + " us", "a time from 0 to 1 s");
-    if (!(e.per_sequence >= Seconds{}) || !(e.per_sequence <= s(1)))
+    if (!(e.per_sequence >= Seconds{}) || !(e.per_sequence <= most_overhead_per_unit))
         throw error("", "overhead per sequence", number_text(e.per_sequence.in(us)) + " us", "a time from 0 to 1 s");
 }
 
