@@ -2,6 +2,7 @@
 // usage error naming the option and what it accepts.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <fcntl.h>
 #include <unistd.h>
@@ -88,6 +89,19 @@ inline std::int64_t parse_integer_option(const std::string& option, const std::s
     return *v;
 }
 
+// A list names each value once: a repeat would only print the same row twice, and is more
+// likely a typo for another value. `keys` are the values as the list's reader compares them.
+inline void refuse_repeats(const std::string& option, const std::string& text, std::vector<std::string> keys) {
+    std::vector<std::size_t> order(keys.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+    // Of the values listed twice, the one whose second mention comes first.
+    std::size_t first_repeat = keys.size();
+    for (std::size_t i = 1; i < order.size(); ++i)
+        if (keys[order[i]] == keys[order[i - 1]]) first_repeat = std::min(first_repeat, order[i]);
+    if (first_repeat < keys.size()) bad_value(option, text, "each value once (" + keys[first_repeat] + " is listed twice)");
+}
+
 // The most values one list may hold, and the most rows one command may produce.
 inline constexpr std::size_t max_values = 100000;
 
@@ -139,11 +153,16 @@ inline std::vector<std::int64_t> parse_list(const std::string& option, const std
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
+    std::vector<std::string> keys;
+    keys.reserve(out.size());
+    for (const std::int64_t v : out) keys.push_back(std::to_string(v));
+    refuse_repeats(option, s, std::move(keys));
     return out;
 }
 
-// "a,b,c" as its pieces, empty ones kept (so that "h100-sxm," is refused by name, not ignored).
-inline std::vector<std::string> split_commas(const std::string& s) {
+// "a,b,c" as its pieces, empty ones kept (so that "h100-sxm," is refused by name, not ignored)
+// and each at most once.
+inline std::vector<std::string> split_commas(const std::string& option, const std::string& s) {
     std::vector<std::string> out;
     std::size_t start = 0;
     for (;;) {
@@ -152,6 +171,7 @@ inline std::vector<std::string> split_commas(const std::string& s) {
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
+    refuse_repeats(option, s, out);
     return out;
 }
 

@@ -104,7 +104,7 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
     add_read(app, "--hardware,-H", o.hardware,
              [lists, command = app->get_name()](const std::string& f, const std::string& t) {
                  if (!lists && t.find(',') != std::string::npos) cli::bad_value(f, t, "one device: " + command + " reads a single setting");
-                 return lists ? cli::split_commas(t) : std::vector<std::string>{t};
+                 return lists ? cli::split_commas(f, t) : std::vector<std::string>{t};
              },
              lists ? "Hardware preset names or JSON files, a list: h100-sxm,h200 (default h100-sxm)"
                    : "Hardware preset name or JSON file (default h100-sxm)");
@@ -113,7 +113,7 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
              [lists](const std::string& f, const std::string& t) {
                  std::vector<std::optional<Format>> out;
                  // "checkpoint": the model's own formats, beside others to compare (as plan takes it).
-                 for (const auto& piece : lists ? cli::split_commas(t) : std::vector<std::string>{t})
+                 for (const auto& piece : lists ? cli::split_commas(f, t) : std::vector<std::string>{t})
                      out.emplace_back(piece == "checkpoint" ? std::nullopt : std::optional(cli::parse_format_option(f, piece)));
                  return out;
              },

@@ -63,9 +63,9 @@ inline const std::vector<PlanFlag>& plan_flags() {
         {"--model,-m", "model", "Model preset name, or a path to a config.json or checkpoint directory",
          [](PlanOptions& o, const std::string&, const std::string& t) { o.model = t; }},
         {"--hardware,-H", "hardware", "Candidate devices: h100-sxm,h200 (omitted or empty: every hardware preset)",
-         [](PlanOptions& o, const std::string&, const std::string& t) {
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
              o.hardware_text = t;
-             o.hardware = t.empty() ? std::vector<std::string>{} : split_commas(t);
+             o.hardware = t.empty() ? std::vector<std::string>{} : split_commas(f, t);
          }},
         {"--prompt", "prompt", "Prompt tokens per request, the context it starts from (default 1024)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.prompt = parse_integer_option(f, t, 0, 100'000'000); }},
@@ -96,7 +96,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) {
              o.weights.clear();
              o.checkpoint = false;
-             for (const auto& piece : split_commas(t)) {
+             for (const auto& piece : split_commas(f, t)) {
                  if (piece == "checkpoint") {
                      o.checkpoint = true;
                  } else {
@@ -144,7 +144,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) {
              o.price_text = t;
              o.prices.clear();
-             for (const auto& item : split_commas(t)) {
+             for (const auto& item : split_commas(f, t)) {
                  const std::size_t eq = item.find('=');
                  if (eq == std::string::npos || eq == 0) bad_value(f, t, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
                  const std::string device = item.substr(0, eq);
