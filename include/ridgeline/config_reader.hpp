@@ -179,6 +179,25 @@ inline Moe read_moe(const ConfigReader& c, const std::string& experts_key, const
     return e;
 }
 
+// Group-limited routing (DeepSeek, GLM-4.5: the experts in n_group groups, each token's top-k
+// drawn from its topk_group best groups) moves no byte ridgeline counts: by symmetry each expert
+// is still chosen with probability k / E, so a batch touches as many experts. The keys are read
+// only to refuse a router no engine could run; absent or null, there are no groups.
+inline void check_expert_groups(const ConfigReader& c, const Moe& e, const std::string& experts_key) {
+    if (!c.present("n_group")) return;
+    const std::int64_t groups = c.integer("n_group");
+    if (e.experts % groups != 0)
+        c.root().at("n_group").fail("a divisor of " + experts_key + " (" + std::to_string(e.experts) + ")");
+    if (!c.present("topk_group")) return;
+    const std::int64_t chosen = c.integer("topk_group");
+    if (chosen > groups) c.root().at("topk_group").fail("at most n_group (" + std::to_string(groups) + ")");
+    const std::int64_t per_group = e.experts / groups;
+    if (chosen * per_group < e.experts_per_token)
+        c.root().at("topk_group").fail("groups enough to hold num_experts_per_tok (" + std::to_string(e.experts_per_token) +
+                                       " experts, " + std::to_string(per_group) + " a group: at least " +
+                                       std::to_string((e.experts_per_token + per_group - 1) / per_group) + ")");
+}
+
 // An array of per-layer strings (layer_types), one per layer, each one of `allowed`.
 inline std::vector<std::string> layer_types(const ConfigReader& c, std::int64_t layers, const std::vector<std::string>& allowed) {
     const Node types = c.root().at("layer_types");

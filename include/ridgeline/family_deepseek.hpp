@@ -45,6 +45,7 @@ inline void read_deepseek(const ConfigReader& c, Model& m) {
         l.index_key_format = block_scaled(Numeric::fp8, 32, 128);
     }
     Moe moe = read_moe(c, "n_routed_experts", "moe_intermediate_size");
+    check_expert_groups(c, moe, "n_routed_experts");
     // Absent keys: DeepseekV3Config n_shared_experts=1, first_k_dense_replace=3;
     // DeepseekV2Config n_shared_experts=2, first_k_dense_replace=0. Null or 0 means none.
     const auto count_or = [&](const std::string& key, std::int64_t absent) {

@@ -25,6 +25,7 @@ inline void read_glm4_moe(const ConfigReader& c, Model& m) {
     a.qkv_bias = c.flag_or("attention_bias", false);
     a.qk_norm = c.flag_or("use_qk_norm", false);
     Moe moe = read_moe(c, "n_routed_experts", "moe_intermediate_size");
+    check_expert_groups(c, moe, "n_routed_experts");
     moe.shared_experts = c.count_or_zero("n_shared_experts");
     if (!c.root().has("n_shared_experts")) (void)c.integer("n_shared_experts");  // required: names the key
     moe.shared_intermediate = moe.shared_experts > 0 ? moe.expert_intermediate : 0;

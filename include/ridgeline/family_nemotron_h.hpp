@@ -126,6 +126,7 @@ inline Moe moe(const ConfigReader& c) {
         root.at("n_shared_experts").fail("1: NemotronHMoE builds one shared expert of moe_shared_expert_intermediate_size");
     const std::string experts = !c.present("n_routed_experts") && c.present("num_local_experts") ? "num_local_experts" : "n_routed_experts";
     Moe e = read_moe(c, experts, "moe_intermediate_size");
+    check_expert_groups(c, e, experts);
     e.ungated = true;
     e.router_bias = true;  // e_score_correction_bias
     e.shared_experts = 1;

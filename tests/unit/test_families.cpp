@@ -231,6 +231,26 @@ TEST_CASE("deepseek_v32: the indexer reads its keys over the context, the main c
     decodes(m, "h200", 8);
 }
 
+TEST_CASE("deepseek: group-limited routing is checked, and moves no byte", "[families][deepseek][errors]") {
+    // deepseek-ai/DeepSeek-V3.2's config.json: 256 routed experts in n_group 8 groups of 32, each
+    // token's 8 drawn from its topk_group 4 best groups.
+    const nlohmann::json j = hub("deepseek-v3.2.json");
+    const Model file = model_from_config(j, "test.json");
+    // No groups (null, as a config without group-limited routing gives) is the same model: each
+    // expert is still chosen with probability 8 / 256.
+    CHECK(with(j, "n_group", nullptr) == file);
+    CHECK(with(j, "topk_group", nullptr) == file);
+    CHECK_THROWS_WITH(with(j, "n_group", 7), "test.json: /n_group: got 7, expected a divisor of n_routed_experts (256)");
+    CHECK_THROWS_WITH(with(j, "topk_group", 9), "test.json: /topk_group: got 9, expected at most n_group (8)");
+    // 128 groups of 2 experts: 3 groups hold 6 of the 8 a token takes, 4 hold them all.
+    nlohmann::json narrow = j;
+    narrow["n_group"] = 128;
+    CHECK_THROWS_WITH(with(narrow, "topk_group", 3),
+                      "test.json: /topk_group: got 3, expected groups enough to hold num_experts_per_tok (8 experts, 2 a "
+                      "group: at least 4)");
+    CHECK(with(narrow, "topk_group", 4) == file);
+}
+
 TEST_CASE("kimi_k2: a DeepseekV3ForCausalLM under another model_type is read as deepseek_v3, and says so", "[families][deepseek]") {
     const LoadedModel k = load_model_with_formats("tests/data/hub/kimi-k2-instruct.json");
     CHECK(k.notes == "model_type kimi_k2 read as deepseek_v3 (architectures names DeepseekV3ForCausalLM)");
