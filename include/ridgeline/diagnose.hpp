@@ -126,9 +126,8 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         // step (g + 1 tokens a sequence, as speculative() costs it) over the measured step, with a
         // free draft (a lower bound on the acceptance). Where g + 1 tokens turn the verification
         // compute-bound it costs more than a plain step, and more drafts can ask for more.
-        Workload verify = ideal;
-        verify.tokens_per_sequence = draft_tokens + 1;
-        const double wanted = static_cast<double>(decode_step(dep, m, verify).step_time / measured_step);
+        const double wanted =
+            static_cast<double>(decode_step(dep, m, verification_workload(ideal, draft_tokens)).step_time / measured_step);
         if (wanted <= static_cast<double>(draft_tokens + 1) && !compute_bound) {
             double lo = 0, hi = 1;
             for (int i = 0; i < 200; ++i) {

@@ -662,12 +662,13 @@ inline PlanResult plan(const PlanRequest& r) {
         return "";
     };
     // Without a TPOT or TTFT target, what no plan does is fit (the model and one request's KV).
-    const std::string within = std::string(r.tpot_target || r.ttft_target ? " plan meets the targets" : " plan fits in memory") +
-                               " within " + std::to_string(r.max_devices) + " devices";
+    const bool targets = r.tpot_target || r.ttft_target;
+    const std::string limit = " within " + std::to_string(r.max_devices) + " devices";
+    const std::string within = (targets ? " plan meets the targets" : " plan fits in memory") + limit;
     if (out.plans.empty()) {
         // With targets, a search where nothing held its load in memory failed on memory first.
-        out.verdict = "no" + (not_memory_alone ? within : " plan fits in memory within " + std::to_string(r.max_devices) + " devices");
-        if (closest && (r.tpot_target || r.ttft_target)) out.verdict += "; the fastest token among those that fit: " + describe(*closest);
+        out.verdict = "no" + (targets && not_memory_alone ? within : " plan fits in memory" + limit);
+        if (closest && targets) out.verdict += "; the fastest token among those that fit: " + describe(*closest);
     } else {
         const PlanRow& win = out.plans.front();
         out.verdict = std::string(mode_name(win.mode)) + " serving wins: " + describe(win);

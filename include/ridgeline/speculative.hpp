@@ -53,6 +53,13 @@ struct SpeculativeDecode {
     [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits(); }
 };
 
+// One verification's workload: each sequence's g drafts and the token after them, read by the
+// target in one pass over g + 1 positions (speculative_decode and diagnose's least acceptance).
+constexpr Workload verification_workload(Workload w, std::int64_t draft_tokens) {
+    w.tokens_per_sequence = draft_tokens + 1;
+    return w;
+}
+
 // `draft`, if given, runs g steps of its own with the same workload on the deployment's devices,
 // split `s.draft_tensor` ways (the target's degree unless set; no pipeline or expert split), as
 // decode costs it; it must share the target's vocabulary, as vLLM requires of a draft model.
@@ -70,9 +77,7 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
     Workload plain = w;
     plain.tokens_per_sequence = 1;
     r.plain = decode_step(hw, target, plain);
-    Workload verify = plain;
-    verify.tokens_per_sequence = s.draft_tokens + 1;
-    r.verify = decode_step(hw, target, verify);
+    r.verify = decode_step(hw, target, verification_workload(plain, s.draft_tokens));
     r.memory = r.verify.memory;
     if (draft) {
         if (draft->vocab_size != target.vocab_size)
