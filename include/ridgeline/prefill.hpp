@@ -64,16 +64,31 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     Bytes kv_written_per_token{};
     for (std::size_t i = 0; i < c.context_count; ++i) kv_written_per_token += c.context_terms[i].kv_per_token;
 
+    // What depends only on a chunk's length (the experts its tokens touch, the link carrying
+    // them) is the same for every full chunk, so it is costed once for them and once for the
+    // last: a prompt in 1-token chunks is as many chunks as tokens.
+    std::int64_t costed_len = -1;
+    Bytes routed{};
+    Flops imbalance_flops{};
+    Communication link{};
     Pipeline chunks;  // chunks overlap across pipeline stages (decode.hpp)
     for (std::int64_t start = cached; start < prompt; start += p.chunk_tokens) {
         const std::int64_t end = start + p.chunk_tokens < prompt ? start + p.chunk_tokens : prompt;
         const auto len = static_cast<double>(end - start);
-        // Tokens in the chunk, for the experts they touch; past 2^62 every expert is touched anyway.
-        const double chunk_tokens = B * len;
-        const std::int64_t tokens = chunk_tokens < 0x1p62 ? static_cast<std::int64_t>(chunk_tokens) : std::int64_t{1} << 62;
+        if (end - start != costed_len) {
+            costed_len = end - start;
+            // Tokens in the chunk, for the experts they touch; past 2^62 every expert is touched anyway.
+            const double chunk_tokens = B * len;
+            const std::int64_t tokens = chunk_tokens < 0x1p62 ? static_cast<std::int64_t>(chunk_tokens) : std::int64_t{1} << 62;
+            routed = c.routed_bytes(tokens);
+            imbalance_flops = c.routed_imbalance_flops(tokens);
+            Workload chunk_workload = w;  // the link carries every token of the chunk
+            chunk_workload.tokens_per_sequence = costed_len;
+            link = communication(dep, m, chunk_workload, c);
+        }
         // The busiest attention rank's sequences (StepCost::context_batch) read and write their cache.
         const Bytes kv = c.step_kv_bytes(B, static_cast<double>(start)) + c.context_batch(B) * len * kv_written_per_token;
-        const Bytes bytes = c.fixed_bytes + c.routed_bytes(tokens) + c.row_bytes(B * len) + kv;
+        const Bytes bytes = c.fixed_bytes + routed + c.row_bytes(B * len) + kv;
         Flops attention{};
         for (std::size_t i = 0; i < c.context_count; ++i) {
             const auto& t = c.context_terms[i];
@@ -93,13 +108,10 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         const Flops own = len * c.rank_flops_per_token + attention;
         const Flops flops = ranks ? B * shared + c.context_batch(B) * own
                                   : B * (len * (c.flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token + attention);
-        Workload chunk_workload = w;  // the link carries every token of the chunk
-        chunk_workload.tokens_per_sequence = end - start;
-        const Communication link = communication(dep, m, chunk_workload, c);
 
         const Seconds memory = bytes / rates.bandwidth;
         // The step waits for the busiest expert group's matmuls too (StepCost::routed_imbalance_flops).
-        const Seconds imbalance = c.routed_imbalance_flops(tokens) / rates.peak;
+        const Seconds imbalance = imbalance_flops / rates.peak;
         const Seconds compute = flops / rates.peak + imbalance;
         p.imbalance_time += imbalance;
         p.memory_time += memory;

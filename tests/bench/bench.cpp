@@ -199,6 +199,17 @@ void serve_one(benchmark::State& state) {
 }
 BENCHMARK(serve_one);
 
+// A prefill's cost in chunks: Llama-3.1-8B on eight H100s at TP 8, a 131,000-token prompt in
+// 1-token chunks (plan --chunk 1), so 131,000 chunks, each with its KV read, attention pairs and
+// all-reduces. What depends only on a chunk's length is costed once (prefill.hpp).
+void prefill_token_chunks(benchmark::State& state) {
+    const Deployment d{load_hardware("h100-sxm"), Parallelism{.tensor = 8}};
+    const Model m = load_model("llama-3.1-8b");
+    for (auto _ : state) benchmark::DoNotOptimize(prefill(d, m, Workload{}, 131000, 1).time);
+    state.SetItemsProcessed(state.iterations() * 131000);
+}
+BENCHMARK(prefill_token_chunks)->Unit(benchmark::kMillisecond);
+
 // The default search: every device preset, up to 64 devices, every TP/PP/EP that divides, three
 // weight formats, both serving modes, every power-of-two batch that fits, and the fewest replicas
 // per deployment. `evaluations` says how many serve() calls that took.
