@@ -75,13 +75,47 @@ struct PyDeployment {
     Parallelism par{};
 };
 
-PyHardware load_hardware_py(const std::string& name) { return PyHardware{name, load_hardware(name)}; }
-PyModel load_model_py(const std::string& name) { return load_model_with_formats(name); }
+// Text for the user, from bytes that may not be UTF-8 (a file name): U+FFFD where they are not,
+// as the CLI's JSON writes them.
+py::str text_of(const std::string& s) {
+    PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace");
+    if (!o) throw py::error_already_set();
+    return py::reinterpret_steal<py::str>(o);
+}
+
+// A str argument as UTF-8; a lone surrogate (which no valid name holds) is kept as its escape,
+// "\udcff", so the error that refuses the value can show it.
+std::string utf8_of(const py::handle& v) { return v.attr("encode")("utf-8", "backslashreplace").cast<py::bytes>().cast<std::string>(); }
+
+// A preset name or a path, as a str or an os.PathLike (pathlib.Path), in the bytes the file
+// system names it by (os.fsencode: a file name that is not UTF-8 comes back as it was listed).
+// Nothing when `v` is neither.
+std::optional<std::string> path_arg(const py::handle& v, const char* what) {
+    const py::module_ os = py::module_::import("os");
+    if (!py::isinstance<py::str>(v) && !py::isinstance(v, os.attr("PathLike"))) return std::nullopt;
+    try {
+        return os.attr("fsencode")(v).cast<py::bytes>().cast<std::string>();
+    } catch (const py::error_already_set& e) {
+        if (!e.matches(PyExc_UnicodeError)) throw;
+        throw ridgeline::error("", what, py::str(py::repr(v)).cast<std::string>(), "a name or path the file system's encoding can write");
+    }
+}
+
+PyHardware load_hardware_py(const py::object& name) {
+    const auto path = path_arg(name, "name_or_path");
+    if (!path) throw py::type_error("load_hardware(): name_or_path must be a str or a path (os.PathLike)");
+    return PyHardware{*path, load_hardware(*path)};
+}
+PyModel load_model_py(const py::object& name) {
+    const auto path = path_arg(name, "name_or_path");
+    if (!path) throw py::type_error("load_model(): name_or_path must be a str or a path (os.PathLike)");
+    return load_model_with_formats(*path);
+}
 
 PyModel model_of(const py::handle& m) {
     if (py::isinstance<PyModel>(m)) return m.cast<PyModel>();
-    if (py::isinstance<py::str>(m)) return load_model_py(m.cast<std::string>());
-    throw py::type_error("model: expected a ridgeline.Model or a preset name or path (str)");
+    if (const auto path = path_arg(m, "model")) return load_model_with_formats(*path);
+    throw py::type_error("model: expected a ridgeline.Model or a preset name or path (str or os.PathLike)");
 }
 
 // A finite number for the output: a NaN or infinity is a bug upstream, never an answer.
@@ -100,10 +134,7 @@ py::object to_python(const nlohmann::ordered_json& j) {
         case nlohmann::ordered_json::value_t::number_unsigned: return py::int_(j.get<std::uint64_t>());
         case nlohmann::ordered_json::value_t::number_float: return py::float_(finite(j.get<double>()));
         case nlohmann::ordered_json::value_t::string: {
-            const auto& s = j.get_ref<const std::string&>();
-            PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace");
-            if (!o) throw py::error_already_set();
-            return py::reinterpret_steal<py::object>(o);
+            return text_of(j.get_ref<const std::string&>());
         }
         case nlohmann::ordered_json::value_t::array: {
             py::list l;
@@ -185,7 +216,7 @@ public:
         const py::object v = take(key);
         if (v.is_none()) return std::nullopt;
         if (!py::isinstance<py::str>(v)) throw py::type_error(std::string(function_) + "(): " + key + " must be a str");
-        return v.cast<std::string>();
+        return utf8_of(v);
     }
     std::string text(const char* key, const char* fallback) { return optional_text(key).value_or(fallback); }
     std::optional<bool> optional_flag(const char* key) {
@@ -374,8 +405,8 @@ DeviceArg device_arg(const py::handle& h, const char* function) {
         const auto& x = h.cast<const PyHardware&>();
         return DeviceArg{x.name, x.hw, std::nullopt};
     }
-    if (py::isinstance<py::str>(h)) return DeviceArg{h.cast<std::string>(), std::nullopt, std::nullopt};
-    throw py::type_error(std::string(function) + "(): hardware must be a ridgeline.Hardware, a ridgeline.Deployment or a preset name or path (str)");
+    if (const auto path = path_arg(h, "hardware")) return DeviceArg{*path, std::nullopt, std::nullopt};
+    throw py::type_error(std::string(function) + "(): hardware must be a ridgeline.Hardware, a ridgeline.Deployment or a preset name or path (str or os.PathLike)");
 }
 
 void refuse_parallel_keys(Kwargs& k) {
@@ -621,13 +652,13 @@ py::object predict_py(const py::object& model, const py::object& hardware, const
 std::vector<std::string> names_of(const py::handle& v, const char* function, const char* what) {
     std::vector<std::string> out;
     if (py::isinstance<py::str>(v)) {
-        out.push_back(v.cast<std::string>());
+        out.push_back(utf8_of(v));
         return out;
     }
     if (!py::isinstance<py::sequence>(v)) throw py::type_error(std::string(function) + "(): " + what + " must be a str or a list of str");
     for (const auto& item : v) {
         if (!py::isinstance<py::str>(item)) throw py::type_error(std::string(function) + "(): " + what + " must be a str or a list of str");
-        out.push_back(item.cast<std::string>());
+        out.push_back(utf8_of(item));
     }
     return out;
 }
@@ -1135,7 +1166,7 @@ PyDeployment make_deployment(const py::object& hardware, const py::kwargs& kw) {
     const Parallelism par = read_parallel(k);
     k.done();
     DeviceArg d = device_arg(hardware, "Deployment");
-    if (d.par) throw py::type_error("Deployment(): hardware must be a ridgeline.Hardware or a preset name or path (str)");
+    if (d.par) throw py::type_error("Deployment(): hardware must be a ridgeline.Hardware or a preset name or path (str or os.PathLike)");
     return PyDeployment{PyHardware{d.name, d.hw ? *d.hw : load_hardware(d.name)}, par};
 }
 
@@ -1178,17 +1209,18 @@ PYBIND11_MODULE(ridgeline, m) {
                     expected.replace(at, std::string_view("the tensor-parallel degree").size(), "tp");
             }
             const ridgeline::error said(e.file(), path, e.value(), expected);
-            py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(said.what());
-            instance.attr("file") = said.file();
-            instance.attr("path") = said.path();
-            instance.attr("value") = said.value();
-            instance.attr("expected") = said.expected();
+            // A file name or value need not be UTF-8 (text_of).
+            py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(text_of(said.what()));
+            instance.attr("file") = text_of(said.file());
+            instance.attr("path") = text_of(said.path());
+            instance.attr("value") = text_of(said.value());
+            instance.attr("expected") = text_of(said.expected());
             PyErr_SetObject(error_type.ptr(), instance.ptr());
         }
     });
 
     py::class_<PyHardware>(m, "Hardware", "A device: a hardware preset or JSON file (ridgeline.load_hardware)")
-        .def_readonly("name", &PyHardware::name, "The name it was loaded by")
+        .def_property_readonly("name", [](const PyHardware& h) { return text_of(h.name); }, "The name it was loaded by")
         .def_property_readonly("device", [](const PyHardware& h) { return std::string(h.hw.name.view()); })
         .def_property_readonly("memory_bytes", [](const PyHardware& h) { return h.hw.memory_capacity.in(bytes); })
         .def_property_readonly("memory_bandwidth_bytes_per_s", [](const PyHardware& h) { return h.hw.memory_bandwidth.in(bytes_per_s); })
@@ -1199,10 +1231,10 @@ PYBIND11_MODULE(ridgeline, m) {
             const auto p = h.hw.peak_for(numeric_arg("format", format));
             return p ? std::optional<double>(p->in(flop_per_s)) : std::nullopt;
         }, py::arg("format") = "bf16", "The dense peak for a compute format, or None")
-        .def("__repr__", [](const PyHardware& h) { return "<ridgeline.Hardware " + h.name + ": " + std::string(h.hw.name.view()) + ">"; });
+        .def("__repr__", [](const PyHardware& h) { return text_of("<ridgeline.Hardware " + h.name + ": " + std::string(h.hw.name.view()) + ">"); });
 
     py::class_<PyModel>(m, "Model", "A model: a preset or a config.json, with its checkpoint's storage formats (ridgeline.load_model)")
-        .def_property_readonly("name", [](const PyModel& p) { return std::string(p.model.name.view()); })
+        .def_property_readonly("name", [](const PyModel& p) { return text_of(std::string(p.model.name.view())); })
         .def_property_readonly("hidden_size", [](const PyModel& p) { return p.model.hidden_size; })
         .def_property_readonly("vocab_size", [](const PyModel& p) { return p.model.vocab_size; })
         .def_property_readonly("layers", [](const PyModel& p) { return layer_count(p.model); })
@@ -1236,7 +1268,7 @@ PYBIND11_MODULE(ridgeline, m) {
             out.model.with_max_context(tokens);
             return out;
         }, py::arg("tokens"), "A copy with another context limit")
-        .def("__repr__", [](const PyModel& p) { return "<ridgeline.Model " + std::string(p.model.name.view()) + ">"; });
+        .def("__repr__", [](const PyModel& p) { return text_of("<ridgeline.Model " + std::string(p.model.name.view()) + ">"); });
 
     py::class_<PyAssumptions>(m, "Assumptions",
                               "What results count: Assumptions('physical') (the default) or Assumptions('seed_003'), with keyword "
@@ -1310,9 +1342,9 @@ PYBIND11_MODULE(ridgeline, m) {
             return d.par.link_bandwidth ? std::optional<double>(d.par.link_bandwidth->in(bytes_per_s)) : std::nullopt;
         })
         .def("__repr__", [](const PyDeployment& d) {
-            return "<ridgeline.Deployment " + d.device.name + " tp " + std::to_string(d.par.tensor) + " pp " + std::to_string(d.par.pipeline) +
+            return text_of("<ridgeline.Deployment " + d.device.name + " tp " + std::to_string(d.par.tensor) + " pp " + std::to_string(d.par.pipeline) +
                    " ep " + std::to_string(d.par.expert) + " dp " + std::to_string(d.par.data) +
-                   (d.par.attention_data > 1 ? " attention_dp " + std::to_string(d.par.attention_data) : std::string()) + ">";
+                   (d.par.attention_data > 1 ? " attention_dp " + std::to_string(d.par.attention_data) : std::string()) + ">");
         });
 
     m.def("load_hardware", &load_hardware_py, py::arg("name_or_path"), "A hardware preset (data/hardware) by name, or a hardware JSON file");

@@ -5,6 +5,8 @@ calls and the CLI. Run by CTest with PYTHONPATH at the built module, RIDGELINE_D
 and RIDGELINE_CLI at the CLI (tests/CMakeLists.txt)."""
 import json
 import os
+import pathlib
+import shutil
 import subprocess
 import time
 
@@ -726,6 +728,32 @@ def test_bad_file_names_file_and_path(tmp_path):
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.calibrate(os.path.join(ROOT, "tests/data/bad/measurements-bad-row.json"))
     assert e.value.file.endswith("measurements-bad-row.json") and e.value.path.startswith("/measurements/")
+
+
+def test_paths_as_os_pathlike_and_any_file_name(tmp_path):
+    # A pathlib.Path is a file name, as a str is; a name that is not UTF-8 (here Latin-1's
+    # "caf\xe9") opens as the file system lists it (os.fsencode), as the CLI opens it.
+    config = os.path.join(ROOT, "tests/data/hub/glm-4.7-fp8-partial.json")
+    by_str = ridgeline.decode(config, "h200", tp=8)
+    assert ridgeline.decode(pathlib.Path(config), "h200", tp=8) == by_str
+    assert ridgeline.load_model(pathlib.Path(config)).total_params == ridgeline.load_model(config).total_params
+    latin = os.fsdecode(bytes(tmp_path) + b"/caf\xe9.json")
+    shutil.copy(config, latin)
+    assert ridgeline.decode(latin, "h200", tp=8)["bytes_per_step"] == by_str["bytes_per_step"]
+    device = os.path.join(ROOT, "data/hardware/h200.json")
+    assert ridgeline.load_hardware(pathlib.Path(device)).device == ridgeline.load_hardware("h200").device
+    assert ridgeline.decode(config, pathlib.Path(device), tp=8)["step_time_s"] == by_str["step_time_s"]
+    # A file that is not there, under a name that is not UTF-8: the library's error, which
+    # writes a byte that is not UTF-8 as its escape.
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.load_hardware(os.fsdecode(bytes(tmp_path) + b"/gone\xff.json"))
+    assert str(e.value).endswith("/gone\\xFF.json: got no such file, expected a readable JSON file")
+    # A lone surrogate in a format name is refused by value, shown as its escape.
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode("llama-3.1-8b", "h100-sxm", weights="\udcff")
+    assert (e.value.path, e.value.value) == ("weights", "\\udcff")
+    with pytest.raises(TypeError, match="os.PathLike"):
+        ridgeline.load_model(42)
 
 
 def test_python_type_errors():
