@@ -1251,19 +1251,25 @@ PYBIND11_MODULE(ridgeline, m) {
             return kv_bytes_per_token(p.model, format_arg("format", format)).in(bytes);
         }, py::arg("format") = "bf16")
         .def("with_parameters", [](const PyModel& p, const py::object& given) {
-            // As a config.json's ridgeline.parameters: a number, not a bool, from 1 to below 1e16.
+            // As a config.json's ridgeline.parameters: a number, not a bool, from 1 to below 1e16,
+            // and at least the embedding table and LM head (validate(Model)), checked here, not on use.
             if (py::isinstance<py::bool_>(given) || !(py::isinstance<py::int_>(given) || py::isinstance<py::float_>(given)))
-                throw ridgeline::error("", "parameters", py::str(py::repr(given)).cast<std::string>(), "a count from 1 to below 1e16");
-            const double count = Kwargs::as_number("with_parameters", "parameters", given);
-            if (!(count >= 1 && count < 1e16)) throw ridgeline::error("", "parameters", number_text(count), "a count from 1 to below 1e16");
+                throw ridgeline::error("", "count", py::str(py::repr(given)).cast<std::string>(), "a count from 1 to below 1e16");
+            const double count = Kwargs::as_number("with_parameters", "count", given);
+            if (!(count >= 1 && count < 1e16)) throw ridgeline::error("", "count", number_text(count), "a count from 1 to below 1e16");
             PyModel out = p;
             out.model.with_parameters(count);
+            try {
+                validate(out.model);
+            } catch (const ridgeline::error& e) {
+                throw ridgeline::error("", "count", e.value(), e.expected());
+            }
             return out;
         }, py::arg("count"), "A copy with a declared parameter count (seed 003 rounds Llama-3.1-8B to 8.03e9)")
         .def("with_max_context", [](const PyModel& p, const py::object& given) {
-            const std::int64_t tokens = integer_arg("with_max_context", "tokens", given, 0);
+            const std::int64_t tokens = Kwargs::as_integer("with_max_context", "tokens", given);
             if (tokens < 1 || tokens > (std::int64_t{1} << 40))
-                throw ridgeline::error("", "max_context", std::to_string(tokens), "an integer from 1 to 2^40");
+                throw ridgeline::error("", "tokens", std::to_string(tokens), "an integer from 1 to 2^40");
             PyModel out = p;
             out.model.with_max_context(tokens);
             return out;

@@ -636,10 +636,10 @@ def test_bad_inputs_of_every_answer():
          "link_latency_s", "a time in seconds: 0, or from 1e-12 to 1"),
         (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", runtime_reserve_bytes=-1), "runtime_reserve_bytes",
          "a size in bytes: 0, or from 1073.741824 (1e-6 GiB) to 966367641600000 (900,000 GiB)"),
-        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(1e-300), "parameters", "a count from 1 to below 1e16"),
-        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(1e300), "parameters", "a count from 1 to below 1e16"),
-        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(True), "parameters", "a count from 1 to below 1e16"),
-        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(10**400), "parameters", "a number within a double's range (about 1.8e308)"),
+        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(1e-300), "count", "a count from 1 to below 1e16"),
+        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(1e300), "count", "a count from 1 to below 1e16"),
+        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(True), "count", "a count from 1 to below 1e16"),
+        (lambda: ridgeline.load_model("llama-3.1-8b").with_parameters(10**400), "count", "a number within a double's range (about 1.8e308)"),
         (lambda: ridgeline.decode("llama-3.1-8b", "h100-sxm", batch=2**63), "batch", "an integer within 64 bits (from -2^63 to 2^63 - 1)"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, tpot_s=0.05, prompt=2**63), "prompt",
          "an integer within 64 bits (from -2^63 to 2^63 - 1)"),
@@ -910,10 +910,17 @@ def test_type_errors_say_the_value_and_its_type():
         ridgeline.decode("llama-2-7b", "h100-sxm", batch=1.5)
     with pytest.raises(TypeError, match=r"^plan\(\): users must be an integer, got 1\.5 \(float\)$"):
         ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=1.5, tpot_s=0.03)
-    # A declared count below Llama-3.1-8B's embedding table and LM head (2 x 128,256 x 4,096) is refused on use.
+    # A declared count below Llama-3.1-8B's embedding table and LM head (2 x 128,256 x 4,096 =
+    # 1,050,673,152) is refused where it is declared, not on use.
     with pytest.raises(ridgeline.Error) as e:
-        ridgeline.decode(ridgeline.load_model("llama-3.1-8b").with_parameters(1000), "h100-sxm", accounting="every")
-    assert e.value.expected == "at least the embedding table and LM head's 1050673152 parameters"
+        ridgeline.load_model("llama-3.1-8b").with_parameters(1000)
+    assert (e.value.path, e.value.value, e.value.expected) == ("count", "1000", "at least the embedding table and LM head's 1050673152 parameters")
+    assert ridgeline.load_model("llama-3.1-8b").with_parameters(1_050_673_152).parameter_count == 1_050_673_152
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.load_model("llama-3.1-8b").with_max_context(0)
+    assert (e.value.path, e.value.value, e.value.expected) == ("tokens", "0", "an integer from 1 to 2^40")
+    with pytest.raises(TypeError, match=r"^with_max_context\(\): tokens must be an integer, got None \(NoneType\)$"):
+        ridgeline.load_model("llama-3.1-8b").with_max_context(None)
 
 
 @needs_cli
