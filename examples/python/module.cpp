@@ -582,7 +582,12 @@ py::object prefill_py(const py::object& model, const py::object& hardware, const
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "prefill", batch, py::none());
     static const auto columns = cli::prefill_columns();
-    return row_py(columns, cli::prefill_cells(c.s, PrefillRow{w.batch, cached, prefill(c.s.dep, c.s.m, w, prompt, chunk, cached)}));
+    try {
+        return row_py(columns, cli::prefill_cells(c.s, PrefillRow{w.batch, cached, prefill(c.s.dep, c.s.m, w, prompt, chunk, cached)}));
+    } catch (const ridgeline::error& e) {
+        if (!e.file().empty() || e.path() != "cached prompt") throw;
+        throw ridgeline::error("", "cached", e.value(), e.expected());  // prefill's keyword (plan's is cached_prompt)
+    }
 }
 
 py::object speculative_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
@@ -1201,7 +1206,8 @@ PYBIND11_MODULE(ridgeline, m) {
                     {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
                     {"max devices", "max_devices"},          {"prefill chunk", "chunk"},
                     {"speculation.draft_tensor", "draft_tp"},  {"draft model", "draft"},
-                    {"requests per second", "requests_per_s"}};
+                    {"requests per second", "requests_per_s"}, {"cached prompt", "cached_prompt"},
+                    {"devices", "hardware"},                 {"weight formats", "weights"}};
                 for (const auto& [library, keyword] : keywords)
                     if (path == library) path = keyword;
                 for (std::size_t at = expected.find("the tensor-parallel degree"); at != std::string::npos;

@@ -621,7 +621,8 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", batch=8, context=-1), "context", "an integer from 0 to 2^40 tokens (0: no largest batch asked)"),
         (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", acceptance=1.5), "acceptance", "a probability in [0, 1]"),
         (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", draft_tokens=0), "draft_tokens", "an integer from 1 to 1024"),
-        (lambda: ridgeline.prefill("llama-3.1-8b", "h100-sxm", prompt=100, cached=100), "cached prompt", "an integer from 0 to the prompt less one (99)"),
+        (lambda: ridgeline.prefill("llama-3.1-8b", "h100-sxm", prompt=100, cached=100), "cached", "an integer from 0 to the prompt less one (99)"),
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=1, cached_prompt=-1), "cached_prompt", None),
         (lambda: ridgeline.prefill("llama-3.1-8b", "h100-sxm", prompt=0), "prompt", "an integer from 1 to 2^40 tokens"),
         (lambda: ridgeline.generate("llama-3.1-8b", "h100-sxm", chunk=-1), "chunk", "an integer from 0 to 100000000"),
         (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", memory_fraction=0.0), "memory_fraction", "a fraction in [1e-6, 1]"),
@@ -668,7 +669,10 @@ def test_bad_inputs_of_every_answer():
         # predict takes its efficiency and times from the calibration: given here they were ignored.
         (lambda: ridgeline.predict("llama-3.1-8b", "h100-sxm", calibration="tensorrt-llm-h100-sxm", efficiency=0.5), "efficiency",
          "none: predict takes it from the calibration"),
-        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h200", "h200"], users=4), "devices", "each candidate device once"),
+        # The library's words for the list (devices, weight formats) said as the keyword.
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h200", "h200"], users=4), "hardware", "each candidate device once"),
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=[], users=4), "hardware", "at least one candidate device"),
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h200"], weights=[], users=4), "weights", "at least one format, or the checkpoint's"),
         (lambda: ridgeline.decode("llama-3.1-8b", "rtx-4090", tp=2, link_bandwidth_bytes_per_s=0), "link_bandwidth_bytes_per_s",
          "a bandwidth in bytes per second from 1e6 to 1e17"),
         # A card whose preset has no link says which keyword gives one.
