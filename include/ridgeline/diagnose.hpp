@@ -62,6 +62,9 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         throw error("", "measured time per token", number_text(measured_step.in(ms)) + " ms", "a finite time of at least 1 ns");
     if (!(near > 0 && near <= 1)) throw error("", "near", std::to_string(near), "a fraction in (0, 1]");
     validate(Speculation{.draft_tokens = draft_tokens});  // the draft length speculative takes, 1 to 1024
+    // The speculation's verification reads the cache through context + g, as speculative_decode's.
+    if (w.context > max_context - draft_tokens)
+        throw error("", "context + draft tokens", std::to_string(w.context) + " + " + std::to_string(draft_tokens), "at most 2^40 tokens");
     const Hardware& hw = dep.device;
     Workload ideal = w;
     ideal.efficiency = Efficiency{};
