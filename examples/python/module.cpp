@@ -215,14 +215,14 @@ public:
     std::optional<std::string> optional_text(const char* key) {
         const py::object v = take(key);
         if (v.is_none()) return std::nullopt;
-        if (!py::isinstance<py::str>(v)) throw py::type_error(std::string(function_) + "(): " + key + " must be a str");
+        if (!py::isinstance<py::str>(v)) throw py::type_error(std::string(function_) + "(): " + key + " must be a str" + got_text(v));
         return utf8_of(v);
     }
     std::string text(const char* key, const char* fallback) { return optional_text(key).value_or(fallback); }
     std::optional<bool> optional_flag(const char* key) {
         const py::object v = take(key);
         if (v.is_none()) return std::nullopt;
-        if (!py::isinstance<py::bool_>(v)) throw py::type_error(std::string(function_) + "(): " + key + " must be a bool");
+        if (!py::isinstance<py::bool_>(v)) throw py::type_error(std::string(function_) + "(): " + key + " must be a bool" + got_text(v));
         return v.cast<bool>();
     }
     // Call last: an unknown keyword is a TypeError, as for any Python function.
@@ -370,8 +370,9 @@ std::int64_t read_attention_dp(Kwargs& k) {
     const py::object v = k.take("attention_dp");
     if (v.is_none()) return 1;
     if (py::isinstance<py::str>(v)) {
-        if (v.cast<std::string>() == "tp") return 0;
-        throw py::type_error(std::string(k.function()) + "(): attention_dp must be an integer or 'tp', not '" + v.cast<std::string>() + "'");
+        if (utf8_of(v) == "tp") return 0;
+        // The right type, a wrong value: ridgeline.Error, as every other refused value.
+        throw error("", "attention_dp", utf8_of(v), "an integer from 1 to 1024, or 'tp' (one rank a tensor-parallel device)");
     }
     const std::int64_t ranks = Kwargs::as_integer(k.function(), "attention_dp", v);
     // 0 stands for 'tp' here: refused as the CLI's --attention-dp refuses it.
@@ -1214,7 +1215,8 @@ PYBIND11_MODULE(ridgeline, m) {
                      at = expected.find("the tensor-parallel degree", at))
                     expected.replace(at, std::string_view("the tensor-parallel degree").size(), "tp");
             }
-            const ridgeline::error said(e.file(), path, e.value(), expected);
+            // An empty value is shown as "", as the CLI quotes it, not as nothing ("got , expected").
+            const ridgeline::error said(e.file(), path, e.value().empty() ? "\"\"" : e.value(), expected);
             // A file name or value need not be UTF-8 (text_of).
             py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(text_of(said.what()));
             instance.attr("file") = text_of(said.file());
@@ -1298,7 +1300,10 @@ PYBIND11_MODULE(ridgeline, m) {
         .def_property_readonly("activation_workspace", [](const PyAssumptions& a) { return a.a.activation_workspace; })
         .def_property_readonly("fallback_link_latency_s", [](const PyAssumptions& a) { return a.a.fallback_link_latency.in(seconds); },
                                "The latency charged a ring step on a link whose preset gives none and the deployment sets none")
-        .def("__eq__", [](const PyAssumptions& a, const PyAssumptions& b) { return a.a == b.a; })
+        // Another type is not equal (Python's convention), rather than a TypeError.
+        .def("__eq__", [](const PyAssumptions& a, const py::object& b) {
+            return py::isinstance<PyAssumptions>(b) && a.a == b.cast<const PyAssumptions&>().a;
+        })
         .def("__repr__", [](const PyAssumptions& a) { return std::string("<ridgeline.Assumptions ") + assumptions_name(a.a) + ">"; });
 
     py::class_<PyWorkload>(m, "Workload",

@@ -902,7 +902,8 @@ def test_attention_dp_takes_ranks_or_tp_and_refuses_zero():
     # 0 is not "tp": refused as the CLI's --attention-dp refuses it.
     with pytest.raises(ridgeline.Error, match=r"attention_dp: got 0, expected an integer from 1 to 1024, or 'tp'"):
         ridgeline.decode("qwen3-30b-a3b", "h200", 8, 4096, tp=4, attention_dp=0)
-    with pytest.raises(TypeError, match=r"attention_dp must be an integer or 'tp', not 'all'"):
+    # A str that is not 'tp' is the right type with a wrong value: a ridgeline.Error.
+    with pytest.raises(ridgeline.Error, match=r"^attention_dp: got all, expected an integer from 1 to 1024, or 'tp'"):
         ridgeline.decode("qwen3-30b-a3b", "h200", 8, 4096, tp=4, attention_dp="all")
     assert ridgeline.Deployment("h200", tp=4, attention_dp="tp").attention_dp == 4
     assert repr(ridgeline.Deployment("h200", tp=4, attention_dp=2)).endswith("attention_dp 2>")
@@ -910,6 +911,18 @@ def test_attention_dp_takes_ranks_or_tp_and_refuses_zero():
 
 def test_type_errors_say_the_value_and_its_type():
     # A wrong type names the function, the keyword, the value and its type; whole users only, as --users.
+    with pytest.raises(TypeError, match=r"^decode\(\): weights must be a str, got \['fp8'\] \(list\)$"):
+        ridgeline.decode("llama-3.1-8b", "h100-sxm", weights=["fp8"])
+    with pytest.raises(TypeError, match=r"^decode\(\): attention_flops must be a bool, got 1 \(int\)$"):
+        ridgeline.decode("llama-3.1-8b", "h100-sxm", attention_flops=1)
+    # An empty text is shown as "", as the CLI quotes it.
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode("llama-3.1-8b", "h100-sxm", weights="")
+    assert str(e.value).startswith('weights: got "", expected a format')
+    # Assumptions compare unequal to other types, as Python's own values do.
+    assert (ridgeline.Assumptions() == None) is False  # noqa: E711
+    assert ridgeline.Assumptions() in [None, ridgeline.Assumptions()]
+    assert ridgeline.Assumptions() != 5
     with pytest.raises(TypeError, match=r"^decode\(\): batch must be an integer, got 1\.5 \(float\)$"):
         ridgeline.decode("llama-2-7b", "h100-sxm", batch=1.5)
     with pytest.raises(TypeError, match=r"^plan\(\): users must be an integer, got 1\.5 \(float\)$"):
