@@ -728,7 +728,11 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     r.traffic.cached_prompt = k.integer("cached_prompt", 0);
     r.traffic.prefill_chunk = k.integer("chunk", 2048);
     // Whole users, as the CLI's --users takes them (1.5 users is no load to plan for).
-    if (const auto users = k.optional_integer("users")) r.users = static_cast<double>(*users);
+    if (const auto users = k.optional_integer("users")) {
+        // Checked here as the whole number given: the library's bound reads the double it becomes.
+        if (*users < 1 || *users > 1'000'000'000) throw ridgeline::error("", "users", std::to_string(*users), "an integer from 1 to 1000000000");
+        r.users = static_cast<double>(*users);
+    }
     r.requests_per_s = k.optional_number("requests_per_s");
     if (r.users.has_value() == r.requests_per_s.has_value())
         throw ridgeline::error("", "users", r.users ? number_text(*r.users) : "none", "exactly one of users and requests_per_s");

@@ -657,6 +657,8 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], columns=["tok_s"]), "columns", None),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], tp=[1, 2, 0]), "tp", None),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, max_devices=0), "max_devices", "an integer from 1 to 65536"),
+        # The whole number given, as --users says it, not rounded to 4.611686e+18.
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=2**62), "users", "an integer from 1 to 1000000000"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], requests_per_s=-1), "requests_per_s", None),
         (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", draft_tp=1), "draft_tp",
          "no draft_tp without draft (a free draft runs on no device)"),
