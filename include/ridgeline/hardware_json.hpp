@@ -30,6 +30,10 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
     using json_detail::Node;
     const Node root{j, file, ""};
     root.require_object("a hardware object");
+    // A model's config.json given for a device: said so, by its model_type.
+    if (!root.has("memory_bandwidth_GB_per_s") && root.has("model_type"))
+        root.at("model_type").fail("no model_type in a hardware file: this is a model's config.json, and a hardware file has name, "
+                                   "memory_capacity_GB, memory_bandwidth_GB_per_s and dense_TFLOP_per_s");
     // A config.json that lost its model_type lands here when a caller guesses by that key.
     if (!root.has("memory_bandwidth_GB_per_s"))
         for (auto key : json_detail::config_json_keys)

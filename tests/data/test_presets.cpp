@@ -482,6 +482,11 @@ TEST_CASE("presets: a config.json without model_type, and a file name too long f
     CHECK_THROWS_WITH(load_hardware(bad_file("model-no-model-type")),
                       "tests/data/bad/model-no-model-type.json: /model_type: got nothing (the key is missing), expected one of: " + families +
                           " (the file has hidden_size, so it is a model's config.json, not a hardware file)");
+    // A whole config.json given for a device is named by its model_type, not called one without it.
+    CHECK_THROWS_WITH(load_hardware("data/models/llama-3.1-8b.json"),
+                      "data/models/llama-3.1-8b.json: /model_type: got \"llama\" (a string), expected no model_type in a hardware file: "
+                      "this is a model's config.json, and a hardware file has name, memory_capacity_GB, memory_bandwidth_GB_per_s and "
+                      "dense_TFLOP_per_s");
     // The stem is 64 characters; a model name holds 63. The file has no "ridgeline" object.
     const std::string stem = "model-whose-file-name-stem-is-sixty-four-characters-long-abcdefg";
     REQUIRE(stem.size() == 64);
