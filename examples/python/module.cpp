@@ -669,6 +669,20 @@ std::vector<std::string> names_of(const py::handle& v, const char* function, con
     return out;
 }
 
+// plan's devices: a preset name or path (str or os.PathLike, path_arg), or a list of them.
+std::vector<std::string> paths_of(const py::handle& v, const char* function, const char* what) {
+    if (const auto one = path_arg(v, what)) return {*one};
+    const std::string expected = std::string(function) + "(): " + what + " must be a preset name or path (str or os.PathLike) or a list of them";
+    if (!py::isinstance<py::sequence>(v) || py::isinstance<py::bytes>(v)) throw py::type_error(expected);
+    std::vector<std::string> out;
+    for (const auto& item : v) {
+        const auto path = path_arg(item, what);
+        if (!path) throw py::type_error(expected);
+        out.push_back(*path);
+    }
+    return out;
+}
+
 // calibrate: the rows the CLI prints, and the efficiency preset `--save` writes.
 py::object calibrate_py(const std::string& measurements, const py::kwargs& kw) {
     Kwargs k("calibrate", kw);
@@ -780,7 +794,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     if (const auto l = k.optional_link_latency_s()) r.links.link_latency = seconds(*l);
     r.links.link_bandwidth = k.optional_link_bandwidth();
     const py::object hw = k.take("hardware");
-    const std::vector<std::string> names = hw.is_none() ? list_presets(PresetKind::hardware) : names_of(hw, "plan", "hardware");
+    const std::vector<std::string> names = hw.is_none() ? list_presets(PresetKind::hardware) : paths_of(hw, "plan", "hardware");
     std::vector<std::pair<std::string, double>> prices;
     if (const py::object p = k.take("prices"); !p.is_none()) {
         if (!py::isinstance<py::dict>(p)) throw py::type_error("plan(): prices must be a dict of device name to price per device-hour");

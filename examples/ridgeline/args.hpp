@@ -90,7 +90,8 @@ inline std::int64_t parse_integer_option(const std::string& option, const std::s
 }
 
 // A list names each value once: a repeat would only print the same row twice, and is more
-// likely a typo for another value. `keys` are the values as the list's reader compares them.
+// likely a typo for another value. `keys` are the values as typed (two spellings of one value,
+// "fp4,nvfp4", pass); an empty one is left to the list's reader, which refuses it by name.
 inline void refuse_repeats(const std::string& option, const std::string& text, std::vector<std::string> keys) {
     std::vector<std::size_t> order(keys.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -98,7 +99,7 @@ inline void refuse_repeats(const std::string& option, const std::string& text, s
     // Of the values listed twice, the one whose second mention comes first.
     std::size_t first_repeat = keys.size();
     for (std::size_t i = 1; i < order.size(); ++i)
-        if (keys[order[i]] == keys[order[i - 1]]) first_repeat = std::min(first_repeat, order[i]);
+        if (!keys[order[i]].empty() && keys[order[i]] == keys[order[i - 1]]) first_repeat = std::min(first_repeat, order[i]);
     if (first_repeat < keys.size()) bad_value(option, text, "each value once (" + keys[first_repeat] + " is listed twice)");
 }
 
@@ -160,9 +161,8 @@ inline std::vector<std::int64_t> parse_list(const std::string& option, const std
     return out;
 }
 
-// "a,b,c" as its pieces, empty ones kept (so that "h100-sxm," is refused by name, not ignored)
-// and each at most once.
-inline std::vector<std::string> split_commas(const std::string& option, const std::string& s) {
+// "a,b,c" as its pieces, empty ones kept (so that "h100-sxm," is refused by name, not ignored).
+inline std::vector<std::string> comma_pieces(const std::string& s) {
     std::vector<std::string> out;
     std::size_t start = 0;
     for (;;) {
@@ -171,6 +171,12 @@ inline std::vector<std::string> split_commas(const std::string& option, const st
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
+    return out;
+}
+
+// A list flag's pieces, each at most once.
+inline std::vector<std::string> split_commas(const std::string& option, const std::string& s) {
+    std::vector<std::string> out = comma_pieces(s);
     refuse_repeats(option, s, out);
     return out;
 }

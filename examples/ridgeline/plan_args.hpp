@@ -144,7 +144,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) {
              o.price_text = t;
              o.prices.clear();
-             for (const auto& item : split_commas(f, t)) {
+             for (const auto& item : comma_pieces(t)) {  // a device priced twice is refused below, by its name
                  const std::size_t eq = item.find('=');
                  if (eq == std::string::npos || eq == 0) bad_value(f, t, "DEVICE=PRICE pairs separated by commas, e.g. h100-sxm=2.50,h200=3.50");
                  const std::string device = item.substr(0, eq);

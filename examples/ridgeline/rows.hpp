@@ -497,7 +497,9 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
                                                      ": no figure in the preset to cost a split over more devices)")
                                               : null("none (no tensor-parallel degree up to 1,024 is that fast and fits: its links' time grows with the degree)"));
         add("draft_tokens", integer(d.draft_tokens));
-        add("min_acceptance", d.min_acceptance ? number(*d.min_acceptance, 3)
+        add("min_acceptance", d.min_acceptance       ? number(*d.min_acceptance, 3)
+                              : d.verification_past ? null("none (the verification reads context + " + std::to_string(d.draft_tokens) +
+                                                           " tokens, past the model's " + std::to_string(d.verification_past) + " positions)")
                               : null(compute_bound ? "none (compute-bound: verifying g + 1 tokens costs g + 1 times the arithmetic)"
                                                    : "none (more than g + 1 tokens a step)"));
     }

@@ -182,7 +182,7 @@ inline Moe read_moe(const ConfigReader& c, const std::string& experts_key, const
 // Group-limited routing (DeepSeek, GLM-4.5: the experts in n_group groups, each token's top-k
 // drawn from its topk_group best groups) moves no byte ridgeline counts: by symmetry each expert
 // is still chosen with probability k / E, so a batch touches as many experts. The keys are read
-// only to refuse a router no engine could run; absent or null, there are no groups.
+// only to refuse a router no engine could run; absent or null, nothing is checked.
 inline void check_expert_groups(const ConfigReader& c, const Moe& e, const std::string& experts_key) {
     if (!c.present("n_group")) return;
     const std::int64_t groups = c.integer("n_group");

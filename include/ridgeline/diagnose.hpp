@@ -51,6 +51,7 @@ struct Diagnosis {
     bool no_link_figure = false;
     bool no_scale_out_figure = false;  // the field it lacks: scale_out_GB_per_s (past its domain), else interconnect_GB_per_s
     std::optional<double> min_acceptance{};       // speculation with `draft_tokens` drafts accepting at least this
+    std::int64_t verification_past = 0;           // not costed: context + g passes these positions (the model's or 2^40)
     std::int64_t draft_tokens = 4;
 };
 
@@ -62,9 +63,6 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         throw error("", "measured time per token", number_text(measured_step.in(ms)) + " ms", "a finite time of at least 1 ns");
     if (!(near > 0 && near <= 1)) throw error("", "near", std::to_string(near), "a fraction in (0, 1]");
     validate(Speculation{.draft_tokens = draft_tokens});  // the draft length speculative takes, 1 to 1024
-    // The speculation's verification reads the cache through context + g, as speculative_decode's.
-    if (w.context > max_context - draft_tokens)
-        throw error("", "context + draft tokens", std::to_string(w.context) + " + " + std::to_string(draft_tokens), "at most 2^40 tokens");
     const Hardware& hw = dep.device;
     Workload ideal = w;
     ideal.efficiency = Efficiency{};
@@ -129,9 +127,14 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         // step (g + 1 tokens a sequence, as speculative() costs it) over the measured step, with a
         // free draft (a lower bound on the acceptance). Where g + 1 tokens turn the verification
         // compute-bound it costs more than a plain step, and more drafts can ask for more.
-        const double wanted =
-            static_cast<double>(decode_step(dep, m, verification_workload(ideal, draft_tokens)).step_time / measured_step);
-        if (wanted <= static_cast<double>(draft_tokens + 1) && !compute_bound) {
+        // The verification reads the cache through context + g: past the model's positions (or
+        // 2^40) speculation is not costed, as speculative_decode refuses it.
+        const std::int64_t positions = m.max_context > 0 && m.max_context < max_context ? m.max_context : max_context;
+        if (w.context > positions - draft_tokens) {
+            d.verification_past = positions;
+        } else if (const double wanted = static_cast<double>(
+                       decode_step(dep, m, verification_workload(ideal, draft_tokens)).step_time / measured_step);
+                   wanted <= static_cast<double>(draft_tokens + 1) && !compute_bound) {
             double lo = 0, hi = 1;
             for (int i = 0; i < 200; ++i) {
                 const double mid = (lo + hi) / 2;

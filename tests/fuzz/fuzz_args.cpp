@@ -4,14 +4,16 @@
 // Invariant: each parser either returns a value within its documented bounds or throws
 // cli::usage_error whose message names the option ("--opt: got \"...\", expected ..."); nothing
 // else escapes (no std::out_of_range from stod, no overflow: UBSan is on). In detail:
-//  - parse_list: 1 to cli::max_values values, each from `min` to 2^40; a range's values rise;
+//  - parse_list: 1 to cli::max_values values, each from `min` to 2^40, each once; a range's values rise;
 //  - parse_integer_option: a value from min to max whose decimal form is exactly the input;
 //  - parse_number: a finite value in [min, max], or exactly 0 when zero_ok;
 //  - parse_format_option / parse_numeric_option: a format whose name reads back to it.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -33,6 +35,10 @@ void list(const std::string& s, std::int64_t min) {
     const std::vector<std::int64_t> v = cli::parse_list(option, s, min);
     require(!v.empty() && v.size() <= cli::max_values);
     for (const std::int64_t x : v) require(x >= min && x <= cli::max_list_value);
+    // Each value at most once (a repeat is refused).
+    std::vector<std::int64_t> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    require(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
     // Without commas the input is one value or one range, whose values rise.
     if (s.find(',') == std::string::npos)
         for (std::size_t i = 1; i < v.size(); ++i) require(v[i] > v[i - 1]);

