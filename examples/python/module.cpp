@@ -219,6 +219,13 @@ public:
         return utf8_of(v);
     }
     std::string text(const char* key, const char* fallback) { return optional_text(key).value_or(fallback); }
+    // A preset name or a file: a str or an os.PathLike (path_arg).
+    std::optional<std::string> optional_path(const char* key) {
+        const py::object v = take(key);
+        if (v.is_none()) return std::nullopt;
+        if (const auto path = path_arg(v, key)) return path;
+        throw py::type_error(std::string(function_) + "(): " + key + " must be a str or os.PathLike" + got_text(v));
+    }
     std::optional<bool> optional_flag(const char* key) {
         const py::object v = take(key);
         if (v.is_none()) return std::nullopt;
@@ -645,7 +652,7 @@ py::object diagnose_py(const py::object& model, const py::object& hardware, cons
 py::object predict_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
                       const py::kwargs& kw) {
     Kwargs k("predict", kw);
-    const auto calibration = k.optional_text("calibration");
+    const auto calibration = k.optional_path("calibration");
     if (!calibration) throw py::type_error("predict() missing the keyword argument 'calibration' (an efficiency preset name or file)");
     // The calibration gives the efficiency and the times; keywords that would be ignored are refused.
     for (const char* key : {"efficiency", "overhead_s"})
@@ -684,10 +691,12 @@ std::vector<std::string> paths_of(const py::handle& v, const char* function, con
 }
 
 // calibrate: the rows the CLI prints, and the efficiency preset `--save` writes.
-py::object calibrate_py(const std::string& measurements, const py::kwargs& kw) {
+py::object calibrate_py(const py::object& measurements, const py::kwargs& kw) {
     Kwargs k("calibrate", kw);
     cli::CalibrateRequest r;
-    r.measurements = measurements;
+    const auto path = path_arg(measurements, "measurements");
+    if (!path) throw py::type_error("calibrate(): measurements must be a measurements file or a name in data/measurements (str or os.PathLike)" + Kwargs::got_text(measurements));
+    r.measurements = *path;
     r.hardware = k.text("hardware", "");
     r.engine = k.optional_text("engine");
     r.model = k.optional_text("model");
@@ -718,7 +727,7 @@ py::object calibrate_py(const std::string& measurements, const py::kwargs& kw) {
     if (run.kept.empty())
         if (const auto f = cli::filter_leaving_none(r, run.set)) throw ridgeline::error("", f->key, f->value, f->expected);
     if (run.kept.empty())
-        throw ridgeline::error(measurements, "", "no row left by the filters together" +
+        throw ridgeline::error(r.measurements, "", "no row left by the filters together" +
                                    (run.flagged.empty() ? std::string() : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"),
                                "filters that leave at least one measurement");
     py::dict out;

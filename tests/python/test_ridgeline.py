@@ -749,6 +749,14 @@ def test_paths_as_os_pathlike_and_any_file_name(tmp_path):
     device = os.path.join(ROOT, "data/hardware/h200.json")
     assert ridgeline.load_hardware(pathlib.Path(device)).device == ridgeline.load_hardware("h200").device
     assert ridgeline.decode(config, pathlib.Path(device), tp=8)["step_time_s"] == by_str["step_time_s"]
+    # calibrate's measurements and predict's calibration too.
+    rows = os.path.join(ROOT, "data/measurements/gpt-fast.json")
+    assert ridgeline.calibrate(pathlib.Path(rows)) == ridgeline.calibrate(rows)
+    preset = os.path.join(ROOT, "data/efficiency/tensorrt-llm-h100-sxm.json")
+    assert ridgeline.predict("llama-3.1-8b", "h100-sxm", calibration=pathlib.Path(preset)) == \
+        ridgeline.predict("llama-3.1-8b", "h100-sxm", calibration=preset)
+    with pytest.raises(TypeError, match=r"^calibrate\(\): measurements must be .* \(str or os.PathLike\), got 3 \(int\)$"):
+        ridgeline.calibrate(3)
     # plan's candidates too, alone or in a list.
     by_name = ridgeline.plan("llama-3.1-8b", hardware=["h200"], users=4)["plans"][0]
     for given in (pathlib.Path(device), [pathlib.Path(device)]):
