@@ -1286,14 +1286,12 @@ PYBIND11_MODULE(ridgeline, m) {
             return kv_bytes_per_token(p.model, format_arg("format", format)).in(bytes);
         }, py::arg("format") = "bf16")
         .def("with_parameters", [](const PyModel& p, const py::object& given) {
-            // As a config.json's ridgeline.parameters: a number, not a bool, from 1 to below 1e16,
-            // and at least the embedding table and LM head (validate(Model)), checked here, not on use.
+            // As a config.json's ridgeline.parameters: a number, not a bool, from 1 to below 1e16
+            // and at least the embedding table and LM head (validate(Model) checks both), here, not on use.
             if (py::isinstance<py::bool_>(given) || !(py::isinstance<py::int_>(given) || py::isinstance<py::float_>(given)))
                 throw ridgeline::error("", "count", py::str(py::repr(given)).cast<std::string>(), "a count from 1 to below 1e16");
-            const double count = Kwargs::as_number("with_parameters", "count", given);
-            if (!(count >= 1 && count < 1e16)) throw ridgeline::error("", "count", number_text(count), "a count from 1 to below 1e16");
             PyModel out = p;
-            out.model.with_parameters(count);
+            out.model.with_parameters(Kwargs::as_number("with_parameters", "count", given));
             try {
                 validate(out.model);
             } catch (const ridgeline::error& e) {

@@ -368,16 +368,16 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     if (t.se_q) c.per_sequence_error = s(*t.se_q);
     // Times are fitted unbounded above; past what a workload takes (validate(Workload)), no
     // prediction could use them, and rows that ask for that are not what the term models.
-    const auto within = [](const char* term, Seconds fitted, Seconds most, const char* most_text) {
+    const auto within = [](const char* term, Seconds fitted, Seconds most) {
         if (fitted > most)
             throw error("", std::string("fitted ") + term, number_text(fitted.in(ms)) + " ms",
-                        std::string("at most ") + most_text + ", what a workload takes: rows this slow are not what the term models "
-                                                              "(check their tokens/s, batches and contexts)");
+                        "at most " + number_text(most.in(s)) + " s, what a workload takes: rows this slow are not what the "
+                                                                     "term models (check their tokens/s, batches and contexts)");
     };
-    within("time per step", c.overhead, most_overhead_per_step, "1000 s");
-    within("time per layer", c.per_layer, most_overhead_per_unit, "1 s");
-    within("time per MoE layer", c.per_moe_layer, most_overhead_per_unit, "1 s");
-    within("time per sequence", c.per_sequence, most_overhead_per_unit, "1 s");
+    within("time per step", c.overhead, most_overhead_per_step);
+    within("time per layer", c.per_layer, most_overhead_per_unit);
+    within("time per MoE layer", c.per_moe_layer, most_overhead_per_unit);
+    within("time per sequence", c.per_sequence, most_overhead_per_unit);
 
     // Predictions, residuals, and where the time goes.
     for (const Observation& o : observations) {
