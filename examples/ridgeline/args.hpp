@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include <ridgeline/catalogue.hpp>
 #include <ridgeline/error.hpp>
 #include <ridgeline/formats.hpp>
 #include <ridgeline/units.hpp>
@@ -179,6 +180,28 @@ inline std::vector<std::string> split_commas(const std::string& option, const st
     std::vector<std::string> out = comma_pieces(s);
     refuse_repeats(option, s, out);
     return out;
+}
+
+// Two pieces of a list that name one file ("h200" and "data/hardware/h200.json") would print
+// equal rows, as a repeat does. A piece that names no file is left to its loader, which refuses
+// it by name.
+inline void refuse_same_file(const std::string& option, const std::string& text, const std::vector<std::string>& pieces,
+                             ridgeline::PresetKind kind) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& piece : pieces) {
+        std::filesystem::path file;
+        try {
+            std::error_code ec;
+            file = std::filesystem::weakly_canonical(ridgeline::resolve_preset(kind, piece), ec);
+            if (ec) file.clear();
+        } catch (const ridgeline::error&) {
+        }
+        files.push_back(file);
+    }
+    for (std::size_t j = 1; j < files.size(); ++j)
+        for (std::size_t i = 0; i < j; ++i)
+            if (!files[j].empty() && files[i] == files[j])
+                bad_value(option, text, "each value once (" + pieces[i] + " and " + pieces[j] + " are the same file)");
 }
 
 inline ridgeline::Format parse_format_option(const std::string& option, const std::string& s) {

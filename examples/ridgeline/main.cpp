@@ -70,6 +70,7 @@ struct WorkloadOptions {
     std::vector<std::string> hardware{"h100-sxm"};  // preset names or files
     std::string model;
     std::vector<std::optional<Format>> weights{std::nullopt};  // nullopt: the checkpoint's formats
+    std::string weights_text = "checkpoint";                    // --weights as typed
     Format kv = formats::bf16;
     std::optional<Numeric> compute;  // unset: default_compute(the device), bf16 but on a V100
     std::optional<Format> embeddings, experts, lm_head;
@@ -104,13 +105,17 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
     add_read(app, "--hardware,-H", o.hardware,
              [lists, command = app->get_name()](const std::string& f, const std::string& t) {
                  if (!lists && t.find(',') != std::string::npos) cli::bad_value(f, t, "one device: " + command + " reads a single setting");
-                 return lists ? cli::split_commas(f, t) : std::vector<std::string>{t};
+                 if (!lists) return std::vector<std::string>{t};
+                 std::vector<std::string> pieces = cli::split_commas(f, t);
+                 cli::refuse_same_file(f, t, pieces, PresetKind::hardware);
+                 return pieces;
              },
              lists ? "Hardware preset names or JSON files, a list: h100-sxm,h200 (default h100-sxm)"
                    : "Hardware preset name or JSON file (default h100-sxm)");
     app->add_option("--model,-m", o.model, "Model preset name, or a path to a config.json or checkpoint directory")->required();
     add_read(app, "--weights", o.weights,
-             [lists](const std::string& f, const std::string& t) {
+             [lists, &o](const std::string& f, const std::string& t) {
+                 o.weights_text = t;
                  std::vector<std::optional<Format>> out;
                  // "checkpoint": the model's own formats, beside others to compare (as plan takes it).
                  for (const auto& piece : lists ? cli::split_commas(f, t) : std::vector<std::string>{t})
@@ -316,6 +321,21 @@ std::vector<Setting> resolve_all(const WorkloadOptions& o) {
             for (const auto t : o.tp)
                 for (const auto p : o.pp)
                     for (const auto e : o.ep) out.push_back(resolve(o, h, w, t, p, e));
+    // Two --weights pieces that store the model alike ("bf16,checkpoint" on a bf16 checkpoint)
+    // would print equal rows, as a repeat does. The first device's settings, one per piece, tell.
+    const std::size_t stride = o.tp.size() * o.pp.size() * o.ep.size();
+    const auto storage = [&](std::size_t piece) -> const Precision& { return out[piece * stride].base.precision; };
+    const auto alike = [](const Precision& a, const Precision& b) {  // each layer stored alike, whether said or defaulted
+        return a.weights == b.weights && a.expert_format() == b.expert_format() && a.embedding_format() == b.embedding_format() &&
+               a.lm_head_format() == b.lm_head_format() && a.state_format() == b.state_format();
+    };
+    const std::vector<std::string> typed = cli::comma_pieces(o.weights_text);
+    for (std::size_t j = 1; j < o.weights.size() && typed.size() == o.weights.size(); ++j)
+        for (std::size_t i = 0; i < j; ++i)
+            if (alike(storage(i), storage(j)))
+                cli::bad_value("--weights", o.weights_text, "each value once (" + typed[i] + " and " + typed[j] + " store " +
+                                                                std::string(out.front().m.name.view()) + " alike: " +
+                                                                precision_name(storage(i), out.front().m.tied_embeddings) + ")");
     return out;
 }
 

@@ -66,6 +66,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) {
              o.hardware_text = t;
              o.hardware = t.empty() ? std::vector<std::string>{} : split_commas(f, t);
+             refuse_same_file(f, t, o.hardware, ridgeline::PresetKind::hardware);
          }},
         {"--prompt", "prompt", "Prompt tokens per request, the context it starts from (default 1024)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.prompt = parse_integer_option(f, t, 0, 100'000'000); }},
