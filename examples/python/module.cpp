@@ -760,7 +760,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     if (r.users.has_value() == r.requests_per_s.has_value())
         throw ridgeline::error("", "users", r.users ? number_text(*r.users) : "none", "exactly one of users and requests_per_s");
     // In seconds, as given: the library's bounds are the CLI's, 0.001 to 1e9 ms.
-    for (const auto& [key, target] : {std::pair{"tpot_s", &r.tpot_target}, std::pair{"ttft_s", &r.ttft_target}})
+    for (const auto& [key, target] : {std::pair{"tpot_s", &r.tpot_target}, std::pair{"ttft_s", &r.ttft_target}, std::pair{"itl_s", &r.itl_target}})
         if (const auto t = k.optional_number(key)) {
             if (!(*t >= 1e-6 && *t <= 1e6)) throw ridgeline::error("", key, number_text(*t), "a time in seconds from 1e-6 to 1e6");
             *target = seconds(*t);
@@ -1235,7 +1235,9 @@ PYBIND11_MODULE(ridgeline, m) {
                     {"max devices", "max_devices"},          {"prefill chunk", "chunk"},
                     {"speculation.draft_tensor", "draft_tp"},  {"draft model", "draft"},
                     {"requests per second", "requests_per_s"}, {"cached prompt", "cached_prompt"},
-                    {"devices", "hardware"},                 {"weight formats", "weights"}};
+                    {"devices", "hardware"},                 {"weight formats", "weights"},
+                    {"TPOT target", "tpot_s"},               {"TTFT target", "ttft_s"},
+                    {"ITL target", "itl_s"}};
                 for (const auto& [library, keyword] : keywords)
                     if (path == library) path = keyword;
                 for (std::size_t at = expected.find("the tensor-parallel degree"); at != std::string::npos;
@@ -1446,7 +1448,7 @@ PYBIND11_MODULE(ridgeline, m) {
           "efficiency preset `--save` writes}, and 'leave_one_out_not_run' saying why where it was not run (past 500 rows).");
     m.def("plan", &plan_py, py::arg("model"),
           "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all), prompt, output, "
-          "cached_prompt, chunk, users or requests_per_s, tpot_s, ttft_s, prices (dict device -> price per device-hour), "
+          "cached_prompt, chunk, users or requests_per_s, tpot_s, ttft_s, itl_s (on the longest wait between two tokens), prices (dict device -> price per device-hour), "
           "max_devices, weights (list: 'checkpoint', the model's own formats, and formats; default ['checkpoint', 'fp8']), mode ('agg', 'apart', 'disagg', 'both', or a mix: 'agg,apart' or ['agg', 'apart']), kv, compute, efficiency, overhead_s, memory_fraction, "
           "runtime_reserve_bytes, link_latency_s, link_bandwidth_bytes_per_s, max_context, top.");
     m.def("decode_sweep", &decode_sweep_py, py::arg("model"), py::arg("hardware"), py::arg("batches"), py::arg("contexts"),

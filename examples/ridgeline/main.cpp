@@ -865,9 +865,13 @@ void run_plan(const cli::PlanOptions& a) {
         const nlohmann::ordered_json j = plan_json(result, r.model, top);
         fmt::print("{}\n", cli::dump_json(j));
     } else {
-        // The front holds the plans that fit and meet the TTFT target (a TPOT target is its axis).
-        // No plans: the verdict below says so once. An empty front says why here.
-        if (rows.empty() && a.pareto) fmt::print("no plan {}\n", r.ttft_target ? "fits in memory within the TTFT target" : "fits in memory");
+        // The front holds the plans that fit and meet the TTFT and ITL targets (a TPOT target is its
+        // axis). No plans: the verdict below says so once. An empty front says why here.
+        if (rows.empty() && a.pareto)
+            fmt::print("no plan fits in memory{}\n", r.ttft_target && r.itl_target ? " within the TTFT and ITL targets"
+                                                     : r.ttft_target               ? " within the TTFT target"
+                                                     : r.itl_target                ? " within the ITL target"
+                                                                                   : "");
         else if (!rows.empty()) t.print(a.format);
     }
     if (a.format == cli::Output::table) {

@@ -26,7 +26,7 @@ struct PlanOptions {
     std::string cached_text = "0";  // --cached-prompt as typed
     std::optional<std::int64_t> users;
     std::optional<double> rate;
-    std::optional<ridgeline::Seconds> tpot, ttft;
+    std::optional<ridgeline::Seconds> tpot, ttft, itl;
     std::vector<std::pair<std::string, double>> prices;  // DEVICE=PRICE, in the order given
     std::string price_text;                              // --price as typed
     std::int64_t max_devices = 64, top = 20;
@@ -85,6 +85,8 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.rate = parse_number(f, t, 1e-6, 1e9, "requests per second from 1e-6 to 1e9"); }},
         {"--tpot-ms", "tpot_ms", "Time-per-output-token target, ms",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.tpot = ms(parse_number(f, t, 1e-3, 1e9, "a time in ms from 0.001 to 1e9")); }},
+        {"--itl-ms", "itl_ms", "Inter-token latency target, ms: on the longest wait between two of a user's tokens (TPOT is their mean)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) { o.itl = ms(parse_number(f, t, 1e-3, 1e9, "a time in ms from 0.001 to 1e9")); }},
         {"--ttft-ms", "ttft_ms", "Time-to-first-token target, ms",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.ttft = ms(parse_number(f, t, 1e-3, 1e9, "a time in ms from 0.001 to 1e9")); }},
         {"--max-devices", "max_devices", "Most devices a plan may use (default 64)",
@@ -190,6 +192,7 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     r.requests_per_s = o.rate;
     r.tpot_target = o.tpot;
     r.ttft_target = o.ttft;
+    r.itl_target = o.itl;
     r.max_devices = o.max_devices;
     out.top = o.top;
     r.weights = o.weights;

@@ -440,7 +440,7 @@ try {
   // The page's fields are the CLI's flags: run a search there and the same flags here.
   const flagToField = { "-H": "hardware", "-m": "model", "--price": "price", "--prompt": "prompt", "--cached-prompt": "cached",
                         "--output": "output", "--chunk": "chunk", "--users": "users", "--rate": "rate", "--tpot-ms": "tpot_ms",
-                        "--ttft-ms": "ttft_ms", "--max-devices": "max_devices", "--weights": "weights", "--mode": "mode",
+                        "--itl-ms": "itl_ms", "--ttft-ms": "ttft_ms", "--max-devices": "max_devices", "--weights": "weights", "--mode": "mode",
                         "--top": "top", "--kv": "kv", "--compute": "compute", "--efficiency": "efficiency",
                         "--overhead-us": "overhead_us", "--memory-fraction": "memory_fraction", "--reserve-gib": "reserve_gib",
                         "--link-latency-us": "link_latency_us", "--link-gb-per-s": "link_gb_per_s" };

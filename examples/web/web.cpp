@@ -360,6 +360,7 @@ std::string plan_field_of(const std::string& message, const std::string& path) {
     if (path == "max devices") return "max_devices";
     if (path == "TPOT target") return "tpot_ms";
     if (path == "TTFT target") return "ttft_ms";
+    if (path == "ITL target") return "itl_ms";
     if (path == "prompt" || path == "prompt + output") return "prompt";
     if (path.ends_with("' compute peak")) return "compute";
     if (path.starts_with("hardware '")) return "hardware";  // a figure the device lacks, e.g. its links

@@ -44,6 +44,7 @@ struct PlanRequest {
     std::optional<double> requests_per_s;    // an arrival rate
     std::optional<Seconds> ttft_target;
     std::optional<Seconds> tpot_target;
+    std::optional<Seconds> itl_target;      // on the longest wait between two tokens (Serving::max_itl)
     std::int64_t max_devices = 64;           // per plan, all replicas and pools
     // Weight formats to try: each sets the linear layers and experts; the embeddings and an untied
     // LM head stay in checkpoint_formats' (store_weights_as), as quantised checkpoints keep them.
@@ -201,7 +202,8 @@ inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, cons
 }
 
 inline bool meets(const Serving& s, const PlanRequest& r) {
-    return s.fits() && (!r.tpot_target || s.tpot <= *r.tpot_target) && (!r.ttft_target || s.ttft <= *r.ttft_target);
+    return s.fits() && (!r.tpot_target || s.tpot <= *r.tpot_target) && (!r.ttft_target || s.ttft <= *r.ttft_target) &&
+           (!r.itl_target || s.max_itl <= *r.itl_target);
 }
 
 inline double ceil_div(double a, double b) { return std::ceil(a / b - 1e-9); }
@@ -259,15 +261,17 @@ inline void validate(const PlanRequest& r) {
     }
     // Each request runs to prompt + output tokens: past the model's positions no plan can serve it.
     require_context_within(r.model, r.traffic.prompt + r.traffic.output, "prompt + output");
-    // The CLI's --ttft-ms and --tpot-ms take 0.001 to 1e9 ms: the same bounds.
-    for (const auto& [t, what] : {std::pair{&r.ttft_target, "TTFT target"}, std::pair{&r.tpot_target, "TPOT target"}})
+    // The CLI's --ttft-ms, --tpot-ms and --itl-ms take 0.001 to 1e9 ms: the same bounds.
+    for (const auto& [t, what] : {std::pair{&r.ttft_target, "TTFT target"}, std::pair{&r.tpot_target, "TPOT target"},
+                                  std::pair{&r.itl_target, "ITL target"}})
         if (*t && !(**t >= ms(1e-3) && **t <= ms(1e9)))
             throw error("", what, number_text(t->value().in(ms)) + " ms", "a time from 0.001 to 1e9 ms");
     // One token a request has no interval between tokens to time: a target on it would only judge
     // the steps other users' prefill stretches, which no user sees.
-    if (r.tpot_target && r.traffic.output == 1)
-        throw error("", "TPOT target", number_text(r.tpot_target->in(ms)) + " ms",
-                    "none where each request asks for one output token (no time between tokens; give a TTFT target)");
+    for (const auto& [t, what] : {std::pair{&r.tpot_target, "TPOT target"}, std::pair{&r.itl_target, "ITL target"}})
+        if (*t && r.traffic.output == 1)
+            throw error("", what, number_text(t->value().in(ms)) + " ms",
+                        "none where each request asks for one output token (no time between tokens; give a TTFT target)");
 }
 
 // The feasible plans, ranked, and the Pareto front.
@@ -437,7 +441,8 @@ inline PlanResult plan(const PlanRequest& r) {
                     if (top > 0 && (batches.empty() || batches.back() != top)) batches.push_back(top);
                     for (const std::int64_t b : batches) {
                         const auto s = b == top ? at_top : evaluate(b);
-                        if (!s || !s->fits() || (r.ttft_target && s->ttft > *r.ttft_target)) continue;
+                        if (!s || !s->fits() || (r.ttft_target && s->ttft > *r.ttft_target) || (r.itl_target && s->max_itl > *r.itl_target))
+                            continue;
                         PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, 1, *s, 0, {}, {}};
                         whole(row);
                         if (row.devices > static_cast<double>(r.max_devices)) continue;
@@ -661,8 +666,8 @@ inline PlanResult plan(const PlanRequest& r) {
         }
         return "";
     };
-    // Without a TPOT or TTFT target, what no plan does is fit (the model and one request's KV).
-    const bool targets = r.tpot_target || r.ttft_target;
+    // Without a latency target, what no plan does is fit (the model and one request's KV).
+    const bool targets = r.tpot_target || r.ttft_target || r.itl_target;
     const std::string limit = " within " + std::to_string(r.max_devices) + " devices";
     const std::string within = (targets ? " plan meets the targets" : " plan fits in memory") + limit;
     if (out.plans.empty()) {

@@ -43,6 +43,8 @@ inline const std::vector<PlanField>& plan_fields() {
         // None with one token a request: no time between tokens (Serving::streams).
         {"tpot_s", "TPOT", U::milliseconds,
          [](const PlanRow& r) { return r.serving.streams() ? V{r.serving.tpot.in(s)} : V{Null{}}; }, 2},
+        {"max_itl_s", "max ITL", U::milliseconds,
+         [](const PlanRow& r) { return r.serving.streams() ? V{r.serving.max_itl.in(s)} : V{Null{}}; }, 2},
         {"ttft_s", "TTFT", U::milliseconds, [](const PlanRow& r) { return V{r.serving.ttft.in(s)}; }, 2},
         {"tokens_per_s_per_user", "tok/s/user", U::number,
          [](const PlanRow& r) { return V{r.serving.tokens_per_s_per_user.in(per_s)}; }, 1},

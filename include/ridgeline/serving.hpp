@@ -49,6 +49,14 @@
 //    step plus a step's share of those passes, each alone and unchunked; TTFT is the prompt's own
 //    pass, half a decode step (the step under way when it arrives, on average) and a step's share.
 //
+// The longest wait between two of a user's tokens (Serving::max_itl), what an inter-token
+// latency target bounds where TPOT is a mean: a step with every sequence at its last token's
+// context, carrying the most prefill one of the user's steps carries. Aggregated: the largest
+// chunk that rides its steps (others' prompts; a whole chunk where they queue), the other
+// micro-batches' chunks at their mean. Prefill apart: the other prompts' passes a step waits
+// for, at least one where any arrive (engines run a waiting prompt's pass before the next
+// step). Disaggregated, or nothing to prefill: the step alone.
+//
 // Every sequence may reach prompt + output tokens: memory is checked there, on the decode side,
 // with the workspace of the largest pass a prompt's tokens take (aggregated: a decode step and
 // its chunk; prefill apart: a prompt's whole pass); disaggregated, a prefill device holds one
@@ -148,6 +156,7 @@ struct Serving {
     std::int64_t output = 0;         // tokens each request asks for
     Seconds decode_tpot{};           // mean pure decode step over the generation
     Seconds tpot{};                  // what a user sees per output token
+    Seconds max_itl{};               // the longest wait between two of a user's tokens (the top of this file)
     Seconds ttft{};                  // time to first token
     Seconds prefill_time{};          // one prompt's new tokens alone on one replica
     Seconds kv_transfer{};           // disaggregated: the prompt's KV to the decode replica
@@ -461,6 +470,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     one.batch = 1;
     const auto output = static_cast<double>(traffic.output);
     const auto B = static_cast<double>(w.batch);
+    Seconds itl_added{};  // what the longest wait adds to the last step: the prefill it carries
     if (fresh > 0) {
         if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / turn_steps(traffic, mode);
         if (mode == ServingMode::aggregated) {
@@ -476,6 +486,10 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             s.tpot = s.decode_tpot;
             for (const auto& [k, weight] : serving_detail::riding_weights(load, mixed))
                 if (weight > 0) s.tpot += weight * mixed.added(k.tokens);
+            double most = 0;  // the most prompt tokens one of the user's steps carries
+            for (const ChunkSteps& k : load.mine)
+                if (k.per_step > 0 && k.tokens > most) most = k.tokens;
+            itl_added = step_with(mixed.added(most)) - s.decode_tpot;
             if (s.keeps_up) {
                 // Each of the prompt's own chunk steps, with the others' prompts in the room it leaves.
                 const auto chunk = static_cast<double>(traffic.prefill_chunk);
@@ -501,9 +515,12 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                 const double others = others_arriving(traffic, w.batch, d.parallel.pipeline, mode);
                 s.tpot = s.decode_tpot + others * s.prefill_time;
                 s.ttft = s.prefill_time + s.decode_tpot / 2.0 + others * s.prefill_time;
+                const auto whole = static_cast<double>(static_cast<std::int64_t>(others));  // others' passes: whole ones
+                itl_added = (whole < others ? whole + 1 : whole) * s.prefill_time;
             }
         }
     }
+    s.max_itl = decode_steps(d, m, w, traffic.prompt + traffic.output - 1, 1).decode_time + itl_added;
     if (mode != ServingMode::disaggregated) {
         if (fresh == 0) {  // nothing to prefill: the first token is one step
             s.tpot = s.decode_tpot;

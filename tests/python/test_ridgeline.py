@@ -372,6 +372,21 @@ def test_plan_with_prefill_apart_equals_cli():
 
 
 @needs_cli
+def test_plan_with_an_itl_target_equals_cli():
+    theirs = cli_json("plan", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--users", "2", "--prompt", "100000", "--output", "10",
+                      "--mode", "apart", "--weights", "bf16", "--itl-ms", "500", "--top", "3")
+    ours = ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=2, prompt=100000, output=10, mode="apart", weights=["bf16"],
+                          itl_s=500 * 1e-3, top=3)
+    assert ours == theirs
+    # One replica would make a user wait for the other's whole 4-second prefill (test_plan.cpp).
+    assert ours["plans"][0]["replicas"] == 2
+    assert ours["plans"][0]["max_itl_s"] < 0.5
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", users=2, output=1, itl_s=0.5)
+    assert (e.value.path, e.value.value) == ("itl_s", "500 ms")
+
+
+@needs_cli
 def test_plan_with_efficiencies_equals_cli():
     theirs = cli_json("plan", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--users", "8", "--efficiency", "0.8",
                       "--compute-efficiency", "0.5", "--top", "3")
@@ -665,6 +680,7 @@ def test_bad_inputs_of_every_answer():
         # A target in seconds is refused in seconds (it once read "-1000 ms").
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, tpot_s=-1), "tpot_s", "a time in seconds from 1e-6 to 1e6"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, ttft_s=float("inf")), "ttft_s", "a time in seconds from 1e-6 to 1e6"),
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, itl_s=0.0), "itl_s", "a time in seconds from 1e-6 to 1e6"),
         # 10,000 x 10,000 points is within the point cap; with every column it is some 3e9 values.
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", list(range(1, 10001)), list(range(10000))),
          "settings x batches x contexts x columns", "at most 400,000,000 values (about 3.2 GB; ask for fewer columns= or points)"),

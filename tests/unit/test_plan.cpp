@@ -189,6 +189,66 @@ TEST_CASE("serving: one user's long prompt is its own TTFT, not its TPOT, and si
     CHECK(two.ttft.in(s) == Approx((200000 / 2048.0 - 9) * two.tpot.in(s)).epsilon(1e-12));
 }
 
+TEST_CASE("serving: the longest wait between two tokens is the last step and the most prefill a step carries", "[plan][serving]") {
+    // Llama-3.1-8B in BF16 on one H100, 100,000-token prompts, 10 out (the test above). The last
+    // token's step reads the KV of context 100,009, every step memory-bound at these batches.
+    const Model m = load_model("llama-3.1-8b");
+    const Deployment d{load_hardware("h100-sxm")};
+    const Traffic t{100000, 10, 0, 2048};
+    const auto last_step = [](double batch) {
+        return ((l8_params - l8_table) * 2 + batch * 4096 * 2.0 + batch * 100009 * l8_kv) / h100_bw;
+    };
+    // Alone, no other prompt rides or stalls its steps: in every mode the longest wait is the last step.
+    for (const ServingMode mode : {ServingMode::aggregated, ServingMode::prefill_apart, ServingMode::disaggregated}) {
+        INFO(mode_name(mode));
+        CHECK(serve(d, m, Workload{.batch = 1}, t, mode).max_itl.in(s) == Approx(last_step(1)).epsilon(1e-9));
+    }
+    // Two users, prefill apart: the other user's whole pass (compute-bound, as the test above
+    // has it) stalls one step in ten. TPOT spreads it, a tenth a step; the step it stalls waits for all of it.
+    const double prefill = (100000 * (2 * (l8_params - 2 * l8_table) + l8_attention * 100001 / 2) + 2 * l8_table) / h100_peak;
+    const Serving apart = serve(d, m, Workload{.batch = 2}, t, ServingMode::prefill_apart);
+    CHECK(apart.tpot.in(s) == Approx(apart.decode_tpot.in(s) + prefill / 10).epsilon(1e-9));
+    CHECK(apart.max_itl.in(s) == Approx(last_step(2) + prefill).epsilon(1e-9));
+    CHECK(apart.max_itl > 5 * apart.tpot);
+    // Aggregated, the two prompts queue (the test above): every step carries a whole chunk, so the
+    // longest wait is the mean step's with the KV of 4.5 more tokens a sequence, 9 x 131,072 B.
+    const Serving agg = serve(d, m, Workload{.batch = 2}, t, ServingMode::aggregated);
+    REQUIRE_FALSE(agg.keeps_up);
+    CHECK(agg.max_itl.in(s) - agg.tpot.in(s) == Approx(2 * 4.5 * l8_kv / h100_bw).epsilon(1e-6));
+    // Disaggregated, the decode replica's steps carry no prefill.
+    CHECK(serve(d, m, Workload{.batch = 2}, t, ServingMode::disaggregated).max_itl.in(s) == Approx(last_step(2)).epsilon(1e-9));
+}
+
+TEST_CASE("plan: an ITL target rules out the stall a TPOT target averages away", "[plan][serving]") {
+    // Two users of Llama-3.1-8B in BF16, 100,000-token prompts, 10 out, prefill apart on H100s:
+    // one replica's TPOT is a decode step and a tenth of a 4-second pass, under 500 ms, but a
+    // step that waits for the other user's pass takes the whole pass. Two replicas (one user
+    // each) wait for nobody.
+    PlanRequest r = l8_request(Traffic{100000, 10, 0, 2048});
+    r.users = 2;
+    r.weights = {formats::bf16};
+    r.modes = {ServingMode::prefill_apart};
+    r.tpot_target = ms(500);
+    const PlanResult by_tpot = plan(r);
+    REQUIRE_FALSE(by_tpot.plans.empty());
+    CHECK(by_tpot.plans.front().replicas == 1);
+    r.itl_target = ms(500);
+    const PlanResult by_itl = plan(r);
+    REQUIRE_FALSE(by_itl.plans.empty());
+    CHECK(by_itl.plans.front().replicas == 2);
+    CHECK(by_itl.plans.front().serving.max_itl < ms(500));
+    // One output token a request has no wait between tokens to bound.
+    r.traffic.output = 1;
+    r.tpot_target.reset();
+    try {
+        (void)plan(r);
+        FAIL("an ITL target with one output token was accepted");
+    } catch (const error& e) {
+        CHECK(std::string(e.what()) == "ITL target: got 500 ms, expected none where each request asks for one output token (no time "
+                                       "between tokens; give a TTFT target)");
+    }
+}
+
 TEST_CASE("serving: more users never shorten a turn, its TPOT or its TTFT, queueing or not", "[plan][serving]") {
     // Llama-3.1-8B in BF16 on one H100, 8,192-token prompts (four full chunks), 64 out: past 16
     // users the prompts bring more than a chunk a step (17 x 8,192 over a 67-step turn) and queue.
