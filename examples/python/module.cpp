@@ -642,6 +642,11 @@ py::object diagnose_py(const py::object& model, const py::object& hardware, cons
     if (tpot && !(*tpot >= 1e-9 && *tpot <= 1e6))
         throw ridgeline::error("", "measured_tpot_s", number_text(*tpot), "a time in seconds from 1e-9 to 1e6");
     validate(Speculation{draft_tokens, 0.5});
+    // As the CLI: the gap is to the ceiling, so keywords that would be ignored are refused.
+    for (const char* key : {"efficiency", "compute_efficiency", "overhead_s"})
+        if (k.has(key))
+            throw ridgeline::error("", key, py::str(kw[key]).cast<std::string>(),
+                                   "none: diagnose measures the gap to the ceiling (predict with a calibration estimates)");
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "diagnose", batch, context);
     // As the CLI: a rate is 1 / rate seconds a token.
@@ -728,7 +733,9 @@ py::object calibrate_py(const py::object& measurements, const py::kwargs& kw) {
         if (const auto f = cli::filter_leaving_none(r, run.set)) throw ridgeline::error("", f->key, f->value, f->expected);
     if (run.kept.empty())
         throw ridgeline::error(r.measurements, "", "no row left by the filters together" +
-                                   (run.flagged.empty() ? std::string() : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"),
+                                   (run.flagged.empty() ? std::string()
+                                                        : " (" + std::to_string(run.flagged.size()) +
+                                                              (run.flagged.size() == 1 ? " flagged row is" : " flagged rows are") + " never fitted)"),
                                "filters that leave at least one measurement");
     py::dict out;
     out["rows"] = to_python(cli::calibrate_table(run).json());
@@ -739,6 +746,12 @@ py::object calibrate_py(const py::object& measurements, const py::kwargs& kw) {
     py::list passed_over;
     for (const auto& h : run.passed_over) passed_over.append(h);
     out["devices_passed_over"] = passed_over;
+    // The rows the fit set aside and those the file flags, each with why (as the CLI's JSON).
+    py::list set_aside, flagged;
+    for (const auto& x : cli::set_aside_rows(run)) set_aside.append(text_of(x));
+    for (const auto& x : run.flagged) flagged.append(text_of(x));
+    out["set_aside"] = set_aside;
+    out["flagged"] = flagged;
     return out;
 }
 

@@ -643,6 +643,11 @@ struct DiagnoseOptions : WorkloadOptions {
 void run_diagnose(const DiagnoseOptions& o) {
     if (o.measurements != 1) throw cli::usage_error("diagnose: give exactly one of --measured-tok-s and --measured-tpot-ms");
     require_one_point(o, "diagnose");
+    // Its gap is to the ceiling, and its words say which term would close it: flags that would be ignored are refused.
+    if (o.efficiency != 1)
+        cli::bad_value("--efficiency", number_text(o.efficiency), "none: diagnose measures the gap to the ceiling (predict --calibration estimates)");
+    if (o.overhead != Seconds{})
+        cli::bad_value("--overhead-us", number_text(o.overhead.in(us)), "none: diagnose measures the gap to the ceiling (predict --calibration estimates)");
     const Setting s = resolve_one(o);
     const Workload w = at_point(o, s);
     cli::diagnose_table(s, w, *o.per_token, o.draft_tokens).print(o.format);
@@ -715,8 +720,10 @@ void run_calibrate(const CalibrateOptions& o) {
             const std::string flag = f->from_where ? "--where " + f->key : "--" + f->key;
             throw cli::usage_error(flag + ": got \"" + f->value + "\", expected " + f->expected);
         }
+        const std::size_t flagged = run.flagged.size();
         throw cli::usage_error("calibrate: no row of " + a.measurements + " passes all the filters together" +
-                               (run.flagged.empty() ? "" : " (" + std::to_string(run.flagged.size()) + " flagged rows are never fitted)"));
+                               (flagged == 0 ? "" : " (" + std::to_string(flagged) + (flagged == 1 ? " flagged row is" : " flagged rows are") +
+                                                        " never fitted)"));
     }
     if (!run.passed_over.empty()) {
         // A fit is of one device; unasked, it is the first row's, and the others' rows wait for -H.
@@ -724,6 +731,13 @@ void run_calibrate(const CalibrateOptions& o) {
         for (const auto& h : run.passed_over) others += (others.empty() ? "" : ", ") + h;
         fmt::print(stderr, "note: fitting the rows on {}, the first row's device; the filters also leave rows on {} (choose with -H)\n",
                    cli::printable(run.hardware), cli::printable(others));
+    }
+    if (!a.engine && run.engines.size() > 1) {
+        // Unasked for an engine, the rows may be of several: the fit is of them all, and says so.
+        std::string engines;
+        for (const auto& e : run.engines) engines += (engines.empty() ? "" : ", ") + e;
+        fmt::print(stderr, "note: fitting the rows of {} engines together ({}); --engine fits one\n", run.engines.size(),
+                   cli::printable(engines));
     }
     const Calibration& c = run.fit;
     if (o.format == cli::Output::json) {
@@ -733,12 +747,16 @@ void run_calibrate(const CalibrateOptions& o) {
         j["preset"] = cli::calibration_preset(a, run);
         if (!run.loo_skipped.empty()) j["leave_one_out_not_run"] = run.loo_skipped;
         j["devices_passed_over"] = run.passed_over;  // unasked for a device (-H), the other devices' rows left out
+        j["set_aside"] = cli::set_aside_rows(run);    // rows the fit left out, and why (the table's "set aside" lines)
+        j["flagged"] = run.flagged;                   // rows the file flags, never fitted
         fmt::print("{}\n", cli::dump_json(j));
     } else {
         cli::calibrate_table(run).print(o.format);  // CSV: the rows, one a line
     }
-    const auto pm = [](double v, const std::optional<double>& e, double scale, int decimals, const char* unit) {
-        return cli::shown(v * scale, decimals) + (e ? " +/- " + cli::shown(*e * scale, decimals) : "") + unit;
+    // Below 1e-9 of its unit (ms, us, %) a figure is rounding in the fit's arithmetic, shown as 0.
+    const auto settled = [](double v) { return std::abs(v) < 1e-9 ? 0.0 : v; };
+    const auto pm = [&settled](double v, const std::optional<double>& e, double scale, int decimals, const char* unit) {
+        return cli::shown(settled(v * scale), decimals) + (e ? " +/- " + cli::shown(settled(*e * scale), decimals) : "") + unit;
     };
     // A fitted time per layer (or per MoE layer, or per sequence) and its error, in microseconds.
     const auto in_us = [&](Seconds v, const std::optional<Seconds>& e, const char* unit) {
@@ -761,17 +779,13 @@ void run_calibrate(const CalibrateOptions& o) {
                        (a.per_sequence ? ", " + in_us(c.per_sequence, c.per_sequence_error, " us a sequence") +
                                              (run.batches_differ ? "" : " (every row has the same batch: the fixed time again)")
                                        : ""),
-                   cli::shown(100 * c.rms_relative_error, 1));
+                   cli::shown(settled(100 * c.rms_relative_error), 1));
         fmt::print("the gap: {}\n", c.explanation);
         if (run.have_loo)
             fmt::print("leave-one-out error: median {}%, worst {}%\n", cli::shown(100 * run.loo_median, 1), cli::shown(100 * run.loo_worst, 1));
         else if (!run.loo_skipped.empty())
             fmt::print("leave-one-out error: {}\n", run.loo_skipped);
-        for (const auto& x : c.set_aside) {  // "observations[i]: ..." names the library's row; say the file's
-            const std::size_t close = x.find("]: ");
-            const std::size_t i = std::stoul(x.substr(13, close - 13));
-            fmt::print("set aside: {}: /measurements/{}: {}\n", cli::printable(a.measurements), run.kept.at(i), cli::printable(x.substr(close + 3)));
-        }
+        for (const auto& x : cli::set_aside_rows(run)) fmt::print("set aside: {}: {}\n", cli::printable(a.measurements), cli::printable(x));
         for (const auto& x : run.flagged) fmt::print("flagged in the file, not fitted: {}\n", cli::printable(x));
     }
     if (o.save) {
@@ -1034,7 +1048,15 @@ std::string parse_error_in_user_terms(const CLI::ParseError& e, bool show) {
     }
     if (!twice) return "";
     const std::string flag = what.substr(0, what.find(": At Most"));
-    return flag + ": given " + what.substr(what.rfind(' ') + 1) + " times, expected once (a list is one value, e.g. " + flag + " 1,8,64, where the flag takes lists)";
+    // A flag that takes a list takes it as one value; its example, where it has one.
+    static const std::pair<std::string_view, std::string_view> lists[] = {
+        {"--batch", "1,8,64"}, {"--context", "0,4096"}, {"--weights", "bf16,fp8"}, {"--tp", "1,2,4"}, {"--pp", "1,2"},
+        {"--ep", "1,8"},       {"--price", "h100-sxm=2.50,h200=3.50"}, {"--mode", "agg,disagg"}, {"--hardware", "h100-sxm,h200"}};
+    std::string example;
+    for (const auto& [name, value] : lists)
+        if (flag == name) example = std::string(" (") + (flag == "--hardware" ? "where it takes a list, " : "") + "a list is one value: " + flag +
+                                    " " + std::string(value) + ")";
+    return flag + ": given " + what.substr(what.rfind(' ') + 1) + " times, expected once" + example;
 }
 
 int main(int argc, char** argv) {

@@ -640,6 +640,7 @@ struct CalibrateRun {
     std::string hardware;              // the rows' device
     std::vector<std::string> passed_over;  // unasked for a device, the other devices of rows the filters left (-H chooses)
     std::vector<std::size_t> kept;     // the rows of set fitted or set aside, by index
+    std::vector<std::string> engines;  // the engines those rows name, each once, as first met
     std::vector<std::string> flagged;  // "/measurements/<i>: why" for rows the file flags (never fitted)
     ridgeline::Calibration fit;
     double lowest_compute = 1;  // the floor the fit's compute efficiency had
@@ -719,6 +720,8 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
             continue;
         }
         run.kept.push_back(i);
+        if (!r.engine.empty() && std::find(run.engines.begin(), run.engines.end(), r.engine) == run.engines.end())
+            run.engines.push_back(r.engine);
     }
     if (run.kept.empty()) return run;
     const Hardware hw = load_hardware(run.hardware);
@@ -750,6 +753,10 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
             throw ridgeline::error(a.measurements, "/measurements", value, e.expected());
         }
         if (path.starts_with("fitted ")) throw ridgeline::error(a.measurements, "", "a " + path + " of " + e.value(), e.expected());
+        // An efficiency past the bound a workload takes: rows far slower than their ceiling.
+        if (path.starts_with("efficiency ("))
+            throw ridgeline::error(a.measurements, "", "a fitted " + path + " of " + e.value(),
+                                   e.expected() + ", what a workload takes (the rows are over a million times slower than their ceiling)");
         if (!path.starts_with("observations[")) throw;
         // "observations[3].tensor-parallel degree": the row, and its key where the library names one.
         std::string row = "/measurements/" + std::to_string(run.kept.at(std::stoul(path.substr(13))));
@@ -758,10 +765,23 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
             {"tensor-parallel degree", "tensor_parallel"}, {"pipeline-parallel degree", "pipeline_parallel"},
             {"expert-parallel degree", "expert_parallel"}, {"attention data-parallel degree", "attention_data_parallel"},
             {"tensor-parallel degree / attention data-parallel degree", "attention_data_parallel"}, {"batch", "batch"}, {"context", "context"}};
-        if (dot != std::string::npos)
+        std::string expected = e.expected();
+        if (dot != std::string::npos) {
+            const std::string said_path = path.substr(dot + 2);
             for (const auto& [said, key] : keys)
-                if (path.substr(dot + 2) == said) row += "/" + std::string(key);
-        throw ridgeline::error(a.measurements, row, e.value(), e.expected());
+                if (said_path == said) row += "/" + std::string(key);
+            // A compute format the device lacks: the row's compute, with the formats it has.
+            if (said_path.starts_with("hardware '") && said_path.ends_with("' compute peak")) {
+                std::string has;
+                for (Numeric n : all_numerics)
+                    if (hw.peak_for(n)) has += (has.empty() ? "" : ", ") + std::string(name_of(n));
+                row += "/compute";
+                expected += " (" + (has.empty() ? std::string("none") : has) + ")";
+            }
+            // A split over devices whose preset has no link: the row says what it ran over.
+            expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give the row's link_GB_per_s");
+        }
+        throw ridgeline::error(a.measurements, row, e.value(), expected);
     }
     // Leave-one-out fits once per row over all rows (about 16 ms a fit at 2,700 rows, so 43 s
     // and more): past leave_one_out_rows the fit is shown without it, and says so.
@@ -779,6 +799,18 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
     return run;
 }
 
+// The rows the fit set aside and why, each "/measurements/<i>: why" as the file numbers it (the
+// library names its own observations: "observations[i]: ...").
+inline std::vector<std::string> set_aside_rows(const CalibrateRun& run) {
+    std::vector<std::string> out;
+    for (const auto& x : run.fit.set_aside) {
+        const std::size_t close = x.find("]: ");
+        const std::size_t i = std::stoul(x.substr(13, close - 13));
+        out.push_back("/measurements/" + std::to_string(run.kept.at(i)) + ": " + x.substr(close + 3));
+    }
+    return out;
+}
+
 // One row per measurement kept: measured, predicted, residual, and whether it was fitted.
 inline Table calibrate_table(const CalibrateRun& run) {
     using namespace ridgeline;
@@ -790,7 +822,10 @@ inline Table calibrate_table(const CalibrateRun& run) {
     for (std::size_t i = 0; i < run.kept.size(); ++i) {
         const MeasuredRow& r = run.set.rows[run.kept[i]];
         const bool used = std::find(c.used.begin(), c.used.end(), i) != c.used.end();
-        const double rel = c.residuals[i].in(seconds) / r.measured_step.in(seconds);
+        // A residual under 1e-9 of its row is rounding in the fit's arithmetic: 0.
+        const bool settled = std::abs(c.residuals[i].in(seconds)) < 1e-9 * r.measured_step.in(seconds);
+        const double residual = settled ? 0.0 : c.residuals[i].in(seconds);
+        const double rel = residual / r.measured_step.in(seconds);
         t.add({integer(static_cast<std::int64_t>(run.kept[i])), text(r.engine.empty() ? "-" : r.engine), text(r.model),
                text(format_name(r.workload.precision.weights)), integer(r.parallel.tensor), integer(r.workload.batch),
                integer(r.workload.context),
@@ -800,7 +835,7 @@ inline Table calibrate_table(const CalibrateRun& run) {
                            : r.requests.prefill_steps == PrefillSteps::apart ? " served apart" : " served")),
                converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
                converted(c.predicted[i].in(seconds), c.predicted[i].in(ms), 2, "{} ms"),
-               converted(c.residuals[i].in(seconds), c.residuals[i].in(ms), 2, "{} ms", true),
+               converted(residual, residual * 1e3, 2, "{} ms", true),
                converted(rel, 100 * rel, 1, "{}%", true), Cell{used, used ? "yes" : "set aside"}});
     }
     return t;
@@ -811,12 +846,16 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     using namespace ridgeline;
     const Calibration& c = run.fit;
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    // The preset names its engine; rows that name none (a file of one engine's runs) say so.
-    std::string engine = a.engine.value_or(run.set.rows[run.kept.front()].engine);
+    // The preset names its engine; rows that name none (a file of one engine's runs) say so, and
+    // rows of several engines name them all (a fit over engines is no one engine's).
+    std::string engine = a.engine.value_or("");
+    if (!a.engine)
+        for (const std::string& e : run.engines) engine += (engine.empty() ? "" : " + ") + e;
     j["engine"] = engine.empty() ? "not stated in " + a.measurements : engine;
     j["hardware"] = run.hardware;
     j["measurements"] = a.measurements;
     j["filters"] = nlohmann::ordered_json::array();
+    if (a.model) j["filters"].push_back("model=" + *a.model);
     for (const auto& [k, v] : a.where) j["filters"].push_back(k + "=" + v);
     j["bandwidth_efficiency"] = c.bandwidth_efficiency;
     j["compute_efficiency"] = c.compute_efficiency;

@@ -73,6 +73,13 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     if (root.has("compute_term")) p.compute_term = root.at("compute_term").boolean();
     if (root.has("lowest_compute")) p.lowest_compute = fraction("lowest_compute");
     if (root.has("kv_per_query_head")) p.fit.kv_per_query_head = root.at("kv_per_query_head").boolean();
+    // A term its fit held at zero has no time; a compute efficiency no lower than the floor it had.
+    for (const auto& [term, key] : {std::pair{"per_layer_term", "per_layer_s"}, std::pair{"per_moe_layer_term", "per_moe_layer_s"},
+                                    std::pair{"per_sequence_term", "per_sequence_s"}})
+        if (root.has(term) && !root.at(term).boolean() && root.has(key) && root.at(key).value().get<double>() > 0)
+            root.at(key).fail(std::string("0 where ") + term + " is false (the fit did not move it)");
+    if (p.lowest_compute && p.fit.compute_efficiency < *p.lowest_compute * (1 - 1e-9))
+        root.at("compute_efficiency").fail("at least lowest_compute (" + number_text(*p.lowest_compute) + "), the floor its fit had");
     // One standard error of each term, within the term's own bounds (predict's range moves the
     // term by it, an efficiency through its reciprocal: calibrate.hpp's PredictionRange).
     const auto error_in = [&](const char* key, double high, const char* expected) -> std::optional<double> {

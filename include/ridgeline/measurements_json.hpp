@@ -146,6 +146,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
             if (r.has(key)) out = r.at(key).string(expected);
         };
         text("engine", row.engine, "the engine's name, a non-empty string");
+        if (r.has("engine") && row.engine.find_first_not_of(" \t") == std::string::npos) r.at("engine").fail("the engine's name, a non-empty string");
         text("engine_version", row.engine_version, "the engine's version, a non-empty string");
         text("date", row.date, "a date, YYYY-MM or YYYY-MM-DD");
         if (!row.date.empty()) {
@@ -203,6 +204,14 @@ inline MeasurementSet load_measurements(std::string_view name_or_path) {
         // The row's weights format is its linear layers'; the embeddings and an untied LM head it
         // does not name are as the checkpoint stores them, as --weights keeps them.
         Precision& p = r.workload.precision;
+        // A format for a part the model does not have would be kept and never read (as the CLI's --experts and --lm-head refuse).
+        const Model& model = known->second.model;
+        if (p.experts && !has_routed_experts(model))
+            throw error(json_detail::printable(file.string()), row + "experts", format_name(*p.experts),
+                        "no experts: model '" + json_detail::printable(r.model) + "' has no routed experts");
+        if (p.lm_head && model.tied_embeddings)
+            throw error(json_detail::printable(file.string()), row + "lm_head", format_name(*p.lm_head),
+                        "no lm_head: model '" + json_detail::printable(r.model) + "' ties its LM head to the input table (give embeddings)");
         if (!p.embeddings) p.embeddings = known->second.precision.embedding_format();
         if (!p.lm_head && !known->second.model.tied_embeddings) p.lm_head = known->second.precision.lm_head_format();
         if (r.max_context) {

@@ -532,6 +532,13 @@ TEST_CASE("presets: measurement errors name the file and the row", "[presets][er
                       "fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
     CHECK_THROWS_WITH(load_measurements(bad_file("measurements-tiny-tpot")),
                       Catch::StartsWith("tests/data/bad/measurements-tiny-tpot.json: /measurements/3/tpot_ms: "));
+    // A format for a part the model lacks would be carried and never read.
+    CHECK_THROWS_WITH(load_measurements(bad_file("measurements-experts-dense")),
+                      "tests/data/bad/measurements-experts-dense.json: /measurements/1/experts: got int4, expected no experts: model "
+                      "'llama-2-7b' has no routed experts");
+    CHECK_THROWS_WITH(load_measurements(bad_file("measurements-lm-head-tied")),
+                      "tests/data/bad/measurements-lm-head-tied.json: /measurements/0/lm_head: got fp8, expected no lm_head: model "
+                      "'gemma-2-9b' ties its LM head to the input table (give embeddings)");
     // A preset the catalogue lacks is the row's error, before calibrate or a table sees it.
     CHECK_THROWS_WITH(load_measurements(bad_file("measurements-unknown-model")),
                       Catch::StartsWith("tests/data/bad/measurements-unknown-model.json: /measurements/1/model: got \"llama-2-7c\", "

@@ -266,8 +266,9 @@ def test_calibrate_equals_cli_on_gpt_fast(tmp_path, extra, kwargs):
     saved = tmp_path / "fit.json"
     theirs = cli_json("calibrate", "--measurements", "gpt-fast", "--save", str(saved), *extra)
     ours = ridgeline.calibrate("gpt-fast", **kwargs)
-    assert list(ours) == ["rows", "preset", "devices_passed_over"]
-    assert list(theirs) == ["rows", "preset", "devices_passed_over"]  # the CLI's JSON is the same object
+    assert list(ours) == ["rows", "preset", "devices_passed_over", "set_aside", "flagged"]
+    assert list(theirs) == list(ours)  # the CLI's JSON is the same object
+    assert ours["set_aside"] == theirs["set_aside"] == [] and ours["flagged"] == theirs["flagged"] == []
     # gpt-fast.json's last row is on an MI250X; unasked, the fit is the first row's A100 (a
     # filter to Llama-2-7B int8 leaves none on it).
     passed_over = [] if "model" in kwargs else ["mi250x"]
@@ -293,8 +294,17 @@ def test_calibrate_equals_cli_on_published_rows(tmp_path):
     # A file by path, with a row faster than its ceiling set aside (fitted: false).
     bad = os.path.join(ROOT, "tests/data/bad/measurements-faster-than-ceiling.json")
     ours = ridgeline.calibrate(bad)
-    same_rows(ours["rows"], cli_json("calibrate", "--measurements", bad)["rows"])
+    theirs = cli_json("calibrate", "--measurements", bad)
+    same_rows(ours["rows"], theirs["rows"])
     assert not all(r["fitted"] for r in ours["rows"])
+    # Each row set aside, and why, as the table's "set aside" lines say it.
+    assert ours["set_aside"] == theirs["set_aside"]
+    assert len(ours["set_aside"]) == sum(not r["fitted"] for r in ours["rows"])
+    assert all(x.startswith("/measurements/") and "faster than" in x for x in ours["set_aside"])
+    # A row the file flags is never fitted, and said.
+    flagged = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="h200")["flagged"]
+    assert flagged == cli_json("calibrate", "--measurements", "published", "--engine", "TensorRT-LLM", "-H", "h200")["flagged"]
+    assert len(flagged) >= 1 and flagged[0].startswith("/measurements/")
 
 
 def test_calibrate_past_500_rows_says_why_leave_one_out_is_missing():
@@ -681,6 +691,8 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, tpot_s=-1), "tpot_s", "a time in seconds from 1e-6 to 1e6"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, ttft_s=float("inf")), "ttft_s", "a time in seconds from 1e-6 to 1e6"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, itl_s=0.0), "itl_s", "a time in seconds from 1e-6 to 1e6"),
+        (lambda: ridgeline.diagnose("llama-3.1-8b", "h200", measured_tokens_per_s=100, efficiency=0.3), "efficiency",
+         "none: diagnose measures the gap to the ceiling (predict with a calibration estimates)"),
         # 10,000 x 10,000 points is within the point cap; with every column it is some 3e9 values.
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", list(range(1, 10001)), list(range(10000))),
          "settings x batches x contexts x columns", "at most 400,000,000 values (about 3.2 GB; ask for fewer columns= or points)"),

@@ -1275,6 +1275,9 @@ TEST_CASE("measurements: includes_prefill and interleaved_prefill rows give thei
                       "m.json: /measurements/0/context: got 192, expected no context where includes_prefill is true (it follows from prompt and output)");
     CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "includes_prefill": true, "prompt": 128, "tokens_per_s": 80})"),
                       "m.json: /measurements/0/output: got nothing (the key is missing), expected the output tokens per request, where includes_prefill is true");
+    // An engine named by spaces alone names none.
+    CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "context": 5, "tokens_per_s": 80, "engine": "  "})"),
+                      "m.json: /measurements/0/engine: got \"  \" (a string), expected the engine's name, a non-empty string");
     CHECK_THROWS_WITH(load(R"({"hardware": "h100-sxm", "model": "llama-2-7b", "prompt": 128, "tokens_per_s": 80})"),
                       "m.json: /measurements/0/prompt: got 128, expected no prompt or output unless includes_prefill or interleaved_prefill is true "
                       "(give the decode steps' context)");
@@ -1488,6 +1491,14 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
     // bounds nothing has an error past its efficiency, and predict says so: test_cli.cpp).
     CHECK_THROWS_WITH(load(R"(, "per_layer_s": 5)"), "p.json: /per_layer_s: got 5, expected a time in seconds from 0 to 1");
     CHECK_THROWS_WITH(load(R"(, "per_moe_layer_s": -1e-6)"), "p.json: /per_moe_layer_s: got -1e-06, expected a time in seconds from 0 to 1");
+    // A term its fit did not move has no time; an efficiency below the floor its fit had is no fit's.
+    CHECK_THROWS_WITH(load(R"(, "per_layer_term": false, "per_layer_s": 0.01)"),
+                      "p.json: /per_layer_s: got 0.01, expected 0 where per_layer_term is false (the fit did not move it)");
+    CHECK(load(R"(, "per_layer_term": false, "per_layer_s": 0)").fit.per_layer == Seconds{});
+    CHECK_THROWS_WITH(load(R"(, "per_sequence_term": false, "per_sequence_s": 1e-5)"),
+                      "p.json: /per_sequence_s: got 1e-05, expected 0 where per_sequence_term is false (the fit did not move it)");
+    CHECK_THROWS_WITH(load(R"(, "compute_efficiency": 0.01, "lowest_compute": 0.05)"),
+                      "p.json: /compute_efficiency: got 0.01, expected at least lowest_compute (0.05), the floor its fit had");
     CHECK(load(R"(, "per_moe_layer_s": 0.000535, "per_moe_layer_term": true)").fit.per_moe_layer.in(us) == Approx(535));
     CHECK(load(R"(, "per_moe_layer_term": true)").per_moe_layer_term);
     CHECK_FALSE(load("").per_moe_layer_term);
