@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -1257,8 +1258,12 @@ PYBIND11_MODULE(ridgeline, m) {
                      at = expected.find("the tensor-parallel degree", at))
                     expected.replace(at, std::string_view("the tensor-parallel degree").size(), "tp");
             }
+            // A target given in seconds is shown in seconds (the library says "500 ms").
+            std::string value = e.value();
+            if ((path == "tpot_s" || path == "ttft_s" || path == "itl_s") && value.ends_with(" ms"))
+                value = number_text(std::strtod(value.c_str(), nullptr) / 1000);
             // An empty value is shown as "", as the CLI quotes it, not as nothing ("got , expected").
-            const ridgeline::error said(e.file(), path, e.value().empty() ? "\"\"" : e.value(), expected);
+            const ridgeline::error said(e.file(), path, value.empty() ? "\"\"" : value, expected);
             // A file name or value need not be UTF-8 (text_of).
             py::object instance = py::reinterpret_borrow<py::object>(error_type.ptr())(text_of(said.what()));
             instance.attr("file") = text_of(said.file());

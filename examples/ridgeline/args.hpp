@@ -193,7 +193,7 @@ inline void refuse_same_file(const std::string& option, const std::string& text,
         try {
             std::error_code ec;
             file = std::filesystem::weakly_canonical(ridgeline::resolve_preset(kind, piece), ec);
-            if (ec) file.clear();
+            if (ec || !std::filesystem::is_regular_file(file, ec)) file.clear();  // a folder or no file: the loader's to name
         } catch (const ridgeline::error&) {
         }
         files.push_back(file);

@@ -68,6 +68,7 @@ const auto read_fraction = [](const std::string& f, const std::string& t) { retu
 // single-setting commands take one of each.
 struct WorkloadOptions {
     std::vector<std::string> hardware{"h100-sxm"};  // preset names or files
+    bool hardware_given = false;                     // -H given (predict defaults to its calibration's device)
     std::string model;
     std::vector<std::optional<Format>> weights{std::nullopt};  // nullopt: the checkpoint's formats
     std::string weights_text = "checkpoint";                    // --weights as typed
@@ -103,7 +104,8 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
     using cli::parse_integer_option;
     const bool lists = settings == Settings::lists;
     add_read(app, "--hardware,-H", o.hardware,
-             [lists, command = app->get_name()](const std::string& f, const std::string& t) {
+             [lists, command = app->get_name(), &o](const std::string& f, const std::string& t) {
+                 o.hardware_given = true;
                  if (!lists && t.find(',') != std::string::npos) cli::bad_value(f, t, "one device: " + command + " reads a single setting");
                  if (!lists) return std::vector<std::string>{t};
                  std::vector<std::string> pieces = cli::split_commas(f, t);
@@ -812,9 +814,12 @@ void run_predict(const PredictOptions& o) {
     if (o.efficiency != 1) cli::bad_value("--efficiency", number_text(o.efficiency), "none: predict takes its efficiency from --calibration");
     if (o.overhead != Seconds{})
         cli::bad_value("--overhead-us", number_text(o.overhead.in(us)), "none: predict takes its times from --calibration");
-    const Setting s = resolve_one(o);
-    const Workload w = at_point(o, s);
     const EfficiencyPreset preset = load_efficiency(o.calibration);
+    // Without -H, the device the calibration was fitted on.
+    PredictOptions on = o;
+    if (!o.hardware_given) on.hardware = {preset.hardware};
+    const Setting s = resolve_one(on);
+    const Workload w = at_point(on, s);
     cli::predict_table(s, w, preset).print(o.format);
     if (o.format == cli::Output::table && preset.hardware != s.hardware)
         fmt::print("note: the calibration was fitted on {}, not {}\n", cli::printable(preset.hardware), cli::printable(s.hardware));
@@ -1025,6 +1030,7 @@ std::string plan_in_user_terms(const ridgeline::error& e) {
     if (e.path() == "serving mode") return fmt::format("--mode: got {}, expected {}", e.value(), expected);
     if (e.path() == "TPOT target") return fmt::format("--tpot-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "TTFT target") return fmt::format("--ttft-ms: got {}, expected {}", e.value(), expected);
+    if (e.path() == "ITL target") return fmt::format("--itl-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "weight formats") return fmt::format("--weights: got {}, expected {}", e.value(), expected);
     if (e.path() == "prices") return fmt::format("--price: got {}, expected {}", e.value(), expected);
     if (e.path().starts_with("hardware '") && e.path().ends_with("' compute peak")) {
@@ -1120,6 +1126,8 @@ int main(int argc, char** argv) {
     auto* diag = app.add_subcommand("diagnose", "From a measured tok/s or TPOT: implied bandwidth, utilisation, verdict");
     add_workload(diag, diag_o, Settings::one);
     one_point(diag);
+    redescribe(diag, "--efficiency", "Not taken by diagnose: it measures the gap to the ceiling (predict --calibration estimates)");
+    redescribe(diag, "--overhead-us", "Not taken by diagnose: it measures the gap to the ceiling (predict --calibration estimates)");
     diag->add_option_function<std::string>(
         "--measured-tok-s",
         [&diag_o](const std::string& t) {
@@ -1178,6 +1186,9 @@ int main(int argc, char** argv) {
     auto* pred = app.add_subcommand("predict", "A setting's step time with an engine-and-device calibration, with a range, next to the ceiling");
     add_workload(pred, pred_o, Settings::one);
     one_point(pred);
+    redescribe(pred, "--efficiency", "Not taken by predict: the calibration gives it");
+    redescribe(pred, "--overhead-us", "Not taken by predict: the calibration gives its times");
+    redescribe(pred, "--hardware", "Hardware preset name or JSON file (default: the device the calibration was fitted on)");
     pred->add_option("--calibration", pred_o.calibration, "An efficiency preset name (ridgeline list efficiency) or file")->required();
     pred->footer("Example: ridgeline predict -m llama-3.1-8b -H h100-sxm -b 64 -c 4096 --calibration tensorrt-llm-h100-sxm");
 
@@ -1189,7 +1200,7 @@ int main(int argc, char** argv) {
     plot->footer("Example: ridgeline plot -m llama-3.1-8b -b 1..1024x2 -c 0,4096,32768 -o roofline.svg (the batches and contexts shown are the defaults)");
 
     cli::PlanOptions plan_o;
-    auto* planner = app.add_subcommand("plan", "The cheapest deployment that meets TTFT and TPOT targets, and the Pareto front");
+    auto* planner = app.add_subcommand("plan", "The cheapest deployment that meets TTFT, TPOT and ITL targets, and the Pareto front");
     for (const cli::PlanFlag& f : cli::plan_flags()) {
         const std::string flag = cli::long_name(f.names);
         auto* option = planner->add_option_function<std::string>(

@@ -516,22 +516,33 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
 // cannot be read here. A row without a version counts as "version not stated".
 struct FittedRows {
     std::vector<std::string> models, versions;
+    std::string unread;  // why the rows could not be read, where they could not: the caveats are then unknown, not absent
 };
 inline FittedRows fitted_rows(const ridgeline::EfficiencyPreset& preset) {
     FittedRows out;
-    if (preset.measurements.empty() || preset.row_indices.empty()) return out;
+    if (preset.measurements.empty() || preset.row_indices.empty()) {
+        out.unread = preset.measurements.empty() ? "the preset names no measurement set" : "the preset names no rows";
+        return out;
+    }
     const auto add = [](std::vector<std::string>& list, const std::string& v) {
         if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
     };
     try {
         const ridgeline::MeasurementSet set = ridgeline::load_measurements(preset.measurements);
         for (const std::size_t i : preset.row_indices) {
-            if (i >= set.rows.size()) return {};  // not this set's rows: say nothing rather than guess
+            if (i >= set.rows.size()) {  // not this set's rows: say so rather than guess
+                FittedRows none;
+                none.unread = "its row " + std::to_string(i) + " is past the end of " + preset.measurements + " (" +
+                              std::to_string(set.rows.size()) + " rows)";
+                return none;
+            }
             add(out.models, set.rows[i].model);
             add(out.versions, set.rows[i].engine_version.empty() ? "version not stated" : set.rows[i].engine_version);
         }
-    } catch (const ridgeline::error&) {
-        return {};
+    } catch (const ridgeline::error& e) {
+        FittedRows none;
+        none.unread = "its rows could not be read (" + std::string(e.what()) + ")";
+        return none;
     }
     return out;
 }
@@ -568,6 +579,7 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
                                                   std::string(s.m.name.view()) + ": its leave-one-out error is how it predicts those models")
                                            : null("-"));
     add("calibration_builds", !other_models && !fitted.versions.empty() ? text("fitted on rows of engine builds: " + join(fitted.versions))
+                              : !fitted.unread.empty()                   ? text("unknown: " + fitted.unread + ", so the models and builds it was fitted on are not known")
                                                                          : null("-"));
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
     add("kv_read_per", text(preset.fit.kv_per_query_head ? "query head" : "KV head"));

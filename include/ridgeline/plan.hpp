@@ -617,6 +617,9 @@ inline PlanResult plan(const PlanRequest& r) {
                         (row.parallel.attention_data > 1 ? ", attention DP " + std::to_string(row.parallel.attention_data) : std::string()) +
                         ", " + row.weights_name + "): " +
                         (one_token ? std::string() : "TPOT " + number_text(std::round(row.serving.tpot.in(ms) * 100) / 100) + " ms, ") +
+                        // With an ITL target, the figure it bounds too.
+                        (one_token || !r.itl_target ? std::string()
+                                                    : "max ITL " + number_text(std::round(row.serving.max_itl.in(ms) * 100) / 100) + " ms, ") +
                         "TTFT " + number_text(std::round(row.serving.ttft.in(ms))) + " ms";
         // A TTFT that holds a queue's wait says so (aggregated, prompts bringing more than a chunk a step).
         if (!row.serving.keeps_up) d += " with prompts queueing for chunks";

@@ -52,10 +52,11 @@
 // The longest wait between two of a user's tokens (Serving::max_itl), what an inter-token
 // latency target bounds where TPOT is a mean: a step with every sequence at its last token's
 // context, carrying the most prefill one of the user's steps carries. Aggregated: the largest
-// chunk that rides its steps (others' prompts; a whole chunk where they queue), the other
-// micro-batches' chunks at their mean. Prefill apart: the other prompts' passes a step waits
-// for, at least one where any arrive (engines run a waiting prompt's pass before the next
-// step). Disaggregated, or nothing to prefill: the step alone.
+// chunk that rides its steps (others' prompts; a whole chunk where they queue), at the last
+// step's roofline, the other micro-batches' chunks at their mean. Prefill apart: the other
+// prompts' passes a step waits for, at least one where any arrive (engines run a waiting
+// prompt's pass before the next step), each its share of the stages as in TPOT.
+// Disaggregated, or nothing to prefill: the step alone.
 //
 // Every sequence may reach prompt + output tokens: memory is checked there, on the decode side,
 // with the workspace of the largest pass a prompt's tokens take (aggregated: a decode step and
@@ -489,7 +490,13 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             double most = 0;  // the most prompt tokens one of the user's steps carries
             for (const ChunkSteps& k : load.mine)
                 if (k.per_step > 0 && k.tokens > most) most = k.tokens;
-            itl_added = step_with(mixed.added(most)) - s.decode_tpot;
+            // Carried by the last step, at its own roofline (a chunk that makes it compute-bound
+            // hides the KV it has grown since the middle of the generation).
+            Workload last = a.mid;
+            last.context = traffic.prompt + traffic.output - 1;
+            const DecodeStep last_step = decode_step(d, m, last);
+            const serving_detail::MixedStep last_mixed{last_step, a.cost, d, m, last, a.rates, a.load};
+            itl_added = step_with(last_mixed.added(most)) - s.decode_tpot;
             if (s.keeps_up) {
                 // Each of the prompt's own chunk steps, with the others' prompts in the room it leaves.
                 const auto chunk = static_cast<double>(traffic.prefill_chunk);
@@ -515,8 +522,11 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                 const double others = others_arriving(traffic, w.batch, d.parallel.pipeline, mode);
                 s.tpot = s.decode_tpot + others * s.prefill_time;
                 s.ttft = s.prefill_time + s.decode_tpot / 2.0 + others * s.prefill_time;
-                const auto whole = static_cast<double>(static_cast<std::int64_t>(others));  // others' passes: whole ones
-                itl_added = (whole < others ? whole + 1 : whole) * s.prefill_time;
+                // Each pass stalls each stage for its share, 1 / pipeline of it: the step waits
+                // for the whole passes that land on it, each at that share.
+                const double stages = static_cast<double>(d.parallel.pipeline), passes = others * stages;
+                const auto whole = static_cast<double>(static_cast<std::int64_t>(passes));
+                itl_added = (whole < passes ? whole + 1 : whole) * s.prefill_time / stages;
             }
         }
     }
