@@ -818,6 +818,11 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     r.links.link_bandwidth = k.optional_link_bandwidth();
     const py::object hw = k.take("hardware");
     const std::vector<std::string> names = hw.is_none() ? list_presets(PresetKind::hardware) : paths_of(hw, "plan", "hardware");
+    // A preset and its own file are one device, as the CLI's -H refuses them (a name given twice
+    // is the library's to refuse, by name).
+    if (const auto same = cli::same_file(names, PresetKind::hardware); same && names[same->first] != names[same->second])
+        throw ridgeline::error("", "hardware", names[same->first] + " and " + names[same->second],
+                               "each candidate device once (they are the same file)");
     std::vector<std::pair<std::string, double>> prices;
     if (const py::object p = k.take("prices"); !p.is_none()) {
         if (!py::isinstance<py::dict>(p)) throw py::type_error("plan(): prices must be a dict of device name to price per device-hour");

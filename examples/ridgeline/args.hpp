@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -183,10 +184,9 @@ inline std::vector<std::string> split_commas(const std::string& option, const st
 }
 
 // Two pieces of a list that name one file ("h200" and "data/hardware/h200.json") would print
-// equal rows, as a repeat does. A piece that names no file is left to its loader, which refuses
-// it by name.
-inline void refuse_same_file(const std::string& option, const std::string& text, const std::vector<std::string>& pieces,
-                             ridgeline::PresetKind kind) {
+// equal rows, as a repeat does: the first such pair, by index. A piece that names no regular
+// file is left to its loader, which refuses it by name.
+inline std::optional<std::pair<std::size_t, std::size_t>> same_file(const std::vector<std::string>& pieces, ridgeline::PresetKind kind) {
     std::vector<std::filesystem::path> files;
     for (const auto& piece : pieces) {
         std::filesystem::path file;
@@ -200,8 +200,13 @@ inline void refuse_same_file(const std::string& option, const std::string& text,
     }
     for (std::size_t j = 1; j < files.size(); ++j)
         for (std::size_t i = 0; i < j; ++i)
-            if (!files[j].empty() && files[i] == files[j])
-                bad_value(option, text, "each value once (" + pieces[i] + " and " + pieces[j] + " are the same file)");
+            if (!files[j].empty() && files[i] == files[j]) return std::pair{i, j};
+    return std::nullopt;
+}
+inline void refuse_same_file(const std::string& option, const std::string& text, const std::vector<std::string>& pieces,
+                             ridgeline::PresetKind kind) {
+    if (const auto p = same_file(pieces, kind))
+        bad_value(option, text, "each value once (" + pieces[p->first] + " and " + pieces[p->second] + " are the same file)");
 }
 
 inline ridgeline::Format parse_format_option(const std::string& option, const std::string& s) {

@@ -691,6 +691,10 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, tpot_s=-1), "tpot_s", "a time in seconds from 1e-6 to 1e6"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, ttft_s=float("inf")), "ttft_s", "a time in seconds from 1e-6 to 1e6"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, itl_s=0.0), "itl_s", "a time in seconds from 1e-6 to 1e6"),
+        # A preset and its own file are one device, as the CLI's -H refuses them.
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=[os.path.join(ROOT, "data/hardware/h200.json"),
+                                                          os.path.join(ROOT, "data/hardware/../hardware/h200.json")], users=4), "hardware",
+         "each candidate device once (they are the same file)"),
         (lambda: ridgeline.diagnose("llama-3.1-8b", "h200", measured_tokens_per_s=100, efficiency=0.3), "efficiency",
          "none: diagnose measures the gap to the ceiling (predict with a calibration estimates)"),
         # 10,000 x 10,000 points is within the point cap; with every column it is some 3e9 values.
