@@ -327,17 +327,14 @@ std::vector<Setting> resolve_all(const WorkloadOptions& o) {
     // would print equal rows, as a repeat does. The first device's settings, one per piece, tell.
     const std::size_t stride = o.tp.size() * o.pp.size() * o.ep.size();
     const auto storage = [&](std::size_t piece) -> const Precision& { return out[piece * stride].base.precision; };
-    const auto alike = [](const Precision& a, const Precision& b) {  // each layer stored alike, whether said or defaulted
-        return a.weights == b.weights && a.expert_format() == b.expert_format() && a.embedding_format() == b.embedding_format() &&
-               a.lm_head_format() == b.lm_head_format() && a.state_format() == b.state_format();
-    };
+    const bool tied = out.front().m.tied_embeddings;
     const std::vector<std::string> typed = cli::comma_pieces(o.weights_text);
     for (std::size_t j = 1; j < o.weights.size() && typed.size() == o.weights.size(); ++j)
         for (std::size_t i = 0; i < j; ++i)
-            if (alike(storage(i), storage(j)))
+            if (stored_alike(storage(i), storage(j), tied))
                 cli::bad_value("--weights", o.weights_text, "each value once (" + typed[i] + " and " + typed[j] + " store " +
                                                                 std::string(out.front().m.name.view()) + " alike: " +
-                                                                precision_name(storage(i), out.front().m.tied_embeddings) + ")");
+                                                                precision_name(storage(i), tied) + ")");
     return out;
 }
 
@@ -353,6 +350,12 @@ void redescribe(CLI::App* app, const char* flag, const std::string& text) { app-
 void one_point(CLI::App* app) {
     redescribe(app, "--batch", "Batch size (default 1)");
     redescribe(app, "--context", "Context length in tokens (default 0)");
+}
+
+// --efficiency and --overhead-us where a command would ignore them: refused, each with why.
+void refuse_times(const WorkloadOptions& o, const std::string& efficiency_why, const std::string& times_why) {
+    if (o.efficiency != 1) cli::bad_value("--efficiency", number_text(o.efficiency), efficiency_why);
+    if (o.overhead != Seconds{}) cli::bad_value("--overhead-us", number_text(o.overhead.in(us)), times_why);
 }
 
 // The commands that read one setting refuse lists of batches and contexts, before any file is read.
@@ -645,11 +648,9 @@ struct DiagnoseOptions : WorkloadOptions {
 void run_diagnose(const DiagnoseOptions& o) {
     if (o.measurements != 1) throw cli::usage_error("diagnose: give exactly one of --measured-tok-s and --measured-tpot-ms");
     require_one_point(o, "diagnose");
-    // Its gap is to the ceiling, and its words say which term would close it: flags that would be ignored are refused.
-    if (o.efficiency != 1)
-        cli::bad_value("--efficiency", number_text(o.efficiency), "none: diagnose measures the gap to the ceiling (predict --calibration estimates)");
-    if (o.overhead != Seconds{})
-        cli::bad_value("--overhead-us", number_text(o.overhead.in(us)), "none: diagnose measures the gap to the ceiling (predict --calibration estimates)");
+    // Its gap is to the ceiling, and its words say which term would close it.
+    const std::string why = "none: diagnose measures the gap to the ceiling (predict --calibration estimates)";
+    refuse_times(o, why, why);
     const Setting s = resolve_one(o);
     const Workload w = at_point(o, s);
     cli::diagnose_table(s, w, *o.per_token, o.draft_tokens).print(o.format);
@@ -810,10 +811,8 @@ struct PredictOptions : WorkloadOptions {
 // The estimate for a setting with an engine-and-device calibration, its range, and the ceiling.
 void run_predict(const PredictOptions& o) {
     require_one_point(o, "predict");
-    // The calibration gives the efficiency and the times; flags that would be ignored are refused.
-    if (o.efficiency != 1) cli::bad_value("--efficiency", number_text(o.efficiency), "none: predict takes its efficiency from --calibration");
-    if (o.overhead != Seconds{})
-        cli::bad_value("--overhead-us", number_text(o.overhead.in(us)), "none: predict takes its times from --calibration");
+    // The calibration gives the efficiency and the times.
+    refuse_times(o, "none: predict takes its efficiency from --calibration", "none: predict takes its times from --calibration");
     const EfficiencyPreset preset = load_efficiency(o.calibration);
     // Without -H, the device the calibration was fitted on.
     PredictOptions on = o;

@@ -333,9 +333,7 @@ inline PlanResult plan(const PlanRequest& r) {
     for (const Format f : r.weights) {
         Precision p = r.base.precision;
         store_weights_as(p, r.checkpoint_formats, f);
-        const bool same = r.checkpoint && precision_name(*r.checkpoint, r.model.tied_embeddings) ==
-                                              precision_name(p, r.model.tied_embeddings);
-        if (same) continue;
+        if (r.checkpoint && stored_alike(*r.checkpoint, p, r.model.tied_embeddings)) continue;
         storages.push_back(p);
         asked_as.push_back(format_name(f));
     }

@@ -471,7 +471,12 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     one.batch = 1;
     const auto output = static_cast<double>(traffic.output);
     const auto B = static_cast<double>(w.batch);
-    Seconds itl_added{};  // what the longest wait adds to the last step: the prefill it carries
+    // The longest wait (max_itl): the last step, every sequence at its last token's context, and
+    // what the prefill it carries adds.
+    Workload last = w;
+    last.context = traffic.prompt + traffic.output - 1;
+    const DecodeStep last_step = decode_step(d, m, last);
+    Seconds itl_added{};
     if (fresh > 0) {
         if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / turn_steps(traffic, mode);
         if (mode == ServingMode::aggregated) {
@@ -492,9 +497,6 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                 if (k.per_step > 0 && k.tokens > most) most = k.tokens;
             // Carried by the last step, at its own roofline (a chunk that makes it compute-bound
             // hides the KV it has grown since the middle of the generation).
-            Workload last = a.mid;
-            last.context = traffic.prompt + traffic.output - 1;
-            const DecodeStep last_step = decode_step(d, m, last);
             const serving_detail::MixedStep last_mixed{last_step, a.cost, d, m, last, a.rates, a.load};
             itl_added = step_with(last_mixed.added(most)) - s.decode_tpot;
             if (s.keeps_up) {
@@ -530,7 +532,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             }
         }
     }
-    s.max_itl = decode_steps(d, m, w, traffic.prompt + traffic.output - 1, 1).decode_time + itl_added;
+    s.max_itl = last_step.step_time + itl_added;
     if (mode != ServingMode::disaggregated) {
         if (fresh == 0) {  // nothing to prefill: the first token is one step
             s.tpot = s.decode_tpot;

@@ -49,6 +49,13 @@ inline std::string precision_name(const Precision& p, bool tied_embeddings) {
     return name;
 }
 
+// Whether two storages are one: each part named alike, whether said or defaulted (a tied head is
+// the embeddings'). plan skips a format that makes the checkpoint's storage again; the CLI's
+// --weights refuses two such pieces.
+inline bool stored_alike(const Precision& a, const Precision& b, bool tied_embeddings) {
+    return precision_name(a, tied_embeddings) == precision_name(b, tied_embeddings);
+}
+
 // A weights flag (--weights, Python's weights=, the page's field) over a checkpoint: the linear
 // layers and the experts stored in `weights`; the embeddings and an untied LM head as the
 // checkpoint stores them, as quantisers leave them (AutoAWQ, GPTQ, and FP8 from ModelOpt,
