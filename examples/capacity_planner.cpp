@@ -18,14 +18,14 @@ using namespace ridgeline;
 
 namespace {
 void show(const PlanResult& p, bool priced) {
-    std::string head = fmt::format("  {:<10}{:>8}{:>4}{:>4}{:>4}{:>8}{:>8}{:>15}{:>7}{:>11}{:>11}{:>12}", "hardware", "devices", "tp", "pp",
-                                   "ep", "attn dp", "weights", "mode", "batch", "TPOT", "TTFT", "tok/s/dev");
+    std::string head = fmt::format("  {:<10}{:>8}{:>4}{:>4}{:>4}{:>8}{:>8}{:>15}{:>7}{:>11}{:>11}{:>11}{:>12}", "hardware", "devices", "tp", "pp",
+                                   "ep", "attn dp", "weights", "mode", "batch", "TPOT", "max ITL", "TTFT", "tok/s/dev");
     fmt::print("{}{}\n", head, priced ? "  per M tokens" : "");
     for (std::size_t i = 0; i < p.plans.size() && i < 3; ++i) {
         const PlanRow& r = p.plans[i];
-        fmt::print("  {:<10}{:>8}{:>4}{:>4}{:>4}{:>8}{:>8}{:>15}{:>7}{:>8.2f} ms{:>8.1f} ms{:>12.1f}{}\n", r.device, r.devices, r.parallel.tensor,
+        fmt::print("  {:<10}{:>8}{:>4}{:>4}{:>4}{:>8}{:>8}{:>15}{:>7}{:>8.2f} ms{:>8.2f} ms{:>8.1f} ms{:>12.1f}{}\n", r.device, r.devices, r.parallel.tensor,
                    r.parallel.pipeline, r.parallel.expert, r.parallel.attention_data, format_name(r.weights), mode_name(r.mode), r.serving.batch,
-                   r.serving.tpot.in(ms), r.serving.ttft.in(ms), r.serving.tokens_per_s_per_device.in(per_s),
+                   r.serving.tpot.in(ms), r.serving.max_itl.in(ms), r.serving.ttft.in(ms), r.serving.tokens_per_s_per_device.in(per_s),
                    r.cost_per_million_tokens ? fmt::format("{:>14.3f}", *r.cost_per_million_tokens) : "");
     }
     fmt::print("  {}\n", p.verdict);

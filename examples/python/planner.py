@@ -32,10 +32,10 @@ def main():
     print(f"{result['model']}: 64 users, prompt 8192 (7936 cached), 512 out, TPOT <= 30 ms; "
           f"{result['evaluated']} serving evaluations")
     print(f"  {'hardware':<10}{'devices':>8}{'tp':>4}{'pp':>4}{'weights':>8}{'mode':>15}{'batch':>7}"
-          f"{'TPOT':>11}{'TTFT':>11}{'tok/s/dev':>11}{'per M tok':>11}")
+          f"{'TPOT':>11}{'max ITL':>11}{'TTFT':>11}{'tok/s/dev':>11}{'per M tok':>11}")
     for p in result["plans"]:
         print(f"  {p['hardware']:<10}{p['devices']:>8}{p['tp']:>4}{p['pp']:>4}{p['weights']:>8}{p['mode']:>15}"
-              f"{p['batch']:>7}{p['tpot_s'] * 1e3:>8.2f} ms{p['ttft_s'] * 1e3:>8.2f} ms"
+              f"{p['batch']:>7}{p['tpot_s'] * 1e3:>8.2f} ms{p['max_itl_s'] * 1e3:>8.2f} ms{p['ttft_s'] * 1e3:>8.2f} ms"
               f"{p['tokens_per_s_per_device']:>11.1f}{p['cost_per_million_tokens']:>11.3f}")
     print(f"  {result['verdict']}")
 

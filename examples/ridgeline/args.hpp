@@ -323,4 +323,24 @@ inline ridgeline::Bytes parse_reserve(const std::string& option, const std::stri
 // An option's long name from its CLI11 names: "--hardware" of "--hardware,-H".
 inline std::string long_name(std::string_view names) { return std::string(names.substr(0, names.find(','))); }
 
+// A preset the catalogue could not find, named by the flag that gave it ("--hardware: got
+// "h100", expected a hardware preset (closest first: ...) or a JSON file"); empty for the rest.
+// show takes either kind by position, and its catalogue error says so. The page words its
+// errors as the CLI does, so it calls this too.
+inline std::string preset_in_user_terms(const ridgeline::error& e) {
+    static const std::pair<std::string_view, std::string_view> kinds[] = {{"hardware preset", "--hardware"},
+                                                                          {"model preset", "--model"},
+                                                                          {"efficiency preset", "--calibration"},
+                                                                          {"measurement set", "--measurements"}};
+    if (!e.file().empty()) return "";
+    for (const auto& [kind, flag] : kinds) {
+        if (e.path() != kind) continue;
+        std::string expected = e.expected();
+        if (constexpr std::string_view names = "one of (closest first): "; expected.starts_with(names))
+            expected = std::string(kind.front() == 'e' ? "an " : "a ") + std::string(kind) + " (closest first: " + expected.substr(names.size()) + ") or a JSON file";
+        return std::string(flag) + ": got " + e.value() + ", expected " + expected;
+    }
+    return "";
+}
+
 }  // namespace cli

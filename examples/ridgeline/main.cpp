@@ -1277,7 +1277,8 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const ridgeline::error& e) {
         const bool flags = !*cal && !*list && !*show && !*model && !*planner;  // the rest take the workload flags
-        const std::string said = flags ? in_user_terms(e, device_of_error()) : *planner ? plan_in_user_terms(e) : e.what();
+        const std::string preset = *show ? "" : cli::preset_in_user_terms(e);
+        const std::string said = !preset.empty() ? preset : flags ? in_user_terms(e, device_of_error()) : *planner ? plan_in_user_terms(e) : e.what();
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(said));
         return 1;
     } catch (const std::exception& e) {

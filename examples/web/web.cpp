@@ -436,7 +436,8 @@ const char* ridgeline_plan(const char* request) {
     } catch (const cli::usage_error& e) {
         return answer({{"ok", false}, {"field", plan_field_of(e.what(), "")}, {"message", e.what()}});
     } catch (const error& e) {
-        return answer({{"ok", false}, {"field", plan_field_of(e.what(), e.path())}, {"message", e.what()}});
+        const std::string preset = cli::preset_in_user_terms(e);  // an unknown device, named by its flag as the CLI names it
+        return answer({{"ok", false}, {"field", plan_field_of(e.what(), e.path())}, {"message", preset.empty() ? e.what() : preset}});
     } catch (const std::exception& e) {
         return answer({{"ok", false}, {"field", "model"}, {"message", e.what()}});
     }

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -65,9 +66,12 @@ public:
                         "each key once");
         return true;
     }
-    // Syntax errors and numbers out of range, thrown as nlohmann's parse would throw them.
+    // Syntax errors, thrown as nlohmann's parse would throw them; a number out of range (1e999)
+    // at its JSON pointer, which nlohmann's message lacks.
     template <class Exception>
-    bool parse_error(std::size_t, const std::string&, const Exception& e) {
+    bool parse_error(std::size_t, const std::string& token, const Exception& e) {
+        if constexpr (std::is_same_v<Exception, json::out_of_range>)
+            throw error(file_, pointer(), printable(token) + " (past the largest number a double holds)", "a finite number");
         throw e;
     }
 

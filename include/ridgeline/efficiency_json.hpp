@@ -33,6 +33,10 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     using json_detail::Node;
     const Node root{j, file, ""};
     root.require_object("an efficiency preset object");
+    // A measurement set's rows where a fit was expected: say which file kind this is, not its first unknown key.
+    if (j.contains("measurements") && j.at("measurements").is_array())
+        throw error(file, "/measurements", "an array of rows (this is a measurement set)",
+                    "an efficiency preset: a fit's terms, as calibrate --save writes from a measurement set");
     root.only_keys({"engine", "hardware", "measurements", "filters", "bandwidth_efficiency", "compute_efficiency", "overhead_s",
                     "per_layer_s", "bandwidth_efficiency_error", "compute_efficiency_error", "overhead_error_s",
                     "per_layer_error_s", "rms_relative_error", "explanation", "rows", "leave_one_out", "source", "per_layer_term",

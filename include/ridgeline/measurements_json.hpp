@@ -71,6 +71,10 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
     using json_detail::Node;
     const Node root{j, file, ""};
     root.require_object("a measurements object");
+    // An efficiency preset names its set as a string: say which file kind this is, not its first unknown key.
+    if (j.contains("measurements") && j.at("measurements").is_string())
+        throw error(file, "/measurements", "a name (this is an efficiency preset, fitted from that set)",
+                    "an array of measurements (predict --calibration reads an efficiency preset)");
     root.only_keys({"source", "notes", "measurements"});
     MeasurementSet set;
     set.source = root.need("source", "a non-empty string saying where the measurements came from").string();

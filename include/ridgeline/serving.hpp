@@ -128,14 +128,16 @@ inline std::string mode_assumptions(ServingMode m, const Traffic& t) {
                    " tokens a step, each chunk at its whole size; the other sequences' prompts, one each a turn, ride the room the user's "
                    "steps leave, or queue where more than a chunk a step arrives (closed loop: a sequence's next request starts as its "
                    "last ends); TPOT is the mean of a turn's steps (one carrying a chunk takes longer); TTFT is the steps carrying its "
-                   "chunks, and any wait in the queue";
+                   "chunks, and any wait in the queue; max ITL is a step at the last token's context carrying the largest chunk a "
+                   "user's step carries";
         case ServingMode::disaggregated:
             return "disaggregated: prefill on a pool of the same devices, one prompt at a time, no queueing; TTFT is one prefill plus "
-                   "the prompt's KV over the scale-out link";
+                   "the prompt's KV over the scale-out link; max ITL is a decode step at the last token's context";
         case ServingMode::prefill_apart:
             return "prefill-apart: each prompt's whole prefill is a pass of its own that every running decode waits for; TTFT is "
                    "that pass plus half a decode step; the other sequences' passes, one each a turn, stall every step (closed loop: a sequence's "
-                   "next request starts as its last ends)";
+                   "next request starts as its last ends); max ITL is a step at the last token's context and the most passes one waits "
+                   "for (at least one where any arrive)";
     }
     return "";
 }

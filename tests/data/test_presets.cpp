@@ -89,6 +89,13 @@ TEST_CASE("presets: a name or a path, and unknown names list the presets", "[pre
                                         "vllm-h200, vllm-mi300x, "));
     CHECK_THROWS_WITH(load_measurements("publishd"),
                       "measurement set: got \"publishd\", expected one of (closest first): published, gpt-fast");
+    // Each of the two file kinds, given for the other, says what it is rather than its first unknown key.
+    CHECK_THROWS_WITH(load_efficiency("data/measurements/gpt-fast.json"),
+                      "data/measurements/gpt-fast.json: /measurements: got an array of rows (this is a measurement set), expected an "
+                      "efficiency preset: a fit's terms, as calibrate --save writes from a measurement set");
+    CHECK_THROWS_WITH(load_measurements("data/efficiency/vllm-h200.json"),
+                      "data/efficiency/vllm-h200.json: /measurements: got a name (this is an efficiency preset, fitted from that set), "
+                      "expected an array of measurements (predict --calibration reads an efficiency preset)");
 }
 
 TEST_CASE("presets: RIDGELINE_DATA_DIR must name a directory", "[presets][errors]") {
@@ -132,7 +139,10 @@ TEST_CASE("presets: bad hardware files name file, path, value and expectation", 
     CHECK_THROWS_WITH(load_hardware(bad("hw-source-unknown")),
                       "tests/data/bad/hw-source-unknown.json: /source/interconnect_GB_per_s: got a source for a figure the file does not give, expected sources only for figures present");
     CHECK_THROWS_WITH(load_hardware(bad("hw-huge")),
-                      "tests/data/bad/hw-huge.json: got text that is not JSON ([json.exception.out_of_range.406] number overflow parsing '1e999'), expected a JSON document");
+                      "tests/data/bad/hw-huge.json: /memory_capacity_GB: got 1e999 (past the largest number a double holds), expected a finite number");
+    // In an array, the element's index (nlohmann's own message has no path).
+    CHECK_THROWS_WITH(parse_json_text(R"({"a": [1, {"b": [2, -1e400]}]})", "n.json"),
+                      "n.json: /a/1/b/1: got -1e400 (past the largest number a double holds), expected a finite number");
     CHECK_THROWS_WITH(load_hardware(bad("not-json")),
                       Catch::StartsWith("tests/data/bad/not-json.json: got text that is not JSON ([json.exception.parse_error.101] parse error at line 2, column 1"));
 }
