@@ -265,6 +265,16 @@ inline ListFlag parse_list_flag(const std::string& option, const std::string& s,
     return {parse_list(option, s, min), s};
 }
 
+// The same flag on a command that reads one batch and one context (diagnose, predict): one
+// value is refused as one value, not with a list's example; a list is read as a list, for the
+// command to refuse as more than one point.
+inline ListFlag parse_point_flag(const std::string& option, const std::string& s, std::int64_t min) {
+    if (s.find_first_of(",.") != std::string::npos) return parse_list_flag(option, s, min);
+    const auto v = decimal(s);
+    if (!v || *v < min || *v > max_list_value) bad_value(option, s, "an integer from " + std::to_string(min) + " to 2^40" + integer_problem(s));
+    return {{*v}, s};
+}
+
 // Parallel degrees: a list or range (--tp 1..8x2), each from 1 to 1024.
 inline std::vector<std::int64_t> parse_degrees(const std::string& option, const std::string& s) {
     std::vector<std::int64_t> out = parse_list(option, s, 1);

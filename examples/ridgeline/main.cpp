@@ -93,8 +93,9 @@ struct WorkloadOptions {
 };
 
 // How many settings a subcommand takes: the list commands combine lists of -H, --weights, --tp,
-// --pp and --ep; the others read one setting.
-enum class Settings { lists, one };
+// --pp and --ep; the others read one setting, and of those diagnose and predict one batch and
+// one context too (require_one_point).
+enum class Settings { lists, one, point };
 
 void add_format(CLI::App* app, cli::Output& format) {
     add_read(app, "--format", format, read_output, "Output: table (default), csv or json");
@@ -134,10 +135,14 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
     add_read(app, "--embeddings", o.embeddings, read_format, "Format of the input embedding table, if not the checkpoint's");
     add_read(app, "--experts", o.experts, read_format, "Format of the routed experts, if not the weights'");
     add_read(app, "--lm-head", o.lm_head, read_format, "Format of an untied LM head, if not the checkpoint's");
-    add_read(app, "--batch,-b", o.batches, [](const std::string& f, const std::string& t) { return cli::parse_list_flag(f, t, 1); },
-             "Batch sizes: 1,8,64 or 1..256x2 (default 1)");
-    add_read(app, "--context,-c", o.contexts, [](const std::string& f, const std::string& t) { return cli::parse_list_flag(f, t, 0); },
-             "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
+    const bool point = settings == Settings::point;
+    const auto points = [point](std::int64_t least) {
+        return [point, least](const std::string& f, const std::string& t) {
+            return point ? cli::parse_point_flag(f, t, least) : cli::parse_list_flag(f, t, least);
+        };
+    };
+    add_read(app, "--batch,-b", o.batches, points(1), "Batch sizes: 1,8,64 or 1..256x2 (default 1)");  // one_point() redescribes
+    add_read(app, "--context,-c", o.contexts, points(0), "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
     const auto degrees = [lists](const std::string& f, const std::string& t) {
         return lists ? cli::parse_degrees(f, t) : std::vector<std::int64_t>{parse_integer_option(f, t, 1, 1024)};
     };
@@ -895,7 +900,13 @@ void run_plan(const cli::PlanOptions& a) {
     if (a.format == cli::Output::table) {
         std::string weights;
         if (r.checkpoint) weights = "checkpoint (" + precision_name(*r.checkpoint, r.model.tied_embeddings) + ")";
-        for (const Format f : a.weights) weights += (weights.empty() ? "" : ",") + format_name(f);
+        // A format that stores the model as its checkpoint does is searched once, as the checkpoint (plan()).
+        for (const Format f : a.weights) {
+            Precision p = r.base.precision;
+            store_weights_as(p, r.checkpoint_formats, f);
+            const bool alike = r.checkpoint && stored_alike(*r.checkpoint, p, r.model.tied_embeddings);
+            weights += (weights.empty() ? "" : ",") + format_name(f) + (alike ? " (the checkpoint's storage: searched once)" : "");
+        }
         fmt::print("{}\n", cli::printable(naming_own_lever(result.verdict, plan_link_lever, "give one with --link-gb-per-s")));
         fmt::print("traffic: {}; prompt {} tokens ({} cached), {} out; every sequence may reach prompt + output\n",
                    r.users ? cli::shown(*r.users, 0) + (*r.users == 1 ? " user" : " users")
@@ -1123,7 +1134,7 @@ int main(int argc, char** argv) {
 
     DiagnoseOptions diag_o;
     auto* diag = app.add_subcommand("diagnose", "From a measured tok/s or TPOT: implied bandwidth, utilisation, verdict");
-    add_workload(diag, diag_o, Settings::one);
+    add_workload(diag, diag_o, Settings::point);
     one_point(diag);
     redescribe(diag, "--efficiency", "Not taken by diagnose: it measures the gap to the ceiling (predict --calibration estimates)");
     redescribe(diag, "--overhead-us", "Not taken by diagnose: it measures the gap to the ceiling (predict --calibration estimates)");
@@ -1183,7 +1194,7 @@ int main(int argc, char** argv) {
 
     PredictOptions pred_o;
     auto* pred = app.add_subcommand("predict", "A setting's step time with an engine-and-device calibration, with a range, next to the ceiling");
-    add_workload(pred, pred_o, Settings::one);
+    add_workload(pred, pred_o, Settings::point);
     one_point(pred);
     redescribe(pred, "--efficiency", "Not taken by predict: the calibration gives it");
     redescribe(pred, "--overhead-us", "Not taken by predict: the calibration gives its times");
