@@ -214,12 +214,15 @@ struct DecodeStep {
 // the roofline's bound ("memory" or "compute").
 constexpr const char* limit_name(const DecodeStep& d) noexcept { return d.links_bound ? "links" : name_of(d.bound); }
 
-// One decode step of the workload's batch under a deployment. A step makes one token per
-// sequence (tokens_per_sequence > 1 is a verification pass, whose tokens the caller counts).
-constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Workload& w) {
-    validate(dep, m);
+namespace decode_detail {
+// A decode step from its cost, already computed: `c` is step_cost(m, v, dep.parallel) for a
+// workload v that differs from w at most in its context (a cost does not depend on it), and the
+// caller has validated dep, m and w. Without `with_memory` the step's memory is left empty,
+// for callers that read only its times. serve() prices several steps of one workload from one cost:
+// a StepCost is 17 KB, and computing it was most of a plan evaluation's time.
+constexpr DecodeStep step_from_cost(const Deployment& dep, const Model& m, const Workload& w, const StepCost& c, bool with_memory = true) {
+    require_context_within(m, w.context, "context");
     const Hardware& hw = dep.device;
-    const StepCost c = step_cost(m, w, dep.parallel);
     const Rates rates = effective_rates(hw, w);
     const double B = static_cast<double>(w.batch);
     const double n = static_cast<double>(w.context);
@@ -259,8 +262,16 @@ constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Wo
     d.total_tokens_per_s = static_cast<double>(dep.parallel.data) * stages * B * q / d.step_time;
     d.arithmetic_intensity = d.flops / d.total_bytes;
     d.ops_per_byte = hw.require_peak(w.precision.compute) / hw.memory_bandwidth;
-    d.memory = memory_use(dep, m, w);
+    if (with_memory) d.memory = memory_use(dep, m, w);
     return d;
+}
+}  // namespace decode_detail
+
+// One decode step of the workload's batch under a deployment. A step makes one token per
+// sequence (tokens_per_sequence > 1 is a verification pass, whose tokens the caller counts).
+constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Workload& w) {
+    validate(dep, m);
+    return decode_detail::step_from_cost(dep, m, w, step_cost(m, w, dep.parallel));
 }
 
 // The ideal ceiling (peak rates, no overhead) and the estimate with the workload's efficiency.

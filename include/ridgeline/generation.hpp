@@ -45,23 +45,18 @@ constexpr double series(const Line& f, double a, double b) {
 }
 }  // namespace generation_detail
 
-// Decode time of m steps after a prompt of n0 tokens, without the prefill.
-constexpr Generation decode_steps(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
-                                  std::int64_t new_tokens) {
-    using generation_detail::Line;
-    if (prompt < 0) throw error("", "prompt", std::to_string(prompt), "an integer >= 0 tokens");
-    if (new_tokens < 1 || new_tokens > max_context)
-        throw error("", "new_tokens", std::to_string(new_tokens), "an integer from 1 to 2^40");
-    if (prompt > max_context) throw error("", "prompt", std::to_string(prompt), "an integer from 0 to 2^40 tokens");
-    require_context_within(m, prompt + new_tokens - 1, "prompt + new_tokens - 1");
-    const StepCost c = step_cost(m, w, dep.parallel);
+namespace generation_detail {
+// decode_steps from the workload's step cost, already computed (decode_detail::step_from_cost
+// says what `c` must be), and its arguments checked.
+constexpr Generation steps_from_cost(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
+                                     std::int64_t new_tokens, const StepCost& c) {
     const Rates rates = effective_rates(dep.device, w);
     const auto B = static_cast<double>(w.batch);
     const auto stages = static_cast<double>(c.pipeline);
     // Everything but the roofline term is the same at every step.
     Workload at_prompt = w;
     at_prompt.context = prompt;
-    const DecodeStep first = decode_step(dep, m, at_prompt);
+    const DecodeStep first = decode_detail::step_from_cost(dep, m, at_prompt, c, false);
     const Seconds constant = first.communication_time + first.overhead_time;
 
     Generation g;
@@ -111,6 +106,25 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
     g.total_time = g.decode_time;
     g.decode_tokens_per_s = static_cast<double>(new_tokens) / g.decode_time;
     return g;
+}
+
+// The arguments decode_steps takes, checked.
+constexpr void require_steps(const Model& m, std::int64_t prompt, std::int64_t new_tokens) {
+    if (prompt < 0) throw error("", "prompt", std::to_string(prompt), "an integer >= 0 tokens");
+    if (new_tokens < 1 || new_tokens > max_context)
+        throw error("", "new_tokens", std::to_string(new_tokens), "an integer from 1 to 2^40");
+    if (prompt > max_context) throw error("", "prompt", std::to_string(prompt), "an integer from 0 to 2^40 tokens");
+    require_context_within(m, prompt + new_tokens - 1, "prompt + new_tokens - 1");
+}
+}  // namespace generation_detail
+
+// Decode time of m steps after a prompt of n0 tokens, without the prefill.
+constexpr Generation decode_steps(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
+                                  std::int64_t new_tokens) {
+    generation_detail::require_steps(m, prompt, new_tokens);
+    const StepCost c = step_cost(m, w, dep.parallel);
+    validate(dep, m);
+    return generation_detail::steps_from_cost(dep, m, w, prompt, new_tokens, c);
 }
 
 // `new_tokens` tokens after a prompt: the prefill (chunked if `chunk` > 0) makes the first, then

@@ -330,28 +330,33 @@ struct Aggregated {
     PrefillLoad load;
     Workload mid;
     DecodeStep step;
-    StepCost cost;
+    const StepCost& cost;  // the caller's: 17 KB, which copying took a fifth of serve()
     Rates rates;
     [[nodiscard]] constexpr MixedStep mixed(const Deployment& d, const Model& m) const { return MixedStep{step, cost, d, m, mid, rates, load}; }
 };
-constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic) {
+// `cost` is w's step cost (decode_detail::step_from_cost; the result refers to it), and d and m
+// are validated.
+constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic, const StepCost& cost) {
     Workload one = w;
     one.batch = 1;
-    const std::int64_t fresh = traffic.new_prompt();
-    Aggregated a;
+    const auto fresh = static_cast<double>(traffic.new_prompt());
     // Prefill of the new tokens only: their chunks attend to the cached prefix.
-    a.pre = prefill(d, m, one, traffic.prompt, traffic.prefill_chunk, traffic.cached_prompt);
+    const Prefill pre = prefill(d, m, one, traffic.prompt, traffic.prefill_chunk, traffic.cached_prompt);
     // Per new token, per stage: the prefill's KV read and written, and its FLOPs. Its weights
     // are the mixed step's to charge, experts and rows beyond the decode tokens' (MixedStep::with).
-    a.rates = effective_rates(d.device, w);
+    const Rates rates = effective_rates(d.device, w);
+    Workload mid = w;
+    mid.context = traffic.prompt + traffic.output / 2;
     // The busiest expert group's extra is the mixed step's to charge, for all its tokens at once.
-    a.load = PrefillLoad{a.pre.kv_bytes_per_device / a.rates.bandwidth / static_cast<double>(fresh),
-                         (a.pre.compute_time - a.pre.imbalance_time) / static_cast<double>(fresh)};
-    a.mid = w;
-    a.mid.context = traffic.prompt + traffic.output / 2;
-    a.step = decode_step(d, m, a.mid);
-    a.cost = step_cost(m, a.mid, d.parallel);
-    return a;
+    return Aggregated{pre,
+                      PrefillLoad{pre.kv_bytes_per_device / rates.bandwidth / fresh, (pre.compute_time - pre.imbalance_time) / fresh},
+                      mid, decode_detail::step_from_cost(d, m, mid, cost), cost, rates};
+}
+// w's step cost, at any context the model holds: the cost does not depend on it.
+constexpr StepCost cost_of(const Deployment& d, const Model& m, const Workload& w) {
+    Workload at_start = w;
+    at_start.context = 0;
+    return step_cost(m, at_start, d.parallel);
 }
 
 // The chunks riding a step the user sees, each with its weight a decode step: serve()'s TPOT is
@@ -464,8 +469,12 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         }
     }
 
-    // The mean pure decode step over the generation's contexts, exactly (generation.hpp).
-    s.decode_tpot = decode_steps(d, m, w, traffic.prompt, traffic.output).decode_time / static_cast<double>(traffic.output);
+    // The mean pure decode step over the generation's contexts, exactly (generation.hpp). Every
+    // step here is priced from one cost.
+    const StepCost cost = serving_detail::cost_of(d, m, w);
+    generation_detail::require_steps(m, traffic.prompt, traffic.output);
+    s.decode_tpot = generation_detail::steps_from_cost(d, m, w, traffic.prompt, traffic.output, cost).decode_time /
+                    static_cast<double>(traffic.output);
 
     // One prompt's new tokens alone, on one replica.
     const std::int64_t fresh = traffic.new_prompt();
@@ -477,12 +486,12 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     // what the prefill it carries adds.
     Workload last = w;
     last.context = traffic.prompt + traffic.output - 1;
-    const DecodeStep last_step = decode_step(d, m, last);
+    const DecodeStep last_step = decode_detail::step_from_cost(d, m, last, cost, false);  // its times (s.memory is at the end)
     Seconds itl_added{};
     if (fresh > 0) {
         if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / turn_steps(traffic, mode);
         if (mode == ServingMode::aggregated) {
-            const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
+            const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic, cost);
             const serving_detail::MixedStep mixed = a.mixed(d, m);
             s.prefill_time = a.pre.time;
             s.keeps_up = !load.queues;
@@ -601,7 +610,8 @@ constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Mode
         p.decode = decode_step(d, m, mid);
         return p;
     }
-    const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic);
+    const StepCost cost = serving_detail::cost_of(d, m, w);
+    const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic, cost);
     const serving_detail::MixedStep mixed = a.mixed(d, m);
     p.decode = a.step;
     const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline);

@@ -384,7 +384,8 @@ TEST_CASE("expert parallelism: a mixed step charges the busiest group once, for 
     const Traffic traffic{.prompt = 2048, .output = 1024};
     const auto compute = [&](std::int64_t ep, double tokens) {
         const Deployment d{h200, Parallelism{.tensor = 8, .expert = ep}};
-        return serving_detail::aggregated(d, ds, w, traffic).mixed(d, ds).with(tokens).compute;
+        const StepCost cost = serving_detail::cost_of(d, ds, w);
+        return serving_detail::aggregated(d, ds, w, traffic, cost).mixed(d, ds).with(tokens).compute;
     };
     const double busiest = 2112 + 1.424 * std::sqrt(2112 * 7.0 / 8 * 248 / 255) / std::sqrt(7.0 / 8);
     const double extra = 58 * (busiest - 2112) * 2 * 3.0 * 7168 * 2048 / h200.require_peak(w.precision.compute).in(flop_per_s);
@@ -701,4 +702,27 @@ TEST_CASE("helpers refuse a device or a split that cannot be, as the answers do"
     negative.memory_capacity = GB(-1);
     CHECK_THROWS_AS(memory_budget(negative, assumptions::physical), ridgeline::error);
     CHECK_THROWS_AS(activation_bytes_per_token(load_model("llama-3.1-8b"), Parallelism{.tensor = 0}), ridgeline::error);
+}
+
+// serve() prices every step of one workload from one step cost, computed at context 0, because a
+// cost does not depend on the context (decode_detail::step_from_cost). Should it come to, these
+// steps would differ from decode_step's, which computes its cost at the step's own context.
+TEST_CASE("a step priced from the workload's shared cost is the step priced alone", "[deployment][serving]") {
+    for (const char* name : {"llama-3.1-8b", "gemma-2-9b", "deepseek-v3", "qwen3-next-80b-a3b", "gpt-oss-20b"}) {
+        const Model m = load_model(name);
+        const Deployment d{load_hardware("h200"), Parallelism{.tensor = 2}};
+        Workload w{.precision = {.weights = formats::fp8}, .batch = 48};
+        const StepCost cost = serving_detail::cost_of(d, m, w);
+        for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{4095}, std::int64_t{4097}, std::int64_t{7000}}) {
+            w.context = n;
+            const DecodeStep shared = decode_detail::step_from_cost(d, m, w, cost), alone = decode_step(d, m, w);
+            INFO(name << " at context " << n);
+            CHECK(shared.step_time.in(s) == alone.step_time.in(s));
+            CHECK(shared.bytes_per_device.in(bytes) == alone.bytes_per_device.in(bytes));
+            CHECK(shared.flops.in(flop) == alone.flops.in(flop));
+            CHECK(shared.memory.used().in(bytes) == alone.memory.used().in(bytes));
+            const Generation g = decode_steps(d, m, w, n, 1000);  // past gemma-2's 4,096-token window from 4,095
+            CHECK(generation_detail::steps_from_cost(d, m, w, n, 1000, cost).decode_time.in(s) == g.decode_time.in(s));
+        }
+    }
 }
