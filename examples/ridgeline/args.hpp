@@ -269,7 +269,7 @@ inline ListFlag parse_list_flag(const std::string& option, const std::string& s,
 // value is refused as one value, not with a list's example; a list is read as a list, for the
 // command to refuse as more than one point.
 inline ListFlag parse_point_flag(const std::string& option, const std::string& s, std::int64_t min) {
-    if (s.find_first_of(",.") != std::string::npos) return parse_list_flag(option, s, min);
+    if (s.find(',') != std::string::npos || s.find("..") != std::string::npos) return parse_list_flag(option, s, min);
     const auto v = decimal(s);
     if (!v || *v < min || *v > max_list_value) bad_value(option, s, "an integer from " + std::to_string(min) + " to 2^40" + integer_problem(s));
     return {{*v}, s};
@@ -337,7 +337,7 @@ inline std::string long_name(std::string_view names) { return std::string(names.
 // "h100", expected a hardware preset (closest first: ...) or a JSON file"); empty for the rest.
 // show takes either kind by position, and its catalogue error says so. The page words its
 // errors as the CLI does, so it calls this too.
-inline std::string preset_in_user_terms(const ridgeline::error& e) {
+inline std::string preset_in_user_terms(const ridgeline::error& e, std::string_view model_flag = "--model") {
     static const std::pair<std::string_view, std::string_view> kinds[] = {{"hardware preset", "--hardware"},
                                                                           {"model preset", "--model"},
                                                                           {"efficiency preset", "--calibration"},
@@ -345,10 +345,11 @@ inline std::string preset_in_user_terms(const ridgeline::error& e) {
     if (!e.file().empty()) return "";
     for (const auto& [kind, flag] : kinds) {
         if (e.path() != kind) continue;
+        const std::string_view named = kind == "model preset" ? model_flag : flag;
         std::string expected = e.expected();
         if (constexpr std::string_view names = "one of (closest first): "; expected.starts_with(names))
             expected = std::string(kind.front() == 'e' ? "an " : "a ") + std::string(kind) + " (closest first: " + expected.substr(names.size()) + ") or a JSON file";
-        return std::string(flag) + ": got " + e.value() + ", expected " + expected;
+        return std::string(named) + ": got " + e.value() + ", expected " + expected;
     }
     return "";
 }

@@ -83,6 +83,7 @@ struct WorkloadOptions {
     std::optional<BytesPerSecond> link_bandwidth;
     double efficiency = 1;
     Seconds overhead{};
+    bool efficiency_given = false, overhead_given = false;  // even at the default (diagnose and predict refuse them)
     bool seed_assumptions = false;  // --assumptions seed_003
     std::optional<WeightAccounting> accounting;
     std::optional<bool> attention_flops;
@@ -164,9 +165,17 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
              [](const std::string& f, const std::string& t) { return std::optional(cli::parse_link_bandwidth(f, t)); },
              "Link bandwidth per device, GB/s, both directions together, for the link a preset lacks: a PCIe card's "
              "(e.g. 64 for PCIe 4.0 x16), or the network past an NVLink domain with no scale-out figure (e.g. 100 for a 400 Gb/s NIC)");
-    add_read(app, "--efficiency", o.efficiency, read_fraction, "Fraction of peak bandwidth achieved, in (0, 1] (default 1: the ceiling)");
+    add_read(app, "--efficiency", o.efficiency,
+             [&o](const std::string& f, const std::string& t) {
+                 o.efficiency_given = true;
+                 return read_fraction(f, t);
+             },
+             "Fraction of peak bandwidth achieved, in (0, 1] (default 1: the ceiling)");
     add_read(app, "--overhead-us", o.overhead,
-             [](const std::string& f, const std::string& t) { return cli::parse_overhead(f, t); },
+             [&o](const std::string& f, const std::string& t) {
+                 o.overhead_given = true;
+                 return cli::parse_overhead(f, t);
+             },
              "Fixed time per step in microseconds (default 0)");
     add_read(app, "--assumptions", o.seed_assumptions,
              [](const std::string& f, const std::string& t) {
@@ -357,10 +366,11 @@ void one_point(CLI::App* app) {
     redescribe(app, "--context", "Context length in tokens (default 0)");
 }
 
-// --efficiency and --overhead-us where a command would ignore them: refused, each with why.
+// --efficiency and --overhead-us where a command would ignore them: refused, each with why, even
+// at its default value (Python refuses efficiency=1.0 alike).
 void refuse_times(const WorkloadOptions& o, const std::string& efficiency_why, const std::string& times_why) {
-    if (o.efficiency != 1) cli::bad_value("--efficiency", number_text(o.efficiency), efficiency_why);
-    if (o.overhead != Seconds{}) cli::bad_value("--overhead-us", number_text(o.overhead.in(us)), times_why);
+    if (o.efficiency_given) cli::bad_value("--efficiency", number_text(o.efficiency), efficiency_why);
+    if (o.overhead_given) cli::bad_value("--overhead-us", number_text(o.overhead.in(us)), times_why);
 }
 
 // The commands that read one setting refuse lists of batches and contexts, before any file is read.
@@ -687,7 +697,8 @@ void run_speculative(const SpeculativeOptions& o) {
         try {
             draft = load_model_with_formats(*o.draft).model;
         } catch (const ridgeline::error& e) {
-            throw cli::usage_error(fmt::format("--draft: {}", e.what()));
+            const std::string named = cli::preset_in_user_terms(e, "--draft");
+            throw cli::usage_error(named.empty() ? fmt::format("--draft: {}", e.what()) : named);
         }
     }
     const std::vector<Setting> settings = combinations(o);
@@ -822,7 +833,19 @@ void run_predict(const PredictOptions& o) {
     // Without -H, the device the calibration was fitted on.
     PredictOptions on = o;
     if (!o.hardware_given) on.hardware = {preset.hardware};
-    const Setting s = resolve_one(on);
+    // A device the calibration names that is not a preset is the file's error, not -H's.
+    const Setting s = [&] {
+        try {
+            return resolve_one(on);
+        } catch (const ridgeline::error& e) {
+            if (o.hardware_given || e.path() != "hardware preset" || !e.file().empty()) throw;
+            std::string presets = e.expected();
+            if (constexpr std::string_view names = "one of (closest first): "; presets.starts_with(names))
+                presets = "(closest first: " + presets.substr(names.size()) + ")";
+            throw ridgeline::error(resolve_preset(PresetKind::efficiency, o.calibration).string(), "/hardware", e.value(),
+                                   "a hardware preset " + presets + ", or the device given with -H");
+        }
+    }();
     const Workload w = at_point(on, s);
     cli::predict_table(s, w, preset).print(o.format);
     if (o.format == cli::Output::table && preset.hardware != s.hardware)

@@ -71,7 +71,7 @@ public:
     template <class Exception>
     bool parse_error(std::size_t, const std::string& token, const Exception& e) {
         if constexpr (std::is_same_v<Exception, json::out_of_range>)
-            throw error(file_, pointer(), printable(token) + " (past the largest number a double holds)", "a finite number");
+            throw error(file_, pointer(), printable(token) + " (beyond the range a double holds)", "a finite number");
         throw e;
     }
 

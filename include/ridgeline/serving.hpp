@@ -352,6 +352,9 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
                       PrefillLoad{pre.kv_bytes_per_device / rates.bandwidth / fresh, (pre.compute_time - pre.imbalance_time) / fresh},
                       mid, decode_detail::step_from_cost(d, m, mid, cost), cost, rates};
 }
+// The cost must outlive the result, which refers to it: no temporary.
+constexpr Aggregated aggregated(const Deployment&, const Model&, const Workload&, const Traffic&, const StepCost&&) = delete;
+
 // w's step cost, at any context the model holds: the cost does not depend on it.
 constexpr StepCost cost_of(const Deployment& d, const Model& m, const Workload& w) {
     Workload at_start = w;

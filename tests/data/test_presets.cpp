@@ -139,10 +139,10 @@ TEST_CASE("presets: bad hardware files name file, path, value and expectation", 
     CHECK_THROWS_WITH(load_hardware(bad("hw-source-unknown")),
                       "tests/data/bad/hw-source-unknown.json: /source/interconnect_GB_per_s: got a source for a figure the file does not give, expected sources only for figures present");
     CHECK_THROWS_WITH(load_hardware(bad("hw-huge")),
-                      "tests/data/bad/hw-huge.json: /memory_capacity_GB: got 1e999 (past the largest number a double holds), expected a finite number");
+                      "tests/data/bad/hw-huge.json: /memory_capacity_GB: got 1e999 (beyond the range a double holds), expected a finite number");
     // In an array, the element's index (nlohmann's own message has no path).
     CHECK_THROWS_WITH(parse_json_text(R"({"a": [1, {"b": [2, -1e400]}]})", "n.json"),
-                      "n.json: /a/1/b/1: got -1e400 (past the largest number a double holds), expected a finite number");
+                      "n.json: /a/1/b/1: got -1e400 (beyond the range a double holds), expected a finite number");
     CHECK_THROWS_WITH(load_hardware(bad("not-json")),
                       Catch::StartsWith("tests/data/bad/not-json.json: got text that is not JSON ([json.exception.parse_error.101] parse error at line 2, column 1"));
 }
