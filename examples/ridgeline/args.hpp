@@ -333,6 +333,15 @@ inline ridgeline::Bytes parse_reserve(const std::string& option, const std::stri
 // An option's long name from its CLI11 names: "--hardware" of "--hardware,-H".
 inline std::string long_name(std::string_view names) { return std::string(names.substr(0, names.find(','))); }
 
+// The catalogue's "one of (closest first): a, b" as "a hardware preset (closest first: a, b)",
+// for an error that names the flag or file the name came from; none for other expectations
+// ("a preset in DIR, which has none").
+inline std::optional<std::string> presets_listed(std::string_view kind, const std::string& expected) {
+    constexpr std::string_view names = "one of (closest first): ";
+    if (!expected.starts_with(names)) return std::nullopt;
+    return std::string(kind.front() == 'e' ? "an " : "a ") + std::string(kind) + " (closest first: " + expected.substr(names.size()) + ")";
+}
+
 // A preset the catalogue could not find, named by the flag that gave it ("--hardware: got
 // "h100", expected a hardware preset (closest first: ...) or a JSON file"); empty for the rest.
 // show takes either kind by position, and its catalogue error says so. The page words its
@@ -346,10 +355,8 @@ inline std::string preset_in_user_terms(const ridgeline::error& e, std::string_v
     for (const auto& [kind, flag] : kinds) {
         if (e.path() != kind) continue;
         const std::string_view named = kind == "model preset" ? model_flag : flag;
-        std::string expected = e.expected();
-        if (constexpr std::string_view names = "one of (closest first): "; expected.starts_with(names))
-            expected = std::string(kind.front() == 'e' ? "an " : "a ") + std::string(kind) + " (closest first: " + expected.substr(names.size()) + ") or a JSON file";
-        return std::string(named) + ": got " + e.value() + ", expected " + expected;
+        const std::optional<std::string> listed = presets_listed(kind, e.expected());
+        return std::string(named) + ": got " + e.value() + ", expected " + (listed ? *listed + " or a JSON file" : e.expected());
     }
     return "";
 }

@@ -142,8 +142,9 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
             return point ? cli::parse_point_flag(f, t, least) : cli::parse_list_flag(f, t, least);
         };
     };
-    add_read(app, "--batch,-b", o.batches, points(1), "Batch sizes: 1,8,64 or 1..256x2 (default 1)");  // one_point() redescribes
-    add_read(app, "--context,-c", o.contexts, points(0), "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
+    add_read(app, "--batch,-b", o.batches, points(1), point ? "Batch size (default 1)" : "Batch sizes: 1,8,64 or 1..256x2 (default 1)");
+    add_read(app, "--context,-c", o.contexts, points(0),
+             point ? "Context length in tokens (default 0)" : "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
     const auto degrees = [lists](const std::string& f, const std::string& t) {
         return lists ? cli::parse_degrees(f, t) : std::vector<std::int64_t>{parse_integer_option(f, t, 1, 1024)};
     };
@@ -360,12 +361,6 @@ std::vector<Setting> combinations(const WorkloadOptions& o) {
 
 // A flag every workload command has, described as this command takes it (or refuses it).
 void redescribe(CLI::App* app, const char* flag, const std::string& text) { app->get_option(flag)->description(text); }
-// The help of a command that reads one batch and one context (require_one_point).
-void one_point(CLI::App* app) {
-    redescribe(app, "--batch", "Batch size (default 1)");
-    redescribe(app, "--context", "Context length in tokens (default 0)");
-}
-
 // --efficiency and --overhead-us where a command would ignore them: refused, each with why, even
 // at its default value (Python refuses efficiency=1.0 alike).
 void refuse_times(const WorkloadOptions& o, const std::string& efficiency_why, const std::string& times_why) {
@@ -839,11 +834,9 @@ void run_predict(const PredictOptions& o) {
             return resolve_one(on);
         } catch (const ridgeline::error& e) {
             if (o.hardware_given || e.path() != "hardware preset" || !e.file().empty()) throw;
-            std::string presets = e.expected();
-            if (constexpr std::string_view names = "one of (closest first): "; presets.starts_with(names))
-                presets = "(closest first: " + presets.substr(names.size()) + ")";
+            const std::optional<std::string> listed = cli::presets_listed("hardware preset", e.expected());
             throw ridgeline::error(resolve_preset(PresetKind::efficiency, o.calibration).string(), "/hardware", e.value(),
-                                   "a hardware preset " + presets + ", or the device given with -H");
+                                   listed.value_or("a hardware preset " + e.expected()) + ", or the device given with -H");
         }
     }();
     const Workload w = at_point(on, s);
@@ -923,13 +916,8 @@ void run_plan(const cli::PlanOptions& a) {
     if (a.format == cli::Output::table) {
         std::string weights;
         if (r.checkpoint) weights = "checkpoint (" + precision_name(*r.checkpoint, r.model.tied_embeddings) + ")";
-        // A format that stores the model as its checkpoint does is searched once, as the checkpoint (plan()).
-        for (const Format f : a.weights) {
-            Precision p = r.base.precision;
-            store_weights_as(p, r.checkpoint_formats, f);
-            const bool alike = r.checkpoint && stored_alike(*r.checkpoint, p, r.model.tied_embeddings);
-            weights += (weights.empty() ? "" : ",") + format_name(f) + (alike ? " (the checkpoint's storage: searched once)" : "");
-        }
+        for (const Format f : a.weights)
+            weights += (weights.empty() ? "" : ",") + format_name(f) + (storage_asked(r, f) ? "" : " (the checkpoint's storage: searched once)");
         fmt::print("{}\n", cli::printable(naming_own_lever(result.verdict, plan_link_lever, "give one with --link-gb-per-s")));
         fmt::print("traffic: {}; prompt {} tokens ({} cached), {} out; every sequence may reach prompt + output\n",
                    r.users ? cli::shown(*r.users, 0) + (*r.users == 1 ? " user" : " users")
@@ -1158,7 +1146,6 @@ int main(int argc, char** argv) {
     DiagnoseOptions diag_o;
     auto* diag = app.add_subcommand("diagnose", "From a measured tok/s or TPOT: implied bandwidth, utilisation, verdict");
     add_workload(diag, diag_o, Settings::point);
-    one_point(diag);
     redescribe(diag, "--efficiency", "Not taken by diagnose: it measures the gap to the ceiling (predict --calibration estimates)");
     redescribe(diag, "--overhead-us", "Not taken by diagnose: it measures the gap to the ceiling (predict --calibration estimates)");
     diag->add_option_function<std::string>(
@@ -1218,7 +1205,6 @@ int main(int argc, char** argv) {
     PredictOptions pred_o;
     auto* pred = app.add_subcommand("predict", "A setting's step time with an engine-and-device calibration, with a range, next to the ceiling");
     add_workload(pred, pred_o, Settings::point);
-    one_point(pred);
     redescribe(pred, "--efficiency", "Not taken by predict: the calibration gives it");
     redescribe(pred, "--overhead-us", "Not taken by predict: the calibration gives its times");
     redescribe(pred, "--hardware", "Hardware preset name or JSON file (default: the device the calibration was fitted on)");

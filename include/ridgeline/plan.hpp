@@ -275,6 +275,15 @@ inline void validate(const PlanRequest& r) {
 }
 
 // The feasible plans, ranked, and the Pareto front.
+// The storage a weights format asks for: none where it makes the checkpoint's storage again,
+// which the search tries once, as the checkpoint (the CLI's searched line says so).
+inline std::optional<Precision> storage_asked(const PlanRequest& r, Format f) {
+    Precision p = r.base.precision;
+    store_weights_as(p, r.checkpoint_formats, f);
+    if (r.checkpoint && stored_alike(*r.checkpoint, p, r.model.tied_embeddings)) return std::nullopt;
+    return p;
+}
+
 inline PlanResult plan(const PlanRequest& r) {
     validate(r);
     using namespace plan_detail;
@@ -331,11 +340,10 @@ inline PlanResult plan(const PlanRequest& r) {
         asked_as.push_back(precision_name(*r.checkpoint, r.model.tied_embeddings));
     }
     for (const Format f : r.weights) {
-        Precision p = r.base.precision;
-        store_weights_as(p, r.checkpoint_formats, f);
-        if (r.checkpoint && stored_alike(*r.checkpoint, p, r.model.tied_embeddings)) continue;
-        storages.push_back(p);
-        asked_as.push_back(format_name(f));
+        if (const std::optional<Precision> p = storage_asked(r, f)) {
+            storages.push_back(*p);
+            asked_as.push_back(format_name(f));
+        }
     }
 
     for (const PlanDevice& dev : r.devices) {
