@@ -1,6 +1,5 @@
 // The CLI's machine outputs against the library: its JSON equals what the library computes for
 // the same inputs, and its SVG is well-formed XML with the elements a roofline needs.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <array>

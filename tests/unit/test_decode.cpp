@@ -9,14 +9,12 @@
 #include <ridgeline/ridgeline.hpp>
 
 #include "../seed_inputs.hpp"
+#include "h100.hpp"
 
 using namespace ridgeline;
+using ridgeline_tests::h100;
 
 namespace {
-const Hardware& h100() {
-    static const Hardware h = load_hardware("h100-sxm");
-    return h;
-}
 const Model& llama8b() {
     static const Model m = load_model("llama-3.1-8b");
     return m;

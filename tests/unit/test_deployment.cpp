@@ -22,14 +22,12 @@
 #include <ridgeline/ridgeline.hpp>
 
 #include "../seed_inputs.hpp"
+#include "h100.hpp"
 
 using namespace ridgeline;
+using ridgeline_tests::h100;
 
 namespace {
-const Hardware& h100() {
-    static const Hardware h = load_hardware("h100-sxm");
-    return h;
-}
 Deployment plan(std::int64_t t, std::int64_t p = 1, std::int64_t e = 1) {
     return Deployment{h100(), Parallelism{.tensor = t, .pipeline = p, .expert = e}};
 }

@@ -17,7 +17,7 @@ namespace {
 nlohmann::json hub(const std::string& file) { return read_json_file("tests/data/hub/" + file); }
 Model hub_model(const std::string& file) { return load_model("tests/data/hub/" + file); }
 // The language model's keys: the file itself, or its text_config.
-Model without(nlohmann::json j, std::initializer_list<const char*> keys, bool in_text = false) {
+Model config_without(nlohmann::json j, std::initializer_list<const char*> keys, bool in_text = false) {
     for (const char* k : keys) (in_text ? j["text_config"] : j).erase(k);
     return model_from_config(j, "test.json");
 }
@@ -455,15 +455,15 @@ TEST_CASE("defaults: nemotron_h, as NemotronHConfig has them", "[families][defau
     // The file states these at the class defaults, so leaving them out changes nothing:
     // num_key_value_heads 8, mamba_head_dim 64, n_groups 8, conv_kernel 4, use_conv_bias,
     // no use_bias, attention_bias or mlp_bias, sliding_window None, untied embeddings.
-    CHECK(without(j, {"num_key_value_heads", "mamba_head_dim", "n_groups", "conv_kernel", "use_conv_bias", "use_bias",
+    CHECK(config_without(j, {"num_key_value_heads", "mamba_head_dim", "n_groups", "conv_kernel", "use_conv_bias", "use_bias",
                       "attention_bias", "mlp_bias", "sliding_window", "tie_word_embeddings", "num_hidden_layers"}) == file);
     // attention_head_dim (NVIDIA's earlier name) gone: head_dim's default, 128, the same here.
-    CHECK(first<Gqa>(without(j, {"attention_head_dim"})).head_dim == 128);
+    CHECK(first<Gqa>(config_without(j, {"attention_head_dim"})).head_dim == 128);
     // head_dim, where given, wins over attention_head_dim.
     CHECK(first<Gqa>(with(j, "head_dim", 64)).head_dim == 64);
     // Others differ from the file: mamba_num_heads 128, ssm_state_size 128.
-    CHECK(first<Mamba2>(without(j, {"mamba_num_heads"})).heads == 128);
-    CHECK(first<Mamba2>(without(j, {"ssm_state_size"})).state_size == 128);
+    CHECK(first<Mamba2>(config_without(j, {"mamba_num_heads"})).heads == 128);
+    CHECK(first<Mamba2>(config_without(j, {"ssm_state_size"})).state_size == 128);
     // The older names __post_init__ still reads: mamba_n_groups, mamba_d_conv, mamba_conv_bias.
     nlohmann::json old = j;
     old.erase("n_groups");
@@ -499,7 +499,7 @@ TEST_CASE("defaults: nemotron_h, as NemotronHConfig has them", "[families][defau
 
 TEST_CASE("nemotron_h: a bad or missing pattern is named", "[families][nemotron_h][errors]") {
     const nlohmann::json j = hub("nemotron-h-8b-base-8k-partial-from-megatron-bridge.json");
-    CHECK_THROWS_WITH(without(j, {"hybrid_override_pattern"}),
+    CHECK_THROWS_WITH(config_without(j, {"hybrid_override_pattern"}),
                       "test.json: /hybrid_override_pattern: got nothing (the key is missing), expected a string of M "
                       "(Mamba-2), * (attention), - (MLP) and E (MoE), one character per layer (model_type nemotron_h needs "
                       "it, or layers_block_type)");
@@ -520,7 +520,7 @@ TEST_CASE("nemotron_h: a bad or missing pattern is named", "[families][nemotron_
     CHECK_THROWS_WITH(model_from_config(listed, "test.json"),
                       "test.json: /layers_block_type/1: got \"expert\" (a string), expected \"mamba\", \"attention\", \"mlp\" "
                       "or \"moe\" (or \"linear_attention\", \"full_attention\")");
-    CHECK_THROWS_WITH(without(j, {"intermediate_size"}),
+    CHECK_THROWS_WITH(config_without(j, {"intermediate_size"}),
                       "test.json: /intermediate_size: got nothing (the key is missing), expected a positive integer "
                       "(model_type nemotron_h needs it)");
 }
@@ -610,7 +610,7 @@ TEST_CASE("nemotron_h: Nemotron 3 Nano's E blocks, ungated routed experts and a 
     CHECK_THROWS_WITH(with(j, "moe_latent_size", 1024), Catch::StartsWith("test.json: /moe_latent_size: got 1024, expected null or absent"));
     CHECK_THROWS_WITH(with(j, "mlp_bias", true), Catch::Contains("the shared expert's biases are not read yet"));
     CHECK_THROWS_WITH(with(j, "n_shared_experts", 2), Catch::Contains("NemotronHMoE builds one shared expert"));
-    CHECK_THROWS_WITH(without(j, {"moe_shared_expert_intermediate_size"}),
+    CHECK_THROWS_WITH(config_without(j, {"moe_shared_expert_intermediate_size"}),
                       "test.json: /moe_shared_expert_intermediate_size: got nothing (the key is missing), expected a "
                       "positive integer (model_type nemotron_h needs it)");
     // num_local_experts, the class's attribute_map name, reads as n_routed_experts.
@@ -670,11 +670,11 @@ TEST_CASE("glm4_moe: GLM-4.7 (GLM-4.5's architecture) from a trimmed config.json
 TEST_CASE("defaults: gptj, as GPTJConfig has them, read through its own key names", "[families][defaults][gptj]") {
     // GPTJConfig @c4c7dfb7: n_inner None is 4 x n_embd, absent too; tie_word_embeddings False.
     const nlohmann::json j = read_json_file(data_directory() / "models" / "gpt-j-6b.json");
-    CHECK(std::get<NonGatedMlp>(without(j, {"n_inner"}).groups[0].spec.ffn).intermediate == 4 * 4096);
+    CHECK(std::get<NonGatedMlp>(config_without(j, {"n_inner"}).groups[0].spec.ffn).intermediate == 4 * 4096);
     CHECK(std::get<NonGatedMlp>(with(j, "n_inner", 8192).groups[0].spec.ffn).intermediate == 8192);
-    CHECK_FALSE(without(j, {"tie_word_embeddings"}).tied_embeddings);
+    CHECK_FALSE(config_without(j, {"tie_word_embeddings"}).tied_embeddings);
     CHECK(with(j, "tie_word_embeddings", true).tied_embeddings);
-    CHECK(without(j, {"n_positions"}).max_context == 0);  // no limit stated: none checked
+    CHECK(config_without(j, {"n_positions"}).max_context == 0);  // no limit stated: none checked
     // GPTJConfig has no num_key_value_heads or head_dim; a stray one does not change the model.
     CHECK(std::get<Gqa>(with(j, "head_dim", 128).groups[0].spec.attention) == Gqa{16, 16, 256});
     CHECK(std::get<Gqa>(with(j, "num_key_value_heads", 4).groups[0].spec.attention) == Gqa{16, 16, 256});
@@ -683,27 +683,27 @@ TEST_CASE("defaults: gptj, as GPTJConfig has them, read through its own key name
     // Errors name the file's keys.
     CHECK_THROWS_WITH(with(j, "n_head", 15),
                       "test.json: /n_head: got 15, expected a divisor of n_embd (4096): GPT-J's head size is n_embd / n_head");
-    CHECK_THROWS_WITH(without(j, {"n_layer"}),
+    CHECK_THROWS_WITH(config_without(j, {"n_layer"}),
                       "test.json: /n_layer: got nothing (the key is missing), expected a positive integer (model_type gptj needs it)");
 }
 
 TEST_CASE("defaults: gemma2 and gemma3_text, as Gemma2Config and Gemma3TextConfig have them", "[families][defaults]") {
     const nlohmann::json g9 = hub("gemma-2-9b-from-mlc-llm.json");  // 16 heads, 8 KV heads
-    const Model m = without(g9, {"num_key_value_heads", "head_dim", "sliding_window", "tie_word_embeddings", "attention_bias"});
+    const Model m = config_without(g9, {"num_key_value_heads", "head_dim", "sliding_window", "tie_word_embeddings", "attention_bias"});
     CHECK(first<Gqa>(m).kv_heads == 4);
     CHECK(first<Gqa>(m).head_dim == 256);
     CHECK(layers_where(m, [](const LayerSpec& s) { return s.window == 4096; }) == 21);
     CHECK(m.tied_embeddings);
     CHECK_FALSE(first<Gqa>(m).qkv_bias);
     const nlohmann::json g1 = hub("gemma-3-1b-it-from-mlc-llm.json");  // window 512
-    const Model n = without(g1, {"sliding_window", "sliding_window_pattern", "_sliding_window_pattern", "layer_types"});
+    const Model n = config_without(g1, {"sliding_window", "sliding_window_pattern", "_sliding_window_pattern", "layer_types"});
     CHECK(layers_where(n, [](const LayerSpec& s) { return s.window == 4096; }) == 22);  // 5 in 6 local, window 4096
-    CHECK(first<Gqa>(without(g1, {"head_dim"})).head_dim == 256);
+    CHECK(first<Gqa>(config_without(g1, {"head_dim"})).head_dim == 256);
 }
 
 TEST_CASE("defaults: phi3 and phimoe, as Phi3Config and PhimoeConfig have them", "[families][defaults]") {
     const nlohmann::json phi4 = hub("phi-4.json");  // 40 heads, 10 KV heads
-    const Model m = without(phi4, {"num_key_value_heads", "sliding_window", "tie_word_embeddings"});
+    const Model m = config_without(phi4, {"num_key_value_heads", "sliding_window", "tie_word_embeddings"});
     CHECK(first<Gqa>(m).kv_heads == 40);
     CHECK(layers_where(m, [](const LayerSpec& s) { return s.window == 0; }) == 40);
     CHECK_FALSE(m.tied_embeddings);
@@ -712,7 +712,7 @@ TEST_CASE("defaults: phi3 and phimoe, as Phi3Config and PhimoeConfig have them",
     nlohmann::json moe = phi4;
     moe["model_type"] = "phimoe";
     moe["architectures"] = {"PhimoeForCausalLM"};
-    const Model e = without(moe, {"num_key_value_heads"});
+    const Model e = config_without(moe, {"num_key_value_heads"});
     const Moe& x = std::get<Moe>(e.groups[0].spec.ffn);
     CHECK(x.experts == 16);
     CHECK(x.experts_per_token == 2);
@@ -722,7 +722,7 @@ TEST_CASE("defaults: phi3 and phimoe, as Phi3Config and PhimoeConfig have them",
 
 TEST_CASE("defaults: llama4_text, as Llama4TextConfig has them", "[families][defaults]") {
     const nlohmann::json maverick = hub("llama-4-maverick-17b-128e-instruct-partial.json");
-    const Model m = without(maverick, {"attention_chunk_size", "intermediate_size_mlp", "head_dim", "num_key_value_heads",
+    const Model m = config_without(maverick, {"attention_chunk_size", "intermediate_size_mlp", "head_dim", "num_key_value_heads",
                                        "interleave_moe_layer_step", "num_experts_per_tok"},
                             true);
     CHECK(layers_where(m, [](const LayerSpec& s) { return s.chunked && s.window == 8192; }) == 36);
@@ -730,7 +730,7 @@ TEST_CASE("defaults: llama4_text, as Llama4TextConfig has them", "[families][def
     CHECK(first<Gqa>(m).kv_heads == 8);
     // interleave_moe_layer_step=1: every layer MoE, so no dense MLP is read.
     CHECK(derived_parameters(m).dense_mlp == 0);
-    const Model dense = without(maverick, {"intermediate_size_mlp"}, true);  // step 2 kept
+    const Model dense = config_without(maverick, {"intermediate_size_mlp"}, true);  // step 2 kept
     CHECK(derived_parameters(dense).dense_mlp == 24 * 3 * 5120.0 * 16384);
     // no_rope_layers given: the RoPE layers (1) are the chunked ones.
     nlohmann::json flags = nlohmann::json::array();
@@ -741,7 +741,7 @@ TEST_CASE("defaults: llama4_text, as Llama4TextConfig has them", "[families][def
 TEST_CASE("defaults: qwen3_next, as Qwen3NextConfig has them", "[families][defaults]") {
     const nlohmann::json j = hub("qwen3-next-80b-a3b-thinking.json");
     const Model file = model_from_config(j, "test.json");
-    const Model m = without(j, {"linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
+    const Model m = config_without(j, {"linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
                                 "linear_num_value_heads", "full_attention_interval", "shared_expert_intermediate_size",
                                 "head_dim", "num_key_value_heads"});
     CHECK(m == file);  // the file states the class defaults, so leaving them out changes nothing
@@ -912,20 +912,20 @@ TEST_CASE("defaults: granitemoehybrid, as GraniteMoeHybridConfig has them", "[fa
     const Model file = model_from_config(j, "test.json");
     // mamba_d_head "auto" (1536 / 48 = 32), one group, conv 4, expand 2, conv bias, no proj bias:
     // the file states the class defaults, so leaving them out changes nothing.
-    CHECK(without(j, {"mamba_d_head", "mamba_n_groups", "mamba_d_conv", "mamba_expand", "mamba_conv_bias", "mamba_proj_bias"}) ==
+    CHECK(config_without(j, {"mamba_d_head", "mamba_n_groups", "mamba_d_conv", "mamba_expand", "mamba_conv_bias", "mamba_proj_bias"}) ==
           file);
     CHECK(first<Mamba2>(with(j, "mamba_d_head", "auto")) == first<Mamba2>(file));
     // Others differ from the file: mamba_d_state 256, num_key_value_heads = heads (12),
     // shared_intermediate_size 1024, mamba_n_heads 128 (1536 / 128 = 12 per head).
-    CHECK(first<Mamba2>(without(j, {"mamba_d_state"})).state_size == 256);
-    CHECK(first<Gqa>(without(j, {"num_key_value_heads"})).kv_heads == 12);
-    CHECK(std::get<DenseMlp>(without(j, {"shared_intermediate_size"}).groups[0].spec.ffn).intermediate == 1024);
-    CHECK(first<Mamba2>(without(j, {"mamba_n_heads", "mamba_d_head"})).head_dim == 12);
+    CHECK(first<Mamba2>(config_without(j, {"mamba_d_state"})).state_size == 256);
+    CHECK(first<Gqa>(config_without(j, {"num_key_value_heads"})).kv_heads == 12);
+    CHECK(std::get<DenseMlp>(config_without(j, {"shared_intermediate_size"}).groups[0].spec.ffn).intermediate == 1024);
+    CHECK(first<Mamba2>(config_without(j, {"mamba_n_heads", "mamba_d_head"})).head_dim == 12);
     // No layer_types: every layer Mamba-2.
-    CHECK(layers_where(without(j, {"layer_types"}), [](const LayerSpec& s) { return std::holds_alternative<Mamba2>(s.attention); }) ==
+    CHECK(layers_where(config_without(j, {"layer_types"}), [](const LayerSpec& s) { return std::holds_alternative<Mamba2>(s.attention); }) ==
           32);
     // num_local_experts absent: 8 routed experts (top-2 by default) of intermediate_size beside the shared MLP.
-    const Model moe = without(j, {"num_local_experts", "num_experts_per_tok"});
+    const Model moe = config_without(j, {"num_local_experts", "num_experts_per_tok"});
     const Moe& e = std::get<Moe>(moe.groups[0].spec.ffn);
     CHECK(e.experts == 8);
     CHECK(e.experts_per_token == 2);

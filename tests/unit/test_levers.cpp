@@ -21,15 +21,13 @@
 #include <ridgeline/ridgeline.hpp>
 
 #include "../seed_inputs.hpp"
+#include "h100.hpp"
 #include <ridgeline/speculative.hpp>
 
 using namespace ridgeline;
+using ridgeline_tests::h100;
 
 namespace {
-const Hardware& h100() {
-    static const Hardware h = load_hardware("h100-sxm");
-    return h;
-}
 Workload at(std::int64_t context = 0, std::int64_t batch = 1) { return seed::seed_003(Workload{.batch = batch, .context = context}); }
 Deployment tp(std::int64_t t) { return Deployment{h100(), Parallelism{.tensor = t}}; }
 }  // namespace

@@ -39,14 +39,14 @@ bool finite_positive(const DecodeStep& d) {
 }
 
 // A random setting the device can run: a compute format it has, formats for storage.
-struct Setting {
+struct RandomSetting {
     const Hardware* hw;
     const Model* m;
     Workload w;
 };
-Setting random_setting(std::mt19937_64& rng) {
+RandomSetting random_setting(std::mt19937_64& rng) {
     const auto& c = catalogue();
-    Setting s{&c.hardware[rng() % c.hardware.size()], &c.models[rng() % c.models.size()], seed::seed_003(Workload{})};
+    RandomSetting s{&c.hardware[rng() % c.hardware.size()], &c.models[rng() % c.models.size()], seed::seed_003(Workload{})};
     std::vector<Numeric> computes;
     for (Numeric n : all_numerics)
         if (s.hw->peak_for(n)) computes.push_back(n);
@@ -66,7 +66,7 @@ Setting random_setting(std::mt19937_64& rng) {
 TEST_CASE("properties: results are finite and positive across the catalogue", "[properties]") {
     std::mt19937_64 rng(20261129);
     for (int i = 0; i < 3000; ++i) {
-        const Setting s = random_setting(rng);
+        const RandomSetting s = random_setting(rng);
         INFO(s.m->name.view() << " on " << s.hw->name.view() << " batch " << s.w.batch << " context " << s.w.context);
         const DecodeStep d = decode_step(*s.hw, *s.m, s.w);
         CHECK(finite_positive(d));
@@ -83,7 +83,7 @@ TEST_CASE("properties: decode_sweep equals decode_step at every point", "[proper
     std::mt19937_64 rng(16);
     int swept = 0, ranked = 0;
     for (int i = 0; i < 400; ++i) {
-        Setting s = random_setting(rng);
+        RandomSetting s = random_setting(rng);
         const std::int64_t degrees[] = {1, 2, 4, 8};
         Parallelism par{.tensor = degrees[rng() % 4], .pipeline = degrees[rng() % 3], .data = 1 + static_cast<std::int64_t>(rng() % 3)};
         par.expert = rng() % 2 ? par.tensor : 1;
@@ -151,7 +151,7 @@ TEST_CASE("properties: decode_sweep equals decode_step at every point", "[proper
 TEST_CASE("properties: monotone in context, batch and bandwidth", "[properties]") {
     std::mt19937_64 rng(7);
     for (int i = 0; i < 2000; ++i) {
-        Setting s = random_setting(rng);
+        RandomSetting s = random_setting(rng);
         INFO(s.m->name.view() << " on " << s.hw->name.view() << " batch " << s.w.batch << " context " << s.w.context);
         const DecodeStep d = decode_step(*s.hw, *s.m, s.w);
         Workload longer = s.w;
@@ -183,7 +183,7 @@ TEST_CASE("properties: the ridge batch is where memory and compute meet, and n* 
     std::mt19937_64 rng(11);
     int checked_ridges = 0, checked_stars = 0;
     for (int i = 0; i < 2000; ++i) {
-        Setting s = random_setting(rng);
+        RandomSetting s = random_setting(rng);
         s.w.context = static_cast<std::int64_t>(rng() % 2048);
         INFO(s.m->name.view() << " on " << s.hw->name.view() << " context " << s.w.context);
         const RidgeBatch r = ridge_batch(*s.hw, *s.m, s.w);
