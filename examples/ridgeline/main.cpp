@@ -451,6 +451,17 @@ Setting for_every_row(const std::vector<Setting>& settings) {
 }
 
 // One line under a table: what the numbers count (JSON and CSV carry it in every row).
+// The links one point's ceiling charged (diagnose, predict); none where its step cannot be
+// priced (the record says why).
+LinksSeen links_of_point(const Setting& s, const Workload& w) {
+    LinksSeen links;
+    try {
+        links.add(s, decode_step(s.dep, s.m, w));
+    } catch (const ridgeline::error&) {
+    }
+    return links;
+}
+
 void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& seen = {}, bool prefill = false) {
     if (format != cli::Output::table) return;
     const Assumptions& a = s.base.assumptions;
@@ -664,13 +675,7 @@ void run_diagnose(const DiagnoseOptions& o) {
     const Setting s = resolve_one(o);
     const Workload w = at_point(o, s);
     cli::diagnose_table(s, w, *o.per_token, o.draft_tokens).print(o.format);
-    // The links its ceiling charged; none where the split has no link (the table says why).
-    LinksSeen links;
-    try {
-        links.add(s, decode_step(s.dep, s.m, w));
-    } catch (const ridgeline::error&) {
-    }
-    print_assumptions(o.format, s, links);
+    print_assumptions(o.format, s, links_of_point(s, w));
 }
 
 // speculative: each point's plain step against drafting g tokens and verifying them in one
@@ -843,6 +848,8 @@ void run_predict(const PredictOptions& o) {
     cli::predict_table(s, w, preset).print(o.format);
     if (o.format == cli::Output::table && preset.hardware != s.hardware)
         fmt::print("note: the calibration was fitted on {}, not {}\n", cli::printable(preset.hardware), cli::printable(s.hardware));
+    // What its ceiling counts, as under diagnose's table: the estimate is that ceiling plus the fit's terms.
+    print_assumptions(o.format, s, links_of_point(s, w));
 }
 
 struct PlotOptions : WorkloadOptions {

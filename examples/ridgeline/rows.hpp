@@ -124,6 +124,15 @@ inline std::vector<Cell> input_cells(const Resolved& s) {
             text(s.formats_source)};
 }
 
+// The setting a record (diagnose, predict) was computed for, after its hardware and model: the
+// fields decode's rows echo, under the same keys. The table shows the formats and degrees; the
+// recorded assumptions are its lines below, as under decode's table.
+inline void add_setting_fields(Table& t, const Resolved& s) {
+    const std::vector<Column> columns = input_columns();
+    std::vector<Cell> cells = input_cells(s);
+    for (std::size_t c = 2; c < columns.size(); ++c) t.add({text(columns[c].key), std::move(cells[c])}, columns[c].in_table);
+}
+
 // The line under a table that says the attention is split by data parallelism (the table has
 // no column for it); empty where it is not.
 // `per_device`: one rank a tensor-parallel device whatever the degree (--attention-dp tp);
@@ -456,6 +465,7 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
     const auto add = [&](const char* k, Cell c) { t.add({text(k), std::move(c)}); };
     add("hardware", text(s.hardware));
     add("model", text(std::string(s.m.name.view())));
+    add_setting_fields(t, s);
     add("batch", integer(w.batch));
     add("context_tokens", integer(w.context));
     add("measured_tokens_per_s", number(1.0 / measured.in(seconds), 2));
@@ -555,6 +565,7 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     const auto time = [](Seconds v) { return converted(v.in(seconds), v.in(ms), 3, "{} ms"); };
     add("hardware", text(s.hardware));
     add("model", text(std::string(s.m.name.view())));
+    add_setting_fields(t, s);
     add("calibration", text(preset.engine + " on " + preset.hardware));
     // Another device's fit is a guess about this one: say so beside the numbers.
     // Each caveat key is always there (null where it does not apply), so a reader's keys do not

@@ -49,7 +49,12 @@ class Table {
 public:
     explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
 
-    void add(std::vector<Cell> row) { rows_.push_back(std::move(row)); }
+    // `in_table` false: a record's row that JSON and CSV carry and the table leaves to the lines
+    // printed below it (as Column::in_table does for a column).
+    void add(std::vector<Cell> row, bool in_table = true) {
+        rows_.push_back(std::move(row));
+        rows_in_table_.push_back(in_table);
+    }
     [[nodiscard]] bool empty() const { return rows_.empty(); }
 
     void print(Output format, std::FILE* out = stdout) const {
@@ -80,7 +85,8 @@ private:
         std::vector<std::size_t> width(columns_.size());
         for (std::size_t c = 0; c < columns_.size(); ++c) {
             width[c] = shown_width(columns_[c].header);
-            for (const auto& r : rows_) width[c] = std::max(width[c], shown_width(printable(r[c].text)));
+            for (std::size_t r = 0; r < rows_.size(); ++r)
+                if (rows_in_table_[r]) width[c] = std::max(width[c], shown_width(printable(rows_[r][c].text)));
         }
         std::string line;
         const auto cell = [&](std::size_t c, const std::string& text) {
@@ -90,9 +96,10 @@ private:
         };
         for (std::size_t c = 0; c < columns_.size(); ++c) cell(c, columns_[c].header);
         fmt::print(out, "{}\n", trim(line));
-        for (const auto& r : rows_) {
+        for (std::size_t r = 0; r < rows_.size(); ++r) {
+            if (!rows_in_table_[r]) continue;
             line.clear();
-            for (std::size_t c = 0; c < columns_.size(); ++c) cell(c, r[c].text);
+            for (std::size_t c = 0; c < columns_.size(); ++c) cell(c, rows_[r][c].text);
             fmt::print(out, "{}\n", trim(line));
         }
     }
@@ -143,6 +150,7 @@ private:
 
     std::vector<Column> columns_;
     std::vector<std::vector<Cell>> rows_;
+    std::vector<bool> rows_in_table_;  // parallel to rows_
 };
 
 // Cells. Numbers must be finite: a NaN or infinity here is a bug upstream, so it throws rather
