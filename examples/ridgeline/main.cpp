@@ -806,6 +806,17 @@ void run_calibrate(const CalibrateOptions& o) {
             fmt::print("leave-one-out error: {}\n", run.loo_skipped);
         for (const auto& x : cli::set_aside_rows(run)) fmt::print("set aside: {}: {}\n", cli::printable(a.measurements), cli::printable(x));
         for (const auto& x : run.flagged) fmt::print("flagged in the file, not fitted: {}\n", cli::printable(x));
+        const std::vector<std::string> unheld = cli::rows_not_fitting(run);
+        for (const auto& x : unheld) fmt::print("does not fit: {}: {}\n", cli::printable(a.measurements), cli::printable(x));
+        // By decode's default memory terms. A row past them ran otherwise than the fit assumes (the
+        // engine took more of the memory, or held fewer sequences that long), which it cannot tell.
+        if (!unheld.empty()) {
+            const Assumptions a;
+            fmt::print("memory: a device's budget is {} of the memory its preset gives it (as reported, or else its datasheet's) less {} GiB "
+                       "reserved, and a row's memory its weights, KV and activation workspace, as decode counts them; a row past its "
+                       "budget ran with more of the memory, or fewer sequences at that length than its batch, and is fitted as stated\n",
+                       cli::shown(a.memory_fraction, 2), cli::shown(a.runtime_reserve.in(GiB), 2));
+        }
     }
     if (o.save) {
         const std::string text = cli::dump_json(cli::calibration_preset(a, run));

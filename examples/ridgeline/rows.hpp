@@ -663,6 +663,11 @@ struct CalibrateRun {
     std::string hardware;              // the rows' device
     std::vector<std::string> passed_over;  // unasked for a device, the other devices of rows the filters left (-H chooses)
     std::vector<std::size_t> kept;     // the rows of set fitted or set aside, by index
+    // Each kept row's memory per device at its last step (parallel to kept; for timed requests,
+    // every sequence at prompt + output - 1, as serve() costs max ITL): a row past its budget ran
+    // with more of the memory, or fewer sequences that long than it states.
+    std::vector<ridgeline::MemoryUse> memory;
+    std::vector<std::int64_t> last_context;  // that step's context
     std::vector<std::string> engines;  // the engines those rows name, each once, as first met
     std::vector<std::string> flagged;  // "/measurements/<i>: why" for rows the file flags (never fitted)
     ridgeline::Calibration fit;
@@ -806,6 +811,14 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         }
         throw ridgeline::error(a.measurements, row, e.value(), expected);
     }
+    // Each row's memory at its last step, once the fit has checked the rows (and named a bad one
+    // by its key in the file).
+    for (const Observation& o : obs) {
+        Workload last = o.workload;
+        if (o.requests.timed != Timed::decode_steps) last.context = o.requests.prompt + o.requests.output - 1;
+        run.memory.push_back(memory_use(Deployment{hw, o.parallel}, o.model, last));
+        run.last_context.push_back(last.context);
+    }
     // Leave-one-out fits once per row over all rows (about 16 ms a fit at 2,700 rows, so 43 s
     // and more): past leave_one_out_rows the fit is shown without it, and says so.
     if (obs.size() > leave_one_out_rows)
@@ -834,13 +847,43 @@ inline std::vector<std::string> set_aside_rows(const CalibrateRun& run) {
     return out;
 }
 
+// The rows kept whose batch a device cannot hold at full length, each "/measurements/<i>: ..."
+// with its memory: fitted as stated, but the engine held fewer sequences that long.
+inline std::vector<std::string> rows_not_fitting(const CalibrateRun& run) {
+    using namespace ridgeline;
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < run.kept.size(); ++i) {
+        const MemoryUse& u = run.memory[i];
+        if (u.fits()) continue;
+        // The preset's memory is the device's report, or else its datasheet's figure; a row past
+        // it is past what ridgeline counts (its activation workspace is an estimate), not proof.
+        const bool steps = run.set.rows[run.kept[i]].requests.timed == Timed::decode_steps;
+        const double share = u.used().in(bytes) / u.capacity.in(bytes);
+        out.push_back("/measurements/" + std::to_string(run.kept[i]) + ": " + shown(u.used().in(GB), 2, "{} GB per device at context ") +
+                      std::to_string(run.last_context[i]) + (steps ? ", " : " (its last step), ") +
+                      (share > 1 ? shown(u.capacity.in(GB), 2, "more than the {} GB the preset gives the device")
+                                 : shown(100 * share, 0, "{}% of the ") + shown(u.capacity.in(GB), 2, "{} GB the preset gives the device, past its ") +
+                                       shown(u.budget.in(GB), 2, "{} GB budget")));
+    }
+    return out;
+}
+
 // One row per measurement kept: measured, predicted, residual, and whether it was fitted.
 inline Table calibrate_table(const CalibrateRun& run) {
     using namespace ridgeline;
-    Table t({{"row", "row"}, {"engine", "engine", false}, {"model", "model", false}, {"weights", "weights", false}, {"tp", "tp"},
+    // The rest of each row's setting, under decode's keys, is for JSON and CSV: the table keeps to
+    // what tells the rows of one group apart.
+    Table t({{"row", "row"}, {"engine", "engine", false}, {"hardware", "hardware", false, false}, {"model", "model", false},
+             {"weights", "weights", false}, {"kv", "kv", false, false}, {"compute", "compute", false, false},
+             {"experts", "experts", false, false},
+             {"embeddings", "embeddings", false, false}, {"lm_head", "lm_head", false, false}, {"tp", "tp"},
+             {"pp", "pp", true, false}, {"ep", "ep", true, false}, {"attention_dp", "attention dp", true, false},
              {"batch", "batch"}, {"context_tokens", "context"}, {"timed", "timed", false}, {"measured_step_s", "measured"},
              {"predicted_step_s", "predicted"},
-             {"residual_s", "residual"}, {"residual_fraction", "residual %"}, {"fitted", "fitted", false}});
+             {"residual_s", "residual"}, {"residual_fraction", "residual %"}, {"fitted", "fitted", false},
+             {"memory_context_tokens", "memory at", true, false}, {"memory_per_device_bytes", "memory", true, false},
+             {"memory_budget_bytes", "budget", true, false},
+             {"fits", "fits", false, false}});
     const Calibration& c = run.fit;
     for (std::size_t i = 0; i < run.kept.size(); ++i) {
         const MeasuredRow& r = run.set.rows[run.kept[i]];
@@ -849,8 +892,12 @@ inline Table calibrate_table(const CalibrateRun& run) {
         const bool settled = std::abs(c.residuals[i].in(seconds)) < 1e-9 * r.measured_step.in(seconds);
         const double residual = settled ? 0.0 : c.residuals[i].in(seconds);
         const double rel = residual / r.measured_step.in(seconds);
-        t.add({integer(static_cast<std::int64_t>(run.kept[i])), text(r.engine.empty() ? "-" : r.engine), text(r.model),
-               text(format_name(r.workload.precision.weights)), integer(r.parallel.tensor), integer(r.workload.batch),
+        const Precision& p = r.workload.precision;
+        t.add({integer(static_cast<std::int64_t>(run.kept[i])), text(r.engine.empty() ? "-" : r.engine), text(r.hardware), text(r.model),
+               text(format_name(p.weights)), text(format_name(p.kv)), text(std::string(name_of(p.compute))),
+               text(format_name(p.expert_format())),
+               text(format_name(p.embedding_format())), text(format_name(p.lm_head_format())), integer(r.parallel.tensor),
+               integer(r.parallel.pipeline), integer(r.parallel.expert), integer(r.parallel.attention_data), integer(r.workload.batch),
                integer(r.workload.context),
                text(r.requests.timed == Timed::decode_steps ? std::string("steps")
                     : std::to_string(r.requests.prompt) + "+" + std::to_string(r.requests.output) +
@@ -859,7 +906,9 @@ inline Table calibrate_table(const CalibrateRun& run) {
                converted(r.measured_step.in(seconds), r.measured_step.in(ms), 2, "{} ms"),
                converted(c.predicted[i].in(seconds), c.predicted[i].in(ms), 2, "{} ms"),
                converted(residual, residual * 1e3, 2, "{} ms", true),
-               converted(rel, 100 * rel, 1, "{}%", true), Cell{used, used ? "yes" : "set aside"}});
+               converted(rel, 100 * rel, 1, "{}%", true), Cell{used, used ? "yes" : "set aside"},
+               integer(run.last_context[i]), number(run.memory[i].used().in(bytes), 0), number(run.memory[i].budget.in(bytes), 0),
+               Cell{run.memory[i].fits(), run.memory[i].fits() ? "yes" : "NO"}});
     }
     return t;
 }

@@ -28,7 +28,7 @@ using namespace ridgeline;
 using ridgeline_tests::h100;
 
 namespace {
-Deployment plan(std::int64_t t, std::int64_t p = 1, std::int64_t e = 1) {
+Deployment h100_split(std::int64_t t, std::int64_t p = 1, std::int64_t e = 1) {
     return Deployment{h100(), Parallelism{.tensor = t, .pipeline = p, .expert = e}};
 }
 // 0.9 x 81,559 MiB - 1 GiB, the default budget on an H100 SXM.
@@ -54,7 +54,7 @@ TEST_CASE("deployment: tensor parallelism, Llama-3.1-70B in FP8 on 4 H100s, by h
     CHECK(layer == 213'925'888.0);
     const double weights = 80 * layer + 2 * 128256.0 * 8192 / 4 + 8192;
     CHECK(weights == 17'639'415'808.0);
-    const MemoryUse u = memory_use(plan(4), m, w);
+    const MemoryUse u = memory_use(h100_split(4), m, w);
     CHECK(u.weights.in(bytes) == weights);
     // KV: 80 layers x K and V x 2 of the 8 KV heads x 128 x 2 bytes = 81,920 B per token.
     const double kv = 80 * 2 * 2 * 128 * 2.0 * 8192;
@@ -64,8 +64,8 @@ TEST_CASE("deployment: tensor parallelism, Llama-3.1-70B in FP8 on 4 H100s, by h
     const double act = (2 * 8192 + (2 * 8192 + 2 * 1024 + 2 * 28672) / 4.0) * 2 + 128256 / 4.0 * 4;
     CHECK(u.activations.in(bytes) == act);  // 198,912 B
     // The largest batch: floor((75,894,987,161.6 - 17,639,415,808) / 671,287,552) = 86.
-    CHECK(largest_batch(plan(4), m, w, 8192) == static_cast<std::int64_t>((h100_budget - weights) / (kv + act)));
-    CHECK(largest_batch(plan(4), m, w, 8192) == 86);
+    CHECK(largest_batch(h100_split(4), m, w, 8192) == static_cast<std::int64_t>((h100_budget - weights) / (kv + act)));
+    CHECK(largest_batch(h100_split(4), m, w, 8192) == 86);
 }
 
 TEST_CASE("deployment: a mesh gives a group only the direct links among its devices", "[deployment][links]") {
@@ -94,10 +94,10 @@ TEST_CASE("deployment: capacity and decode agree under every plan", "[deployment
         Format weights;
     };
     const Case cases[] = {
-        {"llama-3.1-70b", plan(4), formats::fp8}, {"llama-3.1-70b", plan(2, 2), formats::bf16},
-        {"llama-3.1-8b", plan(16), formats::bf16}, {"llama-3.3-70b", plan(1, 3), formats::bf16},
+        {"llama-3.1-70b", h100_split(4), formats::fp8}, {"llama-3.1-70b", h100_split(2, 2), formats::bf16},
+        {"llama-3.1-8b", h100_split(16), formats::bf16}, {"llama-3.3-70b", h100_split(1, 3), formats::bf16},
         {"deepseek-v3", Deployment{load_hardware("b200"), Parallelism{.tensor = 8, .expert = 8}}, formats::fp8},
-        {"qwen3-30b-a3b", plan(4, 1, 4), formats::bf16}, {"gpt-oss-20b", plan(1), formats::bf16},
+        {"qwen3-30b-a3b", h100_split(4, 1, 4), formats::bf16}, {"gpt-oss-20b", h100_split(1), formats::bf16},
     };
     for (const Case& k : cases) {
         INFO(k.model << " tp " << k.plan.parallel.tensor << " pp " << k.plan.parallel.pipeline << " ep " << k.plan.parallel.expert);
@@ -432,7 +432,7 @@ TEST_CASE("tensor parallelism: what a device holds whole it multiplies whole", "
 TEST_CASE("links: all-reduces pay the latency on each ring step, and EP dispatches and combines", "[deployment][links]") {
     const Model ds = load_model("deepseek-v3");
     const Workload w{.precision = {.weights = formats::fp8}, .batch = 8, .context = 1024};
-    const DecodeStep d = decode_step(plan(8, 1, 8), ds, w);
+    const DecodeStep d = decode_step(h100_split(8, 1, 8), ds, w);
     // 8 tokens x 7168 x 2 B = 114,688 B. Every layer all-reduces after attention and the 3 dense
     // layers after their MLP: 64 all-reduces of 14 ring steps, each 0.6 us + 114,688 / 8 B over
     // 450 GB/s. The 58 MoE layers dispatch and combine instead: each device sends its 1/8 of the
@@ -447,7 +447,7 @@ TEST_CASE("links: all-reduces pay the latency on each ring step, and EP dispatch
     // on 2 x 2 steps, those crossing between the two domains, and the other 26 the NVLink's 0.6 us
     // raised to the network proxy's 1 us launch (getNetOverhead, x86 Intel).
     const Model llama = load_model("llama-3.1-8b");
-    const DecodeStep wide = decode_step(plan(16), llama, Workload{});
+    const DecodeStep wide = decode_step(h100_split(16), llama, Workload{});
     CHECK(wide.links.tensor_link.scale_out);
     CHECK(wide.links.tensor_link.domains == 2);
     CHECK(wide.communication_time.in(s) == Approx(2 * 32 * (4 * 2.7e-6 + 26 * 1.0e-6 + 30 * (4096.0 * 2 / 16 / 50e9))).epsilon(1e-12));
@@ -469,9 +469,9 @@ TEST_CASE("links: all-reduces pay the latency on each ring step, and EP dispatch
     // Pipeline stages sit in order: at TP 2 and PP 8 over 16 H100s only the hop between the two
     // 8-GPU domains crosses the network (2.7 us, 50 GB/s one way); the other 6 stay on NVLink
     // (0.6 us, 450 GB/s one way). One token's activations: 4096 x 2 B.
-    const DecodeStep staged = decode_step(plan(2, 8), llama, Workload{});
+    const DecodeStep staged = decode_step(h100_split(2, 8), llama, Workload{});
     CHECK(staged.links.pipeline_hops.in(s) == Approx(1 * (2.7e-6 + 8192 / 50e9) + 6 * (0.6e-6 + 8192 / 450e9)).epsilon(1e-12));
-    const DecodeStep pair = decode_step(plan(2), llama, Workload{});
+    const DecodeStep pair = decode_step(h100_split(2), llama, Workload{});
     CHECK_FALSE(pair.links_bound);
     CHECK(std::string(limit_name(pair)) == "memory");
 }
@@ -623,18 +623,18 @@ TEST_CASE("MLA prefill runs the expanded form: 3.4x fewer attention FLOPs than a
     CHECK(mla.decode_flops_per_cached_token() / mla.prefill_flops_per_cached_token() == Approx(3.4).epsilon(1e-12));
     // A whole 32,768-token prompt: causal pairs 32,768 x 32,769 / 2, over 61 layers.
     const Model ds = load_model("deepseek-v3");
-    const Prefill p = prefill(plan(8), ds, Workload{}, 32768);
+    const Prefill p = prefill(h100_split(8), ds, Workload{}, 32768);
     CHECK(p.attention_flops.in(flop) == Approx(32768.0 * 32769 / 2 * 81920 * 61).epsilon(1e-12));
     // In chunks of 8,192, the later chunks also up-project the cached latents again:
     // 2 x 512 x 128 x (128 + 128) per cached token and layer, at 8,192 + 16,384 + 24,576 of them.
-    const Prefill chunked = prefill(plan(8), ds, Workload{}, 32768, 8192);
+    const Prefill chunked = prefill(h100_split(8), ds, Workload{}, 32768, 8192);
     const double reexpand = 2.0 * 512 * 128 * 256 * 61 * (8192 + 16384 + 24576);
     CHECK(chunked.attention_flops.in(flop) == Approx(32768.0 * 32769 / 2 * 81920 * 61 + reexpand).epsilon(1e-12));
 }
 
 TEST_CASE("deployment: splits the model cannot take are refused with the reason", "[deployment][errors]") {
     const Model ds = load_model("deepseek-v3");
-    CHECK_THROWS_WITH(decode_step(plan(3), ds, Workload{}),
+    CHECK_THROWS_WITH(decode_step(h100_split(3), ds, Workload{}),
                       "tensor-parallel degree: got 3, expected a divisor of the attention heads (128) of model 'deepseek-v3'");
     CHECK_THROWS_WITH(decode_step(Deployment{h100(), Parallelism{.tensor = 8, .expert = 8, .data = 0}}, ds, Workload{}),
                       "data-parallel degree: got 0, expected an integer from 1 to 1048576");
