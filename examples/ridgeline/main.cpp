@@ -450,7 +450,6 @@ Setting for_every_row(const std::vector<Setting>& settings) {
     return last;
 }
 
-// One line under a table: what the numbers count (JSON and CSV carry it in every row).
 // The links one point's ceiling charged (diagnose, predict); none where its step cannot be
 // priced (the record says why).
 LinksSeen links_of_point(const Setting& s, const Workload& w) {
@@ -462,6 +461,7 @@ LinksSeen links_of_point(const Setting& s, const Workload& w) {
     return links;
 }
 
+// One line under a table: what the numbers count (JSON and CSV carry it in every row).
 void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& seen = {}, bool prefill = false) {
     if (format != cli::Output::table) return;
     const Assumptions& a = s.base.assumptions;

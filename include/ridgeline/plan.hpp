@@ -274,7 +274,6 @@ inline void validate(const PlanRequest& r) {
                         "none where each request asks for one output token (no time between tokens; give a TTFT target)");
 }
 
-// The feasible plans, ranked, and the Pareto front.
 // The storage a weights format asks for: none where it makes the checkpoint's storage again,
 // which the search tries once, as the checkpoint (the CLI's searched line says so).
 inline std::optional<Precision> storage_asked(const PlanRequest& r, Format f) {
@@ -284,6 +283,7 @@ inline std::optional<Precision> storage_asked(const PlanRequest& r, Format f) {
     return p;
 }
 
+// The feasible plans, ranked, and the Pareto front.
 inline PlanResult plan(const PlanRequest& r) {
     validate(r);
     using namespace plan_detail;
