@@ -18,7 +18,7 @@ namespace ridgeline {
 struct MemoryUse {
     Bytes capacity{};     // as the device reports it, or the datasheet's when the preset has no report
     Bytes reserve{};      // kept back for the runtime
-    Bytes budget{};       // memory_fraction x capacity - reserve
+    Bytes budget{};       // memory_fraction x capacity - reserve, in whole bytes
     Bytes weights{};
     Bytes kv{};
     Bytes activations{};
@@ -113,7 +113,9 @@ constexpr MemoryUse memory_budget(const Hardware& hw, const Assumptions& a) {
     u.capacity = a.reported_memory ? hw.usable_memory() : hw.memory_capacity;
     u.reserve = a.runtime_reserve;
     const Bytes allowed = a.memory_fraction * u.capacity;
-    u.budget = allowed > u.reserve ? allowed - u.reserve : Bytes{};
+    // Whole bytes: an allocator hands out no fraction of one (capacities are below 1e18 bytes, so
+    // the integer holds them exactly).
+    u.budget = allowed > u.reserve ? bytes(static_cast<double>(static_cast<std::int64_t>((allowed - u.reserve).in(bytes)))) : Bytes{};
     return u;
 }
 

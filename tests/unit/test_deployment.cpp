@@ -31,14 +31,14 @@ namespace {
 Deployment h100_split(std::int64_t t, std::int64_t p = 1, std::int64_t e = 1) {
     return Deployment{h100(), Parallelism{.tensor = t, .pipeline = p, .expert = e}};
 }
-// 0.9 x 81,559 MiB - 1 GiB, the default budget on an H100 SXM.
-constexpr double h100_budget = 0.9 * 81559.0 * 1048576 - 1073741824.0;  // 75,894,987,161.6 B
+// 0.9 x 81,559 MiB - 1 GiB, the default budget on an H100 SXM: 75,894,987,161.6 B, in whole bytes.
+constexpr double h100_budget = 75'894'987'161.0;
 }  // namespace
 
 TEST_CASE("deployment: the default memory budget is 0.9 of the reported memory less 1 GiB", "[deployment][memory]") {
     const MemoryUse u = memory_budget(h100(), Assumptions{});
     CHECK(u.capacity.in(bytes) == 81559.0 * 1048576);
-    CHECK(u.budget.in(bytes) == Approx(h100_budget).epsilon(1e-15));
+    CHECK(u.budget.in(bytes) == h100_budget);
     // The seeds budget the datasheet's 80 GB whole.
     CHECK(memory_budget(h100(), assumptions::seed_003).budget.in(bytes) == 80e9);
 }
@@ -526,11 +526,11 @@ TEST_CASE("attention data parallelism: DeepSeek-V3's latent cache split over 8 r
         w.assumptions.activation_workspace = false;
         return w;
     };
-    const double h200_budget = 0.9 * 143771.0 * 1048576 - 1073741824.0;
+    const double h200_budget = 134'605'596'262.0;  // 0.9 x 143,771 MiB - 1 GiB = 134,605,596,262.4 B, in whole bytes
     for (const std::int64_t ranks : {1, 8}) {
         const Deployment d{load_hardware("h200"), Parallelism{.tensor = 8, .expert = 8, .attention_data = ranks}};
         const MemoryUse one = memory_use(d, ds, no_workspace(1));
-        CHECK(one.budget.in(bytes) == Approx(h200_budget).epsilon(1e-15));
+        CHECK(one.budget.in(bytes) == h200_budget);
         const double per_rank = std::floor((h200_budget - one.weights.in(bytes)) / (4096 * kv_token));
         CHECK(largest_batch(d, ds, no_workspace(1), 4096) == static_cast<std::int64_t>(ranks * per_rank));
     }

@@ -224,7 +224,8 @@ TEST_CASE("speculation: a draft model's weights and KV share the target's memory
     // 1 GiB, 134.6 GB. The target alone holds 70.6 GB of weights and 64 x 4,100 x 163,840 B =
     // 43.0 GB of KV (80 layers x 4 KV heads a device x 128 x 2 x 2 B), 113.6 GB: it fits. The
     // whole draft on one of its devices adds 16.1 GB and 34.4 GB, 164 GB: it does not.
-    CHECK(alone.memory.budget.in(bytes) == Approx(0.9 * 143'771.0 * 1'048'576 - 1'073'741'824.0).epsilon(1e-12));
+    // 134,605,596,262.4 B, in whole bytes.
+    CHECK(alone.memory.budget.in(bytes) == 134'605'596'262.0);
     CHECK(alone.verify.memory.fits());
     CHECK_FALSE(alone.fits());
     // A pipeline with a draft model is refused: each micro-batch in flight needs its own drafts.
@@ -469,8 +470,8 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     CHECK(*crowded.max_bits_per_weight == Approx(16 * 21772212633.6 / (70553706496.0 * 2)).epsilon(1e-4));
     CHECK_FALSE(claim.bits_limited_by_memory);  // seed 001's 5.27 bits: 46.5 GB, within an H100's 71.3 GB budget
     // The stated setting's own memory: 70,553,706,496 x 2 B of bf16 weights alone are over 141 GB,
-    // six times the card's 22,107,756,953.6 B budget, so what ran was not this setting.
-    CHECK(crowded.memory.budget.in(bytes) == Approx(22107756953.6).epsilon(1e-12));
+    // six times the card's budget (22,107,756,953.6 B, whole bytes: 22,107,756,953), so what ran was not this setting.
+    CHECK(crowded.memory.budget.in(bytes) == 22107756953.0);
     CHECK(crowded.memory.weights.in(bytes) > 70553706496.0 * 2 * 0.98);  // all but the input table's unread rows
     CHECK_FALSE(crowded.memory.fits());
     // Seed 001's claim is of a setting that cannot run either: 70.6e9 x 2 B of bf16 weights on
