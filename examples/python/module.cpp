@@ -384,13 +384,22 @@ std::int64_t read_attention_dp(Kwargs& k) {
     }
     const std::int64_t ranks = Kwargs::as_integer(k.function(), "attention_dp", v);
     // 0 stands for 'tp' here: refused as the CLI's --attention-dp refuses it.
-    if (ranks < 1 || ranks > 1024)
+    if (ranks < 1 || ranks > cli::most_degree)
         throw error("", "attention_dp", std::to_string(ranks), "an integer from 1 to 1024, or 'tp' (one rank a tensor-parallel device)");
     return ranks;
 }
 
+// tp, pp or ep: bounded as the CLI's --tp, --pp and --ep (the library's own bound is wider).
+std::int64_t degree_in_range(const char* key, std::int64_t v) {
+    if (v < 1 || v > cli::most_degree) throw error("", key, std::to_string(v), "an integer from 1 to 1024");
+    return v;
+}
+
 Parallelism read_parallel(Kwargs& k) {
-    Parallelism par{.tensor = k.integer("tp", 1), .pipeline = k.integer("pp", 1), .expert = k.integer("ep", 1), .data = k.integer("dp", 1)};
+    Parallelism par{.tensor = degree_in_range("tp", k.integer("tp", 1)),
+                    .pipeline = degree_in_range("pp", k.integer("pp", 1)),
+                    .expert = degree_in_range("ep", k.integer("ep", 1)),
+                    .data = k.integer("dp", 1)};
     const std::int64_t attention_dp = read_attention_dp(k);
     par.attention_data = attention_dp == 0 ? par.tensor : attention_dp;
     if (const auto l = k.optional_link_latency_s()) par.link_latency = seconds(*l);
@@ -603,6 +612,7 @@ py::object speculative_py(const py::object& model, const py::object& hardware, c
                           const py::object& draft_tokens, const py::object& acceptance, const py::object& draft, const py::kwargs& kw) {
     Kwargs k("speculative", kw);
     const std::int64_t draft_tp = k.integer("draft_tp", 0);  // 0: the target's degree
+    if (draft_tp < 0 || draft_tp > cli::most_degree) throw error("", "draft_tp", std::to_string(draft_tp), "an integer from 0 to 1024");
     const Speculation spec{integer_arg("speculative", "draft_tokens", draft_tokens, 4),
                            acceptance.is_none() ? 0.8 : Kwargs::as_number("speculative", "acceptance", acceptance), draft_tp};
     validate(spec);
@@ -892,7 +902,7 @@ std::vector<std::int64_t> degrees(Kwargs& k, const char* key) {
     const py::object v = k.take(key);
     if (v.is_none()) return {1};
     std::vector<std::int64_t> out;
-    for (const auto& item : one_or_many(v, key)) out.push_back(Kwargs::as_integer("decode_sweep", key, item));
+    for (const auto& item : one_or_many(v, key)) out.push_back(degree_in_range(key, Kwargs::as_integer("decode_sweep", key, item)));
     return out;
 }
 

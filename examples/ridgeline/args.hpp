@@ -275,11 +275,16 @@ inline ListFlag parse_point_flag(const std::string& option, const std::string& s
     return {{*v}, s};
 }
 
-// Parallel degrees: a list or range (--tp 1..8x2), each from 1 to 1024.
+// The most devices a tensor-, pipeline- or expert-parallel degree (and attention data
+// parallelism) spans, in the CLI and the Python module alike: far past any scale-up domain built.
+// The data-parallel degree counts replicas, and takes the library's bound.
+inline constexpr std::int64_t most_degree = 1024;
+
+// Parallel degrees: a list or range (--tp 1..8x2), each from 1 to most_degree.
 inline std::vector<std::int64_t> parse_degrees(const std::string& option, const std::string& s) {
     std::vector<std::int64_t> out = parse_list(option, s, 1);
     for (const std::int64_t v : out)
-        if (v > 1024) bad_value(option, s, "degrees from 1 to 1024");
+        if (v > most_degree) bad_value(option, s, "degrees from 1 to 1024");
     return out;
 }
 
@@ -323,7 +328,7 @@ inline std::int64_t parse_draft_tp(const std::string& option, const std::string&
 inline std::int64_t parse_attention_dp(const std::string& option, const std::string& s) {
     if (s == "tp") return 0;
     const auto v = decimal(s);
-    if (!v || *v < 1 || *v > 1024) bad_value(option, s, "an integer from 1 to 1024, or tp (one rank a tensor-parallel device)" + integer_problem(s));
+    if (!v || *v < 1 || *v > most_degree) bad_value(option, s, "an integer from 1 to 1024, or tp (one rank a tensor-parallel device)" + integer_problem(s));
     return *v;
 }
 inline ridgeline::Bytes parse_reserve(const std::string& option, const std::string& s) {  // --reserve-gib

@@ -146,7 +146,7 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
     add_read(app, "--context,-c", o.contexts, points(0),
              point ? "Context length in tokens (default 0)" : "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0)");
     const auto degrees = [lists](const std::string& f, const std::string& t) {
-        return lists ? cli::parse_degrees(f, t) : std::vector<std::int64_t>{parse_integer_option(f, t, 1, 1024)};
+        return lists ? cli::parse_degrees(f, t) : std::vector<std::int64_t>{parse_integer_option(f, t, 1, cli::most_degree)};
     };
     add_read(app, "--tp", o.tp, degrees,
              lists ? "Tensor-parallel degrees (default 1): 1,2,4 or 1..8x2" : "Tensor-parallel degree (default 1)");
@@ -1247,9 +1247,13 @@ int main(int argc, char** argv) {
     planner->footer("Example: ridgeline plan -m llama-3.1-70b -H h100-sxm,h200 --prompt 8192 --cached-prompt 7936 --output 512 "
                     "--users 64 --tpot-ms 30 --price h100-sxm=2.50,h200=3.50 --max-devices 16");
 
-    // CLI11's own errors echo what was typed: escape control characters in them too.
-    app.failure_message([](const CLI::App*, const CLI::Error& e) {
-        return cli::printable(e.what()) + "\nRun with --help for more information.\n";
+    // CLI11's own errors echo what was typed: escape control characters in them too. They start
+    // as ours do, and point at the help of the command that was being parsed.
+    app.failure_message([](const CLI::App* top, const CLI::Error& e) {
+        std::string help = "ridgeline --help";
+        for (const CLI::App* c : top->get_subcommands())
+            if (c->parsed()) help = "ridgeline " + c->get_name() + " --help";
+        return "ridgeline: " + cli::printable(e.what()) + "\nRun `" + help + "` for its flags.\n";
     });
 
     // The device a library error is about, for the compute-format suggestion.

@@ -967,6 +967,22 @@ def test_attention_dp_takes_ranks_or_tp_and_refuses_zero():
     assert repr(ridgeline.Deployment("h200", tp=4, attention_dp=2)).endswith("attention_dp 2>")
 
 
+def test_degrees_are_bounded_as_the_cli_bounds_them():
+    # The CLI's --tp, --pp and --ep take 1 to 1024 (`ridgeline decode --tp 2000`: "expected degrees
+    # from 1 to 1024"); the module refuses the same values, in every function that takes them.
+    for key in ("tp", "pp", "ep"):
+        with pytest.raises(ridgeline.Error, match=rf"^{key}: got 2000, expected an integer from 1 to 1024$"):
+            ridgeline.decode("llama-3.1-8b", "h100-sxm", 1, 0, **{key: 2000})
+        with pytest.raises(ridgeline.Error, match=rf"^{key}: got 0, expected an integer from 1 to 1024$"):
+            ridgeline.Deployment("h100-sxm", **{key: 0})
+    with pytest.raises(ridgeline.Error, match=r"^tp: got 1025, expected an integer from 1 to 1024$"):
+        ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], tp=[1, 1025])
+    with pytest.raises(ridgeline.Error, match=r"^draft_tp: got 1025, expected an integer from 0 to 1024$"):
+        ridgeline.speculative("llama-3.1-70b", "h100-sxm", 1, 0, draft="llama-3.1-8b", draft_tp=1025)
+    # 1024 itself is in range (it fails later, on the model: 8 KV heads cannot be split 1024 ways).
+    assert ridgeline.Deployment("h100-sxm", tp=1024).tp == 1024
+
+
 def test_type_errors_say_the_value_and_its_type():
     # A wrong type names the function, the keyword, the value and its type; whole users only, as --users.
     with pytest.raises(TypeError, match=r"^decode\(\): weights must be a str, got \['fp8'\] \(list\)$"):
