@@ -418,6 +418,8 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
     // Nor far below it: ECC on GDDR keeps back 1/16 (the L40S's 48 GB reports 46,068 MiB, 0.94 of
     // it), so under 0.9 x 80e9 / 2^20 = 68,664.6 MiB is a typo, not a device.
     CHECK(load_hardware("l40s").memory_reported->in(MiB) == 46068);
+    // Gaudi 3's "128 GB" is 128 GiB: hl-smi reports 131,072 MiB on each HL-325L (the preset's source).
+    CHECK(load_hardware("gaudi-3").memory_reported->in(MiB) == 131072);
     CHECK(hardware_from_json(reported("68665"), "r.json").memory_reported->in(MiB) == 68665);
     CHECK_THROWS_WITH(hardware_from_json(reported("1"), "r.json"),
                       "r.json: /memory_reported_MiB: got 1, expected at least 0.9 of memory_capacity_GB (68665 MiB): a device reports nearly all it holds");
