@@ -94,6 +94,8 @@ inline std::string describe(const json& v) {
         case json::value_t::string: {
             // dump() throws on invalid UTF-8, which only a document built in code can hold.
             const auto& str = v.get_ref<const std::string&>();
+            // Python's bare NaN, Infinity and -Infinity are read as these strings (catalogue.hpp).
+            if (str == "NaN" || str == "Infinity" || str == "-Infinity") return str + " (not a JSON number: a bare " + str + " or the string)";
             return (valid_utf8(str) ? v.dump() : "\"" + printable(str) + "\"") + " (a string)";
         }
         case json::value_t::boolean: return v.dump() + " (a boolean)";

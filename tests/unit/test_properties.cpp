@@ -271,7 +271,7 @@ TEST_CASE("properties: extreme inputs are rejected with the documented error", "
           nlohmann::json{{"a", "NaN"}, {"b", {0.0, "Infinity"}}, {"c", "-Infinity"}, {"d", "NaN: Infinity"}});
     CHECK_THROWS_WITH(model_from_config(parse_json_text(R"({"model_type":"llama","num_hidden_layers":NaN,"hidden_size":8,
         "num_attention_heads":1,"intermediate_size":1,"vocab_size":1})", "n.json"), "n.json"),
-                      "n.json: /num_hidden_layers: got \"NaN\" (a string), expected a positive integer");
+                      "n.json: /num_hidden_layers: got NaN (not a JSON number: a bare NaN or the string), expected a positive integer");
     // Only whole values: NaNa, a top-level NaN and a NaN inside a string stay as they are.
     CHECK_THROWS_WITH(parse_json_text("{\"a\": NaNa}", "n.json"),
                       Catch::StartsWith("n.json: got text that is not JSON ([json.exception.parse_error.101]"));
