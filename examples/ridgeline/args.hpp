@@ -28,8 +28,18 @@ struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A value typed long is echoed by its start and its length: the error stays one line (a pasted
+// list or a runaway shell expansion can be megabytes).
+inline std::string echoed(const std::string& value) {
+    constexpr std::size_t longest = 80, kept = 60;
+    if (value.size() <= longest) return value;
+    std::size_t cut = kept;
+    while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    return value.substr(0, cut) + "... (" + std::to_string(value.size()) + " bytes)";
+}
+
 [[noreturn]] inline void bad_value(const std::string& option, const std::string& value, const std::string& expected) {
-    throw usage_error(option + ": got \"" + value + "\", expected " + expected);
+    throw usage_error(option + ": got \"" + echoed(value) + "\", expected " + expected);
 }
 
 // An output file's path, checked before any work is done or printed: not empty, not a

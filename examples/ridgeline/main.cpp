@@ -737,7 +737,7 @@ void run_calibrate(const CalibrateOptions& o) {
     if (run.kept.empty()) {
         if (const auto f = cli::filter_leaving_none(a, run.set)) {
             const std::string flag = f->from_where ? "--where " + f->key : "--" + f->key;
-            throw cli::usage_error(flag + ": got \"" + f->value + "\", expected " + f->expected);
+            throw cli::usage_error(flag + ": got \"" + cli::echoed(f->value) + "\", expected " + f->expected);
         }
         const std::size_t flagged = run.flagged.size();
         throw cli::usage_error("calibrate: no row of " + a.measurements + " passes all the filters together" +
@@ -1206,7 +1206,7 @@ int main(int argc, char** argv) {
         "--where",
         [&cal_r](const std::vector<std::string>& items) {
             for (const auto& w : items) cal_r.where.push_back(cli::split_where(w, [](const std::string& value, const std::string& expected) {
-                    throw cli::usage_error("--where: got \"" + value + "\", expected " + expected);
+                    throw cli::usage_error("--where: got \"" + cli::echoed(value) + "\", expected " + expected);
                 }));
         },
         "KEY=VALUE on engine, engine_version, date, model, hardware, weights, tp, batch (repeatable)");
@@ -1266,7 +1266,7 @@ int main(int argc, char** argv) {
         std::vector<std::string> commands;
         for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(c->get_name());
         if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
-            fmt::print(stderr, "ridgeline: command: got \"{}\", expected one of (closest first): {}\n", cli::printable(argv[1]),
+            fmt::print(stderr, "ridgeline: command: got \"{}\", expected one of (closest first): {}\n", cli::printable(cli::echoed(argv[1])),
                        closest_first(commands, argv[1]));
             return 2;
         }
@@ -1319,7 +1319,12 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const ridgeline::error& e) {
         const bool flags = !*cal && !*list && !*show && !*model && !*planner;  // the rest take the workload flags
-        const std::string preset = *show ? "" : cli::preset_in_user_terms(e);
+        std::string preset = *show ? "" : cli::preset_in_user_terms(e);
+        // A device no one typed is the command's default: say so, or "--hardware" reads as a typo.
+        if (preset.starts_with("--hardware: "))
+            for (const CLI::App* c : app.get_subcommands())
+                if (c->parsed() && c->get_option_no_throw("--hardware") != nullptr && c->count("--hardware") == 0)
+                    preset.replace(0, std::string_view("--hardware: ").size(), "--hardware (not given, so its default): ");
         const std::string said = !preset.empty() ? preset : flags ? in_user_terms(e, device_of_error()) : *planner ? plan_in_user_terms(e) : e.what();
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(said));
         return 1;
