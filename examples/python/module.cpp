@@ -898,11 +898,37 @@ std::vector<py::object> one_or_many(const py::object& v, const char* key) {
     return out;
 }
 
+// A list names each value once, as the CLI's lists do (a repeat only prints the same rows twice):
+// "tp: got [1, 2, 1], expected each value once (1 is listed twice)".
+template <class T>
+void refuse_repeats(const char* key, const py::handle& given, const std::vector<T>& keys) {
+    const auto i = cli::first_repeat(keys);
+    if (!i) return;
+    std::string value;
+    if constexpr (std::is_same_v<T, std::string>) value = keys[*i];
+    else value = std::to_string(keys[*i]);
+    throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()), "each value once (" + value + " is listed twice)");
+}
+// Names given as str that load one file ("h200" and "data/hardware/h200.json"), refused as the CLI
+// refuses them; other values (paths, Hardware objects) are left to their readers.
+void refuse_same_file(const char* key, const py::handle& given, const std::vector<py::object>& items, PresetKind kind) {
+    std::vector<std::string> names;
+    for (const auto& item : items) names.push_back(py::isinstance<py::str>(item) ? item.cast<std::string>() : std::string{});
+    refuse_repeats(key, given, names);
+    std::vector<std::string> named;  // only the str ones: an empty piece would resolve to the folder
+    for (const auto& name : names)
+        if (!name.empty()) named.push_back(name);
+    if (const auto p = cli::same_file(named, kind))
+        throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()),
+                               "each value once (" + named[p->first] + " and " + named[p->second] + " are the same file)");
+}
+
 std::vector<std::int64_t> degrees(Kwargs& k, const char* key) {
     const py::object v = k.take(key);
     if (v.is_none()) return {1};
     std::vector<std::int64_t> out;
     for (const auto& item : one_or_many(v, key)) out.push_back(degree_in_range(key, Kwargs::as_integer("decode_sweep", key, item)));
+    refuse_repeats(key, v, out);
     return out;
 }
 
@@ -932,6 +958,9 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
             (void)format_arg("weights", f.cast<std::string>());
             weights.emplace_back(f.cast<std::string>());
         }
+        std::vector<std::string> typed;
+        for (const auto& w : weights) typed.push_back(w.value_or("checkpoint"));
+        refuse_repeats("weights", wl, typed);
     }
     std::optional<std::vector<std::string>> wanted;
     if (const py::object cl = k.take("columns"); !cl.is_none()) wanted = names_of(cl, "decode_sweep", "columns");
@@ -939,6 +968,8 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     if (weights.front() && spec.weights_given)
         throw py::type_error("decode_sweep(): give weights in the Workload or as a keyword, not both");
     const std::vector<py::object> models = one_or_many(model, "model"), devices = one_or_many(hardware, "hardware");
+    refuse_same_file("model", model, models, PresetKind::model);
+    refuse_same_file("hardware", hardware, devices, PresetKind::hardware);
     std::vector<DeviceArg> device_args;
     for (const auto& d : devices) device_args.push_back(device_arg(d, "decode_sweep"));
     const bool deployments = std::any_of(device_args.begin(), device_args.end(), [](const DeviceArg& d) { return d.par.has_value(); });
@@ -961,6 +992,8 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     const auto max_ctx = read_max_context(k);
     k.done();
     const std::vector<std::int64_t> batches = integers(batches_in, "batches"), contexts = integers(contexts_in, "contexts");
+    refuse_repeats("batches", batches_in, batches);
+    refuse_repeats("contexts", contexts_in, contexts);
 
     const std::vector<cli::Column> columns = cli::decode_columns();
     std::vector<bool> on(columns.size(), true);

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <ridgeline/catalogue.hpp>
@@ -104,15 +105,24 @@ inline std::int64_t parse_integer_option(const std::string& option, const std::s
 // A list names each value once: a repeat would only print the same row twice, and is more
 // likely a typo for another value. `keys` are the values as typed (two spellings of one value,
 // "fp4,nvfp4", pass); an empty one is left to the list's reader, which refuses it by name.
-inline void refuse_repeats(const std::string& option, const std::string& text, std::vector<std::string> keys) {
+// The Python module refuses its lists' repeats alike (first_repeat).
+// Of the values listed twice, the index of the one whose second mention comes first; none if
+// each is listed once. An empty string is no value (its reader names it).
+template <class T>
+std::optional<std::size_t> first_repeat(const std::vector<T>& keys) {
     std::vector<std::size_t> order(keys.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
-    // Of the values listed twice, the one whose second mention comes first.
-    std::size_t first_repeat = keys.size();
-    for (std::size_t i = 1; i < order.size(); ++i)
-        if (!keys[order[i]].empty() && keys[order[i]] == keys[order[i - 1]]) first_repeat = std::min(first_repeat, order[i]);
-    if (first_repeat < keys.size()) bad_value(option, text, "each value once (" + keys[first_repeat] + " is listed twice)");
+    std::optional<std::size_t> first;
+    for (std::size_t i = 1; i < order.size(); ++i) {
+        if constexpr (std::is_same_v<T, std::string>)
+            if (keys[order[i]].empty()) continue;
+        if (keys[order[i]] == keys[order[i - 1]] && (!first || order[i] < *first)) first = order[i];
+    }
+    return first;
+}
+inline void refuse_repeats(const std::string& option, const std::string& text, const std::vector<std::string>& keys) {
+    if (const auto i = first_repeat(keys)) bad_value(option, text, "each value once (" + keys[*i] + " is listed twice)");
 }
 
 // The most values one list may hold, and the most rows one command may produce.

@@ -956,6 +956,36 @@ def test_sweep_refuses_bad_points_with_the_library_error():
     assert empty["step_time_s"].shape == (0,)
 
 
+def test_sweep_lists_name_each_value_once_as_the_cli_lists_do():
+    # `ridgeline decode -m llama-3.1-8b --tp 1,1` says "expected each value once (1 is listed
+    # twice)": a repeat only prints the same rows twice. The sweep's lists say it the same way.
+    np = pytest.importorskip("numpy")
+    cases = [
+        (dict(tp=[1, 2, 1]), "tp: got [1, 2, 1], expected each value once (1 is listed twice)"),
+        (dict(weights=["fp8", "bf16", "fp8"]), "weights: got ['fp8', 'bf16', 'fp8'], expected each value once (fp8 is listed twice)"),
+        (dict(weights=["checkpoint", "checkpoint"]),
+         "weights: got ['checkpoint', 'checkpoint'], expected each value once (checkpoint is listed twice)"),
+        (dict(hardware=["h200", "h100-sxm", "h200"]),
+         "hardware: got ['h200', 'h100-sxm', 'h200'], expected each value once (h200 is listed twice)"),
+        (dict(model=["llama-3.1-8b", "llama-3.1-8b"]),
+         "model: got ['llama-3.1-8b', 'llama-3.1-8b'], expected each value once (llama-3.1-8b is listed twice)"),
+        (dict(batches=np.array([1, 8, 8])), "batches: got array([1, 8, 8]), expected each value once (8 is listed twice)"),
+        (dict(contexts=[0, 0]), "contexts: got [0, 0], expected each value once (0 is listed twice)"),
+    ]
+    for change, message in cases:
+        args = dict(model="llama-3.1-8b", hardware="h100-sxm", batches=[1], contexts=[0])
+        args.update(change)
+        with pytest.raises(ridgeline.Error) as e:
+            ridgeline.decode_sweep(args.pop("model"), args.pop("hardware"), args.pop("batches"), args.pop("contexts"), **args)
+        assert str(e.value) == message
+    # Two names of one file, as the CLI's -H h100-sxm,data/hardware/h100-sxm.json.
+    path = str(pathlib.Path(os.environ["RIDGELINE_DATA_DIR"]) / "hardware" / "h100-sxm.json")
+    with pytest.raises(ridgeline.Error, match=r"^hardware: got \[.*\], expected each value once \(h100-sxm and .*h100-sxm\.json are the same file\)$"):
+        ridgeline.decode_sweep("llama-3.1-8b", ["h100-sxm", path], [1], [0])
+    # Two spellings of two formats are two values.
+    assert len(ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], weights=["fp4", "nvfp4"])["weights"]) == 2
+
+
 def test_attention_dp_takes_ranks_or_tp_and_refuses_zero():
     # 0 is not "tp": refused as the CLI's --attention-dp refuses it.
     with pytest.raises(ridgeline.Error, match=r"attention_dp: got 0, expected an integer from 1 to 1024, or 'tp'"):
