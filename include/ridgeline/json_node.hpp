@@ -188,10 +188,12 @@ public:
     // A figure in the unit its key names: at least 1e-3 of that unit (smaller figures, and
     // subnormal ones, are no real device or measurement) and below 1e9 of it (an exabyte, a
     // billion TFLOP/s), so that nothing overflows or underflows once it is in SI units.
+    // One message for every way out of the range, a string, 0, a negative and 1e12 alike.
     [[nodiscard]] double figure() const {
-        const double d = positive_number();
-        if (!(d < figure_ceiling)) fail("a positive number below 1e9 (in the key's unit)");
-        if (!(d >= figure_floor)) fail("a number from 0.001 to below 1e9 (in the key's unit)");
+        const char* expected = "a number from 0.001 to below 1e9 (in the key's unit)";
+        if (!v_->is_number()) fail(expected);
+        const double d = v_->get<double>();
+        if (!(d >= figure_floor && d < figure_ceiling)) fail(expected);
         return d;
     }
     // A latency in microseconds: 0 (none), or from 1e-3 us (a nanosecond) to 1e6 us (a second).

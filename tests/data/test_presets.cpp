@@ -114,7 +114,7 @@ TEST_CASE("presets: RIDGELINE_DATA_DIR must name a directory", "[presets][errors
 TEST_CASE("presets: bad hardware files name file, path, value and expectation", "[presets][errors]") {
     const auto bad = [](const char* stem) { return std::string("tests/data/bad/") + stem + ".json"; };
     CHECK_THROWS_WITH(load_hardware(bad("hw-missing-bandwidth")),
-                      "tests/data/bad/hw-missing-bandwidth.json: /memory_bandwidth_GB_per_s: got nothing (the key is missing), expected a positive, finite number");
+                      "tests/data/bad/hw-missing-bandwidth.json: /memory_bandwidth_GB_per_s: got nothing (the key is missing), expected a number from 0.001 to below 1e9 (in the key's unit)");
     CHECK_THROWS_WITH(load_hardware(bad("hw-unknown-key")),
                       "tests/data/bad/hw-unknown-key.json: /memory_bandwidth_TB_per_s: got an unknown key, expected one of: name, memory_capacity_GB, memory_bandwidth_GB_per_s, dense_TFLOP_per_s, interconnect_GB_per_s, "
                       "memory_reported_MiB, scale_up_domain, scale_up_topology, scale_up_latency_us, scale_out_GB_per_s, scale_out_latency_us, "
@@ -129,11 +129,11 @@ TEST_CASE("presets: bad hardware files name file, path, value and expectation", 
                       "tests/data/bad/hw-mesh-without-link.json: /scale_up_topology: got \"mesh\" (a string), expected \"switch\" or no topology: a mesh "
                       "splits interconnect_GB_per_s, which the file does not give");
     CHECK_THROWS_WITH(load_hardware(bad("hw-string-capacity")),
-                      "tests/data/bad/hw-string-capacity.json: /memory_capacity_GB: got \"80\" (a string), expected a positive, finite number");
+                      "tests/data/bad/hw-string-capacity.json: /memory_capacity_GB: got \"80\" (a string), expected a number from 0.001 to below 1e9 (in the key's unit)");
     CHECK_THROWS_WITH(load_hardware(bad("hw-zero-bandwidth")),
-                      "tests/data/bad/hw-zero-bandwidth.json: /memory_bandwidth_GB_per_s: got 0, expected a positive, finite number");
+                      "tests/data/bad/hw-zero-bandwidth.json: /memory_bandwidth_GB_per_s: got 0, expected a number from 0.001 to below 1e9 (in the key's unit)");
     CHECK_THROWS_WITH(load_hardware(bad("hw-negative-peak")),
-                      "tests/data/bad/hw-negative-peak.json: /dense_TFLOP_per_s/bf16: got -1, expected a positive, finite number");
+                      "tests/data/bad/hw-negative-peak.json: /dense_TFLOP_per_s/bf16: got -1, expected a number from 0.001 to below 1e9 (in the key's unit)");
     CHECK_THROWS_WITH(load_hardware(bad("hw-unknown-format")),
                       "tests/data/bad/hw-unknown-format.json: /dense_TFLOP_per_s/bf17: got an unknown format, expected one of: fp32, bf16, fp16, fp8, int8, int4, fp4");
     CHECK_THROWS_WITH(load_hardware(bad("hw-source-unknown")),
@@ -390,7 +390,7 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
     CHECK_THROWS_WITH(hardware_from_json(peak("2040"), "m.json"),
                       "m.json: /measured_bandwidth_GB_per_s: got 2040, expected a measured bandwidth at most the peak memory_bandwidth_GB_per_s (2039)");
     CHECK_THROWS_WITH(hardware_from_json(peak("0"), "m.json"),
-                      "m.json: /measured_bandwidth_GB_per_s: got 0, expected a positive, finite number");
+                      "m.json: /measured_bandwidth_GB_per_s: got 0, expected a number from 0.001 to below 1e9 (in the key's unit)");
     // A CUDA compute capability: what the CUDA GPUs table gives (8.0 for an A100), read back in
     // the file's form; none on a device that is not NVIDIA's.
     const auto capability = [&](const char* v) { return a100("cuda_compute_capability", v); };
@@ -424,7 +424,7 @@ TEST_CASE("presets: tiny, subnormal and out-of-range figures are refused with th
     CHECK_THROWS_WITH(hardware_from_json(reported("1"), "r.json"),
                       "r.json: /memory_reported_MiB: got 1, expected at least 0.9 of memory_capacity_GB (68665 MiB): a device reports nearly all it holds");
     CHECK_THROWS_WITH(hardware_from_json(hw(R"(, "memory_reported_MiB": 1e9)"), "e.json"),
-                      "e.json: /memory_reported_MiB: got 1000000000.0, expected a positive number below 1e9 (in the key's unit)");
+                      "e.json: /memory_reported_MiB: got 1000000000.0, expected a number from 0.001 to below 1e9 (in the key's unit)");
     // A declared count of 1e16 does not load.
     const auto own = [](const char* parameters) {
         return nlohmann::json::parse(std::string(R"({"model_type": "llama", "num_hidden_layers": 1, "hidden_size": 8,

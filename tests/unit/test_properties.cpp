@@ -258,7 +258,7 @@ TEST_CASE("properties: extreme inputs are rejected with the documented error", "
     // Figures too large to be real hardware, or a model too wide to be one, are refused on load.
     CHECK_THROWS_WITH(hardware_from_json(nlohmann::json::parse(R"({"name":"x","memory_capacity_GB":1e300,
         "memory_bandwidth_GB_per_s":1,"dense_TFLOP_per_s":{"bf16":1}})"), "x.json"),
-                      "x.json: /memory_capacity_GB: got 1e+300, expected a positive number below 1e9 (in the key's unit)");
+                      "x.json: /memory_capacity_GB: got 1e+300, expected a number from 0.001 to below 1e9 (in the key's unit)");
     CHECK_THROWS_WITH(model_from_config(nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":4611686018427387904,
         "num_attention_heads":1,"intermediate_size":1,"vocab_size":1})"), "m.json"),
                       "m.json: /hidden_size: got 4611686018427387904, expected a positive integer below 2^53");
