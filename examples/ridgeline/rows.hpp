@@ -494,24 +494,30 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
                       : "faster than this setting allows, and no lever here explains it (fewer bits, more devices or drafts): "
                         "check the setting and the measurement";
         const bool compute_bound = d.ceiling.bound == Bound::compute;
-        add("max_bits_per_weight", d.max_bits_per_weight ? number(*d.max_bits_per_weight, 2)
-                                   : null(compute_bound            ? "none (compute-bound: fewer bits leave its arithmetic)"
-                                          : d.bits_limited_by_memory ? "none (the KV and activations alone fill the memory)"
-                                                                     : "none (the KV, the embedding rows and the links alone take longer)"));
+        // A lever with no value: null in JSON and CSV and "none (why)" in the table, and the why
+        // also under <key>_why, so a JSON reader gets the reason the table gives.
+        const auto none = [&](const char* k, const std::string& why) {
+            add(k, null("none (" + why + ")"));
+            t.add({text(std::string(k) + "_why"), text(why)}, false);
+        };
+        if (d.max_bits_per_weight) add("max_bits_per_weight", number(*d.max_bits_per_weight, 2));
+        else none("max_bits_per_weight", compute_bound            ? "compute-bound: fewer bits leave its arithmetic"
+                                          : d.bits_limited_by_memory ? "the KV and activations alone fill the memory"
+                                                                     : "the KV, the embedding rows and the links alone take longer");
         if (d.max_bits_per_weight)
             add("max_bits_limited_by", text(d.bits_limited_by_memory ? "memory (the measured step allows more bits; no more fit)"
                                                                      : "the measured step's time"));
-        add("min_devices", d.min_devices      ? integer(*d.min_devices)
-                           : d.no_link_figure ? null("none (hardware '" + std::string(s.hw.name.view()) + "' " +
-                                                     (d.no_scale_out_figure ? "scale_out_GB_per_s" : "interconnect_GB_per_s") +
-                                                     ": no figure in the preset to cost a split over more devices)")
-                                              : null("none (no tensor-parallel degree up to 1,024 is that fast and fits: its links' time grows with the degree)"));
+        if (d.min_devices) add("min_devices", integer(*d.min_devices));
+        else none("min_devices", d.no_link_figure ? "hardware '" + std::string(s.hw.name.view()) + "' " +
+                                                        (d.no_scale_out_figure ? "scale_out_GB_per_s" : "interconnect_GB_per_s") +
+                                                        ": no figure in the preset to cost a split over more devices"
+                                                  : "no tensor-parallel degree up to 1,024 is that fast and fits: its links' time grows with the degree");
         add("draft_tokens", integer(d.draft_tokens));
-        add("min_acceptance", d.min_acceptance       ? number(*d.min_acceptance, 3)
-                              : d.verification_past ? null("none (the verification reads context + " + std::to_string(d.draft_tokens) +
-                                                           " tokens, past the model's " + std::to_string(d.verification_past) + " positions)")
-                              : null(compute_bound ? "none (compute-bound: verifying g + 1 tokens costs g + 1 times the arithmetic)"
-                                                   : "none (more than g + 1 tokens a step)"));
+        if (d.min_acceptance) add("min_acceptance", number(*d.min_acceptance, 3));
+        else none("min_acceptance", d.verification_past ? "the verification reads context + " + std::to_string(d.draft_tokens) +
+                                                              " tokens, past the model's " + std::to_string(d.verification_past) + " positions"
+                                    : compute_bound ? "compute-bound: verifying g + 1 tokens costs g + 1 times the arithmetic"
+                                                    : "more than g + 1 tokens a step");
     }
     // What does not fit did not run as stated: say so before any reading of the gap.
     if (!d.memory.fits())
