@@ -608,6 +608,21 @@ py::object prefill_py(const py::object& model, const py::object& hardware, const
     }
 }
 
+// A preset the catalogue could not find, named by the keyword that gave it where its kind would
+// not say which ("draft: got "llama9", expected a model preset (closest first: ...) or a JSON
+// file", not "model preset: ..."), as the CLI names --draft, --calibration and --measurements.
+template <class Load>
+auto preset_named_by(const char* keyword, Load&& load) {
+    try {
+        return load();
+    } catch (const ridgeline::error& e) {
+        const bool preset = e.path() == "model preset" || e.path() == "efficiency preset" || e.path() == "measurement set";
+        if (!e.file().empty() || !preset) throw;
+        const std::optional<std::string> listed = cli::presets_listed(e.path(), e.expected());
+        throw ridgeline::error("", keyword, e.value(), listed ? *listed + " or a JSON file" : e.expected());
+    }
+}
+
 py::object speculative_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
                           const py::object& draft_tokens, const py::object& acceptance, const py::object& draft, const py::kwargs& kw) {
     Kwargs k("speculative", kw);
@@ -619,7 +634,7 @@ py::object speculative_py(const py::object& model, const py::object& hardware, c
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "speculative", batch, context);
     std::optional<PyModel> draft_model;
-    if (!draft.is_none()) draft_model = model_of(draft);
+    if (!draft.is_none()) draft_model = preset_named_by("draft", [&] { return model_of(draft); });
     else if (draft_tp != 0) throw ridgeline::error("", "draft_tp", std::to_string(draft_tp), "no draft_tp without draft (a free draft runs on no device)");
     const SpeculativeDecode r = speculative_decode(c.s.dep, c.s.m, w, spec, draft_model ? &draft_model->model : nullptr);
     static const auto columns = cli::speculative_columns();
@@ -675,7 +690,8 @@ py::object predict_py(const py::object& model, const py::object& hardware, const
         if (k.has(key)) throw ridgeline::error("", key, py::str(kw[key]).cast<std::string>(), "none: predict takes it from the calibration");
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "predict", batch, context);
-    return to_python(cli::predict_table(c.s, w, load_efficiency(*calibration)).json());
+    const EfficiencyPreset preset = preset_named_by("calibration", [&] { return load_efficiency(*calibration); });
+    return to_python(cli::predict_table(c.s, w, preset).json());
 }
 
 std::vector<std::string> names_of(const py::handle& v, const char* function, const char* what) {
@@ -739,7 +755,7 @@ py::object calibrate_py(const py::object& measurements, const py::kwargs& kw) {
         r.where.push_back(cli::split_where(w, [](const std::string& value, const std::string& expected) {
             throw ridgeline::error("", "where", value, expected);
         }));
-    const cli::CalibrateRun run = cli::run_calibration(r);
+    const cli::CalibrateRun run = preset_named_by("measurements", [&] { return cli::run_calibration(r); });
     if (run.kept.empty())
         if (const auto f = cli::filter_leaving_none(r, run.set)) throw ridgeline::error("", f->key, f->value, f->expected);
     if (run.kept.empty())

@@ -566,11 +566,21 @@ def test_unknown_preset_says_what_the_cli_says():
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.decode("llama-3.1-8b", "no-such-device")
     assert in_flag_terms(str(e.value), "--hardware") == cli_error("decode", "-m", "llama-3.1-8b", "-H", "no-such-device")
+    # A keyword whose preset kind does not name it (a draft is a model preset) is named itself, in
+    # the CLI's words for its flag.
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.predict("llama-3.1-8b", "h100-sxm", calibration="no-such-engine")
-    assert in_flag_terms(str(e.value), "--calibration") == cli_error("predict", "-m", "llama-3.1-8b", "--calibration", "no-such-engine")
-    assert e.value.path == "efficiency preset" and e.value.value == '"no-such-engine"'
-    assert e.value.expected.startswith("one of (closest first): ")
+    assert "--" + str(e.value) == cli_error("predict", "-m", "llama-3.1-8b", "--calibration", "no-such-engine")
+    assert e.value.path == "calibration" and e.value.value == '"no-such-engine"'
+    assert e.value.expected.startswith("an efficiency preset (closest first: ")
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.speculative("llama-3.1-70b", "h100-sxm", 1, 0, draft="no-such-model")
+    assert "--" + str(e.value) == cli_error("speculative", "-m", "llama-3.1-70b", "--draft", "no-such-model")
+    assert e.value.path == "draft" and e.value.expected.startswith("a model preset (closest first: ")
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.calibrate("no-such-set")
+    assert "--" + str(e.value) == cli_error("calibrate", "--measurements", "no-such-set")
+    assert e.value.path == "measurements" and e.value.expected.startswith("a measurement set (closest first: ")
 
 
 @needs_cli
