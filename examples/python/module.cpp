@@ -782,6 +782,31 @@ py::object calibrate_py(const py::object& measurements, const py::kwargs& kw) {
     return out;
 }
 
+// A list names each value once, as the CLI's lists do (a repeat only prints the same rows twice):
+// "tp: got [1, 2, 1], expected each value once (1 is listed twice)".
+template <class T>
+void refuse_repeats(const char* key, const py::handle& given, const std::vector<T>& keys) {
+    const auto i = cli::first_repeat(keys);
+    if (!i) return;
+    std::string value;
+    if constexpr (std::is_same_v<T, std::string>) value = keys[*i];
+    else value = std::to_string(keys[*i]);
+    throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()), "each value once (" + value + " is listed twice)");
+}
+// Names given as str that load one file ("h200" and "data/hardware/h200.json"), refused as the CLI
+// refuses them; other values (paths, Hardware objects) are left to their readers.
+void refuse_same_file(const char* key, const py::handle& given, const std::vector<py::object>& items, PresetKind kind) {
+    std::vector<std::string> names;
+    for (const auto& item : items) names.push_back(py::isinstance<py::str>(item) ? item.cast<std::string>() : std::string{});
+    refuse_repeats(key, given, names);
+    std::vector<std::string> named;  // only the str ones: an empty piece would resolve to the folder
+    for (const auto& name : names)
+        if (!name.empty()) named.push_back(name);
+    if (const auto p = cli::same_file(named, kind))
+        throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()),
+                               "each value once (" + named[p->first] + " and " + named[p->second] + " are the same file)");
+}
+
 // The planner, as `ridgeline plan --format json` prints it (plan_json.hpp).
 py::object plan_py(const py::object& model, const py::kwargs& kw) {
     Kwargs k("plan", kw);
@@ -815,7 +840,9 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     if (const py::object wl = k.take("weights"); !wl.is_none()) {
         r.weights.clear();
         checkpoint = false;
-        for (const auto& f : names_of(wl, "plan", "weights")) {
+        const std::vector<std::string> typed = names_of(wl, "plan", "weights");
+        refuse_repeats("weights", wl, typed);
+        for (const auto& f : typed) {
             if (f == "checkpoint") checkpoint = true;
             else r.weights.push_back(format_arg("weights", f));
         }
@@ -844,11 +871,13 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     r.links.link_bandwidth = k.optional_link_bandwidth();
     const py::object hw = k.take("hardware");
     const std::vector<std::string> names = hw.is_none() ? list_presets(PresetKind::hardware) : paths_of(hw, "plan", "hardware");
-    // A preset and its own file are one device, as the CLI's -H refuses them (a name given twice
-    // is the library's to refuse, by name).
-    if (const auto same = cli::same_file(names, PresetKind::hardware); same && names[same->first] != names[same->second])
-        throw ridgeline::error("", "hardware", names[same->first] + " and " + names[same->second],
-                               "each candidate device once (they are the same file)");
+    // A name twice, or a preset and its own file, refused as the CLI's -H refuses them.
+    if (!hw.is_none()) {
+        refuse_repeats("hardware", hw, names);
+        if (const auto same = cli::same_file(names, PresetKind::hardware))
+            throw ridgeline::error("", "hardware", cli::echoed(py::repr(hw).cast<std::string>()),
+                                   "each value once (" + names[same->first] + " and " + names[same->second] + " are the same file)");
+    }
     std::vector<std::pair<std::string, double>> prices;
     if (const py::object p = k.take("prices"); !p.is_none()) {
         if (!py::isinstance<py::dict>(p)) throw py::type_error("plan(): prices must be a dict of device name to price per device-hour");
@@ -912,31 +941,6 @@ std::vector<py::object> one_or_many(const py::object& v, const char* key) {
     for (const auto& item : v) out.push_back(py::reinterpret_borrow<py::object>(item));
     if (out.empty()) throw ridgeline::error("", key, "an empty list", "at least one value");
     return out;
-}
-
-// A list names each value once, as the CLI's lists do (a repeat only prints the same rows twice):
-// "tp: got [1, 2, 1], expected each value once (1 is listed twice)".
-template <class T>
-void refuse_repeats(const char* key, const py::handle& given, const std::vector<T>& keys) {
-    const auto i = cli::first_repeat(keys);
-    if (!i) return;
-    std::string value;
-    if constexpr (std::is_same_v<T, std::string>) value = keys[*i];
-    else value = std::to_string(keys[*i]);
-    throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()), "each value once (" + value + " is listed twice)");
-}
-// Names given as str that load one file ("h200" and "data/hardware/h200.json"), refused as the CLI
-// refuses them; other values (paths, Hardware objects) are left to their readers.
-void refuse_same_file(const char* key, const py::handle& given, const std::vector<py::object>& items, PresetKind kind) {
-    std::vector<std::string> names;
-    for (const auto& item : items) names.push_back(py::isinstance<py::str>(item) ? item.cast<std::string>() : std::string{});
-    refuse_repeats(key, given, names);
-    std::vector<std::string> named;  // only the str ones: an empty piece would resolve to the folder
-    for (const auto& name : names)
-        if (!name.empty()) named.push_back(name);
-    if (const auto p = cli::same_file(named, kind))
-        throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()),
-                               "each value once (" + named[p->first] + " and " + named[p->second] + " are the same file)");
 }
 
 std::vector<std::int64_t> degrees(Kwargs& k, const char* key) {

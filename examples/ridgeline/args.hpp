@@ -102,12 +102,9 @@ inline std::int64_t parse_integer_option(const std::string& option, const std::s
     return *v;
 }
 
-// A list names each value once: a repeat would only print the same row twice, and is more
-// likely a typo for another value. `keys` are the values as typed (two spellings of one value,
-// "fp4,nvfp4", pass); an empty one is left to the list's reader, which refuses it by name.
-// The Python module refuses its lists' repeats alike (first_repeat).
 // Of the values listed twice, the index of the one whose second mention comes first; none if
-// each is listed once. An empty string is no value (its reader names it).
+// each is listed once. An empty string is no value (its reader names it). The Python module
+// refuses its lists' repeats with it too.
 template <class T>
 std::optional<std::size_t> first_repeat(const std::vector<T>& keys) {
     std::vector<std::size_t> order(keys.size());
@@ -121,6 +118,10 @@ std::optional<std::size_t> first_repeat(const std::vector<T>& keys) {
     }
     return first;
 }
+
+// A list names each value once: a repeat would only print the same row twice, and is more
+// likely a typo for another value. `keys` are the values as typed (two spellings of one value,
+// "fp4,nvfp4", pass); an empty one is left to the list's reader, which refuses it by name.
 inline void refuse_repeats(const std::string& option, const std::string& text, const std::vector<std::string>& keys) {
     if (const auto i = first_repeat(keys)) bad_value(option, text, "each value once (" + keys[*i] + " is listed twice)");
 }
@@ -179,7 +180,7 @@ inline std::vector<std::int64_t> parse_list(const std::string& option, const std
     std::vector<std::string> keys;
     keys.reserve(out.size());
     for (const std::int64_t v : out) keys.push_back(std::to_string(v));
-    refuse_repeats(option, s, std::move(keys));
+    refuse_repeats(option, s, keys);
     return out;
 }
 
@@ -342,7 +343,7 @@ inline double parse_acceptance(const std::string& option, const std::string& s) 
     return parse_number(option, s, 0, 1, "a probability from 0 to 1");
 }
 inline std::int64_t parse_draft_tp(const std::string& option, const std::string& s) {  // --draft-tp: 0, the target's degree
-    return parse_integer_option(option, s, 0, 1024);
+    return parse_integer_option(option, s, 0, most_degree);
 }
 // --attention-dp: ranks (1 to 1024), or "tp": one a tensor-parallel device, read as 0.
 inline std::int64_t parse_attention_dp(const std::string& option, const std::string& s) {

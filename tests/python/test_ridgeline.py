@@ -711,10 +711,11 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, tpot_s=-1), "tpot_s", "a time in seconds from 1e-6 to 1e6"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, ttft_s=float("inf")), "ttft_s", "a time in seconds from 1e-6 to 1e6"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, itl_s=0.0), "itl_s", "a time in seconds from 1e-6 to 1e6"),
-        # A preset and its own file are one device, as the CLI's -H refuses them.
+        # A preset and its own file are one device, as the CLI's -H refuses them, in its words.
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=[os.path.join(ROOT, "data/hardware/h200.json"),
                                                           os.path.join(ROOT, "data/hardware/../hardware/h200.json")], users=4), "hardware",
-         "each candidate device once (they are the same file)"),
+         "each value once (" + os.path.join(ROOT, "data/hardware/h200.json") + " and " +
+         os.path.join(ROOT, "data/hardware/../hardware/h200.json") + " are the same file)"),
         (lambda: ridgeline.diagnose("llama-3.1-8b", "h200", measured_tokens_per_s=100, efficiency=0.3), "efficiency",
          "none: diagnose measures the gap to the ceiling (predict with a calibration estimates)"),
         # 10,000 x 10,000 points is within the point cap; with every column it is some 3e9 values.
@@ -723,8 +724,11 @@ def test_bad_inputs_of_every_answer():
         # predict takes its efficiency and times from the calibration: given here they were ignored.
         (lambda: ridgeline.predict("llama-3.1-8b", "h100-sxm", calibration="tensorrt-llm-h100-sxm", efficiency=0.5), "efficiency",
          "none: predict takes it from the calibration"),
-        # The library's words for the list (devices, weight formats) said as the keyword.
-        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h200", "h200"], users=4), "hardware", "each candidate device once"),
+        # A name twice, as the CLI's `plan -H h200,h200` and `--weights fp8,fp8` say it.
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h200", "h200"], users=4), "hardware", "each value once (h200 is listed twice)"),
+        (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h200"], weights=["fp8", "fp8"], users=4), "weights",
+         "each value once (fp8 is listed twice)"),
+        # The library's words for the list said as the keyword.
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=[], users=4), "hardware", "at least one candidate device"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h200"], weights=[], users=4), "weights", "at least one format, or the checkpoint's"),
         (lambda: ridgeline.decode("llama-3.1-8b", "rtx-4090", tp=2, link_bandwidth_bytes_per_s=0), "link_bandwidth_bytes_per_s",
