@@ -793,18 +793,23 @@ void refuse_repeats(const char* key, const py::handle& given, const std::vector<
     else value = std::to_string(keys[*i]);
     throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()), "each value once (" + value + " is listed twice)");
 }
-// Names given as str that load one file ("h200" and "data/hardware/h200.json"), refused as the CLI
-// refuses them; other values (paths, Hardware objects) are left to their readers.
-void refuse_same_file(const char* key, const py::handle& given, const std::vector<py::object>& items, PresetKind kind) {
-    std::vector<std::string> names;
-    for (const auto& item : items) names.push_back(py::isinstance<py::str>(item) ? item.cast<std::string>() : std::string{});
+// Names given twice, or two that load one file ("h200" and "data/hardware/h200.json"), refused
+// as the CLI refuses them; an empty name is none (the item was not a str).
+void refuse_same_names(const char* key, const py::handle& given, const std::vector<std::string>& names, PresetKind kind) {
     refuse_repeats(key, given, names);
-    std::vector<std::string> named;  // only the str ones: an empty piece would resolve to the folder
+    std::vector<std::string> named;  // only the real names: an empty one would resolve to the folder
     for (const auto& name : names)
         if (!name.empty()) named.push_back(name);
     if (const auto p = cli::same_file(named, kind))
         throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()),
                                "each value once (" + named[p->first] + " and " + named[p->second] + " are the same file)");
+}
+// The str items of a model or hardware list, so checked; other values (paths, Hardware objects)
+// are left to their readers.
+void refuse_same_file(const char* key, const py::handle& given, const std::vector<py::object>& items, PresetKind kind) {
+    std::vector<std::string> names;
+    for (const auto& item : items) names.push_back(py::isinstance<py::str>(item) ? item.cast<std::string>() : std::string{});
+    refuse_same_names(key, given, names, kind);
 }
 
 // The planner, as `ridgeline plan --format json` prints it (plan_json.hpp).
@@ -872,12 +877,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     const py::object hw = k.take("hardware");
     const std::vector<std::string> names = hw.is_none() ? list_presets(PresetKind::hardware) : paths_of(hw, "plan", "hardware");
     // A name twice, or a preset and its own file, refused as the CLI's -H refuses them.
-    if (!hw.is_none()) {
-        refuse_repeats("hardware", hw, names);
-        if (const auto same = cli::same_file(names, PresetKind::hardware))
-            throw ridgeline::error("", "hardware", cli::echoed(py::repr(hw).cast<std::string>()),
-                                   "each value once (" + names[same->first] + " and " + names[same->second] + " are the same file)");
-    }
+    if (!hw.is_none()) refuse_same_names("hardware", hw, names, PresetKind::hardware);
     std::vector<std::pair<std::string, double>> prices;
     if (const py::object p = k.take("prices"); !p.is_none()) {
         if (!py::isinstance<py::dict>(p)) throw py::type_error("plan(): prices must be a dict of device name to price per device-hour");

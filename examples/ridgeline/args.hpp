@@ -372,7 +372,8 @@ inline std::optional<std::string> presets_listed(std::string_view kind, const st
 // "h100", expected a hardware preset (closest first: ...) or a JSON file"); empty for the rest.
 // show takes either kind by position, and its catalogue error says so. The page words its
 // errors as the CLI does, so it calls this too.
-inline std::string preset_in_user_terms(const ridgeline::error& e, std::string_view model_flag = "--model") {
+inline std::string preset_in_user_terms(const ridgeline::error& e, std::string_view model_flag = "--model",
+                                        std::string_view hardware_flag = "--hardware") {
     static const std::pair<std::string_view, std::string_view> kinds[] = {{"hardware preset", "--hardware"},
                                                                           {"model preset", "--model"},
                                                                           {"efficiency preset", "--calibration"},
@@ -380,7 +381,7 @@ inline std::string preset_in_user_terms(const ridgeline::error& e, std::string_v
     if (!e.file().empty()) return "";
     for (const auto& [kind, flag] : kinds) {
         if (e.path() != kind) continue;
-        const std::string_view named = kind == "model preset" ? model_flag : flag;
+        const std::string_view named = kind == "model preset" ? model_flag : kind == "hardware preset" ? hardware_flag : flag;
         const std::optional<std::string> listed = presets_listed(kind, e.expected());
         return std::string(named) + ": got " + e.value() + ", expected " + (listed ? *listed + " or a JSON file" : e.expected());
     }

@@ -1104,6 +1104,13 @@ std::string parse_error_in_user_terms(const CLI::ParseError& e, bool show) {
     return flag + ": given " + what.substr(what.rfind(' ') + 1) + " times, expected once" + example;
 }
 
+// The subcommand the command line named, if it got that far.
+const CLI::App* parsed_command(const CLI::App& app) {
+    for (const CLI::App* c : app.get_subcommands())
+        if (c->parsed()) return c;
+    return nullptr;
+}
+
 int main(int argc, char** argv) {
     CLI::App app{"ridgeline: decode-speed arithmetic for LLMs on GPUs (bytes, rooflines, ridge batch, n*)", "ridgeline"};
     app.require_subcommand(1);
@@ -1250,9 +1257,8 @@ int main(int argc, char** argv) {
     // CLI11's own errors echo what was typed: escape control characters in them too. They start
     // as ours do, and point at the help of the command that was being parsed.
     app.failure_message([](const CLI::App* top, const CLI::Error& e) {
-        std::string help = "ridgeline --help";
-        for (const CLI::App* c : top->get_subcommands())
-            if (c->parsed()) help = "ridgeline " + c->get_name() + " --help";
+        const CLI::App* command = parsed_command(*top);
+        const std::string help = command ? "ridgeline " + command->get_name() + " --help" : "ridgeline --help";
         return "ridgeline: " + cli::printable(e.what()) + "\nRun `" + help + "` for its flags.\n";
     });
 
@@ -1319,12 +1325,11 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const ridgeline::error& e) {
         const bool flags = !*cal && !*list && !*show && !*model && !*planner;  // the rest take the workload flags
-        std::string preset = *show ? "" : cli::preset_in_user_terms(e);
         // A device no one typed is the command's default: say so, or "--hardware" reads as a typo.
-        if (preset.starts_with("--hardware: "))
-            for (const CLI::App* c : app.get_subcommands())
-                if (c->parsed() && c->get_option_no_throw("--hardware") != nullptr && c->count("--hardware") == 0)
-                    preset.replace(0, std::string_view("--hardware: ").size(), "--hardware (not given, so its default): ");
+        const CLI::App* command = parsed_command(app);
+        const bool device_defaulted = command && command->get_option_no_throw("--hardware") != nullptr && command->count("--hardware") == 0;
+        const std::string preset =
+            *show ? "" : cli::preset_in_user_terms(e, "--model", device_defaulted ? "--hardware (not given, so its default)" : "--hardware");
         const std::string said = !preset.empty() ? preset : flags ? in_user_terms(e, device_of_error()) : *planner ? plan_in_user_terms(e) : e.what();
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(said));
         return 1;

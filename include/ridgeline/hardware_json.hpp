@@ -47,8 +47,8 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
 
     Hardware hw;
     hw.name = Name{root.need("name", "a non-empty string of at most 63 characters").name()};
-    hw.memory_capacity = GB(root.need("memory_capacity_GB", "a number from 0.001 to below 1e9 (in the key's unit)").figure());
-    hw.memory_bandwidth = GB_per_s(root.need("memory_bandwidth_GB_per_s", "a number from 0.001 to below 1e9 (in the key's unit)").figure());
+    hw.memory_capacity = GB(root.need("memory_capacity_GB", json_detail::figure_range).figure());
+    hw.memory_bandwidth = GB_per_s(root.need("memory_bandwidth_GB_per_s", json_detail::figure_range).figure());
 
     const Node peaks = root.need("dense_TFLOP_per_s", "an object of dense peaks, e.g. {\"bf16\": 989}");
     peaks.require_object("an object of dense peaks, e.g. {\"bf16\": 989}");

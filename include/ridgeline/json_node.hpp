@@ -110,6 +110,7 @@ inline std::string describe(const json& v) {
 // The bounds a figure read from a file must lie in (see the header comment).
 inline constexpr double figure_floor = 1e-3;    // of the key's unit: smaller is not hardware
 inline constexpr double figure_ceiling = 1e9;   // of the key's unit: an exabyte, a billion TFLOP/s
+inline constexpr const char* figure_range = "a number from 0.001 to below 1e9 (in the key's unit)";
 inline constexpr double latency_ceiling_us = 1e6;  // a second per message
 
 // RFC 6901 escaping of one key, after making it printable.
@@ -190,10 +191,9 @@ public:
     // billion TFLOP/s), so that nothing overflows or underflows once it is in SI units.
     // One message for every way out of the range, a string, 0, a negative and 1e12 alike.
     [[nodiscard]] double figure() const {
-        const char* expected = "a number from 0.001 to below 1e9 (in the key's unit)";
-        if (!v_->is_number()) fail(expected);
+        if (!v_->is_number()) fail(figure_range);
         const double d = v_->get<double>();
-        if (!(d >= figure_floor && d < figure_ceiling)) fail(expected);
+        if (!(d >= figure_floor && d < figure_ceiling)) fail(figure_range);
         return d;
     }
     // A latency in microseconds: 0 (none), or from 1e-3 us (a nanosecond) to 1e6 us (a second).
