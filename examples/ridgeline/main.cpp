@@ -1258,8 +1258,13 @@ int main(int argc, char** argv) {
     // as ours do, and point at the help of the command that was being parsed.
     app.failure_message([](const CLI::App* top, const CLI::Error& e) {
         const CLI::App* command = parsed_command(*top);
-        const std::string help = command ? "ridgeline " + command->get_name() + " --help" : "ridgeline --help";
-        return "ridgeline: " + cli::printable(e.what()) + "\nRun `" + help + "` for its flags.\n";
+        if (command) return "ridgeline: " + cli::printable(e.what()) + "\nRun `ridgeline " + command->get_name() + " --help` for its flags.\n";
+        if (dynamic_cast<const CLI::RequiredError*>(&e) == nullptr)
+            return "ridgeline: " + cli::printable(e.what()) + "\nRun `ridgeline --help` for its commands.\n";
+        // No command given: name them, as the unknown-command error does.
+        std::string commands;
+        for (const CLI::App* c : top->get_subcommands([](const CLI::App*) { return true; })) commands += (commands.empty() ? "" : ", ") + c->get_name();
+        return "ridgeline: command: got none, expected one of: " + commands + "\nRun `ridgeline --help` for what each does.\n";
     });
 
     // The device a library error is about, for the compute-format suggestion.
