@@ -791,7 +791,7 @@ void refuse_repeats(const char* key, const py::handle& given, const std::vector<
     std::string value;
     if constexpr (std::is_same_v<T, std::string>) value = keys[*i];
     else value = std::to_string(keys[*i]);
-    throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()), "each value once (" + value + " is listed twice)");
+    throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()), "each value once (" + cli::echoed(value) + " is listed twice)");
 }
 // Names given twice, or two that load one file ("h200" and "data/hardware/h200.json"), refused
 // as the CLI refuses them; an empty name is none (the item was not a str).
@@ -802,13 +802,17 @@ void refuse_same_names(const char* key, const py::handle& given, const std::vect
         if (!name.empty()) named.push_back(name);
     if (const auto p = cli::same_file(named, kind))
         throw ridgeline::error("", key, cli::echoed(py::repr(given).cast<std::string>()),
-                               "each value once (" + named[p->first] + " and " + named[p->second] + " are the same file)");
+                               "each value once (" + cli::echoed(named[p->first]) + " and " + cli::echoed(named[p->second]) + " are the same file)");
 }
-// The str items of a model or hardware list, so checked; other values (paths, Hardware objects)
-// are left to their readers.
+// The str and path items of a model or hardware list, so checked; other values (Hardware
+// objects) are left to their readers.
 void refuse_same_file(const char* key, const py::handle& given, const std::vector<py::object>& items, PresetKind kind) {
     std::vector<std::string> names;
-    for (const auto& item : items) names.push_back(py::isinstance<py::str>(item) ? item.cast<std::string>() : std::string{});
+    for (const auto& item : items) {
+        if (py::isinstance<py::str>(item)) names.push_back(item.cast<std::string>());
+        else if (py::hasattr(item, "__fspath__")) names.push_back(py::str(py::module_::import("os").attr("fspath")(item)).cast<std::string>());
+        else names.emplace_back();
+    }
     refuse_same_names(key, given, names, kind);
 }
 
@@ -966,7 +970,9 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
     Kwargs k("decode_sweep", kw);
     // Every keyword and list is read and checked before any file is read.
     std::vector<std::optional<std::string>> weights{std::nullopt};
+    py::object weights_given = py::none();
     if (const py::object wl = k.take("weights"); !wl.is_none()) {
+        weights_given = wl;
         weights.clear();
         for (const auto& f : one_or_many(wl, "weights")) {
             if (!py::isinstance<py::str>(f)) throw py::type_error("decode_sweep(): weights must be a str or a list of str");
@@ -1089,6 +1095,25 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
                     settings.push_back(Setting{mi, d, par, base, source});
                 }
             }
+    // Two weights that store every model alike ("bf16" and "checkpoint" over bf16 checkpoints)
+    // would only repeat rows: refused as the CLI's --weights refuses them. Where they differ for
+    // one model of several, its rows differ, so they stand. The first device's settings tell.
+    const std::size_t per_weights = deployments ? 1 : splits.size(), per_model = device_args.size() * weights.size() * per_weights;
+    const auto storage = [&](std::size_t mi, std::size_t w) -> const Precision& { return settings[mi * per_model + w * per_weights].base.precision; };
+    for (std::size_t j = 1; j < weights.size(); ++j)
+        for (std::size_t i = 0; i < j; ++i) {
+            bool alike = true;
+            for (std::size_t mi = 0; mi < loaded_models.size() && alike; ++mi)
+                alike = stored_alike(storage(mi, i), storage(mi, j), loaded_models[mi].model.tied_embeddings);
+            if (!alike) continue;
+            const std::string whom = loaded_models.size() == 1 ? std::string(loaded_models.front().model.name.view())
+                                                               : "each of the " + std::to_string(loaded_models.size()) + " models";
+            throw ridgeline::error("", "weights", cli::echoed(py::repr(weights_given).cast<std::string>()),
+                                   "each value once (" + weights[i].value_or("checkpoint") + " and " + weights[j].value_or("checkpoint") +
+                                       " store " + whom + " alike" +
+                                       (loaded_models.size() == 1 ? ": " + precision_name(storage(0, i), loaded_models.front().model.tied_embeddings) : "") +
+                                       ")");
+        }
     // A setting as the rows echo it (for the input columns).
     const auto resolved = [&](const Setting& x) {
         cli::Resolved r;

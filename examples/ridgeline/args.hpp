@@ -39,6 +39,12 @@ inline std::string echoed(const std::string& value) {
     return value.substr(0, cut) + "... (" + std::to_string(value.size()) + " bytes)";
 }
 
+// The same for a value the library quoted: its text cut, the quotes kept.
+inline std::string echoed_quoted(const std::string& value) {
+    if (value.size() < 2 || value.front() != '"' || value.back() != '"') return echoed(value);
+    return '"' + echoed(value.substr(1, value.size() - 2)) + '"';
+}
+
 [[noreturn]] inline void bad_value(const std::string& option, const std::string& value, const std::string& expected) {
     throw usage_error(option + ": got \"" + echoed(value) + "\", expected " + expected);
 }
@@ -123,7 +129,7 @@ std::optional<std::size_t> first_repeat(const std::vector<T>& keys) {
 // likely a typo for another value. `keys` are the values as typed (two spellings of one value,
 // "fp4,nvfp4", pass); an empty one is left to the list's reader, which refuses it by name.
 inline void refuse_repeats(const std::string& option, const std::string& text, const std::vector<std::string>& keys) {
-    if (const auto i = first_repeat(keys)) bad_value(option, text, "each value once (" + keys[*i] + " is listed twice)");
+    if (const auto i = first_repeat(keys)) bad_value(option, text, "each value once (" + echoed(keys[*i]) + " is listed twice)");
 }
 
 // The most values one list may hold, and the most rows one command may produce.
@@ -227,7 +233,7 @@ inline std::optional<std::pair<std::size_t, std::size_t>> same_file(const std::v
 inline void refuse_same_file(const std::string& option, const std::string& text, const std::vector<std::string>& pieces,
                              ridgeline::PresetKind kind) {
     if (const auto p = same_file(pieces, kind))
-        bad_value(option, text, "each value once (" + pieces[p->first] + " and " + pieces[p->second] + " are the same file)");
+        bad_value(option, text, "each value once (" + echoed(pieces[p->first]) + " and " + echoed(pieces[p->second]) + " are the same file)");
 }
 
 inline ridgeline::Format parse_format_option(const std::string& option, const std::string& s) {
@@ -383,7 +389,7 @@ inline std::string preset_in_user_terms(const ridgeline::error& e, std::string_v
         if (e.path() != kind) continue;
         const std::string_view named = kind == "model preset" ? model_flag : kind == "hardware preset" ? hardware_flag : flag;
         const std::optional<std::string> listed = presets_listed(kind, e.expected());
-        return std::string(named) + ": got " + e.value() + ", expected " + (listed ? *listed + " or a JSON file" : e.expected());
+        return std::string(named) + ": got " + echoed_quoted(e.value()) + ", expected " + (listed ? *listed + " or a JSON file" : e.expected());
     }
     return "";
 }

@@ -1258,9 +1258,14 @@ int main(int argc, char** argv) {
     // as ours do, and point at the help of the command that was being parsed.
     app.failure_message([](const CLI::App* top, const CLI::Error& e) {
         const CLI::App* command = parsed_command(*top);
-        if (command) return "ridgeline: " + cli::printable(e.what()) + "\nRun `ridgeline " + command->get_name() + " --help` for its flags.\n";
+        // CLI11 echoes the arguments it did not expect whole: cut them as ours are.
+        std::string what = e.what();
+        for (const std::string_view lead : {"was not expected: ", "were not expected: "})
+            if (const auto at = what.find(lead); at != std::string::npos)
+                what = what.substr(0, at + lead.size()) + cli::echoed(what.substr(at + lead.size()));
+        if (command) return "ridgeline: " + cli::printable(what) + "\nRun `ridgeline " + command->get_name() + " --help` for its flags.\n";
         if (dynamic_cast<const CLI::RequiredError*>(&e) == nullptr)
-            return "ridgeline: " + cli::printable(e.what()) + "\nRun `ridgeline --help` for its commands.\n";
+            return "ridgeline: " + cli::printable(what) + "\nRun `ridgeline --help` for its commands.\n";
         // No command given: name them, as the unknown-command error does.
         std::string commands;
         for (const CLI::App* c : top->get_subcommands([](const CLI::App*) { return true; })) commands += (commands.empty() ? "" : ", ") + c->get_name();

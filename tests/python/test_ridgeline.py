@@ -234,10 +234,28 @@ def test_generate_equals_cli():
      {"measured_tpot_s": 9 * 1e-3, "draft_tokens": 6, "tp": 4, "weights": "fp8"}),
     ("qwen3-30b-a3b", "h200", 64, 2048, ["--measured-tok-s", "1000"], ["--tp", "2", "--ep", "2"],
      {"measured_tokens_per_s": 1000.0, "tp": 2, "ep": 2}),
+    # 5,000 tok/s of Llama-3.1-70B at batch 1 on one H100, 207 times its 24.1 tok/s ceiling: two
+    # levers have no value, and each says why (min_devices_why, min_acceptance_why).
+    ("llama-3.1-70b", "h100-sxm", 1, 0, ["--measured-tok-s", "5000"], [], {"measured_tokens_per_s": 5000.0}),
 ])
 def test_diagnose_equals_cli(model, hardware, batch, context, measured, extra, kwargs):
     theirs = cli_json("diagnose", "-m", model, "-H", hardware, "-b", str(batch), "-c", str(context), *measured, *extra)
-    same_row(ridgeline.diagnose(model, hardware, batch, context, **kwargs), theirs)
+    ours = ridgeline.diagnose(model, hardware, batch, context, **kwargs)
+    same_row(ours, theirs)
+    # Each lever with no value says why, as the CLI's JSON does.
+    for key in ("max_bits_per_weight", "min_devices", "min_acceptance"):
+        assert (key in ours and ours[key] is None) == (key + "_why" in ours)
+        assert (key + "_why" in ours) == (key + "_why" in theirs)
+
+
+def test_diagnose_says_why_a_lever_has_no_value():
+    # As the CLI's case "diagnose's JSON says why a lever has no value": more than g + 1 = 5
+    # tokens a step is past what four drafts give, and no split's links are that fast.
+    r = ridgeline.diagnose("llama-3.1-70b", "h100-sxm", 1, 0, measured_tokens_per_s=5000.0)
+    assert r["min_devices"] is None
+    assert r["min_devices_why"] == "no tensor-parallel degree up to 1,024 is that fast and fits: its links' time grows with the degree"
+    assert r["min_acceptance"] is None
+    assert r["min_acceptance_why"] == "more than g + 1 tokens a step"
 
 
 @needs_cli
@@ -996,6 +1014,23 @@ def test_sweep_lists_name_each_value_once_as_the_cli_lists_do():
     path = str(pathlib.Path(os.environ["RIDGELINE_DATA_DIR"]) / "hardware" / "h100-sxm.json")
     with pytest.raises(ridgeline.Error, match=r"^hardware: got \[.*\], expected each value once \(h100-sxm and .*h100-sxm\.json are the same file\)$"):
         ridgeline.decode_sweep("llama-3.1-8b", ["h100-sxm", path], [1], [0])
+    # A path names its file as a str does (pathlib.Path, as os.fspath reads it).
+    with pytest.raises(ridgeline.Error, match=r"^hardware: got \[.*\], expected each value once \(h100-sxm and .*h100-sxm\.json are the same file\)$"):
+        ridgeline.decode_sweep("llama-3.1-8b", ["h100-sxm", pathlib.Path(path)], [1], [0])
+    # Two weights that store the model alike only repeat rows: Llama-3.1-8B's checkpoint is
+    # bf16 (its config.json's torch_dtype), so "checkpoint" is "bf16" there, as the CLI's
+    # --weights bf16,checkpoint is refused.
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], weights=["bf16", "checkpoint"])
+    assert str(e.value) == "weights: got ['bf16', 'checkpoint'], expected each value once (bf16 and checkpoint store llama-3.1-8b alike: bf16)"
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode_sweep(["llama-3.1-8b", "qwen3-8b"], "h100-sxm", [1], [0], weights=["bf16", "checkpoint"])
+    assert str(e.value) == ("weights: got ['bf16', 'checkpoint'], expected each value once "
+                            "(bf16 and checkpoint store each of the 2 models alike)")
+    # Where they differ for one model of several, that model's rows differ: gpt-oss-20b's
+    # checkpoint holds its experts in MXFP4 (its quantization_config), so bf16 is another storage.
+    mixed = ridgeline.decode_sweep(["llama-3.1-8b", "gpt-oss-20b"], "h100-sxm", [1], [0], weights=["bf16", "checkpoint"])
+    assert len(mixed["weights"]) == 4
     # Two spellings of two formats are two values.
     assert len(ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], weights=["fp4", "nvfp4"])["weights"]) == 2
 
