@@ -593,7 +593,7 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     };
     const bool other_models = !models.empty() && std::find(models.begin(), models.end(), std::string(s.m.name.view())) == models.end();
     add("calibration_models", other_models ? text("fitted on rows of " + join(models) + " (engine builds: " + join(fitted.versions) + "), not " +
-                                                  std::string(s.m.name.view()) + ": its leave-one-out error is how it predicts those models")
+                                                  std::string(s.m.name.view()) + ": its leave-one-out error and range are of those models, and its fixed times carry over to this one unscaled")
                                            : null("-"));
     add("calibration_builds", !other_models && !fitted.versions.empty() ? text("fitted on rows of engine builds: " + join(fitted.versions))
                               : !fitted.unread.empty()                   ? text("unknown: " + fitted.unread + ", so the models and builds it was fitted on are not known")
