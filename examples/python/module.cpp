@@ -736,6 +736,9 @@ py::object calibrate_py(const py::object& measurements, const py::kwargs& kw) {
     r.per_moe_layer = k.optional_flag("per_moe_layer").value_or(false);
     r.per_sequence = k.optional_flag("per_sequence").value_or(false);
     r.hold_compute = k.optional_flag("hold_compute").value_or(false);
+    r.fit_compute = k.optional_flag("fit_compute").value_or(false);
+    if (r.hold_compute && r.fit_compute)
+        throw ridgeline::error("", "fit_compute", "True", "not with hold_compute=True (one holds the compute efficiency, the other fits it)");
     std::vector<std::string> where;  // KEY=VALUE
     if (const py::object w = k.take("where"); !w.is_none()) {
         if (py::isinstance<py::dict>(w)) {
@@ -1555,7 +1558,7 @@ PYBIND11_MODULE(ridgeline, m) {
               "record `ridgeline predict --format json` prints.").c_str());
     m.def("calibrate", &calibrate_py, py::arg("measurements"),
           "Fit the overhead model to measurements (a name in data/measurements or a file); keywords hardware, engine, model, where "
-          "(dict or list of 'KEY=VALUE'), per_layer, per_moe_layer, per_sequence, hold_compute. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "
+          "(dict or list of 'KEY=VALUE'), per_layer, per_moe_layer, per_sequence, hold_compute, fit_compute. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "
           "efficiency preset `--save` writes}, and 'leave_one_out_not_run' saying why where it was not run (past 500 rows).");
     m.def("plan", &plan_py, py::arg("model"),
           "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all), prompt, output, "

@@ -786,7 +786,8 @@ void run_calibrate(const CalibrateOptions& o) {
                    cli::printable(run.hardware), pm(c.bandwidth_efficiency, c.bandwidth_efficiency_error, 100, 1, "%") +
                        (c.bandwidth_basis.empty() ? "" : " (" + c.bandwidth_basis + ")"),
                    pm(c.compute_efficiency, c.compute_efficiency_error, 100, 1, "%") +
-                       (a.hold_compute ? " (held)"
+                       (a.hold_compute                ? " (held)"
+                        : !c.compute_basis.empty() ? " (" + c.compute_basis + ")"
                         : c.compute_efficiency <= run.lowest_compute * (1 + 1e-9) ? " (its floor: a fit claims no less)" : ""),
                    pm(c.overhead.in(ms), c.overhead_error ? std::optional<double>(c.overhead_error->in(ms)) : std::nullopt, 1, 3, " ms"),
                    std::string(a.per_layer ? ", " + in_us(c.per_layer, c.per_layer_error, " us a layer") +
@@ -1222,7 +1223,11 @@ int main(int argc, char** argv) {
                   "Also fit a time per MoE layer (routing and expert kernels; needs rows on dense and MoE models to tell it from the time per step)");
     cal->add_flag("--per-sequence", cal_r.per_sequence,
                   "Also fit a time per sequence per step (the host's work for each request; needs rows at different batches)");
-    cal->add_flag("--hold-compute", cal_r.hold_compute, "Hold the compute efficiency at 100% instead of fitting it");
+    auto* hold = cal->add_flag("--hold-compute", cal_r.hold_compute, "Hold the compute efficiency at 100% instead of fitting it");
+    cal->add_flag("--fit-compute", cal_r.fit_compute,
+                  "Fit the compute efficiency even where it does not pay Akaike's penalty (by default it is held at 100% unless "
+                  "fitting it cuts the rms error below exp(-1/n) of the held fit's over n rows)")
+        ->excludes(hold);
     cal->add_option("--save", cal_o.save, "Write the fit as an efficiency preset (data/efficiency/) to this file");
     add_format(cal, cal_o.format);
     cal->footer("Example: ridgeline calibrate --measurements published --engine TensorRT-LLM -H h100-sxm");

@@ -659,6 +659,7 @@ struct CalibrateRequest {
     bool per_moe_layer = false;
     bool per_sequence = false;
     bool hold_compute = false;  // the compute efficiency held at 1, not fitted
+    bool fit_compute = false;   // fitted free even where it does not pay Akaike's penalty
 };
 
 // The most rows calibrate runs leave-one-out over.
@@ -772,6 +773,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
     terms.per_moe_layer = a.per_moe_layer;
     terms.per_sequence = a.per_sequence;
     terms.compute = !a.hold_compute;
+    terms.compute_pays = !a.fit_compute;
     run.lowest_compute = terms.lowest_compute;
     // The library numbers the observations it was given; say which row of which file that is.
     try {
@@ -949,7 +951,9 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
         j["per_sequence_s"] = c.per_sequence.in(seconds);
         j["per_sequence_term"] = true;
     }
-    j["compute_term"] = !a.hold_compute;
+    // Whether the fit moved it: held by --hold-compute, or by Akaike's penalty (compute_basis).
+    j["compute_term"] = !a.hold_compute && c.compute_basis.empty();
+    if (!a.hold_compute && !a.fit_compute) j["compute_pays"] = true;  // absent: fitted free, as older presets were
     j["lowest_compute"] = run.lowest_compute;
     j["kv_per_query_head"] = c.kv_per_query_head;
     const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };

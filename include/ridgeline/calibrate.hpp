@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,15 @@ struct CalibrationTerms {
     // shows directly is 5.7% of peak (vLLM's DeepSeek-R1 prefill on the H200: 976 ms to the first
     // token against 55.7 ms ideal); the README gives the table at other floors.
     double lowest_compute = 0.05;
+    // Whether a free compute efficiency must pay for itself: fitted both free and held (at
+    // held.compute), it is kept free only where the free fit reads steps of two rows or more as
+    // compute-bound (a rate one row alone reaches fits that row's noise to zero) and its rms error
+    // is below exp(-1/n) of the held fit's over n rows, Akaike's penalty for one parameter, as the
+    // KV reading pays. Free without it, memory-bound rows' noise buys a compute efficiency (a
+    // seeded simulation in test_levers.cpp: 18 of 40 seeds below 50%). Off here, so term sets that ask
+    // for the term free keep it free (the accuracy table's eight, which choose between free and
+    // held by leave-one-out themselves); `ridgeline calibrate` and Python's calibrate() turn it on.
+    bool compute_pays = false;
 };
 
 struct Calibration {
@@ -80,6 +90,9 @@ struct Calibration {
     double rms_relative_error = 0;       // over the rows fitted: sqrt(mean((residual / measured)^2))
     std::string explanation;             // which term explains the gap to the ceiling, in words
     std::string bandwidth_basis;         // a one-row fit's bandwidth efficiency: held at the device's measured figure, or fitted; else empty
+    // Where CalibrationTerms::compute_pays held the compute efficiency: the two fits' rms errors,
+    // in words; else empty.
+    std::string compute_basis;
 
     [[nodiscard]] constexpr Efficiency efficiency() const {
         return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head, per_moe_layer, per_sequence};
@@ -185,6 +198,7 @@ struct Fitted {
     bool kv_per_query_head = false;
     std::size_t rows = 0;
     std::string bandwidth_basis;  // Calibration::bandwidth_basis
+    std::string compute_basis;    // Calibration::compute_basis
     [[nodiscard]] double rms() const { return std::sqrt(terms.rss / static_cast<double>(rows)); }
     // a, c >= 1; a held efficiency's reciprocal taken twice may differ from it in the last bit.
     [[nodiscard]] Efficiency efficiency() const {
@@ -230,7 +244,7 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
               terms.held.per_moe_layer.in(s), terms.held.per_sequence.in(s)};
     const Hardware& hw = p.hardware();
     if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && terms.held.bandwidth == 1 && hw.measured_bandwidth))
-        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(), {}};
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(), {}, {}};
     // validate(hw) has held it within (0, peak].
     const double measured = hw.measured_bandwidth->in(GB_per_s), peak = hw.memory_bandwidth.in(GB_per_s);
     held.a = peak / measured;
@@ -255,16 +269,47 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(),
                       held_at + ", unused: the row's steps are compute-bound, and " +
                           (at_measured <= fastest ? one_row + " cannot tell slower arithmetic from a fixed time, so compute is held"
-                                                     : "faster than the held compute efficiency allows")};
+                                                     : "faster than the held compute efficiency allows"), {}};
     if (at_measured <= fastest)
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(),
-                      held_at + ": " + one_row + " cannot tell a slower read from a fixed time"};
+                      held_at + ": " + one_row + " cannot tell a slower read from a fixed time", {}};
     if (allowed & 4u) held.o = 0;
     if (allowed & 8u) held.l = 0;
     if (allowed & 16u) held.e = 0;
     if (allowed & 32u) held.q = 0;
     return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(),
-                  "fitted: " + (subset.size() == 1 ? std::string("the one row reads") : "the fastest of " + one_row + " reads") + " faster than the device's measured " + number_text(measured) + " GB/s"};
+                  "fitted: " + (subset.size() == 1 ? std::string("the one row reads") : "the fastest of " + one_row + " reads") + " faster than the device's measured " + number_text(measured) + " GB/s", {}};
+}
+
+// The fit under one KV reading, the compute efficiency free only where it pays (terms.compute_pays).
+inline Fitted fit_paid(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms, bool kv_per_query_head) {
+    Fitted free = fit_reading(p, subset, terms, kv_per_query_head);
+    if (!terms.compute || !terms.compute_pays) return free;
+    CalibrationTerms held_terms = terms;
+    held_terms.compute = false;
+    Fitted held = fit_reading(p, subset, held_terms, kv_per_query_head);
+    // Free, it did not move (no step turns compute-bound): nothing was fitted, nothing to pay.
+    if (free.efficiency().compute == held.efficiency().compute) return free;
+    // The rows some of whose steps the free fit reads as compute-bound: a rate that only one row
+    // reaches is that row's own residual, fitted to zero whatever its noise.
+    std::size_t bound = 0;
+    for (std::size_t i : subset) {
+        const Row& r = p.row(i, kv_per_query_head);
+        bound += std::any_of(r.parts.begin(), r.parts.end(),
+                             [&](const Part& q) { return q.weight > 0 && free.terms.c * q.compute > free.terms.a * q.memory; });
+    }
+    const auto n = static_cast<double>(subset.size());
+    if (bound >= 2 && free.rms() < std::exp(-1 / n) * held.rms()) return free;
+    const auto shown = [](const char* format, double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, format, v);
+        return std::string(buf);
+    };
+    const std::string fitted = "held: fitted, " + shown("%.1f", 100 * free.efficiency().compute) + "% of peak ";
+    held.compute_basis = bound < 2 ? fitted + "turns only one row compute-bound, which it would fit whatever that row's noise"
+                                   : fitted + "cut the rms error from " + shown("%.2f", 100 * held.rms()) + "% to " + shown("%.2f", 100 * free.rms()) +
+                                         "%, short of Akaike's penalty for one more term (below " + shown("%.2f", std::exp(-1 / n)) + " of it)";
+    return held;
 }
 
 // The fit on `subset`, with the KV reading chosen (terms.kv_reads) or held.
@@ -273,9 +318,9 @@ inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const Cal
     // One row (or rows of one setting) fits either reading as well, so it cannot choose between them.
     if (terms.kv_reads && subset.size() > 1 && !one_setting(p, subset, false))
         for (std::size_t i : subset) choose = choose || shares_kv_heads(p.observations()[i].model);
-    if (!choose) return fit_reading(p, subset, terms, terms.held.kv_per_query_head);
-    const Fitted shared = fit_reading(p, subset, terms, false);
-    const Fitted per_query = fit_reading(p, subset, terms, true);
+    if (!choose) return fit_paid(p, subset, terms, terms.held.kv_per_query_head);
+    const Fitted shared = fit_paid(p, subset, terms, false);
+    const Fitted per_query = fit_paid(p, subset, terms, true);
     // The reading is one more thing fitted, so it must pay for itself: Akaike's criterion for
     // one parameter, n ln(rss per query / rss shared) < -2, i.e. the rms error below exp(-1/n)
     // of the shared reading's (0.72 at 3 rows, 0.92 at 12), each the fit's own on its prepared
@@ -360,6 +405,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     c.per_sequence = e.per_sequence;
     c.kv_per_query_head = e.kv_per_query_head;
     c.bandwidth_basis = f.bandwidth_basis;
+    c.compute_basis = f.compute_basis;
     if (t.se_a) c.bandwidth_efficiency_error = *t.se_a / (t.a * t.a);  // d(1/a) = da / a^2
     if (t.se_c) c.compute_efficiency_error = *t.se_c / (t.c * t.c);
     if (t.se_o) c.overhead_error = s(*t.se_o);

@@ -22,6 +22,9 @@ struct EfficiencyPreset {
     bool per_moe_layer_term = false;  // and the time per MoE layer (calibrate --per-moe-layer)
     bool per_sequence_term = false;   // and the time per sequence (calibrate --per-sequence)
     bool compute_term = true;     // whether it could move the compute efficiency (not calibrate --hold-compute)
+    // Whether it could only where it paid Akaike's penalty (CalibrationTerms::compute_pays, calibrate's
+    // default); presets that do not say were fitted with it free (calibrate --fit-compute).
+    bool compute_pays = false;
     std::optional<double> lowest_compute;  // the floor it could not go below (CalibrationTerms::lowest_compute)
     std::optional<double> leave_one_out_median, leave_one_out_worst;
     std::optional<std::size_t> rows;  // how many measurement rows it was fitted on, where it says
@@ -41,7 +44,8 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
                     "per_layer_s", "bandwidth_efficiency_error", "compute_efficiency_error", "overhead_error_s",
                     "per_layer_error_s", "rms_relative_error", "explanation", "rows", "leave_one_out", "source", "per_layer_term",
                     "compute_term", "lowest_compute", "kv_per_query_head", "bandwidth_basis", "per_moe_layer_s",
-                    "per_moe_layer_error_s", "per_moe_layer_term", "per_sequence_s", "per_sequence_error_s", "per_sequence_term"});
+                    "per_moe_layer_error_s", "per_moe_layer_term", "per_sequence_s", "per_sequence_error_s", "per_sequence_term",
+                    "compute_pays"});
     EfficiencyPreset p;
     p.engine = root.need("engine", "the engine's name").string();
     p.hardware = root.need("hardware", "a hardware preset name").string();
@@ -75,6 +79,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     if (root.has("per_moe_layer_term")) p.per_moe_layer_term = root.at("per_moe_layer_term").boolean();
     if (root.has("per_sequence_term")) p.per_sequence_term = root.at("per_sequence_term").boolean();
     if (root.has("compute_term")) p.compute_term = root.at("compute_term").boolean();
+    if (root.has("compute_pays")) p.compute_pays = root.at("compute_pays").boolean();
     if (root.has("lowest_compute")) p.lowest_compute = fraction("lowest_compute");
     if (root.has("kv_per_query_head")) p.fit.kv_per_query_head = root.at("kv_per_query_head").boolean();
     // A term its fit held at zero has no time; a compute efficiency no lower than the floor it had.

@@ -333,6 +333,23 @@ def test_calibrate_past_500_rows_says_why_leave_one_out_is_missing():
 
 
 @needs_cli
+def test_calibrate_holds_a_compute_efficiency_that_does_not_pay_as_the_cli_does():
+    # TensorRT-LLM's six L40S rows: free, the compute efficiency is short of Akaike's penalty
+    # (exp(-1/6) = 0.85 of the held fit's rms error), so it is held; fit_compute=True fits it.
+    for extra, kwargs in (([], {}), (["--fit-compute"], {"fit_compute": True})):
+        theirs = cli_json("calibrate", "--measurements", "published", "--engine", "TensorRT-LLM", "-H", "l40s", *extra)
+        ours = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="l40s", **kwargs)
+        assert ours["preset"] == theirs["preset"]
+    held = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="l40s")["preset"]
+    assert held["compute_efficiency"] == 1.0 and not held["compute_term"] and held["compute_pays"]
+    free = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="l40s", fit_compute=True)["preset"]
+    assert free["compute_efficiency"] < 1.0 and free["compute_term"] and "compute_pays" not in free
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="l40s", fit_compute=True, hold_compute=True)
+    assert str(e.value) == "fit_compute: got True, expected not with hold_compute=True (one holds the compute efficiency, the other fits it)"
+
+
+@needs_cli
 def test_the_shipped_efficiency_preset_is_what_calibrate_makes():
     # data/efficiency/tensorrt-llm-h100-sxm.json was written by `calibrate --save` (with
     # --per-layer and --hold-compute, as the preset records): the module's preset for the same
