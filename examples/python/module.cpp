@@ -34,6 +34,7 @@
 #include <ridgeline/ridgeline.hpp>
 #include <ridgeline/speculative.hpp>
 
+#include "../ridgeline/plan_args.hpp"
 #include "../ridgeline/rows.hpp"
 
 namespace py = pybind11;
@@ -874,6 +875,11 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     const auto compute = k.optional_text("compute");
     w.precision.compute = numeric_arg("compute", compute.value_or("bf16"));
     r.device_compute = !compute;
+    // Each device's terms from its calibration, as the CLI's --calibration gives them.
+    const bool times_given = std::any_of(kw.begin(), kw.end(), [](const auto& item) {
+        const std::string key = py::str(item.first);
+        return (key == "efficiency" || key == "compute_efficiency" || key.starts_with("overhead")) && !item.second.is_none();
+    });
     w.efficiency.bandwidth = k.number("efficiency", 1.0);
     w.efficiency.compute = k.number("compute_efficiency", 1.0);
     w.efficiency.overhead = seconds(k.optional_overhead_s().value_or(0.0));
@@ -881,8 +887,22 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     if (const auto b = k.optional_reserve_bytes()) w.assumptions.runtime_reserve = bytes(*b);
     if (const auto l = k.optional_link_latency_s()) r.links.link_latency = seconds(*l);
     r.links.link_bandwidth = k.optional_link_bandwidth();
+    const py::object cal = k.take("calibration");
     const py::object hw = k.take("hardware");
-    const std::vector<std::string> names = hw.is_none() ? list_presets(PresetKind::hardware) : paths_of(hw, "plan", "hardware");
+    cli::PlanCalibrations calibrations{cal.is_none() ? std::vector<std::string>{} : paths_of(cal, "plan", "calibration"), {}, {}};
+    calibrations.refuse = [repr = cli::echoed(py::repr(cal).cast<std::string>())](const std::string& expected) {
+        throw ridgeline::error("", "calibration", repr, expected);
+    };
+    if (!cal.is_none()) {
+        refuse_same_names("calibration", cal, calibrations.typed, PresetKind::efficiency);
+        if (times_given)
+            throw ridgeline::error("", "calibration", cli::echoed(py::repr(cal).cast<std::string>()),
+                                   "no efficiency, compute_efficiency or overhead beside it (it gives each device's times)");
+        calibrations.load();
+    }
+    const std::vector<std::string> names = !hw.is_none()                   ? paths_of(hw, "plan", "hardware")
+                                           : !calibrations.presets.empty() ? calibrations.devices()
+                                                                           : list_presets(PresetKind::hardware);
     // A name twice, or a preset and its own file, refused as the CLI's -H refuses them.
     if (!hw.is_none()) refuse_same_names("hardware", hw, names, PresetKind::hardware);
     std::vector<std::pair<std::string, double>> prices;
@@ -906,6 +926,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     }
     const PyModel& pm = model_of(model);
     r.model = pm.model;
+    calibrations.attach(r, "hardware", hw.is_none() ? "" : cli::echoed(py::repr(hw).cast<std::string>()));
     r.checkpoint_formats = pm.precision;
     if (checkpoint) r.checkpoint = pm.precision;
     raise_max_context(r.model, max_ctx);
@@ -1563,8 +1584,9 @@ PYBIND11_MODULE(ridgeline, m) {
     m.def("plan", &plan_py, py::arg("model"),
           "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all), prompt, output, "
           "cached_prompt, chunk, users or requests_per_s, tpot_s, ttft_s, itl_s (on the longest wait between two tokens), prices (dict device -> price per device-hour), "
-          "max_devices, weights (list: 'checkpoint', the model's own formats, and formats; default ['checkpoint', 'fp8']), mode ('agg', 'apart', 'disagg', 'both', or a mix: 'agg,apart' or ['agg', 'apart']), kv, compute, efficiency, overhead_s, memory_fraction, "
-          "runtime_reserve_bytes, link_latency_s, link_bandwidth_bytes_per_s, max_context, top.");
+          "max_devices, weights (list: 'checkpoint', the model's own formats, and formats; default ['checkpoint', 'fp8']), mode ('agg', 'apart', 'disagg', 'both', or a mix: 'agg,apart' or ['agg', 'apart']), kv, compute, efficiency, compute_efficiency, overhead_s, "
+          "calibration (efficiency presets or files, one for each device: each device's terms, as --calibration; hardware defaults to their devices), "
+          "memory_fraction, runtime_reserve_bytes, link_latency_s, link_bandwidth_bytes_per_s, max_context, top.");
     m.def("decode_sweep", &decode_sweep_py, py::arg("model"), py::arg("hardware"), py::arg("batches"), py::arg("contexts"),
           doc("Decode rows for every setting and every batch x context point, as a dict of numpy arrays under decode's keys "
               "(pandas.DataFrame takes it). model, hardware, weights, tp, pp and ep may each be a list: one setting per combination, "

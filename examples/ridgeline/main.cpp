@@ -947,8 +947,8 @@ void run_plan(const cli::PlanOptions& a) {
         std::string times;
         for (const std::string& said : result.assumptions) {
             const std::string_view head = std::string_view(said).substr(0, said.find(':'));
-            if (head == "times") {
-                times = said;
+            if (head == "times" || head.starts_with("times on ")) {  // one line, or one a device with its own terms
+                times += (times.empty() ? "" : "\n") + said;
                 continue;
             }
             const bool of_a_mode = std::any_of(r.modes.begin(), r.modes.end(), [&](ServingMode m) { return mode_name(m) == head; });
@@ -988,7 +988,7 @@ void run_plan(const cli::PlanOptions& a) {
                    w.assumptions.prompt_logits ? "every prompt token" : "each prompt's last token",
                    setting.priced ? "" : "; no prices: ranked by devices");
         // What the times are (the plan's own words): ceilings name the flags that make them estimates.
-        if (w.efficiency.is_ideal() && times.ends_with(")"))
+        if (w.efficiency.is_ideal() && times.starts_with("times: ceilings") && times.ends_with(")"))
             times.insert(times.size() - 1, "; --efficiency, --compute-efficiency and --overhead-us make them estimates");
         fmt::print("{}\n", times);
         if (!setting.model_notes.empty()) fmt::print("model: {}\n", cli::printable(setting.model_notes));

@@ -5,15 +5,19 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <ridgeline/efficiency_json.hpp>
 #include <ridgeline/json.hpp>
 #include <ridgeline/plan.hpp>
 
 #include "args.hpp"
+#include "fitted_rows.hpp"
 
 namespace cli {
 
@@ -38,6 +42,9 @@ struct PlanOptions {
     std::optional<ridgeline::Numeric> compute;  // unset: plan_detail::unasked_compute (fp8 storage in fp8 where the device has it, else bf16, fp16 on a V100)
     double efficiency = 1, compute_efficiency = 1;
     ridgeline::Seconds overhead{};
+    bool times_given = false;                 // --efficiency, --compute-efficiency or --overhead-us
+    std::vector<std::string> calibrations;    // --calibration: efficiency presets, one a device
+    std::string calibration_text;
     std::optional<double> memory_fraction;
     std::optional<ridgeline::Bytes> reserve;
     std::optional<ridgeline::Seconds> link_latency;
@@ -124,12 +131,29 @@ inline const std::vector<PlanFlag>& plan_flags() {
         {"--compute", "compute", "Compute format (default: fp8 for fp8-stored weights on a device with an fp8 peak, as vLLM serves them; else bf16, or fp16 on a device without a bf16 peak)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.compute = parse_numeric_option(f, t); }},
         {"--efficiency", "efficiency", "Fraction of peak bandwidth achieved (default 1: the ceiling)",
-         [](PlanOptions& o, const std::string& f, const std::string& t) { o.efficiency = parse_fraction(f, t); }},
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             o.efficiency = parse_fraction(f, t);
+             o.times_given = true;
+         }},
         {"--compute-efficiency", "compute_efficiency",
          "Fraction of peak FLOPs achieved, prefill's and decode's (default 1: the ceiling; a prefill engine reaches 0.4-0.6)",
-         [](PlanOptions& o, const std::string& f, const std::string& t) { o.compute_efficiency = parse_fraction(f, t); }},
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             o.compute_efficiency = parse_fraction(f, t);
+             o.times_given = true;
+         }},
         {"--overhead-us", "overhead_us", "Fixed time per step in microseconds (default 0)",
-         [](PlanOptions& o, const std::string& f, const std::string& t) { o.overhead = parse_overhead(f, t); }},
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             o.overhead = parse_overhead(f, t);
+             o.times_given = true;
+         }},
+        {"--calibration", "",
+         "Engine-and-device calibrations (ridgeline list efficiency, or files), comma-separated, one for each device: each "
+         "device's times take its terms in place of --efficiency, --compute-efficiency and --overhead-us (-H omitted: their devices)",
+         [](PlanOptions& o, const std::string& f, const std::string& t) {
+             o.calibration_text = t;
+             o.calibrations = split_commas(f, t);
+             refuse_same_file(f, t, o.calibrations, ridgeline::PresetKind::efficiency);
+         }},
         {"--memory-fraction", "memory_fraction", "Share of the reported memory the engine takes (default 0.9)",
          [](PlanOptions& o, const std::string& f, const std::string& t) { o.memory_fraction = parse_fraction(f, t); }},
         {"--reserve-gib", "reserve_gib", "Memory kept back for the runtime per device, GiB (default 1)",
@@ -177,6 +201,65 @@ struct PlanSetting {
     std::string model_notes;  // how the model's file was read, when that needs saying
 };
 
+// plan's calibrations (--calibration, Python's calibration=): one efficiency preset a device,
+// each fitted on it. `refuse` throws in the caller's words, given what was expected.
+struct PlanCalibrations {
+    std::vector<std::string> typed;  // as named
+    std::vector<ridgeline::EfficiencyPreset> presets;
+    std::function<void(const std::string& expected)> refuse;
+
+    [[noreturn]] void fail(const std::string& expected) const {
+        refuse(expected);
+        throw std::logic_error("PlanCalibrations::refuse returned");  // it throws
+    }
+    static bool same_device(const std::string& a, const std::string& b) {
+        return a == b || same_file({a, b}, ridgeline::PresetKind::hardware);
+    }
+    // Each read; two fitted on one device refused.
+    void load() {
+        for (const auto& name : typed) presets.push_back(ridgeline::load_efficiency(name));
+        for (std::size_t j = 1; j < presets.size(); ++j)
+            for (std::size_t i = 0; i < j; ++i)
+                if (same_device(presets[i].hardware, presets[j].hardware))
+                    fail("one calibration a device (" + echoed(typed[i]) + " and " + echoed(typed[j]) + " are both fitted on " +
+                           presets[j].hardware + ")");
+    }
+    // The devices they were fitted on: the candidates where none are named.
+    [[nodiscard]] std::vector<std::string> devices() const {
+        std::vector<std::string> out;
+        for (const auto& p : presets) out.push_back(p.hardware);
+        return out;
+    }
+    // Each device of the request takes its calibration's terms, and its times line says what they
+    // were fitted on: a fit on other models is a guess about this one (a fixed time fitted on
+    // DeepSeek-R1's serving steps, carried to a dense 70B). Call with the devices and the model read.
+    void attach(ridgeline::PlanRequest& r, const std::string& hardware_flag, const std::string& hardware_text) const {
+        using namespace ridgeline;
+        if (presets.empty()) return;
+        std::string fitted_on;
+        for (const auto& p : presets) fitted_on += (fitted_on.empty() ? "" : ", ") + p.hardware;
+        for (std::size_t k = 0; k < presets.size(); ++k)
+            if (std::none_of(r.devices.begin(), r.devices.end(), [&](const PlanDevice& d) { return same_device(d.name, presets[k].hardware); }))
+                fail("one for each device of " + hardware_flag + " and no other (" + echoed(typed[k]) + " is fitted on " + presets[k].hardware +
+                       ", not a device of " + hardware_flag + ": " + echoed(hardware_text) + ")");
+        const std::string model(r.model.name.view());
+        for (PlanDevice& d : r.devices) {
+            const auto c = std::find_if(presets.begin(), presets.end(), [&](const EfficiencyPreset& p) { return same_device(d.name, p.hardware); });
+            if (c == presets.end())
+                fail("one for each device of " + hardware_flag + " (none is fitted on " + d.name + "; they are fitted on " + fitted_on + ")");
+            d.efficiency = c->fit.efficiency();
+            const FittedRows fitted = fitted_rows(*c);
+            std::string models;
+            for (const auto& m : fitted.models) models += (models.empty() ? "" : ", ") + m;
+            const bool other = !fitted.models.empty() && std::find(fitted.models.begin(), fitted.models.end(), model) == fitted.models.end();
+            d.efficiency_source = c->engine + " on " + c->hardware +
+                                  (!fitted.unread.empty() ? ", its rows unknown: " + fitted.unread
+                                   : other                ? ", fitted on " + models + ", not " + model + ": its fixed times carry over unscaled"
+                                                          : ", fitted on " + models);
+        }
+    }
+};
+
 // The checks across flags, then the files: presets and the model.
 inline PlanSetting plan_setting(const PlanOptions& o) {
     using namespace ridgeline;
@@ -209,12 +292,21 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     if (o.link_latency) r.links.link_latency = *o.link_latency;
     if (o.link_bandwidth) r.links.link_bandwidth = *o.link_bandwidth;
     out.priced = !o.prices.empty();
-    const std::vector<std::string> names = o.hardware.empty() ? list_presets(PresetKind::hardware) : o.hardware;
+    // Calibrations: one a device, each fitted on it; their devices are the candidates unless -H says.
+    if (!o.calibrations.empty() && o.times_given)
+        throw usage_error("plan: --calibration gives each device's times; --efficiency, --compute-efficiency and --overhead-us are not "
+                          "taken with it");
+    PlanCalibrations calibrations{o.calibrations, {}, [&o](const std::string& expected) { bad_value("--calibration", o.calibration_text, expected); }};
+    calibrations.load();
+    std::vector<std::string> names = o.hardware;
+    if (names.empty()) names = calibrations.devices();
+    if (names.empty()) names = list_presets(PresetKind::hardware);
     for (const auto& [name, price] : o.prices)
         if (std::find(names.begin(), names.end(), name) == names.end())
             bad_value("--price", o.price_text,
-                      (o.hardware.empty() ? std::string("prices only for hardware presets (-H not given: every preset is tried)")
-                                          : "prices only for devices of -H (" + o.hardware_text + ")") +
+                      (!o.hardware.empty()         ? "prices only for devices of -H (" + o.hardware_text + ")"
+                       : !calibrations.presets.empty() ? "prices only for the devices of --calibration (-H not given)"
+                                               : std::string("prices only for hardware presets (-H not given: every preset is tried)")) +
                           "; " + name + " is not one");
     for (const auto& name : names) {
         std::optional<double> price;
@@ -224,6 +316,7 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     }
     LoadedModel loaded = load_model_with_formats(o.model);
     r.model = loaded.model;
+    calibrations.attach(r, "-H", o.hardware_text);
     r.checkpoint_formats = loaded.precision;
     if (o.checkpoint) r.checkpoint = loaded.precision;
     w.precision.state = loaded.precision.state;  // the cache's format, whatever the weights'

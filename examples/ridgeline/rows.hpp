@@ -33,6 +33,7 @@
 #include <ridgeline/ridgeline.hpp>
 #include <ridgeline/speculative.hpp>
 
+#include "fitted_rows.hpp"
 #include "table.hpp"
 
 namespace cli {
@@ -525,42 +526,6 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
                   shown(d.memory.budget.in(GB), 2, "against a {} GB budget), so what was measured ran otherwise; as stated: ") + reading;
     add("reading", text(reading));
     return t;
-}
-
-// The models and engine versions of the rows an efficiency preset was fitted on, each in
-// first-seen order; none where the preset does not say which rows of which set, or the set
-// cannot be read here. A row without a version counts as "version not stated".
-struct FittedRows {
-    std::vector<std::string> models, versions;
-    std::string unread;  // why the rows could not be read, where they could not: the caveats are then unknown, not absent
-};
-inline FittedRows fitted_rows(const ridgeline::EfficiencyPreset& preset) {
-    FittedRows out;
-    if (preset.measurements.empty() || preset.row_indices.empty()) {
-        out.unread = preset.measurements.empty() ? "the preset names no measurement set" : "the preset names no rows";
-        return out;
-    }
-    const auto add = [](std::vector<std::string>& list, const std::string& v) {
-        if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
-    };
-    try {
-        const ridgeline::MeasurementSet set = ridgeline::load_measurements(preset.measurements);
-        for (const std::size_t i : preset.row_indices) {
-            if (i >= set.rows.size()) {  // not this set's rows: say so rather than guess
-                FittedRows none;
-                none.unread = "its row " + std::to_string(i) + " is past the end of " + preset.measurements + " (" +
-                              std::to_string(set.rows.size()) + " rows)";
-                return none;
-            }
-            add(out.models, set.rows[i].model);
-            add(out.versions, set.rows[i].engine_version.empty() ? "version not stated" : set.rows[i].engine_version);
-        }
-    } catch (const ridgeline::error& e) {
-        FittedRows none;
-        none.unread = "its rows could not be read (" + std::string(e.what()) + ")";
-        return none;
-    }
-    return out;
 }
 
 inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, const ridgeline::EfficiencyPreset& preset) {

@@ -34,6 +34,10 @@ struct PlanDevice {
     std::string name;                     // as the user named it (a preset name)
     Hardware device{};
     std::optional<double> price_per_hour;  // per device, in any currency
+    // This device's engine terms (a calibration fitted on it), in place of the request's base
+    // efficiency; and what they came from, for the times line ("TensorRT-LLM on h100-sxm").
+    std::optional<Efficiency> efficiency{};
+    std::string efficiency_source{};
 };
 
 struct PlanRequest {
@@ -256,6 +260,13 @@ inline void validate(const PlanRequest& r) {
         } catch (const error& e) {
             throw error("", "device " + d.name + ": " + e.path(), e.value(), e.expected());
         }
+        if (d.efficiency) {
+            try {
+                validate(Workload{.efficiency = *d.efficiency});
+            } catch (const error& e) {
+                throw error("", "device " + d.name + " efficiency: " + e.path(), e.value(), e.expected());
+            }
+        }
         if (d.price_per_hour && !(*d.price_per_hour > 0 && *d.price_per_hour < 1e9))
             throw error("", "price of " + d.name, number_text(*d.price_per_hour), "a positive number below 1e9 per device-hour");
     }
@@ -305,7 +316,13 @@ inline PlanResult plan(const PlanRequest& r) {
             "embeddings " + format_name(c.embedding_format()) +
             (r.model.tied_embeddings ? "" : ", lm_head " + format_name(c.lm_head_format())) + ", as AWQ, GPTQ and FP8 checkpoints keep them)");
     }
-    out.assumptions.push_back(plan_detail::times_assumption(r.base.efficiency));
+    // Each device's terms where it has its own (a calibration), else the request's.
+    const bool own_terms = std::any_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.efficiency.has_value(); });
+    if (!own_terms) out.assumptions.push_back(plan_detail::times_assumption(r.base.efficiency));
+    for (const PlanDevice& d : r.devices)
+        if (own_terms)
+            out.assumptions.push_back("times on " + d.name + (d.efficiency_source.empty() ? "" : " (" + d.efficiency_source + ")") + ":" +
+                                      plan_detail::times_assumption(d.efficiency.value_or(r.base.efficiency)).substr(std::string_view("times:").size()));
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     std::optional<PlanRow> closest;  // the fastest token that holds the users within the limit (below)
     // Whether some replica row_for tried held its load in memory, or failed for another reason
@@ -375,6 +392,7 @@ inline PlanResult plan(const PlanRequest& r) {
             }
             ++runnable;
             Workload w = r.base;
+            if (dev.efficiency) w.efficiency = *dev.efficiency;
             w.precision.weights = storage.weights;
             w.precision.experts = storage.experts;
             w.precision.embeddings = storage.embeddings;

@@ -350,6 +350,32 @@ def test_calibrate_holds_a_compute_efficiency_that_does_not_pay_as_the_cli_does(
 
 
 @needs_cli
+def test_plan_takes_calibrations_as_the_cli_does():
+    theirs = cli_json("plan", "-m", "llama-3.1-8b", "--calibration", "vllm-h100-sxm,vllm-h200", "--users", "16", "--top", "5")
+    ours = ridgeline.plan("llama-3.1-8b", calibration=["vllm-h100-sxm", "vllm-h200"], users=16, top=5)
+    assert ours == theirs
+    # A calibration of 50% of the bandwidth, 80% of the FLOPs and 3 ms a step gives the plans
+    # those terms given to the request give, row for row.
+    terms = os.path.join(ROOT, "tests/data/efficiency-h100-test-terms.json")
+    calibrated = ridgeline.plan("llama-3.1-8b", calibration=pathlib.Path(terms), users=16, top=50)
+    stated = ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", efficiency=0.5, compute_efficiency=0.8, overhead_s=0.003, users=16, top=50)
+    assert calibrated["plans"] == stated["plans"] and calibrated["plans"]
+    for kwargs, expected in [
+        (dict(calibration="vllm-h100-sxm", hardware="h200"),
+         "calibration: got 'vllm-h100-sxm', expected one for each device of hardware and no other "
+         "(vllm-h100-sxm is fitted on h100-sxm, not a device of hardware: 'h200')"),
+        (dict(calibration="vllm-h100-sxm", efficiency=0.5),
+         "calibration: got 'vllm-h100-sxm', expected no efficiency, compute_efficiency or overhead beside it (it gives each device's times)"),
+        (dict(calibration=["vllm-h100-sxm", "tensorrt-llm-h100-sxm"]),
+         "calibration: got ['vllm-h100-sxm', 'tensorrt-llm-h100-sxm'], expected one calibration a device "
+         "(vllm-h100-sxm and tensorrt-llm-h100-sxm are both fitted on h100-sxm)"),
+    ]:
+        with pytest.raises(ridgeline.Error) as e:
+            ridgeline.plan("llama-3.1-8b", users=16, **kwargs)
+        assert str(e.value) == expected
+
+
+@needs_cli
 def test_the_shipped_efficiency_preset_is_what_calibrate_makes():
     # data/efficiency/tensorrt-llm-h100-sxm.json was written by `calibrate --save` (with
     # --per-layer and --hold-compute, as the preset records): the module's preset for the same

@@ -1012,3 +1012,54 @@ TEST_CASE("plan: its assumptions say what the times are, every term asked for", 
     const PlanResult p = plan(r);
     CHECK(p.assumptions.back() == "times: at 0.80 of peak bandwidth, 1.00 of peak FLOPs and 0.0 us a step");
 }
+
+TEST_CASE("plan: a device's own terms time it as the request's terms would", "[plan][calibration]") {
+    // `plan --calibration` gives each device the terms fitted on it. Given to every device, the
+    // same terms must give the plans the request's own terms give, row for row; given to one
+    // device, that device's rows are the first search's and the other's the ceiling search's.
+    PlanRequest ceiling = l8_request(Traffic{2048, 256, 0, 2048});
+    ceiling.users = 8;
+    ceiling.max_devices = 2;
+    ceiling.devices.push_back({"h200", load_hardware("h200"), std::nullopt});
+    const Efficiency terms{0.6, 0.5, ms(3), us(20), false, Seconds{}, us(40)};
+    PlanRequest shared = ceiling;
+    shared.base.efficiency = terms;
+    PlanRequest own = ceiling;
+    for (PlanDevice& d : own.devices) {
+        d.efficiency = terms;
+        d.efficiency_source = "a test's terms";
+    }
+    PlanRequest one = ceiling;
+    one.devices.front().efficiency = terms;
+    const PlanResult by_request = plan(shared), by_device = plan(own), on_one = plan(one), at_ceiling = plan(ceiling);
+    REQUIRE(by_request.plans.size() == by_device.plans.size());
+    REQUIRE_FALSE(by_device.plans.empty());
+    const auto same = [](const PlanRow& a, const PlanRow& b) {
+        return a.device == b.device && a.parallel.tensor == b.parallel.tensor && a.parallel.pipeline == b.parallel.pipeline &&
+               a.mode == b.mode && a.serving.batch == b.serving.batch && a.serving.tpot == b.serving.tpot && a.serving.ttft == b.serving.ttft;
+    };
+    for (std::size_t i = 0; i < by_request.plans.size(); ++i) CHECK(same(by_request.plans[i], by_device.plans[i]));
+    // One device with its own terms: each of its rows is a row of the search with them, each of
+    // the other's a row of the ceiling search, and a row of each is there.
+    const auto found_in = [&](const PlanRow& row, const PlanResult& in) {
+        return std::any_of(in.plans.begin(), in.plans.end(), [&](const PlanRow& x) { return same(row, x); });
+    };
+    bool h100_rows = false, h200_rows = false;
+    for (const PlanRow& row : on_one.plans) {
+        const bool h100 = row.device == "h100-sxm";
+        h100_rows = h100_rows || h100;
+        h200_rows = h200_rows || !h100;
+        CHECK(found_in(row, h100 ? by_request : at_ceiling));
+    }
+    CHECK(h100_rows);
+    CHECK(h200_rows);
+    // The times line is one a device, each naming where its terms came from.
+    CHECK(std::count(by_device.assumptions.begin(), by_device.assumptions.end(),
+                     "times on h100-sxm (a test's terms): at 0.60 of peak bandwidth, 0.50 of peak FLOPs and 3000.0 us a step, 20.0 us a layer, "
+                     "40.0 us a sequence") == 1);
+    CHECK(std::count(on_one.assumptions.begin(), on_one.assumptions.end(), "times on h200: ceilings (peak bandwidth and FLOPs, no overhead a step)") == 1);
+    // Terms a workload could not take are the device's error, named.
+    PlanRequest bad = ceiling;
+    bad.devices.back().efficiency = Efficiency{1.5};
+    CHECK_THROWS_WITH(plan(bad), Catch::StartsWith("device h200 efficiency: "));
+}
