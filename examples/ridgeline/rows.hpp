@@ -767,10 +767,12 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
             {"expert-parallel degree", "expert_parallel"}, {"attention data-parallel degree", "attention_data_parallel"},
             {"tensor-parallel degree / attention data-parallel degree", "attention_data_parallel"}, {"batch", "batch"}, {"context", "context"}};
         std::string expected = e.expected();
+        std::string value = e.value();
         if (dot != std::string::npos) {
             const std::string said_path = path.substr(dot + 2);
+            bool named = false;
             for (const auto& [said, key] : keys)
-                if (said_path == said) row += "/" + std::string(key);
+                if (said_path == said) row += "/" + std::string(key), named = true;
             // A compute format the device lacks: the row's compute, with the formats it has.
             if (said_path.starts_with("hardware '") && said_path.ends_with("' compute peak")) {
                 std::string has;
@@ -778,11 +780,14 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
                     if (hw.peak_for(n)) has += (has.empty() ? "" : ", ") + std::string(name_of(n));
                 row += "/compute";
                 expected += " (" + (has.empty() ? std::string("none") : has) + ")";
+                named = true;
             }
+            // No key of the row says it (a figure of the device's preset): keep the library's words for what was missing.
+            if (!named) value += " for " + said_path;
             // A split over devices whose preset has no link: the row says what it ran over.
             expected = naming_own_lever(std::move(expected), link_bandwidth_lever, "give the row's link_GB_per_s");
         }
-        throw ridgeline::error(a.measurements, row, e.value(), expected);
+        throw ridgeline::error(a.measurements, row, value, expected);
     }
     // Each row's memory at its last step, once the fit has checked the rows (and named a bad one
     // by its key in the file).
@@ -845,12 +850,18 @@ inline std::vector<std::string> rows_not_fitting(const CalibrateRun& run) {
 inline Table calibrate_table(const CalibrateRun& run) {
     using namespace ridgeline;
     // The rest of each row's setting, under decode's keys, is for JSON and CSV: the table keeps to
-    // what tells the rows of one group apart.
+    // what tells the rows of one group apart, with the pipeline, expert and attention splits
+    // where some row has one (else two rows at pp 1 and 2 would read as one setting).
+    const auto some = [&](auto split) {
+        return std::any_of(run.kept.begin(), run.kept.end(), [&](std::size_t k) { return split(run.set.rows[k].parallel) > 1; });
+    };
+    const bool pp = some([](const Parallelism& x) { return x.pipeline; }), ep = some([](const Parallelism& x) { return x.expert; }),
+               adp = some([](const Parallelism& x) { return x.attention_data; });
     Table t({{"row", "row"}, {"engine", "engine", false}, {"hardware", "hardware", false, false}, {"model", "model", false},
              {"weights", "weights", false}, {"kv", "kv", false, false}, {"compute", "compute", false, false},
              {"experts", "experts", false, false},
              {"embeddings", "embeddings", false, false}, {"lm_head", "lm_head", false, false}, {"tp", "tp"},
-             {"pp", "pp", true, false}, {"ep", "ep", true, false}, {"attention_dp", "attention dp", true, false},
+             {"pp", "pp", true, pp}, {"ep", "ep", true, ep}, {"attention_dp", "attention dp", true, adp},
              {"batch", "batch"}, {"context_tokens", "context"}, {"timed", "timed", false}, {"measured_step_s", "measured"},
              {"predicted_step_s", "predicted"},
              {"residual_s", "residual"}, {"residual_fraction", "residual %"}, {"fitted", "fitted", false},
