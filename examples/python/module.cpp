@@ -756,9 +756,9 @@ py::object calibrate_py(const py::object& measurements, const py::kwargs& kw) {
     }
     k.done();
     for (const auto& w : where)
-        r.where.push_back(cli::split_where(w, [](const std::string& value, const std::string& expected) {
+        cli::add_where(r.where, w, [](const std::string& value, const std::string& expected) {
             throw ridgeline::error("", "where", value, expected);
-        }));
+        });
     const cli::CalibrateRun run = preset_named_by("measurements", [&] { return cli::run_calibration(r); });
     if (run.kept.empty())
         if (const auto f = cli::filter_leaving_none(r, run.set)) throw ridgeline::error("", f->key, f->value, f->expected);
@@ -1013,7 +1013,10 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
         refuse_repeats("weights", wl, typed);
     }
     std::optional<std::vector<std::string>> wanted;
-    if (const py::object cl = k.take("columns"); !cl.is_none()) wanted = names_of(cl, "decode_sweep", "columns");
+    if (const py::object cl = k.take("columns"); !cl.is_none()) {
+        wanted = names_of(cl, "decode_sweep", "columns");
+        refuse_repeats("columns", cl, *wanted);  // a dict has each key once: a repeat is a typo for another
+    }
     WorkloadSpec spec = workload_of(k, false);
     if (weights.front() && spec.weights_given)
         throw py::type_error("decode_sweep(): give weights in the Workload or as a keyword, not both");
@@ -1392,6 +1395,7 @@ PYBIND11_MODULE(ridgeline, m) {
     });
 
     py::class_<PyHardware>(m, "Hardware", "A device: a hardware preset or JSON file (ridgeline.load_hardware)")
+        .def(py::init(&load_hardware_py), py::arg("name_or_path"), "Hardware(NAME or FILE): what ridgeline.load_hardware reads")
         .def_property_readonly("name", [](const PyHardware& h) { return text_of(h.name); }, "The name it was loaded by")
         .def_property_readonly("device", [](const PyHardware& h) { return std::string(h.hw.name.view()); })
         .def_property_readonly("memory_bytes", [](const PyHardware& h) { return h.hw.memory_capacity.in(bytes); })
@@ -1406,6 +1410,7 @@ PYBIND11_MODULE(ridgeline, m) {
         .def("__repr__", [](const PyHardware& h) { return text_of("<ridgeline.Hardware " + h.name + ": " + std::string(h.hw.name.view()) + ">"); });
 
     py::class_<PyModel>(m, "Model", "A model: a preset or a config.json, with its checkpoint's storage formats (ridgeline.load_model)")
+        .def(py::init(&load_model_py), py::arg("name_or_path"), "Model(NAME or FILE): what ridgeline.load_model reads")
         .def_property_readonly("name", [](const PyModel& p) { return text_of(std::string(p.model.name.view())); })
         .def_property_readonly("hidden_size", [](const PyModel& p) { return p.model.hidden_size; })
         .def_property_readonly("vocab_size", [](const PyModel& p) { return p.model.vocab_size; })
@@ -1537,7 +1542,15 @@ PYBIND11_MODULE(ridgeline, m) {
             throw ridgeline::error("", "kind", kind, "hardware, models or efficiency");
         return to_python(cli::list_table(kind).json());
     }, py::arg("kind"), "The rows `ridgeline list hardware|models|efficiency --format json` prints");
-    m.def("show", [](const std::string& target) { return to_python(cli::show_table(target).json()); }, py::arg("target"),
+    m.def("show",
+          [](const py::object& target) {
+              // A name or a path (str or os.PathLike), as every other function takes a preset.
+              if (!py::isinstance<py::str>(target) && !py::hasattr(target, "__fspath__"))
+                  throw py::type_error("show(): target must be a preset name or a file (str or os.PathLike)" + Kwargs::got_text(target));
+              const std::string name = py::str(py::module_::import("os").attr("fspath")(target)).cast<std::string>();
+              return to_python(cli::show_table(name).json());
+          },
+          py::arg("target"),
           "A preset or file with its derived figures: what `ridgeline show TARGET --format json` prints");
     m.def("model_formats", [](const py::object& model) { return to_python(cli::model_formats_table(model_of(model)).json()); },
           py::arg("model"), "Parameters, weight bytes per format and KV per token: what `ridgeline model -m MODEL --format json` prints");

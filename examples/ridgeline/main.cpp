@@ -1217,9 +1217,9 @@ int main(int argc, char** argv) {
     cal->add_option_function<std::vector<std::string>>(
         "--where",
         [&cal_r](const std::vector<std::string>& items) {
-            for (const auto& w : items) cal_r.where.push_back(cli::split_where(w, [](const std::string& value, const std::string& expected) {
+            for (const auto& w : items) cli::add_where(cal_r.where, w, [](const std::string& value, const std::string& expected) {
                     throw cli::usage_error("--where: got \"" + cli::echoed(value) + "\", expected " + expected);
-                }));
+                });
         },
         "KEY=VALUE on engine, engine_version, date, model, hardware, weights, tp, batch (repeatable)");
     cal->add_flag("--per-layer", cal_r.per_layer, "Also fit a time per layer (kernel launches)");

@@ -615,6 +615,15 @@ std::pair<std::string, std::string> split_where(const std::string& w, Fail fail)
     return {key, w.substr(eq + 1)};
 }
 
+// A filter added to `where`, split; one given twice is refused (it filters nothing more, so it
+// is more likely a typo for another).
+template <class Fail>
+void add_where(std::vector<std::pair<std::string, std::string>>& where, const std::string& w, Fail fail) {
+    auto filter = split_where(w, fail);
+    if (std::find(where.begin(), where.end(), filter) != where.end()) fail(w, "each filter once (" + echoed(w) + " is given twice)");
+    where.push_back(std::move(filter));
+}
+
 struct CalibrateRequest {
     std::string measurements;  // a file, or a name in data/measurements
     std::string hardware;      // empty: the first remaining row's

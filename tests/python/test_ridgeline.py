@@ -1141,3 +1141,24 @@ def test_calibrate_where_takes_whole_numbers():
     # {'tp': 1} filters as {'tp': '1'} and as the CLI's --where tp=1.
     assert ridgeline.calibrate("gpt-fast", where={"tp": 1}) == ridgeline.calibrate("gpt-fast", where={"tp": "1"})
     same_rows(ridgeline.calibrate("gpt-fast", where={"tp": 1})["rows"], cli_json("calibrate", "--measurements", "gpt-fast", "--where", "tp=1")["rows"])
+
+
+def test_show_takes_paths_and_classes_take_names():
+    # show() takes what every other function takes: a name or a path, str or os.PathLike.
+    path = pathlib.Path(os.environ["RIDGELINE_DATA_DIR"]) / "hardware" / "h200.json"
+    assert ridgeline.show(path) == ridgeline.show("h200")
+    with pytest.raises(TypeError, match=r"^show\(\): target must be a preset name or a file \(str or os.PathLike\), got None \(NoneType\)$"):
+        ridgeline.show(None)
+    # Hardware(NAME) and Model(NAME) are load_hardware and load_model.
+    assert ridgeline.Hardware("h200").device == ridgeline.load_hardware("h200").device
+    assert ridgeline.Model("llama-3.1-8b").name == "llama-3.1-8b"
+
+
+def test_repeated_columns_and_filters_are_refused():
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], columns=["batch", "batch"])
+    assert str(e.value) == "columns: got ['batch', 'batch'], expected each value once (batch is listed twice)"
+    # As the CLI's --where tp=1 --where tp=1.
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.calibrate("published", where=["tp=1", "tp=1"])
+    assert str(e.value) == "where: got tp=1, expected each filter once (tp=1 is given twice)"
