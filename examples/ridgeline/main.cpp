@@ -648,15 +648,37 @@ void run_generate(const GenerateOptions& o) {
     const std::vector<Setting> settings = resolve_all(o);  // bounded by settings_count above
     cli::Table t(cli::generate_columns());
     LinksSeen links;
+    // Rows that do not fit only because their prefill takes every prompt's chunk at once.
+    std::vector<std::string> prefill_bound;
+    std::int64_t row = 0;
     for (const Setting& s : settings)
         for (std::int64_t b : o.batches.values) {
             current_device = s.hw;
             Workload w = s.base;
             w.batch = b;
-            t.add(cli::generate_cells(s, b, generate(s.dep, s.m, w, o.prompt, o.new_tokens, o.chunk)));
+            const Generation g = generate(s.dep, s.m, w, o.prompt, o.new_tokens, o.chunk);
+            t.add(cli::generate_cells(s, b, g));
             links.add(s, decode_step(s.dep, s.m, w));  // the decode steps' links (prefill's are the same links)
+            ++row;
+            if (!g.fits() && o.prompt > 0) {
+                Workload last = w;
+                last.context = o.prompt + o.new_tokens - 1;
+                if (const MemoryUse decode_only = memory_use(s.dep, s.m, last); decode_only.fits())
+                    prefill_bound.push_back(fmt::format("row {} (batch {}): its decode alone needs {:.2f} GB a device of its {:.2f} GB budget", row,
+                                                        b, decode_only.used().in(GB), decode_only.budget.in(GB)));
+            }
         }
     t.print(o.format);
+    // An engine prefills a batch in chunks of a token budget a step: the rows that fail only on
+    // the prefill's activations say so, and which flag changes it.
+    if (o.format == cli::Output::table)
+        for (const std::string& said : prefill_bound)
+            fmt::print("note: {}; it does not fit because its prefill holds the activations of {} at once (--chunk {}): a smaller "
+                       "--chunk, as engines prefill a batch, holds less\n",
+                       said,
+                       o.chunk > 0 && o.chunk < o.prompt ? fmt::format("{} tokens of every prompt", o.chunk)
+                                                          : fmt::format("every prompt's {} tokens", o.prompt),
+                       o.chunk);
     print_assumptions(o.format, for_every_row(settings), links, o.prompt > 0);
 }
 
