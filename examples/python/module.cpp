@@ -878,7 +878,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     // Each device's terms from its calibration, as the CLI's --calibration gives them.
     const bool times_given = std::any_of(kw.begin(), kw.end(), [](const auto& item) {
         const std::string key = py::str(item.first);
-        return (key == "efficiency" || key == "compute_efficiency" || key.starts_with("overhead")) && !item.second.is_none();
+        return (key == "efficiency" || key == "compute_efficiency" || key == "overhead_s") && !item.second.is_none();
     });
     w.efficiency.bandwidth = k.number("efficiency", 1.0);
     w.efficiency.compute = k.number("compute_efficiency", 1.0);
@@ -897,9 +897,14 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
         refuse_same_names("calibration", cal, calibrations.typed, PresetKind::efficiency);
         if (times_given)
             throw ridgeline::error("", "calibration", cli::echoed(py::repr(cal).cast<std::string>()),
-                                   "no efficiency, compute_efficiency or overhead beside it (it gives each device's times)");
-        calibrations.load();
+                                   "no efficiency, compute_efficiency or overhead_s beside it (it gives each device's times)");
     }
+    // The calibrations are read after every keyword is (k.done() below), except where they name
+    // the devices: then the prices are checked against those.
+    const auto load_calibrations = [&] {
+        if (!cal.is_none() && calibrations.presets.empty()) preset_named_by("calibration", [&] { calibrations.load(); return 0; });
+    };
+    if (hw.is_none()) load_calibrations();
     const std::vector<std::string> names = !hw.is_none()                   ? paths_of(hw, "plan", "hardware")
                                            : !calibrations.presets.empty() ? calibrations.devices()
                                                                            : list_presets(PresetKind::hardware);
@@ -912,11 +917,14 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
             if (!py::isinstance<py::str>(name)) throw py::type_error("plan(): prices must be a dict of device name (str) to price per device-hour");
             const auto n = name.cast<std::string>();
             if (std::find(names.begin(), names.end(), n) == names.end())
-                throw ridgeline::error("", "prices", n, "prices only for the devices of hardware");
+                throw ridgeline::error("", "prices", n,
+                                       hw.is_none() && !cal.is_none() ? "prices only for the devices of calibration (hardware not given)"
+                                                                      : "prices only for the devices of hardware");
             prices.emplace_back(n, Kwargs::as_number("plan", "prices", price));
         }
     }
     k.done();
+    load_calibrations();
     validate(w);
     for (const auto& name : names) {
         std::optional<double> price;

@@ -674,7 +674,7 @@ void run_generate(const GenerateOptions& o) {
     if (o.format == cli::Output::table)
         for (const std::string& said : prefill_bound)
             fmt::print("note: {}; it does not fit because its prefill holds the activations of {} at once (--chunk {}): a smaller "
-                       "--chunk, as engines prefill a batch, holds less\n",
+                       "--chunk (tokens of each prompt a step), as engines prefill a batch, holds less\n",
                        said,
                        o.chunk > 0 && o.chunk < o.prompt ? fmt::format("{} tokens of every prompt", o.chunk)
                                                           : fmt::format("every prompt's {} tokens", o.prompt),

@@ -69,7 +69,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
     static const std::vector<PlanFlag> flags{
         {"--model,-m", "model", "Model preset name, or a path to a config.json or checkpoint directory",
          [](PlanOptions& o, const std::string&, const std::string& t) { o.model = t; }},
-        {"--hardware,-H", "hardware", "Candidate devices: h100-sxm,h200 (omitted or empty: every hardware preset)",
+        {"--hardware,-H", "hardware", "Candidate devices: h100-sxm,h200 (omitted or empty: every hardware preset, or with --calibration its devices)",
          [](PlanOptions& o, const std::string& f, const std::string& t) {
              o.hardware_text = t;
              o.hardware = t.empty() ? std::vector<std::string>{} : split_commas(f, t);
@@ -217,12 +217,21 @@ struct PlanCalibrations {
     }
     // Each read; two fitted on one device refused.
     void load() {
-        for (const auto& name : typed) presets.push_back(ridgeline::load_efficiency(name));
+        for (const auto& name : typed) {
+            presets.push_back(ridgeline::load_efficiency(name));
+            // Its device is a preset here, or the file says which device it was fitted on wrongly.
+            try {
+                (void)ridgeline::resolve_preset(ridgeline::PresetKind::hardware, presets.back().hardware);
+            } catch (const ridgeline::error& e) {
+                throw ridgeline::error(ridgeline::resolve_preset(ridgeline::PresetKind::efficiency, name).string(), "/hardware",
+                                       "\"" + echoed(presets.back().hardware) + "\"", e.expected());
+            }
+        }
         for (std::size_t j = 1; j < presets.size(); ++j)
             for (std::size_t i = 0; i < j; ++i)
                 if (same_device(presets[i].hardware, presets[j].hardware))
                     fail("one calibration a device (" + echoed(typed[i]) + " and " + echoed(typed[j]) + " are both fitted on " +
-                           presets[j].hardware + ")");
+                         echoed(presets[j].hardware) + ")");
     }
     // The devices they were fitted on: the candidates where none are named.
     [[nodiscard]] std::vector<std::string> devices() const {
@@ -237,16 +246,16 @@ struct PlanCalibrations {
         using namespace ridgeline;
         if (presets.empty()) return;
         std::string fitted_on;
-        for (const auto& p : presets) fitted_on += (fitted_on.empty() ? "" : ", ") + p.hardware;
+        for (const auto& p : presets) fitted_on += (fitted_on.empty() ? "" : ", ") + echoed(p.hardware);
         for (std::size_t k = 0; k < presets.size(); ++k)
             if (std::none_of(r.devices.begin(), r.devices.end(), [&](const PlanDevice& d) { return same_device(d.name, presets[k].hardware); }))
-                fail("one for each device of " + hardware_flag + " and no other (" + echoed(typed[k]) + " is fitted on " + presets[k].hardware +
+                fail("one for each device of " + hardware_flag + " and no other (" + echoed(typed[k]) + " is fitted on " + echoed(presets[k].hardware) +
                        ", not a device of " + hardware_flag + ": " + echoed(hardware_text) + ")");
         const std::string model(r.model.name.view());
         for (PlanDevice& d : r.devices) {
             const auto c = std::find_if(presets.begin(), presets.end(), [&](const EfficiencyPreset& p) { return same_device(d.name, p.hardware); });
             if (c == presets.end())
-                fail("one for each device of " + hardware_flag + " (none is fitted on " + d.name + "; they are fitted on " + fitted_on + ")");
+                fail("one for each device of " + hardware_flag + " (none is fitted on " + echoed(d.name) + "; they are fitted on " + fitted_on + ")");
             d.efficiency = c->fit.efficiency();
             const FittedRows fitted = fitted_rows(*c);
             std::string models;
@@ -294,8 +303,8 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     out.priced = !o.prices.empty();
     // Calibrations: one a device, each fitted on it; their devices are the candidates unless -H says.
     if (!o.calibrations.empty() && o.times_given)
-        throw usage_error("plan: --calibration gives each device's times; --efficiency, --compute-efficiency and --overhead-us are not "
-                          "taken with it");
+        bad_value("--calibration", o.calibration_text,
+                  "no --efficiency, --compute-efficiency or --overhead-us beside it (it gives each device's times)");
     PlanCalibrations calibrations{o.calibrations, {}, [&o](const std::string& expected) { bad_value("--calibration", o.calibration_text, expected); }};
     calibrations.load();
     std::vector<std::string> names = o.hardware;

@@ -938,9 +938,12 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
         j["per_sequence_s"] = c.per_sequence.in(seconds);
         j["per_sequence_term"] = true;
     }
-    // Whether the fit moved it: held by --hold-compute, or by Akaike's penalty (compute_basis).
-    j["compute_term"] = !a.hold_compute && c.compute_basis.empty();
+    // How the compute efficiency was fitted, so a refit with these terms gives the same fit and
+    // the same leave-one-out: held (--hold-compute), free only where it pays (compute_pays, the
+    // default), or free (--fit-compute); and why the penalty held it, where it did.
+    j["compute_term"] = !a.hold_compute;
     if (!a.hold_compute && !a.fit_compute) j["compute_pays"] = true;  // absent: fitted free, as older presets were
+    if (!c.compute_basis.empty()) j["compute_basis"] = c.compute_basis;
     j["lowest_compute"] = run.lowest_compute;
     j["kv_per_query_head"] = c.kv_per_query_head;
     const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };

@@ -62,8 +62,8 @@ struct CalibrationTerms {
     // token against 55.7 ms ideal); the README gives the table at other floors.
     double lowest_compute = 0.05;
     // Whether a free compute efficiency must pay for itself: fitted both free and held (at
-    // held.compute), it is kept free only where the free fit reads steps of two rows or more as
-    // compute-bound (a rate one row alone reaches fits that row's noise to zero) and its rms error
+    // held.compute), it is kept free only where the free fit reads steps of two settings or more
+    // as compute-bound (a rate one setting alone reaches fits its noise to zero) and its rms error
     // is below exp(-1/n) of the held fit's over n rows, Akaike's penalty for one parameter, as the
     // KV reading pays. Free without it, memory-bound rows' noise buys a compute efficiency (a
     // seeded simulation in test_levers.cpp: 18 of 40 seeds below 50%). Off here, so term sets that ask
@@ -292,21 +292,24 @@ inline Fitted fit_paid(Prepared& p, const std::vector<std::size_t>& subset, cons
     if (free.efficiency().compute == held.efficiency().compute) return free;
     // The rows some of whose steps the free fit reads as compute-bound: a rate that only one row
     // reaches is that row's own residual, fitted to zero whatever its noise.
-    std::size_t bound = 0;
+    // Rows of one setting (a measurement repeated) are one rate, as one row is.
+    std::vector<std::size_t> bound_rows;
     for (std::size_t i : subset) {
         const Row& r = p.row(i, kv_per_query_head);
-        bound += std::any_of(r.parts.begin(), r.parts.end(),
-                             [&](const Part& q) { return q.weight > 0 && free.terms.c * q.compute > free.terms.a * q.memory; });
+        if (std::any_of(r.parts.begin(), r.parts.end(),
+                        [&](const Part& q) { return q.weight > 0 && free.terms.c * q.compute > free.terms.a * q.memory; }))
+            bound_rows.push_back(i);
     }
+    const bool one_rate = bound_rows.size() < 2 || one_setting(p, bound_rows, kv_per_query_head);
     const auto n = static_cast<double>(subset.size());
-    if (bound >= 2 && free.rms() < std::exp(-1 / n) * held.rms()) return free;
+    if (!one_rate && free.rms() < std::exp(-1 / n) * held.rms()) return free;
     const auto shown = [](const char* format, double v) {
         char buf[32];
         std::snprintf(buf, sizeof buf, format, v);
         return std::string(buf);
     };
     const std::string fitted = "held: fitted, " + shown("%.1f", 100 * free.efficiency().compute) + "% of peak ";
-    held.compute_basis = bound < 2 ? fitted + "turns only one row compute-bound, which it would fit whatever that row's noise"
+    held.compute_basis = one_rate ? fitted + "turns only one setting compute-bound, which it would fit whatever that row's noise"
                                    : fitted + "cut the rms error from " + shown("%.2f", 100 * held.rms()) + "% to " + shown("%.2f", 100 * free.rms()) +
                                          "%, short of Akaike's penalty for one more term (below " + shown("%.2f", std::exp(-1 / n)) + " of it)";
     return held;
@@ -319,8 +322,11 @@ inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const Cal
     if (terms.kv_reads && subset.size() > 1 && !one_setting(p, subset, false))
         for (std::size_t i : subset) choose = choose || shares_kv_heads(p.observations()[i].model);
     if (!choose) return fit_paid(p, subset, terms, terms.held.kv_per_query_head);
-    const Fitted shared = fit_paid(p, subset, terms, false);
-    const Fitted per_query = fit_paid(p, subset, terms, true);
+    // The readings compared on equal terms (the compute free where asked), and the compute
+    // term's own penalty paid on the reading chosen: compared after it, one reading could keep
+    // the term and the other not, two parameters apart, not one.
+    const Fitted shared = fit_reading(p, subset, terms, false);
+    const Fitted per_query = fit_reading(p, subset, terms, true);
     // The reading is one more thing fitted, so it must pay for itself: Akaike's criterion for
     // one parameter, n ln(rss per query / rss shared) < -2, i.e. the rms error below exp(-1/n)
     // of the shared reading's (0.72 at 3 rows, 0.92 at 12), each the fit's own on its prepared
@@ -328,7 +334,9 @@ inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const Cal
     // Calibration::rms_relative_error in the last digits). Rows that cannot tell the readings
     // apart keep the physical one.
     const auto n = static_cast<double>(subset.size());
-    return per_query.rms() < std::exp(-1 / n) * shared.rms() ? per_query : shared;
+    const bool per_query_pays = per_query.rms() < std::exp(-1 / n) * shared.rms();
+    if (!terms.compute_pays) return per_query_pays ? per_query : shared;
+    return fit_paid(p, subset, terms, per_query_pays);
 }
 
 // The rows of `subset` but i.

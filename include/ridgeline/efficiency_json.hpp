@@ -45,7 +45,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
                     "per_layer_error_s", "rms_relative_error", "explanation", "rows", "leave_one_out", "source", "per_layer_term",
                     "compute_term", "lowest_compute", "kv_per_query_head", "bandwidth_basis", "per_moe_layer_s",
                     "per_moe_layer_error_s", "per_moe_layer_term", "per_sequence_s", "per_sequence_error_s", "per_sequence_term",
-                    "compute_pays"});
+                    "compute_pays", "compute_basis"});
     EfficiencyPreset p;
     p.engine = root.need("engine", "the engine's name").string();
     p.hardware = root.need("hardware", "a hardware preset name").string();
@@ -104,6 +104,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     if (given("rms_relative_error")) p.fit.rms_relative_error = number_in("rms_relative_error", 0, 1e6, "a number from 0 to 1e6");
     if (root.has("explanation")) p.fit.explanation = root.at("explanation").string();
     if (root.has("bandwidth_basis")) p.fit.bandwidth_basis = root.at("bandwidth_basis").string();
+    if (root.has("compute_basis")) p.fit.compute_basis = root.at("compute_basis").string();
     if (root.has("rows")) {
         const Node r = root.at("rows");
         if (!r.value().is_array()) r.fail("an array of the measurement rows fitted, by index");

@@ -290,12 +290,15 @@ inline void validate(const PlanRequest& r) {
 inline std::optional<Precision> storage_asked(const PlanRequest& r, Format f) {
     Precision p = r.base.precision;
     store_weights_as(p, r.checkpoint_formats, f);
-    if (r.checkpoint && stored_alike(*r.checkpoint, p, r.model.tied_embeddings)) return std::nullopt;
     // A bare format whose elements the checkpoint's linear layers and experts already hold with
-    // block scales ("fp8" on DeepSeek-V3's fp8/b128x128): the checkpoint's storage again, less its
-    // scales. Scaling per tensor instead is no engine's choice, only a row some 0.2% lighter.
-    if (r.checkpoint && f.block == 0 && r.checkpoint->weights.element == f.element && r.checkpoint->expert_format().element == f.element)
-        return std::nullopt;
+    // block scales ("fp8" on DeepSeek-V3's fp8/b128x128) is that storage, its scales kept: scaling
+    // per tensor instead is no engine's choice, only a row some 0.2% lighter.
+    const Precision& c = r.checkpoint_formats;
+    if (f.block == 0 && c.weights.block > 0 && c.weights.element == f.element && c.expert_format().element == f.element) {
+        p.weights = c.weights;
+        p.experts = c.experts;
+    }
+    if (r.checkpoint && stored_alike(*r.checkpoint, p, r.model.tied_embeddings)) return std::nullopt;
     return p;
 }
 

@@ -341,9 +341,10 @@ def test_calibrate_holds_a_compute_efficiency_that_does_not_pay_as_the_cli_does(
         ours = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="l40s", **kwargs)
         assert ours["preset"] == theirs["preset"]
     held = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="l40s")["preset"]
-    assert held["compute_efficiency"] == 1.0 and not held["compute_term"] and held["compute_pays"]
+    assert held["compute_efficiency"] == 1.0 and held["compute_term"] and held["compute_pays"]
+    assert held["compute_basis"].startswith("held: fitted, ")
     free = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="l40s", fit_compute=True)["preset"]
-    assert free["compute_efficiency"] < 1.0 and free["compute_term"] and "compute_pays" not in free
+    assert free["compute_efficiency"] < 1.0 and free["compute_term"] and "compute_pays" not in free and "compute_basis" not in free
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="l40s", fit_compute=True, hold_compute=True)
     assert str(e.value) == "fit_compute: got True, expected not with hold_compute=True (one holds the compute efficiency, the other fits it)"
@@ -361,18 +362,19 @@ def test_plan_takes_calibrations_as_the_cli_does():
     stated = ridgeline.plan("llama-3.1-8b", hardware="h100-sxm", efficiency=0.5, compute_efficiency=0.8, overhead_s=0.003, users=16, top=50)
     assert calibrated["plans"] == stated["plans"] and calibrated["plans"]
     for kwargs, expected in [
+        (dict(calibration="vllm-h1000"), "calibration: got \"vllm-h1000\", expected an efficiency preset (closest first: "),
         (dict(calibration="vllm-h100-sxm", hardware="h200"),
          "calibration: got 'vllm-h100-sxm', expected one for each device of hardware and no other "
          "(vllm-h100-sxm is fitted on h100-sxm, not a device of hardware: 'h200')"),
         (dict(calibration="vllm-h100-sxm", efficiency=0.5),
-         "calibration: got 'vllm-h100-sxm', expected no efficiency, compute_efficiency or overhead beside it (it gives each device's times)"),
+         "calibration: got 'vllm-h100-sxm', expected no efficiency, compute_efficiency or overhead_s beside it (it gives each device's times)"),
         (dict(calibration=["vllm-h100-sxm", "tensorrt-llm-h100-sxm"]),
          "calibration: got ['vllm-h100-sxm', 'tensorrt-llm-h100-sxm'], expected one calibration a device "
          "(vllm-h100-sxm and tensorrt-llm-h100-sxm are both fitted on h100-sxm)"),
     ]:
         with pytest.raises(ridgeline.Error) as e:
             ridgeline.plan("llama-3.1-8b", users=16, **kwargs)
-        assert str(e.value) == expected
+        assert str(e.value).startswith(expected) if expected.endswith(": ") else str(e.value) == expected
 
 
 @needs_cli
