@@ -1603,7 +1603,7 @@ PYBIND11_MODULE(ridgeline, m) {
           "(dict or list of 'KEY=VALUE'), per_layer, per_moe_layer, per_sequence, hold_compute, fit_compute. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "
           "efficiency preset `--save` writes}, and 'leave_one_out_not_run' saying why where it was not run (past 500 rows).");
     m.def("plan", &plan_py, py::arg("model"),
-          "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all), prompt, output, "
+          "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all, or calibration's devices), prompt, output, "
           "cached_prompt, chunk, users or requests_per_s, tpot_s, ttft_s, itl_s (on the longest wait between two tokens), prices (dict device -> price per device-hour), "
           "max_devices, weights (list: 'checkpoint', the model's own formats, and formats; default ['checkpoint', 'fp8']), mode ('agg', 'apart', 'disagg', 'both', or a mix: 'agg,apart' or ['agg', 'apart']), kv, compute, efficiency, compute_efficiency, overhead_s, "
           "calibration (efficiency presets or files, one for each device: each device's terms, as --calibration; hardware defaults to their devices), "

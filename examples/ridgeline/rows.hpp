@@ -392,7 +392,7 @@ inline Table show_table(const std::string& target) {
         // The other files ridgeline reads are not shown: say which one this is.
         const std::string file = json_detail::printable(r.file.string());
         if (j.is_object() && j.contains("bandwidth_efficiency"))
-            throw error(file, "", "an efficiency preset", "a model's config.json or a hardware preset (predict --calibration reads this one)");
+            throw error(file, "", "an efficiency preset", "a model's config.json or a hardware preset (predict and plan read it with --calibration)");
         if (j.is_object() && j.contains("measurements"))
             throw error(file, "", "a measurements file", "a model's config.json or a hardware preset (calibrate --measurements reads this one)");
         return hardware_table(hardware_from_json(j, r.file.string()));
