@@ -812,11 +812,7 @@ void refuse_same_names(const char* key, const py::handle& given, const std::vect
 // objects) are left to their readers.
 void refuse_same_file(const char* key, const py::handle& given, const std::vector<py::object>& items, PresetKind kind) {
     std::vector<std::string> names;
-    for (const auto& item : items) {
-        if (py::isinstance<py::str>(item)) names.push_back(item.cast<std::string>());
-        else if (py::hasattr(item, "__fspath__")) names.push_back(py::str(py::module_::import("os").attr("fspath")(item)).cast<std::string>());
-        else names.emplace_back();
-    }
+    for (const auto& item : items) names.push_back(path_arg(item, key).value_or(""));
     refuse_same_names(key, given, names, kind);
 }
 
@@ -1553,10 +1549,9 @@ PYBIND11_MODULE(ridgeline, m) {
     m.def("show",
           [](const py::object& target) {
               // A name or a path (str or os.PathLike), as every other function takes a preset.
-              if (!py::isinstance<py::str>(target) && !py::hasattr(target, "__fspath__"))
-                  throw py::type_error("show(): target must be a preset name or a file (str or os.PathLike)" + Kwargs::got_text(target));
-              const std::string name = py::str(py::module_::import("os").attr("fspath")(target)).cast<std::string>();
-              return to_python(cli::show_table(name).json());
+              const std::optional<std::string> name = path_arg(target, "target");
+              if (!name) throw py::type_error("show(): target must be a preset name or a file (str or os.PathLike)" + Kwargs::got_text(target));
+              return to_python(cli::show_table(*name).json());
           },
           py::arg("target"),
           "A preset or file with its derived figures: what `ridgeline show TARGET --format json` prints");

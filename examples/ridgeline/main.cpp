@@ -813,9 +813,7 @@ void run_calibrate(const CalibrateOptions& o) {
                         : c.compute_efficiency <= run.lowest_compute * (1 + 1e-9) ? " (its floor: a fit claims no less)" : ""),
                    pm(c.overhead.in(ms), c.overhead_error ? std::optional<double>(c.overhead_error->in(ms)) : std::nullopt, 1, 3, " ms"),
                    // Efficiency::overhead is each pipeline stage's: a row at pp 2 pays it twice a step.
-                   std::string(std::any_of(run.kept.begin(), run.kept.end(), [&](std::size_t k) { return run.set.rows[k].parallel.pipeline > 1; })
-                                   ? " and pipeline stage"
-                                   : "") +
+                   std::string(run.pipelined ? " and pipeline stage" : "") +
                        std::string(a.per_layer ? ", " + in_us(c.per_layer, c.per_layer_error, " us a layer") +
                                                  (run.layers_differ ? "" : " (every row has the same layers: the fixed time again)")
                                            : "") +

@@ -657,6 +657,7 @@ struct CalibrateRun {
     // Whether the rows kept differ in layer count and in batch: where they do not, a time per layer
     // (per sequence) is the fixed time again, and the fit says so beside it.
     bool layers_differ = false, batches_differ = false;
+    bool pipelined = false;  // some row has pipeline stages (the table's pp column; the fixed time is a stage's)
     std::vector<double> leave_one_out;
     std::string loo_skipped;  // why leave-one-out was not run, where it was not
     bool have_loo = false;
@@ -740,6 +741,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         obs.push_back(observation(r));
         run.moe_rows = run.moe_rows || has_routed_experts(obs.back().model);
         run.layers_differ = run.layers_differ || layer_count(obs.back().model) != layer_count(obs.front().model);
+        run.pipelined = run.pipelined || obs.back().parallel.pipeline > 1;
         run.batches_differ = run.batches_differ || obs.back().workload.batch != obs.front().workload.batch;
     }
     CalibrationTerms terms;
@@ -866,13 +868,12 @@ inline Table calibrate_table(const CalibrateRun& run) {
     const auto some = [&](auto split) {
         return std::any_of(run.kept.begin(), run.kept.end(), [&](std::size_t k) { return split(run.set.rows[k].parallel) > 1; });
     };
-    const bool pp = some([](const Parallelism& x) { return x.pipeline; }), ep = some([](const Parallelism& x) { return x.expert; }),
-               adp = some([](const Parallelism& x) { return x.attention_data; });
+    const bool ep = some([](const Parallelism& x) { return x.expert; }), adp = some([](const Parallelism& x) { return x.attention_data; });
     Table t({{"row", "row"}, {"engine", "engine", false}, {"hardware", "hardware", false, false}, {"model", "model", false},
              {"weights", "weights", false}, {"kv", "kv", false, false}, {"compute", "compute", false, false},
              {"experts", "experts", false, false},
              {"embeddings", "embeddings", false, false}, {"lm_head", "lm_head", false, false}, {"tp", "tp"},
-             {"pp", "pp", true, pp}, {"ep", "ep", true, ep}, {"attention_dp", "attention dp", true, adp},
+             {"pp", "pp", true, run.pipelined}, {"ep", "ep", true, ep}, {"attention_dp", "attention dp", true, adp},
              {"batch", "batch"}, {"context_tokens", "context"}, {"timed", "timed", false}, {"measured_step_s", "measured"},
              {"predicted_step_s", "predicted"},
              {"residual_s", "residual"}, {"residual_fraction", "residual %"}, {"fitted", "fitted", false},

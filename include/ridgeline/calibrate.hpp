@@ -281,10 +281,11 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
                   "fitted: " + (subset.size() == 1 ? std::string("the one row reads") : "the fastest of " + one_row + " reads") + " faster than the device's measured " + number_text(measured) + " GB/s", {}};
 }
 
-// The fit under one KV reading, the compute efficiency free only where it pays (terms.compute_pays).
-inline Fitted fit_paid(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms, bool kv_per_query_head) {
-    Fitted free = fit_reading(p, subset, terms, kv_per_query_head);
+// `free`, the fit under one KV reading with the terms asked, or the same with the compute
+// efficiency held where a free one does not pay (terms.compute_pays).
+inline Fitted fit_paid(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms, Fitted free) {
     if (!terms.compute || !terms.compute_pays) return free;
+    const bool kv_per_query_head = free.kv_per_query_head;
     CalibrationTerms held_terms = terms;
     held_terms.compute = false;
     Fitted held = fit_reading(p, subset, held_terms, kv_per_query_head);
@@ -321,7 +322,7 @@ inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const Cal
     // One row (or rows of one setting) fits either reading as well, so it cannot choose between them.
     if (terms.kv_reads && subset.size() > 1 && !one_setting(p, subset, false))
         for (std::size_t i : subset) choose = choose || shares_kv_heads(p.observations()[i].model);
-    if (!choose) return fit_paid(p, subset, terms, terms.held.kv_per_query_head);
+    if (!choose) return fit_paid(p, subset, terms, fit_reading(p, subset, terms, terms.held.kv_per_query_head));
     // The readings compared on equal terms (the compute free where asked), and the compute
     // term's own penalty paid on the reading chosen: compared after it, one reading could keep
     // the term and the other not, two parameters apart, not one.
@@ -334,9 +335,7 @@ inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const Cal
     // Calibration::rms_relative_error in the last digits). Rows that cannot tell the readings
     // apart keep the physical one.
     const auto n = static_cast<double>(subset.size());
-    const bool per_query_pays = per_query.rms() < std::exp(-1 / n) * shared.rms();
-    if (!terms.compute_pays) return per_query_pays ? per_query : shared;
-    return fit_paid(p, subset, terms, per_query_pays);
+    return fit_paid(p, subset, terms, per_query.rms() < std::exp(-1 / n) * shared.rms() ? per_query : shared);
 }
 
 // The rows of `subset` but i.

@@ -213,12 +213,13 @@ inline bool meets(const Serving& s, const PlanRequest& r) {
 inline double ceil_div(double a, double b) { return std::ceil(a / b - 1e-9); }
 // What a plan's times are, said in its assumptions for every front end: ceilings, or estimates
 // at the efficiencies and overheads asked for.
-inline std::string times_assumption(const Efficiency& e) {
-    if (e.is_ideal()) return "times: ceilings (peak bandwidth and FLOPs, no overhead a step)";
+// `head` names whose times they are: "times", or "times on h200 (...)" for a device's own terms.
+inline std::string times_assumption(const Efficiency& e, const std::string& head = "times") {
+    if (e.is_ideal()) return head + ": ceilings (peak bandwidth and FLOPs, no overhead a step)";
     char buf[256];
-    std::snprintf(buf, sizeof buf, "times: at %.2f of peak bandwidth, %.2f of peak FLOPs and %.1f us a step", e.bandwidth, e.compute,
+    std::snprintf(buf, sizeof buf, ": at %.2f of peak bandwidth, %.2f of peak FLOPs and %.1f us a step", e.bandwidth, e.compute,
                   e.overhead.in(us));
-    std::string said = buf;
+    std::string said = head + buf;
     const auto term = [&](Seconds t, const char* per) {
         if (t == Seconds{}) return;
         std::snprintf(buf, sizeof buf, ", %.1f us a %s", t.in(us), per);
@@ -324,8 +325,8 @@ inline PlanResult plan(const PlanRequest& r) {
     if (!own_terms) out.assumptions.push_back(plan_detail::times_assumption(r.base.efficiency));
     for (const PlanDevice& d : r.devices)
         if (own_terms)
-            out.assumptions.push_back("times on " + d.name + (d.efficiency_source.empty() ? "" : " (" + d.efficiency_source + ")") + ":" +
-                                      plan_detail::times_assumption(d.efficiency.value_or(r.base.efficiency)).substr(std::string_view("times:").size()));
+            out.assumptions.push_back(plan_detail::times_assumption(
+                d.efficiency.value_or(r.base.efficiency), "times on " + d.name + (d.efficiency_source.empty() ? "" : " (" + d.efficiency_source + ")")));
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     std::optional<PlanRow> closest;  // the fastest token that holds the users within the limit (below)
     // Whether some replica row_for tried held its load in memory, or failed for another reason
