@@ -36,6 +36,24 @@ constexpr double busiest_stage_factor(const Model& m, std::int64_t stages) {
 }
 }  // namespace memory_detail
 
+// The layers' weights on one device, all stages together (no embeddings, head or final norm).
+constexpr Bytes layer_weights_per_device(const Model& m, const Precision& p, const Parallelism& par = {}) {
+    validate(m);
+    validate(par);
+    const double h = static_cast<double>(m.hidden_size);
+    const double pw = p.weights.bytes_per_element().in(bytes);
+    double layers = 0;
+    for (const auto& g : m) {
+        const double L = static_cast<double>(g.count);
+        layers += L * layer_parameters_per_device(g.spec, h, par.tensor, par.attention_tensor()) * pw;
+        // Every device holds 1/t of the routed experts, in their format.
+        const RoutedExperts e = routed_experts(g.spec, h);
+        layers += L * static_cast<double>(e.experts) * e.parameters_per_expert / static_cast<double>(par.tensor) *
+                  p.expert_format().bytes_per_element().in(bytes);
+    }
+    return bytes(layers);
+}
+
 // Weights resident on one device: every parameter in its storage format (the input table and a
 // tied head in the embeddings' format, an untied head and routed experts in theirs), split as the
 // layer kinds say.
@@ -53,14 +71,7 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
         const double rest = (*m.declared_parameters - table) / T * pw;
         return bytes((rest + table_bytes) / static_cast<double>(par.pipeline));
     }
-    double layers = 0;
-    for (const auto& g : m) {
-        const double L = static_cast<double>(g.count);
-        layers += L * layer_parameters_per_device(g.spec, h, t, par.attention_tensor()) * pw;
-        // Every device holds 1/t of the routed experts, in their format.
-        const RoutedExperts e = routed_experts(g.spec, h);
-        layers += L * static_cast<double>(e.experts) * e.parameters_per_expert / T * p.expert_format().bytes_per_element().in(bytes);
-    }
+    const double layers = layer_weights_per_device(m, p, par).in(bytes);
     const double head = (m.tied_embeddings ? table_bytes : static_cast<double>(m.vocab_size) * h / T * p.lm_head_format().bytes_per_element().in(bytes)) +
                         h * pw;  // + final norm
     if (par.pipeline == 1) return bytes(layers + table_bytes + (m.tied_embeddings ? h * pw : head));

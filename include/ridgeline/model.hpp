@@ -339,20 +339,37 @@ constexpr ParameterBreakdown active_parameters(const Model& m) {
     return p;
 }
 
-// One multi-token-prediction module as DeepSeek-V3 builds it: a copy of the last layer plus
-// its own norms and a 2h -> h projection; it shares the embeddings and LM head.
+// The transformer block of one multi-token-prediction module, as DeepSeek-V3 builds it: a copy of
+// the model's last kind of layer (its last group; DeepSeek-V3's MoE layer), with the model's
+// vocabulary, embeddings and LM head (the module reads them; its own norms and eh_proj are the
+// callers', mtp_parameters and speculative.hpp). Groups merge layers of one kind wherever they
+// sit, so for a model whose last layer is of a kind met earlier this is not its last layer.
+constexpr Model mtp_block(const Model& m) {
+    validate(m);
+    Model one = m;
+    one.group_count = 0;
+    one.groups = {};
+    one.mtp_layers = 0;
+    one.declared_parameters.reset();
+    one.add_layers(1, m.groups[m.group_count - 1].spec);
+    return one;
+}
+
+// One module's weights beside its block and head norm (mtp_block's final norm): eh_proj
+// (2h -> h) and the enorm and hnorm that feed it.
+constexpr double mtp_projection_parameters(const Model& m) {
+    const double h = static_cast<double>(m.hidden_size);
+    return 2 * h * h + 2 * h;
+}
+
+// All multi-token-prediction modules: each a block, its head norm, eh_proj and two norms; they
+// share the embeddings and LM head.
 constexpr double mtp_parameters(const Model& m) {
     validate(m);
     if (m.mtp_layers == 0) return 0;
-    const LayerGroup& last = m.groups[m.group_count - 1];
-    Model one = m;
-    one.group_count = 0;
-    one.mtp_layers = 0;
-    one.add_layers(1, last.spec);
-    const ParameterBreakdown p = derived_parameters(one);
-    const double h = static_cast<double>(m.hidden_size);
-    const double layer = p.total() - p.embeddings - p.lm_head - h;  // the layer alone
-    return static_cast<double>(m.mtp_layers) * (layer + 2 * h * h + 3 * h);  // + eh_proj, enorm, hnorm, head norm
+    const ParameterBreakdown p = derived_parameters(mtp_block(m));
+    const double layer_and_norm = p.total() - p.embeddings - p.lm_head;
+    return static_cast<double>(m.mtp_layers) * (layer_and_norm + mtp_projection_parameters(m));
 }
 
 // The count the every-parameter budget uses: the declared one if any, else the derived total.

@@ -17,6 +17,9 @@ struct Speculation {
     // value it takes is 1: vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7
     // vllm/config/speculative.py, _verify_and_get_draft_tp), or 1, one device of the deployment.
     std::int64_t draft_tensor = 0;
+    // Draft with the target's own multi-token-prediction modules (num_nextn_predict_layers, as
+    // DeepSeek-V3's), as vLLM's and SGLang's MTP drafting does, instead of a draft model.
+    bool mtp = false;
 };
 
 constexpr void validate(const Speculation& s) {
@@ -36,11 +39,44 @@ constexpr double expected_tokens_per_verification(const Speculation& s) {
     return sum;
 }
 
+// The bytes one device holds of a multi-token-prediction module's eh_proj and the two norms that
+// feed it. As vLLM and SGLang build it (vllm-project/vllm@03356f8cb59ba27f3d0ce8866d7516b5e32cff65
+// vllm/model_executor/models/deepseek_mtp.py), eh_proj is an nn.Linear without a quantization
+// config: unsplit, every device holds it whole, in the format the checkpoint keeps unquantised
+// layers in, the LM head's.
+constexpr Bytes mtp_projection_bytes(const Model& target, const Precision& p) {
+    return mtp_projection_parameters(target) * p.lm_head_format().bytes_per_element();
+}
+
+// One draft step of a multi-token-prediction module for every sequence of the batch, on the
+// target's devices as its layers are split: its block (a copy of the last layer, with that
+// layer's cache), eh_proj and the LM head the module shares with the target, each read once,
+// for w.tokens_per_sequence tokens a sequence.
+constexpr DecodeStep mtp_draft_step(const Deployment& dep, const Model& target, const Workload& w) {
+    const Model block = mtp_block(target);
+    validate(dep, block);
+    StepCost c = step_cost(block, w, dep.parallel);
+    c.fixed_bytes += mtp_projection_bytes(target, w.precision);
+    // 2 FLOPs a weight of the 2h x h projection, on every device for its sequences: all of the
+    // batch, or under attention data parallelism its rank's own (as the attention's projections).
+    const double h = static_cast<double>(target.hidden_size);
+    const Flops projection = flop(2 * 2 * h * h / static_cast<double>(dep.parallel.attention_data));
+    c.flops_per_token += projection;
+    if (dep.parallel.attention_data > 1) c.rank_flops_per_token += projection;
+    // A pass over several positions a sequence samples only its last: the LM head multiplies one
+    // token a sequence (vllm-project/vllm@008603a39fff2a383a293c62eec0c752c42199f2
+    // vllm/v1/spec_decode/eagle.py, compute_logits over last_token_indices).
+    const auto q = static_cast<double>(w.tokens_per_sequence);
+    c.flops_per_token -= (q - 1) / q * c.head_flops_per_token;
+    c.head_flops_per_token = c.head_flops_per_token / q;
+    return decode_detail::step_from_cost(dep, block, w, c, false);
+}
+
 struct SpeculativeDecode {
     double expected_tokens = 1;  // per sequence per verification
     DecodeStep plain{};          // the target decoding one token
     DecodeStep verify{};         // the target scoring g + 1 tokens per sequence
-    Seconds draft_time{};        // the draft's g steps (0 without a draft model)
+    Seconds draft_time{};        // the draft's g steps (0 without a draft model or MTP modules)
     Seconds cycle_time{};        // draft + verify
     PerSecond tokens_per_s{};        // per sequence
     PerSecond total_tokens_per_s{};  // all sequences
@@ -63,7 +99,8 @@ constexpr Workload verification_workload(Workload w, std::int64_t draft_tokens) 
 // `draft`, if given, runs g steps of its own with the same workload on the deployment's devices,
 // split `s.draft_tensor` ways (the target's degree unless set; no pipeline or expert split), as
 // decode costs it; it must share the target's vocabulary, as vLLM requires of a draft model.
-// Without one the draft is free (prompt lookup, n-grams), which is the upper bound. At batches where the target is compute-bound, verifying g + 1 tokens costs
+// With `s.mtp` the target's own multi-token-prediction modules draft (mtp_draft_step).
+// Without either the draft is free (prompt lookup, n-grams), which is the upper bound. At batches where the target is compute-bound, verifying g + 1 tokens costs
 // about g + 1 steps and the speedup falls below 1.
 constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
                                                const Speculation& s, const Model* draft = nullptr) {
@@ -79,7 +116,43 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
     r.plain = decode_step(hw, target, plain);
     r.verify = decode_step(hw, target, verification_workload(plain, s.draft_tokens));
     r.memory = r.verify.memory;
-    if (draft) {
+    if (s.mtp) {
+        if (draft)
+            throw error("", "draft model", "'" + std::string(draft->name.view()) + "'",
+                        "none beside MTP drafting: the target's own modules draft");
+        if (target.mtp_layers == 0)
+            throw error("", "model '" + std::string(target.name.view()) + "' num_nextn_predict_layers", "0", "at least 1 to draft with its MTP modules");
+        if (hw.parallel.pipeline > 1)
+            throw error("", "pipeline-parallel degree", std::to_string(hw.parallel.pipeline),
+                        "1 with MTP drafting: its steps for each micro-batch in flight are not modelled");
+        // The modules run where the target's layers run, split as they are.
+        if (s.draft_tensor > 0 && s.draft_tensor != hw.parallel.tensor)
+            throw error("", "speculation.draft_tensor", std::to_string(s.draft_tensor),
+                        "0 or the target's degree (" + std::to_string(hw.parallel.tensor) + ") with MTP drafting: the modules are split as the "
+                        "target's layers");
+        // Each draft token runs one module (past the last, vLLM starts again from the first). The
+        // first pass also fills the module's cache for the positions the target just verified: it
+        // runs over all g + 1 of them, as vLLM's drafter does (eagle.py above: the rejected ones
+        // as padding; SGLang's over the accepted ones), then g - 1 passes of one token a sequence.
+        const Workload first = verification_workload(plain, s.draft_tokens);
+        r.draft_time = mtp_draft_step(hw, target, first).step_time;
+        if (s.draft_tokens > 1) r.draft_time += static_cast<double>(s.draft_tokens - 1) * mtp_draft_step(hw, target, plain).step_time;
+        // Every module is loaded with its cache of the positions the verification holds, through
+        // context + g (its first pass writes them all; engines size it as the target's); the embeddings and LM
+        // head are the target's: SGLang hands the module the target's (set_embed_and_head,
+        // sgl-project/sglang@00559eacbf0841146db7e27e445d1971e35e6294
+        // python/sglang/srt/speculative/eagle_worker.py), and DeepSeek counts them once ("11.5B
+        // unique parameters (excluding the shared 0.9B Embedding and 0.9B output Head)",
+        // DeepSeek-V3's README_WEIGHTS.md).
+        const Model block = mtp_block(target);
+        const double modules = static_cast<double>(target.mtp_layers);
+        const MemoryUse drafting = memory_use(hw, block, first);
+        const Bytes head_norm = static_cast<double>(target.hidden_size) * w.precision.weights.bytes_per_element();
+        r.memory.weights += modules * (layer_weights_per_device(block, w.precision, hw.parallel) + head_norm +
+                                       mtp_projection_bytes(target, w.precision));
+        r.memory.kv += modules * drafting.kv;
+        if (drafting.activations > r.memory.activations) r.memory.activations = drafting.activations;
+    } else if (draft) {
         if (draft->vocab_size != target.vocab_size)
             throw error("", "draft model", "'" + std::string(draft->name.view()) + "' (" + std::to_string(draft->vocab_size) + " tokens)",
                         "a model with the target's vocabulary (" + std::to_string(target.vocab_size) + " tokens): its drafts are the "

@@ -238,6 +238,91 @@ TEST_CASE("speculation: a draft model's weights and KV share the target's memory
     CHECK(free.fits());
 }
 
+TEST_CASE("speculation: DeepSeek-V3 drafts with its own MTP module", "[speculative][mtp]") {
+    const Model v3 = load_model("deepseek-v3");
+    const Deployment h200{load_hardware("h200"), {}};
+    const Workload w{.batch = 1, .context = 4096};  // bf16 weights and KV
+    const Speculation mtp{1, 0.85, 0, true};
+    // One drafted token: the module's one pass runs over both positions the target verified, the
+    // draft and the token after it (vLLM's drafter runs over all g + 1). At batch 1 it reads, in
+    // bf16 (deepseek-ai/DeepSeek-V3 config.json: hidden 7,168, q_lora 1,536, kv_lora 512, 128
+    // heads of 128 + 64 rope dims, v 128; 256 experts of 2,048, 8 a token, 1 shared; vocab 129,280):
+    //   MLA: q_a 7,168 x 1,536 + q_b 1,536 x 128 x 192 + kv_a 7,168 x 576 + kv_b 512 x 128 x 256
+    //        + o 128 x 128 x 7,168 + its two norms 1,536 + 512         = 187,107,328
+    //   MoE: the experts two tokens touch, 256 (1 - (248/256)^2) = 15.75, and the shared one,
+    //        16.75 x 3 x 7,168 x 2,048, + router 256 x 7,168 and its
+    //        bias (e_score_correction_bias) 256                        = 739,508,480
+    //   the layer's two norms 2 x 7,168                                  =      14,336
+    //   eh_proj 2 x 7,168 x 7,168, enorm, hnorm, head norm 3 x 7,168     = 102,781,952
+    //   the LM head 129,280 x 7,168 and two embedding rows 2 x 7,168     = 926,693,376
+    // 1,956,105,472 weights, 3,912,210,944 B, and the module's MLA cache, (512 + 64) x 2 B a token
+    // at 4,096 tokens, 4,718,592 B: 3,916,929,536 B at the H200's 4.8 TB/s, 816.0 us.
+    const double two_tokens = 187'107'328.0 + 739'508'480.0 + 14'336.0 + 102'781'952.0 + 926'693'376.0;
+    const double cache = 576 * 2 * 4096.0;
+    const SpeculativeDecode r = speculative_decode(h200, v3, w, mtp);
+    CHECK(r.draft_time.in(s) == Approx((2 * two_tokens + cache) / 4.8e12).epsilon(1e-9));
+    // Memory: the module's weights but not the embeddings and head it shares (its block with all
+    // 257 experts, 257 x 3 x 7,168 x 2,048 + the MLA, router and norms above, its head norm,
+    // eh_proj and two norms: 11,610,068,224), and its cache of the 4,097 positions verified.
+    CHECK((r.memory.weights - r.verify.memory.weights).in(bytes) == Approx(2 * 11'610'068'224.0).epsilon(1e-12));
+    CHECK((r.memory.kv - r.verify.memory.kv).in(bytes) == Approx(576 * 2 * 4097.0).epsilon(1e-12));
+    // Three drafted tokens: one pass over the four positions verified (256 (1 - (248/256)^4) =
+    // 30.531 experts touched), then two of one token a sequence (8 experts, one embedding row),
+    // the one module each time; its cache holds 4,099 positions.
+    const double four_tokens = two_tokens + (30.531005859375 - 15.75) * 3 * 7168 * 2048 + 2 * 7168;
+    const double one_token = two_tokens - (15.75 - 8) * 3 * 7168 * 2048 - 7168;
+    const SpeculativeDecode r3 = speculative_decode(h200, v3, w, Speculation{3, 0.85, 0, true});
+    CHECK(r3.draft_time.in(s) == Approx((2 * four_tokens + cache + 2 * (2 * one_token + cache)) / 4.8e12).epsilon(1e-9));
+    CHECK((r3.memory.kv - r3.verify.memory.kv).in(bytes) == Approx(576 * 2 * 4099.0).epsilon(1e-12));
+    // The pass over four positions multiplies the LM head for the one each sequence samples:
+    // four one-token passes' FLOPs less three heads, 3 x 2 x 129,280 x 7,168.
+    const Flops one_pass = mtp_draft_step(h200, v3, w).flops;
+    const Flops four_pass = mtp_draft_step(h200, v3, verification_workload(w, 3)).flops;
+    CHECK((4 * one_pass - four_pass).in(flop) == Approx(3 * 2 * 129280.0 * 7168).epsilon(1e-9));
+    // eh_proj is whole on every device: at TP 8 each multiplies it for all 64 sequences, 8 x 64 x
+    // 2 x 2 x 7,168^2 FLOPs beside the block's; with the attention in 8 data-parallel ranks each
+    // projects only its own 8 sequences, 64 x 2 x 2 x 7,168^2.
+    const Workload b64{.batch = 64, .context = 4096};
+    for (const std::int64_t ranks : {1, 8}) {
+        const Deployment split{load_hardware("h200"), Parallelism{.tensor = 8, .attention_data = ranks}};
+        const Flops beside = mtp_draft_step(split, v3, b64).flops - decode_step(split, mtp_block(v3), b64).flops;
+        CHECK(beside.in(flop) == Approx(8.0 / static_cast<double>(ranks) * 64 * 4 * 7168.0 * 7168).epsilon(1e-9));
+    }
+    // Under fp8 weights the projection stays as the checkpoint keeps unquantised layers, the LM
+    // head's format: 2 x 7,168^2 + 2 x 7,168 weights at 2 B each beside the block's fp8 bytes.
+    Workload fp8 = w;
+    fp8.precision.weights = formats::fp8;
+    fp8.precision.lm_head = formats::bf16;
+    CHECK(mtp_projection_bytes(v3, fp8.precision).in(bytes) == Approx(2 * (2 * 7168.0 * 7168 + 2 * 7168)).epsilon(1e-12));
+    // "the acceptance rate of the second token prediction ranges between 85% and 90% ... delivering
+    // 1.8 times TPS" (DeepSeek-V3 Technical Report, arXiv 2412.19437, section 5.4.3). Served with
+    // every expert read anyway (batch 256 on eight H200s, memory-bound), verifying two tokens reads
+    // what one does; the module's step (2% of the step's bytes) and the all-reduces of two tokens a
+    // sequence (about 1.7 ms more a step over NVLink) keep the ceiling's speedup under 1 + a, near
+    // that figure.
+    const Deployment eight{load_hardware("h200"), Parallelism{.tensor = 8}};
+    const Workload served{.precision = Precision{.weights = formats::fp8, .kv = formats::fp8}, .batch = 256, .context = 4096};
+    for (const double a : {0.85, 0.90}) {
+        const SpeculativeDecode at = speculative_decode(eight, v3, served, Speculation{1, a, 0, true});
+        CAPTURE(a, at.speedup);
+        CHECK(at.verify.bound == Bound::memory);
+        CHECK(at.speedup > 1.6);
+        CHECK(at.speedup < 1 + a);
+    }
+    // Refused: a model without modules, a draft model beside them, another split, a pipeline.
+    const Model llama = load_model("llama-3.1-8b");
+    CHECK_THROWS_WITH(speculative_decode(h200, llama, w, mtp),
+                      "model 'llama-3.1-8b' num_nextn_predict_layers: got 0, expected at least 1 to draft with its MTP modules");
+    CHECK_THROWS_WITH(speculative_decode(h200, v3, w, mtp, &llama),
+                      "draft model: got 'llama-3.1-8b', expected none beside MTP drafting: the target's own modules draft");
+    CHECK_THROWS_WITH(speculative_decode(eight, v3, served, Speculation{1, 0.85, 1, true}),
+                      "speculation.draft_tensor: got 1, expected 0 or the target's degree (8) with MTP drafting: the modules are split as "
+                      "the target's layers");
+    CHECK_THROWS_WITH(speculative_decode(Deployment{load_hardware("h200"), Parallelism{.pipeline = 2}}, v3, w, mtp),
+                      "pipeline-parallel degree: got 2, expected 1 with MTP drafting: its steps for each micro-batch in flight are not "
+                      "modelled");
+}
+
 TEST_CASE("prefill: 2P per token plus causal attention, weights once per chunk", "[prefill]") {
     const Model m = load_model("llama-3.1-8b");
     const double P = 8'030'261'248.0;
