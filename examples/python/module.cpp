@@ -629,18 +629,22 @@ py::object speculative_py(const py::object& model, const py::object& hardware, c
     Kwargs k("speculative", kw);
     const std::int64_t draft_tp = k.integer("draft_tp", 0);  // 0: the target's degree
     if (draft_tp < 0 || draft_tp > cli::most_degree) throw error("", "draft_tp", std::to_string(draft_tp), "an integer from 0 to 1024");
+    // draft="mtp": the model's own multi-token-prediction modules, as the CLI's --draft mtp.
+    const bool mtp = py::isinstance<py::str>(draft) && draft.cast<std::string>() == cli::mtp_draft;
     const Speculation spec{integer_arg("speculative", "draft_tokens", draft_tokens, 4),
-                           acceptance.is_none() ? 0.8 : Kwargs::as_number("speculative", "acceptance", acceptance), draft_tp};
+                           acceptance.is_none() ? 0.8 : Kwargs::as_number("speculative", "acceptance", acceptance), draft_tp, mtp};
     validate(spec);
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "speculative", batch, context);
+    if (mtp && c.s.m.mtp_layers == 0) throw ridgeline::error("", "draft", "\"mtp\"", cli::without_mtp_modules(c.s.m));
     std::optional<PyModel> draft_model;
-    if (!draft.is_none()) draft_model = preset_named_by("draft", [&] { return model_of(draft); });
-    else if (draft_tp != 0) throw ridgeline::error("", "draft_tp", std::to_string(draft_tp), "no draft_tp without draft (a free draft runs on no device)");
+    if (!draft.is_none() && !mtp) draft_model = preset_named_by("draft", [&] { return model_of(draft); });
+    else if (draft_tp != 0 && !mtp) throw ridgeline::error("", "draft_tp", std::to_string(draft_tp), "no draft_tp without draft (a free draft runs on no device)");
     const SpeculativeDecode r = speculative_decode(c.s.dep, c.s.m, w, spec, draft_model ? &draft_model->model : nullptr);
     static const auto columns = cli::speculative_columns();
-    const std::optional<std::string> draft_name =
-        draft_model ? std::optional<std::string>(std::string(draft_model->model.name.view())) : std::nullopt;
+    const std::optional<std::string> draft_name = mtp           ? std::optional<std::string>(cli::mtp_draft)
+                                                  : draft_model ? std::optional<std::string>(std::string(draft_model->model.name.view()))
+                                                                : std::nullopt;
     return row_py(columns, cli::speculative_cells(c.s, SpeculativeRow{w.batch, w.context, c.s.dep.parallel.tensor, draft_name, spec, r}));
 }
 
@@ -1582,7 +1586,8 @@ PYBIND11_MODULE(ridgeline, m) {
     m.def("speculative", &speculative_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(),
           py::arg("context") = py::none(), py::arg("draft_tokens") = 4, py::arg("acceptance") = 0.8, py::arg("draft") = py::none(),
           doc("Speculative decoding: g drafted tokens accepted each with probability a, verified in one pass; draft: a draft model "
-              "with the target's vocabulary (else the draft is free), split draft_tp ways (keyword; default 0: the target's "
+              "with the target's vocabulary, or \"mtp\" for the model's own multi-token-prediction modules (else the draft is "
+              "free), split draft_tp ways (keyword; default 0: the target's "
               "tensor-parallel degree, as vLLM; 1: one device). memory_per_device_bytes and fits count the draft's weights and KV "
               "beside the target's. The row `ridgeline speculative --format json` prints.").c_str());
     m.def("operators", &operators_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),

@@ -351,6 +351,13 @@ inline double parse_acceptance(const std::string& option, const std::string& s) 
 inline std::int64_t parse_draft_tp(const std::string& option, const std::string& s) {  // --draft-tp: 0, the target's degree
     return parse_integer_option(option, s, 0, most_degree);
 }
+// --draft's word for the target's own multi-token-prediction modules (vLLM's method name), and
+// what it expects of a model that has none.
+inline constexpr std::string_view mtp_draft = "mtp";
+inline std::string without_mtp_modules(const ridgeline::Model& m) {
+    return "a draft model, or mtp for a model with MTP modules: '" + echoed(std::string(m.name.view())) +
+           "' has none (num_nextn_predict_layers 0)";
+}
 // --attention-dp: ranks (1 to 1024), or "tp": one a tensor-parallel device, read as 0.
 inline std::int64_t parse_attention_dp(const std::string& option, const std::string& s) {
     if (s == "tp") return 0;

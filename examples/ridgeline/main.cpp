@@ -705,17 +705,18 @@ void run_diagnose(const DiagnoseOptions& o) {
 struct SpeculativeOptions : WorkloadOptions {
     std::int64_t draft_tokens = 4;
     double acceptance = 0.8;
-    std::optional<std::string> draft;  // a model preset or file; none: a free draft (n-grams)
+    std::optional<std::string> draft;  // a model preset or file, or mtp; none: a free draft (n-grams)
     std::int64_t draft_tp = 0;         // 0: the target's degree
 };
 
 void run_speculative(const SpeculativeOptions& o) {
-    const Speculation spec{o.draft_tokens, o.acceptance, o.draft_tp};
+    const bool mtp = o.draft && *o.draft == cli::mtp_draft;
+    const Speculation spec{o.draft_tokens, o.acceptance, o.draft_tp, mtp};
     validate(spec);
     if (o.draft_tp != 0 && !o.draft)
         cli::bad_value("--draft-tp", std::to_string(o.draft_tp), "no --draft-tp without --draft (a free draft runs on no device)");
     std::optional<Model> draft;
-    if (o.draft) {
+    if (o.draft && !mtp) {
         try {
             draft = load_model_with_formats(*o.draft).model;
         } catch (const ridgeline::error& e) {
@@ -727,9 +728,11 @@ void run_speculative(const SpeculativeOptions& o) {
     cli::Table t(cli::speculative_columns());
     LinksSeen links;
     each_point(o, settings, [&](const Setting& s, const Workload& w) {
+        if (mtp && s.m.mtp_layers == 0) cli::bad_value("--draft", *o.draft, cli::without_mtp_modules(s.m));
         const SpeculativeDecode r = speculative_decode(s.dep, s.m, w, spec, draft ? &*draft : nullptr);
         links.add(s, r.verify);
-        const std::optional<std::string> name = draft ? std::optional<std::string>(std::string(draft->name.view())) : std::nullopt;
+        const std::optional<std::string> name = mtp ? std::optional<std::string>(cli::mtp_draft)
+                                                : draft ? std::optional<std::string>(std::string(draft->name.view())) : std::nullopt;
         t.add(cli::speculative_cells(s, SpeculativeRow{w.batch, w.context, s.dep.parallel.tensor, name, spec, r}));
     });
     t.print(o.format);
@@ -737,6 +740,10 @@ void run_speculative(const SpeculativeOptions& o) {
     if (draft && o.format == cli::Output::table)
         fmt::print("draft: {} at the workload's formats; memory/device counts its weights and KV beside the target's\n",
                    cli::printable(std::string(draft->name.view())));
+    if (mtp && o.format == cli::Output::table)
+        fmt::print("draft: the model's own MTP modules, split as its layers; each drafted token runs one (its block, a copy of the last "
+                   "layer, its eh_proj in the LM head's format, and the LM head), the first over the g + 1 positions verified; "
+                   "memory/device counts the modules' weights and KV, not the embeddings and head they share\n");
 }
 
 struct CalibrateOptions {
@@ -1222,9 +1229,11 @@ int main(int argc, char** argv) {
     add_read(spec, "--draft-tokens", spec_o.draft_tokens, cli::parse_draft_tokens, "Tokens drafted per verification, g (default 4)");
     add_read(spec, "--acceptance", spec_o.acceptance, cli::parse_acceptance,
              "Probability each drafted token is accepted, independently (default 0.8)");
-    spec->add_option("--draft", spec_o.draft, "Draft model: a preset or config.json (default: none, a free draft such as n-gram lookup)");
+    spec->add_option("--draft", spec_o.draft,
+                     "Draft model: a preset or config.json, or mtp for the model's own multi-token-prediction modules "
+                     "(num_nextn_predict_layers, as DeepSeek-V3's) (default: none, a free draft such as n-gram lookup)");
     add_read(spec, "--draft-tp", spec_o.draft_tp, cli::parse_draft_tp,
-             "Draft model's tensor-parallel degree: 0 (default) the target's, as vLLM; 1 one device");
+             "Draft model's tensor-parallel degree: 0 (default) the target's, as vLLM; 1 one device (a draft model; MTP modules are split as the target's layers)");
     spec->footer("Example: ridgeline speculative -m llama-3.1-70b -H h200 --tp 2 -c 4096 --draft llama-3.1-8b");
 
     CalibrateOptions cal_o;

@@ -378,6 +378,14 @@ try {
   check("the CLI refuses it with the same words, naming its flag", cliError("speculative", "-m", "llama-3.1-70b", "--draft", "qwen3-8b"),
         "ridgeline: " + draftError.replace("draft model:", "--draft:"));
   check("the decode figures stay beside it", [await value("#r-tokens-per-s"), await page.textContent("#r-spec-tokens")], [tp4.tokens_per_s, "-"]);
+  // MTP drafting asks the model for its own modules: Llama has none, refused in the CLI's words.
+  await page.selectOption("#draft", "mtp");
+  await page.waitForFunction(() => document.querySelector("#error-draft").textContent.includes("mtp"));
+  const mtpError = await page.textContent("#error-draft");
+  check("mtp drafting without MTP modules is refused beside the draft field", mtpError,
+        `draft: got "mtp", expected a draft model, or mtp for a model with MTP modules: 'llama-3.1-70b' has none (num_nextn_predict_layers 0)`);
+  check("the CLI refuses it with the same words, naming its flag", cliError("speculative", "-m", "llama-3.1-70b", "--draft", "mtp"),
+        "ridgeline: --" + mtpError);
   await page.selectOption("#draft", "");
   await page.waitForFunction(() => document.querySelector("#r-spec-tokens").textContent.includes(", free)"));
 

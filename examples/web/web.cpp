@@ -227,17 +227,20 @@ json evaluate(const json& request) {
     // free (n-grams, prompt lookup), the draft split at the target's degree or on one device.
     // Each field read by its CLI flag's reader (--draft-tokens, --acceptance, --draft-tp); empty or
     // absent, the flag's default.
+    // A draft of "mtp" is the model's own multi-token-prediction modules, as --draft mtp.
+    const std::string draft_name = request.value("draft", std::string());
+    const bool mtp = draft_name == cli::mtp_draft;
     const Speculation spec{optional_field(request, "draft_tokens", "draft tokens", cli::parse_draft_tokens).value_or(4),
                            optional_field(request, "acceptance", "acceptance", cli::parse_acceptance).value_or(0.8),
-                           optional_field(request, "draft_tp", "draft tp", cli::parse_draft_tp).value_or(0)};
+                           optional_field(request, "draft_tp", "draft tp", cli::parse_draft_tp).value_or(0), mtp};
     std::optional<Model> draft;
-    if (const std::string name = request.value("draft", std::string()); !name.empty()) {
+    if (const std::string& name = draft_name; !name.empty() && !mtp) {
         try {
             draft = load_model_with_formats(name).model;
         } catch (const error& e) {
             throw field_error("draft", e.what());
         }
-    } else if (spec.draft_tensor != 0) {
+    } else if (spec.draft_tensor != 0 && !mtp) {
         throw field_error("draft_tp", "got " + std::to_string(spec.draft_tensor) + ", expected no draft tp without a draft model (a free draft runs on no device)");
     }
 
@@ -302,17 +305,19 @@ json evaluate(const json& request) {
         out["speculative"] = nullptr;
         out["speculative_error"] = nullptr;
         try {
+            if (mtp && m.mtp_layers == 0) throw error("", "draft", "\"mtp\"", cli::without_mtp_modules(m));
             const SpeculativeDecode sd = speculative_decode(dep, m, w, spec, draft ? &*draft : nullptr);
             json speculative = json::object();
-            put_fields(speculative, speculative_fields(),
-                       SpeculativeRow{w.batch, w.context, par.tensor,
-                                      draft ? std::optional<std::string>(std::string(draft->name.view())) : std::nullopt, spec, sd});
+            const std::optional<std::string> named = mtp     ? std::optional<std::string>(cli::mtp_draft)
+                                                     : draft ? std::optional<std::string>(std::string(draft->name.view()))
+                                                             : std::nullopt;
+            put_fields(speculative, speculative_fields(), SpeculativeRow{w.batch, w.context, par.tensor, named, spec, sd});
             out["speculative"] = std::move(speculative);
         } catch (const error& e) {
             // The speculation's own problem (a draft with another vocabulary, a split or a pipeline it
             // cannot take, drafts past the positions): said beside its fields, the decode kept.
             std::string field = field_of(e);
-            if (field != "draft_tokens" && field != "acceptance" && field != "draft_tp") field = draft ? "draft" : "draft_tokens";
+            if (field != "draft_tokens" && field != "acceptance" && field != "draft_tp") field = draft || mtp ? "draft" : "draft_tokens";
             out["speculative_error"] = json{{"field", field}, {"message", e.what()}};
         }
         return out;

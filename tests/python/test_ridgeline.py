@@ -563,6 +563,19 @@ def test_speculative_cli_equals_python():
         theirs = cli_json("speculative", "-m", "llama-3.1-70b", "-H", "h200", "--tp", "2", "-b", "1", "-c", "4096", *extra)
         assert len(theirs) == 1
         same_row(ridgeline.speculative("llama-3.1-70b", "h200", batch=1, context=4096, tp=2, **kwargs), theirs[0])
+    # MTP drafting: DeepSeek-V3's own module, the CLI's row; a model without modules refused alike.
+    theirs = cli_json("speculative", "-m", "deepseek-v3", "-H", "h200", "--tp", "8", "-b", "64", "-c", "4096", "--draft", "mtp")
+    ours = ridgeline.speculative("deepseek-v3", "h200", batch=64, context=4096, tp=8, draft="mtp")
+    same_row(ours, theirs[0])
+    assert ours["draft_model"] == "mtp" and ours["draft_tp"] == 8 and ours["draft_time_s"] > 0
+    # The target's degree named outright is the same split, as the CLI's --draft-tp 8 reads it.
+    theirs = cli_json("speculative", "-m", "deepseek-v3", "-H", "h200", "--tp", "8", "-b", "64", "-c", "4096", "--draft", "mtp",
+                      "--draft-tp", "8")
+    same_row(ridgeline.speculative("deepseek-v3", "h200", batch=64, context=4096, tp=8, draft="mtp", draft_tp=8), theirs[0])
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.speculative("llama-3.1-70b", "h200", 1, 0, draft="mtp")
+    assert "--" + str(e.value) == cli_error("speculative", "-m", "llama-3.1-70b", "--draft", "mtp")
+    assert e.value.path == "draft"
 
 
 @needs_cli
