@@ -1316,14 +1316,21 @@ int main(int argc, char** argv) {
         return Hardware{};
     };
     // An unknown first word is a command misspelt, not a missing one (CLI11 says "A subcommand is required").
-    if (argc > 1 && argv[1][0] != '-') {
-        std::vector<std::string> commands;
-        for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(c->get_name());
-        if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
-            fmt::print(stderr, "ridgeline: command: got \"{}\", expected one of (closest first): {}\n", cli::printable(cli::echoed(argv[1])),
-                       closest_first(commands, argv[1]));
-            return 2;
-        }
+    std::vector<std::string> commands;
+    for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(c->get_name());
+    if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+        fmt::print(stderr, "ridgeline: command: got \"{}\", expected one of (closest first): {}\n", cli::printable(cli::echoed(argv[1])),
+                   closest_first(commands, argv[1]));
+        return 2;
+    }
+    // Every flag but --help belongs to a command: one before any names itself, not a missing command.
+    if (argc > 1 && argv[1][0] == '-' && std::string_view(argv[1]) != "-h" && std::string_view(argv[1]) != "--help") {
+        std::string listed;
+        for (const std::string& c : commands) listed += (listed.empty() ? "" : ", ") + c;
+        fmt::print(stderr, "ridgeline: {}: got a flag before any command, expected a command first, one of: {}\n"
+                           "Run `ridgeline COMMAND --help` for its flags.\n",
+                   cli::printable(cli::echoed(argv[1])), listed);
+        return 2;
     }
     try {
         app.parse(argc, argv);
