@@ -147,6 +147,16 @@ inline void require_lm_head(const Node& root, bool wrapper) {
     bool causal = false;
     for (std::size_t i = 0; i < arch.value().size(); ++i) {
         const std::string name = arch.at(i).string("an architecture name (a non-empty string)");
+        // An EAGLE or Medusa head reads its target's hidden states and, in EAGLE-3, feeds 3h of
+        // them through fc and a 2h-input attention into a vocabulary of its own: read as the
+        // Llama its model_type says, it would be priced as a one-layer model it is not (vLLM's
+        // class for it, Eagle3LlamaForCausalLM, even ends in ForCausalLM).
+        std::string lower = name;
+        for (char& ch : lower) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+        if (lower.find("eagle") != std::string::npos || lower.find("medusa") != std::string::npos)
+            arch.at(i).fail("a model that decodes on its own: an EAGLE or Medusa draft head reads its target's hidden states, and "
+                            "ridgeline does not model one (speculative drafts with a draft model, the target's own MTP modules or "
+                            "a free draft)");
         causal = causal || name.ends_with("ForCausalLM") || (wrapper && name.ends_with("ForConditionalGeneration"));
     }
     if (!causal)

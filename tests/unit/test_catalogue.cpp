@@ -486,6 +486,17 @@ TEST_CASE("architectures: a model without an LM head is refused, not counted", "
                       "which is all ridgeline models");
     j["architectures"] = {"Qwen3ForSequenceClassification"};
     CHECK_THROWS_AS(model_from_config(j), ridgeline::error);
+    // An EAGLE-3 head's config (SpecForge's llama3-8B-eagle3.json: LlamaForCausalLMEagle3,
+    // model_type llama, one layer, draft_vocab_size 32000) would read as a one-layer Llama with
+    // the full head: refused by name, under either class name (vLLM's ends in ForCausalLM).
+    for (const char* head : {"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM", "MedusaModel"}) {
+        j["architectures"] = {head};
+        CHECK_THROWS_WITH(model_from_config(j, "eagle3.json"),
+                          "eagle3.json: /architectures/0: got \"" + std::string(head) +
+                              "\" (a string), expected a model that decodes on its own: an EAGLE or Medusa draft head reads its "
+                              "target's hidden states, and ridgeline does not model one (speculative drafts with a draft model, the "
+                              "target's own MTP modules or a free draft)");
+    }
     j["architectures"] = {"Qwen3Model", "Qwen3ForCausalLM"};  // any causal-LM entry will do
     CHECK_NOTHROW(model_from_config(j));
     j["architectures"] = "Qwen3ForCausalLM";
