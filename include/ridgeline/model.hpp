@@ -63,6 +63,9 @@ struct Model {
     bool tied_embeddings = false;  // tie_word_embeddings: the LM head is the input table
     std::array<LayerGroup, max_groups> groups{};
     std::size_t group_count = 0;
+    // The group the last layer added joined: the model's last layer, which an MTP module copies
+    // (groups merge layers of one kind wherever they sit, so it need not be the last group).
+    std::size_t last_group = 0;
     // Multi-token-prediction modules (DeepSeek-V3's num_nextn_predict_layers), counted apart
     // from the model so that its total matches the model card.
     std::int64_t mtp_layers = 0;
@@ -87,9 +90,11 @@ struct Model {
         for (std::size_t i = 0; i < group_count; ++i)
             if (groups[i].spec == spec) {
                 groups[i].count += count;
+                last_group = i;
                 return *this;
             }
         if (group_count == max_groups) throw std::length_error("ridgeline::Model: more than 64 distinct layer kinds");
+        last_group = group_count;
         groups[group_count++] = LayerGroup{count, spec};
         return *this;
     }
@@ -340,10 +345,9 @@ constexpr ParameterBreakdown active_parameters(const Model& m) {
 }
 
 // The transformer block of one multi-token-prediction module, as DeepSeek-V3 builds it: a copy of
-// the model's last kind of layer (its last group; DeepSeek-V3's MoE layer), with the model's
-// vocabulary, embeddings and LM head (the module reads them; its own norms and eh_proj are the
-// callers', mtp_parameters and speculative.hpp). Groups merge layers of one kind wherever they
-// sit, so for a model whose last layer is of a kind met earlier this is not its last layer.
+// the model's last layer (last_group; DeepSeek-V3's MoE layer), with the model's vocabulary,
+// embeddings and LM head (the module reads them; its own norms and eh_proj are the callers',
+// mtp_parameters and speculative.hpp).
 constexpr Model mtp_block(const Model& m) {
     validate(m);
     Model one = m;
@@ -351,7 +355,7 @@ constexpr Model mtp_block(const Model& m) {
     one.groups = {};
     one.mtp_layers = 0;
     one.declared_parameters.reset();
-    one.add_layers(1, m.groups[m.group_count - 1].spec);
+    one.add_layers(1, m.groups[m.last_group < m.group_count ? m.last_group : m.group_count - 1].spec);
     return one;
 }
 

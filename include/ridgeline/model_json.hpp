@@ -259,7 +259,7 @@ inline ConfigReading read_config(const nlohmann::json& j, const std::string& fil
 
     if (own_form) {
         root.only_keys({"model_type", "hidden_size", "vocab_size", "tie_word_embeddings", "num_nextn_predict_layers",
-                        "max_position_embeddings", "layer_groups", "ridgeline"});
+                        "max_position_embeddings", "layer_groups", "last_layer_group", "ridgeline"});
         m.mtp_layers = c.count_or_zero("num_nextn_predict_layers");
         const Node groups = root.need("layer_groups", "an array of layer groups");
         if (!groups.value().is_array() || groups.value().empty() || groups.value().size() > Model::max_groups)
@@ -268,6 +268,14 @@ inline ConfigReading read_config(const nlohmann::json& j, const std::string& fil
             const Node g = groups.at(i);
             g.require_object("a layer group object");
             m.add_layers(g.need("count", "a positive integer").positive_integer(), json_detail::read_own_group(g));
+        }
+        // Which group the model's last layer is in (an MTP module copies it), where not the last.
+        if (root.has("last_layer_group")) {
+            const Node last = root.at("last_layer_group");
+            const std::size_t n = m.group_count;
+            if (!last.value().is_number_unsigned() || last.value().get<std::uint64_t>() >= n)
+                last.fail("an index into layer_groups, an integer from 0 to " + std::to_string(n - 1));
+            m.last_group = static_cast<std::size_t>(last.value().get<std::uint64_t>());
         }
     } else {
         choice.family->read(c, m);
@@ -353,6 +361,7 @@ inline void to_json(nlohmann::json& j, const Model& m) {
     j["num_nextn_predict_layers"] = m.mtp_layers;
     if (m.max_context > 0) j["max_position_embeddings"] = m.max_context;
     j["layer_groups"] = groups;
+    if (m.group_count > 0 && m.last_group != m.group_count - 1) j["last_layer_group"] = m.last_group;
     j["ridgeline"] = {{"name", std::string(m.name.view())}};
     if (m.declared_parameters) j["ridgeline"]["parameters"] = *m.declared_parameters;
 }

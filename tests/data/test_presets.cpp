@@ -51,6 +51,22 @@ TEST_CASE("presets: every hardware preset loads, round-trips, and cites each fig
     }
 }
 
+TEST_CASE("presets: the own form says which group the last layer is in, where not the last", "[presets][mtp]") {
+    // Gemma 3 27B: 62 layers, every sixth global (its config.json's layer_types end "full,
+    // sliding, sliding"), so layer 62 is a sliding one, in the group layer 1 opened.
+    const Model gemma = load_model("gemma-3-27b");
+    nlohmann::json j = gemma;
+    REQUIRE(j.contains("last_layer_group"));
+    CHECK(j.at("last_layer_group") == 0);
+    CHECK(gemma.groups[0].spec.window > 0);
+    CHECK(model_from_config(j) == gemma);
+    // DeepSeek-V3 ends on the kind it met last: no key.
+    CHECK_FALSE(nlohmann::json(load_model("deepseek-v3")).contains("last_layer_group"));
+    j["last_layer_group"] = 2;
+    CHECK_THROWS_WITH(model_from_config(j, "own.json"),
+                      "own.json: /last_layer_group: got 2, expected an index into layer_groups, an integer from 0 to 1");
+}
+
 TEST_CASE("presets: every model preset loads, round-trips, and cites its config.json", "[presets]") {
     for (const auto& name : list_presets(PresetKind::model)) {
         INFO("data/models/" << name << ".json");

@@ -309,6 +309,15 @@ TEST_CASE("speculation: DeepSeek-V3 drafts with its own MTP module", "[speculati
         CHECK(at.speedup > 1.6);
         CHECK(at.speedup < 1 + a);
     }
+    // The module copies the model's last layer, not the last kind of layer met: full, windowed,
+    // full attention leave the full layers' group first and the last layer full.
+    Model interleaved = dense_model("interleaved", 1, 1024, 8, 8, 128, 4096, 32000);
+    const LayerSpec windowed{Gqa{8, 8, 128}, 4096, DenseMlp{4096}};
+    interleaved.add_layers(1, windowed).add_layers(1, interleaved.groups[0].spec);
+    interleaved.mtp_layers = 1;
+    CHECK(mtp_block(interleaved).groups[0].spec.window == 0);
+    interleaved.add_layers(1, windowed);
+    CHECK(mtp_block(interleaved).groups[0].spec.window == 4096);
     // Refused: a model without modules, a draft model beside them, another split, a pipeline.
     const Model llama = load_model("llama-3.1-8b");
     CHECK_THROWS_WITH(speculative_decode(h200, llama, w, mtp),
