@@ -151,9 +151,12 @@ inline void require_lm_head(const Node& root, bool wrapper) {
         // them through fc and a 2h-input attention into a vocabulary of its own: read as the
         // Llama its model_type says, it would be priced as a one-layer model it is not (vLLM's
         // class for it, Eagle3LlamaForCausalLM, even ends in ForCausalLM).
-        std::string lower = name;
-        for (char& ch : lower) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
-        if (lower.find("eagle") != std::string::npos || lower.find("medusa") != std::string::npos)
+        // Matched by the draft heads' own naming (LlamaForCausalLMEagle3, Eagle3LlamaForCausalLM,
+        // MedusaModel), not by the word alone: NVIDIA's Eagle vision-language models
+        // (Eagle2_5_VLForConditionalGeneration) are no draft heads.
+        const bool eagle_head = name.find("ForCausalLMEagle") != std::string::npos ||
+                                (name.starts_with("Eagle") && name.ends_with("ForCausalLM"));
+        if (eagle_head || name.find("Medusa") != std::string::npos)
             arch.at(i).fail("a model that decodes on its own: an EAGLE or Medusa draft head reads its target's hidden states, and "
                             "ridgeline does not model one (speculative drafts with a draft model, the target's own MTP modules or "
                             "a free draft)");

@@ -497,6 +497,9 @@ TEST_CASE("architectures: a model without an LM head is refused, not counted", "
                               "target's hidden states, and ridgeline does not model one (speculative drafts with a draft model, the "
                               "target's own MTP modules or a free draft)");
     }
+    // NVIDIA's Eagle 2.5 is a vision-language model, not a draft head: no draft-head message.
+    j["architectures"] = {"Eagle2_5_VLForConditionalGeneration"};
+    CHECK_THROWS_WITH(model_from_config(j, "eagle2.5.json"), !Catch::Contains("draft head"));
     j["architectures"] = {"Qwen3Model", "Qwen3ForCausalLM"};  // any causal-LM entry will do
     CHECK_NOTHROW(model_from_config(j));
     j["architectures"] = "Qwen3ForCausalLM";
