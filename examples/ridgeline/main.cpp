@@ -1323,13 +1323,19 @@ int main(int argc, char** argv) {
                    closest_first(commands, argv[1]));
         return 2;
     }
-    // Every flag but --help belongs to a command: one before any names itself, not a missing command.
-    if (argc > 1 && argv[1][0] == '-' && std::string_view(argv[1]) != "-h" && std::string_view(argv[1]) != "--help") {
+    // Every flag but --help belongs to a command: one before any names itself, not a missing
+    // command (a lone - or -- is CLI11's to report).
+    if (argc > 1 && argv[1][0] == '-' && std::string_view(argv[1]) != "-" && std::string_view(argv[1]) != "--" &&
+        std::string_view(argv[1]) != "-h" && std::string_view(argv[1]) != "--help") {
+        const std::string typed = argv[1];
+        const std::string flag = typed.substr(0, typed.find('='));  // --tp=2 names --tp
+        bool some_command_has_it = false;
+        for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; }))
+            some_command_has_it = some_command_has_it || c->get_option_no_throw(flag) != nullptr;
         std::string listed;
         for (const std::string& c : commands) listed += (listed.empty() ? "" : ", ") + c;
-        fmt::print(stderr, "ridgeline: {}: got a flag before any command, expected a command first, one of: {}\n"
-                           "Run `ridgeline COMMAND --help` for its flags.\n",
-                   cli::printable(cli::echoed(argv[1])), listed);
+        fmt::print(stderr, "ridgeline: {}: got {}, expected a command first, one of: {}\nRun `ridgeline COMMAND --help` for its flags.\n",
+                   cli::printable(cli::echoed(flag)), some_command_has_it ? "a flag before any command" : "a flag no command has", listed);
         return 2;
     }
     try {

@@ -98,6 +98,11 @@ struct Model {
         groups[group_count++] = LayerGroup{count, spec};
         return *this;
     }
+    // The group holding the last layer; a group count cut by hand (below last_group) leaves the
+    // last group standing for it.
+    [[nodiscard]] constexpr std::size_t last_layer_group() const noexcept {
+        return last_group < group_count || group_count == 0 ? last_group : group_count - 1;
+    }
     [[nodiscard]] constexpr const LayerGroup* begin() const noexcept { return groups.data(); }
     [[nodiscard]] constexpr const LayerGroup* end() const noexcept { return groups.data() + group_count; }
     friend constexpr bool operator==(const Model&, const Model&) = default;
@@ -355,7 +360,7 @@ constexpr Model mtp_block(const Model& m) {
     one.groups = {};
     one.mtp_layers = 0;
     one.declared_parameters.reset();
-    one.add_layers(1, m.groups[m.last_group < m.group_count ? m.last_group : m.group_count - 1].spec);
+    one.add_layers(1, m.groups[m.last_layer_group()].spec);
     return one;
 }
 

@@ -151,11 +151,14 @@ inline void require_lm_head(const Node& root, bool wrapper) {
         // them through fc and a 2h-input attention into a vocabulary of its own: read as the
         // Llama its model_type says, it would be priced as a one-layer model it is not (vLLM's
         // class for it, Eagle3LlamaForCausalLM, even ends in ForCausalLM).
-        // Matched by the draft heads' own naming (LlamaForCausalLMEagle3, Eagle3LlamaForCausalLM,
-        // MedusaModel), not by the word alone: NVIDIA's Eagle vision-language models
+        // Matched by the draft heads' own naming, in any case (LlamaForCausalLMEagle3,
+        // Eagle3LlamaForCausalLM, EagleDeepSeekMTPModel, EAGLEModel, MedusaModel), not by the word alone: NVIDIA's Eagle vision-language models
         // (Eagle2_5_VLForConditionalGeneration) are no draft heads.
-        const bool eagle_head = name.find("ForCausalLMEagle") != std::string::npos ||
-                                (name.starts_with("Eagle") && name.ends_with("ForCausalLM"));
+        std::string lower = name;
+        for (char& ch : lower) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+        const bool eagle_head = lower.find("forcausallmeagle") != std::string::npos ||
+                                (lower.starts_with("eagle") && (lower.ends_with("forcausallm") || lower.ends_with("mtpmodel") ||
+                                                                lower == "eaglemodel"));
         if (eagle_head || name.find("Medusa") != std::string::npos)
             arch.at(i).fail("a model that decodes on its own: an EAGLE or Medusa draft head reads its target's hidden states, and "
                             "ridgeline does not model one (speculative drafts with a draft model, the target's own MTP modules or "
@@ -267,18 +270,27 @@ inline ConfigReading read_config(const nlohmann::json& j, const std::string& fil
         const Node groups = root.need("layer_groups", "an array of layer groups");
         if (!groups.value().is_array() || groups.value().empty() || groups.value().size() > Model::max_groups)
             groups.fail("an array of 1 to " + std::to_string(Model::max_groups) + " layer groups");
+        // The group each entry joined (identical entries merge), for last_layer_group's index.
+        std::vector<std::size_t> joined;
         for (std::size_t i = 0; i < groups.value().size(); ++i) {
             const Node g = groups.at(i);
             g.require_object("a layer group object");
             m.add_layers(g.need("count", "a positive integer").positive_integer(), json_detail::read_own_group(g));
+            joined.push_back(m.last_group);
         }
-        // Which group the model's last layer is in (an MTP module copies it), where not the last.
+        // Which entry the model's last layer is in (an MTP module copies it), where not the last.
         if (root.has("last_layer_group")) {
             const Node last = root.at("last_layer_group");
-            const std::size_t n = m.group_count;
-            if (!last.value().is_number_unsigned() || last.value().get<std::uint64_t>() >= n)
-                last.fail("an index into layer_groups, an integer from 0 to " + std::to_string(n - 1));
-            m.last_group = static_cast<std::size_t>(last.value().get<std::uint64_t>());
+            const nlohmann::json& v = last.value();
+            std::int64_t index = -1;
+            if (v.is_number_unsigned()) {
+                if (v.get<std::uint64_t>() < joined.size()) index = static_cast<std::int64_t>(v.get<std::uint64_t>());
+            } else if (v.is_number_integer()) {
+                index = v.get<std::int64_t>();
+            }
+            if (index < 0 || index >= static_cast<std::int64_t>(joined.size()))
+                last.fail("an index into layer_groups, an integer from 0 to " + std::to_string(joined.size() - 1));
+            m.last_group = joined[static_cast<std::size_t>(index)];
         }
     } else {
         choice.family->read(c, m);
@@ -364,7 +376,7 @@ inline void to_json(nlohmann::json& j, const Model& m) {
     j["num_nextn_predict_layers"] = m.mtp_layers;
     if (m.max_context > 0) j["max_position_embeddings"] = m.max_context;
     j["layer_groups"] = groups;
-    if (m.group_count > 0 && m.last_group != m.group_count - 1) j["last_layer_group"] = m.last_group;
+    if (m.group_count > 0 && m.last_layer_group() != m.group_count - 1) j["last_layer_group"] = m.last_layer_group();
     j["ridgeline"] = {{"name", std::string(m.name.view())}};
     if (m.declared_parameters) j["ridgeline"]["parameters"] = *m.declared_parameters;
 }

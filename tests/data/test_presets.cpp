@@ -62,9 +62,21 @@ TEST_CASE("presets: the own form says which group the last layer is in, where no
     CHECK(model_from_config(j) == gemma);
     // DeepSeek-V3 ends on the kind it met last: no key.
     CHECK_FALSE(nlohmann::json(load_model("deepseek-v3")).contains("last_layer_group"));
+    j["last_layer_group"] = std::int64_t{0};  // as signed as a file's 0 may be read
+    CHECK(model_from_config(j) == gemma);
+    for (const nlohmann::json& past : {nlohmann::json(2), nlohmann::json(2u), nlohmann::json(-1)}) {
+        j["last_layer_group"] = past;
+        CHECK_THROWS_WITH(model_from_config(j, "own.json"), "own.json: /last_layer_group: got " + past.dump() +
+                                                                ", expected an index into layer_groups, an integer from 0 to 1");
+    }
+    // Entries that merge count as written: [sliding, full, sliding] holds two groups, and entry
+    // 2 is the sliding one.
+    j["layer_groups"].push_back(j["layer_groups"][0]);
+    j["layer_groups"][0]["count"] = 1;
+    j["last_layer_group"] = 1;
+    CHECK(model_from_config(j).last_layer_group() == 1);
     j["last_layer_group"] = 2;
-    CHECK_THROWS_WITH(model_from_config(j, "own.json"),
-                      "own.json: /last_layer_group: got 2, expected an index into layer_groups, an integer from 0 to 1");
+    CHECK(model_from_config(j).last_layer_group() == 0);
 }
 
 TEST_CASE("presets: every model preset loads, round-trips, and cites its config.json", "[presets]") {

@@ -489,7 +489,7 @@ TEST_CASE("architectures: a model without an LM head is refused, not counted", "
     // An EAGLE-3 head's config (SpecForge's llama3-8B-eagle3.json: LlamaForCausalLMEagle3,
     // model_type llama, one layer, draft_vocab_size 32000) would read as a one-layer Llama with
     // the full head: refused by name, under either class name (vLLM's ends in ForCausalLM).
-    for (const char* head : {"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM", "MedusaModel"}) {
+    for (const char* head : {"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM", "EagleDeepSeekMTPModel", "EAGLEModel", "MedusaModel"}) {
         j["architectures"] = {head};
         CHECK_THROWS_WITH(model_from_config(j, "eagle3.json"),
                           "eagle3.json: /architectures/0: got \"" + std::string(head) +
@@ -498,8 +498,10 @@ TEST_CASE("architectures: a model without an LM head is refused, not counted", "
                               "target's own MTP modules or a free draft)");
     }
     // NVIDIA's Eagle 2.5 is a vision-language model, not a draft head: no draft-head message.
-    j["architectures"] = {"Eagle2_5_VLForConditionalGeneration"};
-    CHECK_THROWS_WITH(model_from_config(j, "eagle2.5.json"), !Catch::Contains("draft head"));
+    for (const char* vlm : {"Eagle2_5_VLForConditionalGeneration", "Eagle2ChatModel"}) {
+        j["architectures"] = {vlm};
+        CHECK_THROWS_WITH(model_from_config(j, "eagle2.5.json"), !Catch::Contains("draft head"));
+    }
     j["architectures"] = {"Qwen3Model", "Qwen3ForCausalLM"};  // any causal-LM entry will do
     CHECK_NOTHROW(model_from_config(j));
     j["architectures"] = "Qwen3ForCausalLM";
