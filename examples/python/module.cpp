@@ -642,9 +642,7 @@ py::object speculative_py(const py::object& model, const py::object& hardware, c
     else if (draft_tp != 0 && !mtp) throw ridgeline::error("", "draft_tp", std::to_string(draft_tp), "no draft_tp without draft (a free draft runs on no device)");
     const SpeculativeDecode r = speculative_decode(c.s.dep, c.s.m, w, spec, draft_model ? &draft_model->model : nullptr);
     static const auto columns = cli::speculative_columns();
-    const std::optional<std::string> draft_name = mtp           ? std::optional<std::string>(cli::mtp_draft)
-                                                  : draft_model ? std::optional<std::string>(std::string(draft_model->model.name.view()))
-                                                                : std::nullopt;
+    const std::optional<std::string> draft_name = cli::draft_named(mtp, draft_model ? &draft_model->model : nullptr);
     return row_py(columns, cli::speculative_cells(c.s, SpeculativeRow{w.batch, w.context, c.s.dep.parallel.tensor, draft_name, spec, r}));
 }
 

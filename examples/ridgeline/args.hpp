@@ -358,6 +358,12 @@ inline std::string without_mtp_modules(const ridgeline::Model& m) {
     return "a draft model, or mtp for a model with MTP modules: '" + echoed(std::string(m.name.view())) +
            "' has none (num_nextn_predict_layers 0)";
 }
+// The speculative row's draft: mtp, the draft model's name, or none (a free draft).
+inline std::optional<std::string> draft_named(bool mtp, const ridgeline::Model* draft) {
+    if (mtp) return std::string(mtp_draft);
+    if (draft) return std::string(draft->name.view());
+    return std::nullopt;
+}
 // --attention-dp: ranks (1 to 1024), or "tp": one a tensor-parallel device, read as 0.
 inline std::int64_t parse_attention_dp(const std::string& option, const std::string& s) {
     if (s == "tp") return 0;

@@ -731,9 +731,8 @@ void run_speculative(const SpeculativeOptions& o) {
         if (mtp && s.m.mtp_layers == 0) cli::bad_value("--draft", *o.draft, cli::without_mtp_modules(s.m));
         const SpeculativeDecode r = speculative_decode(s.dep, s.m, w, spec, draft ? &*draft : nullptr);
         links.add(s, r.verify);
-        const std::optional<std::string> name = mtp ? std::optional<std::string>(cli::mtp_draft)
-                                                : draft ? std::optional<std::string>(std::string(draft->name.view())) : std::nullopt;
-        t.add(cli::speculative_cells(s, SpeculativeRow{w.batch, w.context, s.dep.parallel.tensor, name, spec, r}));
+        t.add(cli::speculative_cells(
+            s, SpeculativeRow{w.batch, w.context, s.dep.parallel.tensor, cli::draft_named(mtp, draft ? &*draft : nullptr), spec, r}));
     });
     t.print(o.format);
     print_assumptions(o.format, for_every_row(settings), links);
@@ -1292,9 +1291,16 @@ int main(int argc, char** argv) {
     planner->footer("Example: ridgeline plan -m llama-3.1-70b -H h100-sxm,h200 --prompt 8192 --cached-prompt 7936 --output 512 "
                     "--users 64 --tpot-ms 30 --price h100-sxm=2.50,h200=3.50 --max-devices 16");
 
+    // The commands in --help's order, for the errors that name them: none given, one misspelt,
+    // a flag before one.
+    std::vector<std::string> commands;
+    for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(c->get_name());
+    std::string command_list;
+    for (const std::string& c : commands) command_list += (command_list.empty() ? "" : ", ") + c;
+
     // CLI11's own errors echo what was typed: escape control characters in them too. They start
     // as ours do, and point at the help of the command that was being parsed.
-    app.failure_message([](const CLI::App* top, const CLI::Error& e) {
+    app.failure_message([command_list](const CLI::App* top, const CLI::Error& e) {
         const CLI::App* command = parsed_command(*top);
         // CLI11 echoes the arguments it did not expect whole: cut them as ours are.
         std::string what = e.what();
@@ -1305,9 +1311,7 @@ int main(int argc, char** argv) {
         if (dynamic_cast<const CLI::RequiredError*>(&e) == nullptr)
             return "ridgeline: " + cli::printable(what) + "\nRun `ridgeline --help` for its commands.\n";
         // No command given: name them, as the unknown-command error does.
-        std::string commands;
-        for (const CLI::App* c : top->get_subcommands([](const CLI::App*) { return true; })) commands += (commands.empty() ? "" : ", ") + c->get_name();
-        return "ridgeline: command: got none, expected one of: " + commands + "\nRun `ridgeline --help` for what each does.\n";
+        return "ridgeline: command: got none, expected one of: " + command_list + "\nRun `ridgeline --help` for what each does.\n";
     });
 
     // The device a library error is about, for the compute-format suggestion.
@@ -1316,8 +1320,6 @@ int main(int argc, char** argv) {
         return Hardware{};
     };
     // An unknown first word is a command misspelt, not a missing one (CLI11 says "A subcommand is required").
-    std::vector<std::string> commands;
-    for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(c->get_name());
     if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
         fmt::print(stderr, "ridgeline: command: got \"{}\", expected one of (closest first): {}\n", cli::printable(cli::echoed(argv[1])),
                    closest_first(commands, argv[1]));
@@ -1330,12 +1332,10 @@ int main(int argc, char** argv) {
         const std::string typed = argv[1];
         const std::string flag = typed.substr(0, typed.find('='));  // --tp=2 names --tp
         bool some_command_has_it = false;
-        for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; }))
-            some_command_has_it = some_command_has_it || c->get_option_no_throw(flag) != nullptr;
-        std::string listed;
-        for (const std::string& c : commands) listed += (listed.empty() ? "" : ", ") + c;
+        for (const std::string& c : commands) some_command_has_it = some_command_has_it || app.get_subcommand(c)->get_option_no_throw(flag) != nullptr;
         fmt::print(stderr, "ridgeline: {}: got {}, expected a command first, one of: {}\nRun `ridgeline COMMAND --help` for its flags.\n",
-                   cli::printable(cli::echoed(flag)), some_command_has_it ? "a flag before any command" : "a flag no command has", listed);
+                   cli::printable(cli::echoed(flag)), some_command_has_it ? "a flag before any command" : "a flag no command has",
+                   command_list);
         return 2;
     }
     try {

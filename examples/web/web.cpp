@@ -234,9 +234,9 @@ json evaluate(const json& request) {
                            optional_field(request, "acceptance", "acceptance", cli::parse_acceptance).value_or(0.8),
                            optional_field(request, "draft_tp", "draft tp", cli::parse_draft_tp).value_or(0), mtp};
     std::optional<Model> draft;
-    if (const std::string& name = draft_name; !name.empty() && !mtp) {
+    if (!draft_name.empty() && !mtp) {
         try {
-            draft = load_model_with_formats(name).model;
+            draft = load_model_with_formats(draft_name).model;
         } catch (const error& e) {
             throw field_error("draft", e.what());
         }
@@ -308,10 +308,8 @@ json evaluate(const json& request) {
             if (mtp && m.mtp_layers == 0) throw error("", "draft", "\"mtp\"", cli::without_mtp_modules(m));
             const SpeculativeDecode sd = speculative_decode(dep, m, w, spec, draft ? &*draft : nullptr);
             json speculative = json::object();
-            const std::optional<std::string> named = mtp     ? std::optional<std::string>(cli::mtp_draft)
-                                                     : draft ? std::optional<std::string>(std::string(draft->name.view()))
-                                                             : std::nullopt;
-            put_fields(speculative, speculative_fields(), SpeculativeRow{w.batch, w.context, par.tensor, named, spec, sd});
+            put_fields(speculative, speculative_fields(),
+                       SpeculativeRow{w.batch, w.context, par.tensor, cli::draft_named(mtp, draft ? &*draft : nullptr), spec, sd});
             out["speculative"] = std::move(speculative);
         } catch (const error& e) {
             // The speculation's own problem (a draft with another vocabulary, a split or a pipeline it

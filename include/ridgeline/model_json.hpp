@@ -150,10 +150,10 @@ inline void require_lm_head(const Node& root, bool wrapper) {
         // An EAGLE or Medusa head reads its target's hidden states and, in EAGLE-3, feeds 3h of
         // them through fc and a 2h-input attention into a vocabulary of its own: read as the
         // Llama its model_type says, it would be priced as a one-layer model it is not (vLLM's
-        // class for it, Eagle3LlamaForCausalLM, even ends in ForCausalLM).
-        // Matched by the draft heads' own naming, in any case (LlamaForCausalLMEagle3,
-        // Eagle3LlamaForCausalLM, EagleDeepSeekMTPModel, EAGLEModel, MedusaModel), not by the word alone: NVIDIA's Eagle vision-language models
-        // (Eagle2_5_VLForConditionalGeneration) are no draft heads.
+        // class for it, Eagle3LlamaForCausalLM, even ends in ForCausalLM). Matched by the heads'
+        // own naming in any case (LlamaForCausalLMEagle3, Eagle3LlamaForCausalLM,
+        // EagleDeepSeekMTPModel, EAGLEModel, MedusaModel), not by the word alone: NVIDIA's Eagle
+        // vision-language models (Eagle2_5_VLForConditionalGeneration) are no draft heads.
         std::string lower = name;
         for (char& ch : lower) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
         const bool eagle_head = lower.find("forcausallmeagle") != std::string::npos ||

@@ -48,13 +48,9 @@ constexpr Bytes mtp_projection_bytes(const Model& target, const Precision& p) {
     return mtp_projection_parameters(target) * p.lm_head_format().bytes_per_element();
 }
 
-// One draft step of a multi-token-prediction module for every sequence of the batch, on the
-// target's devices as its layers are split: its block (a copy of the last layer, with that
-// layer's cache), eh_proj and the LM head the module shares with the target, each read once,
-// for w.tokens_per_sequence tokens a sequence.
-constexpr DecodeStep mtp_draft_step(const Deployment& dep, const Model& target, const Workload& w) {
-    const Model block = mtp_block(target);
-    validate(dep, block);
+namespace speculative_detail {
+// mtp_draft_step with its block built (mtp_block) and validated on the deployment once by the caller.
+constexpr DecodeStep mtp_draft_step(const Deployment& dep, const Model& target, const Model& block, const Workload& w) {
     StepCost c = step_cost(block, w, dep.parallel);
     c.fixed_bytes += mtp_projection_bytes(target, w.precision);
     // 2 FLOPs a weight of the 2h x h projection, on every device for its sequences: all of the
@@ -70,6 +66,17 @@ constexpr DecodeStep mtp_draft_step(const Deployment& dep, const Model& target, 
     c.flops_per_token -= (q - 1) / q * c.head_flops_per_token;
     c.head_flops_per_token = c.head_flops_per_token / q;
     return decode_detail::step_from_cost(dep, block, w, c, false);
+}
+}  // namespace speculative_detail
+
+// One draft step of a multi-token-prediction module for every sequence of the batch, on the
+// target's devices as its layers are split: its block (a copy of the last layer, with that
+// layer's cache), eh_proj and the LM head the module shares with the target, each read once,
+// for w.tokens_per_sequence tokens a sequence.
+constexpr DecodeStep mtp_draft_step(const Deployment& dep, const Model& target, const Workload& w) {
+    const Model block = mtp_block(target);
+    validate(dep, block);
+    return speculative_detail::mtp_draft_step(dep, target, block, w);
 }
 
 struct SpeculativeDecode {
@@ -134,17 +141,19 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         // first pass also fills the module's cache for the positions the target just verified: it
         // runs over all g + 1 of them, as vLLM's drafter does (eagle.py above: the rejected ones
         // as padding; SGLang's over the accepted ones), then g - 1 passes of one token a sequence.
+        const Model block = mtp_block(target);
+        validate(hw, block);
         const Workload first = verification_workload(plain, s.draft_tokens);
-        r.draft_time = mtp_draft_step(hw, target, first).step_time;
-        if (s.draft_tokens > 1) r.draft_time += static_cast<double>(s.draft_tokens - 1) * mtp_draft_step(hw, target, plain).step_time;
+        r.draft_time = speculative_detail::mtp_draft_step(hw, target, block, first).step_time;
+        if (s.draft_tokens > 1)
+            r.draft_time += static_cast<double>(s.draft_tokens - 1) * speculative_detail::mtp_draft_step(hw, target, block, plain).step_time;
         // Every module is loaded with its cache of the positions the verification holds, through
-        // context + g (its first pass writes them all; engines size it as the target's); the embeddings and LM
-        // head are the target's: SGLang hands the module the target's (set_embed_and_head,
+        // context + g (its first pass writes them all; engines size it as the target's); the
+        // embeddings and LM head are the target's: SGLang hands the module the target's (set_embed_and_head,
         // sgl-project/sglang@00559eacbf0841146db7e27e445d1971e35e6294
         // python/sglang/srt/speculative/eagle_worker.py), and DeepSeek counts them once ("11.5B
         // unique parameters (excluding the shared 0.9B Embedding and 0.9B output Head)",
         // DeepSeek-V3's README_WEIGHTS.md).
-        const Model block = mtp_block(target);
         const double modules = static_cast<double>(target.mtp_layers);
         const MemoryUse drafting = memory_use(hw, block, first);
         const Bytes head_norm = static_cast<double>(target.hidden_size) * w.precision.weights.bytes_per_element();
