@@ -269,8 +269,8 @@ inline std::filesystem::path data_directory() {
                 "RIDGELINE_DATA_DIR set to ridgeline's data/ (a program built outside CMake needs it), or ridgeline installed");
 }
 
-// The four kinds of preset, each a folder of JSON files under the data directory.
-enum class PresetKind { hardware, model, efficiency, measurements };
+// The kinds of preset, each a folder of JSON files under the data directory.
+enum class PresetKind { hardware, model, efficiency, measurements, draft_head };
 
 inline const char* preset_folder(PresetKind kind) {
     switch (kind) {
@@ -278,6 +278,7 @@ inline const char* preset_folder(PresetKind kind) {
         case PresetKind::model: return "models";
         case PresetKind::efficiency: return "efficiency";
         case PresetKind::measurements: return "measurements";
+        case PresetKind::draft_head: return "drafts";
     }
     return "";
 }
@@ -289,6 +290,7 @@ inline std::string preset_what(PresetKind kind) {
         case PresetKind::model: return "model preset";
         case PresetKind::efficiency: return "efficiency preset";
         case PresetKind::measurements: return "measurement set";
+        case PresetKind::draft_head: return "draft-head preset";
     }
     return "";
 }

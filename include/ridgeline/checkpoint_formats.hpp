@@ -211,14 +211,18 @@ inline std::string default_compute_note(const Hardware& hw) {
            " has no bf16 peak: engines run 16-bit models in fp16 there)";
 }
 
-// load_model, with the formats the file gives its checkpoint.
-inline LoadedModel load_model_with_formats(std::string_view name_or_path) {
-    const ResolvedPreset r = resolve(PresetKind::model, name_or_path);
-    const nlohmann::json j = read_json_file(r.file);
+// A model read from its file's JSON, with the formats the file says its checkpoint ships in.
+inline LoadedModel loaded_model(const nlohmann::json& j, const ResolvedPreset& r) {
     ConfigReading reading = read_config(j, r.file.string(), r.name);
     LoadedModel out{reading.model, {}, {}, std::move(reading.notes)};
     std::tie(out.precision, out.precision_source) = checkpoint_formats(j, r.file.string());
     return out;
+}
+
+// load_model, with the formats the file gives its checkpoint.
+inline LoadedModel load_model_with_formats(std::string_view name_or_path) {
+    const ResolvedPreset r = resolve(PresetKind::model, name_or_path);
+    return loaded_model(read_json_file(r.file), r);
 }
 
 }  // namespace ridgeline

@@ -7,6 +7,7 @@
 //   model_json.hpp         models from a config.json or ridgeline's own form
 //   catalogue.hpp          files, data/, preset names and paths
 //   checkpoint_formats.hpp the formats a checkpoint ships in
+//   draft_head_json.hpp    EAGLE-3 draft heads, and speculative drafts by name or file
 //   measurements_json.hpp  measured decode speeds
 //   efficiency_json.hpp    engine-and-device efficiency presets
 #pragma once
@@ -15,6 +16,7 @@
 #include "checkpoint_formats.hpp"
 #include "efficiency_json.hpp"
 #include "config_reader.hpp"
+#include "draft_head_json.hpp"
 #include "family_registry.hpp"
 #include "hardware_json.hpp"
 #include "json_node.hpp"

@@ -135,6 +135,13 @@ inline std::string vision_tower_note(const Node& root) {
            "), about " + buf + " B parameters, not counted";
 }
 
+// Whether an architecture name is an EAGLE-3 Llama draft head's: SpecForge's and EAGLE's
+// LlamaForCausalLMEagle3, vLLM's Eagle3LlamaForCausalLM, in any case (draft_head_json.hpp).
+inline bool names_eagle3_head(std::string name) {
+    for (char& ch : name) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    return name == "llamaforcausallmeagle3" || name == "eagle3llamaforcausallm";
+}
+
 // Refuses a file naming only classes without an LM head (Qwen3Model, as embedding checkpoints
 // ship; ...ForSequenceClassification, ...ForTokenClassification, ...ForQuestionAnswering):
 // such a model decodes no token. A ...ForCausalLM entry is needed, or a
@@ -159,10 +166,13 @@ inline void require_lm_head(const Node& root, bool wrapper) {
         const bool eagle_head = lower.find("forcausallmeagle") != std::string::npos ||
                                 (lower.starts_with("eagle") && (lower.ends_with("forcausallm") || lower.ends_with("mtpmodel") ||
                                                                 lower == "eaglemodel"));
+        if (names_eagle3_head(name))
+            arch.at(i).fail("a model that decodes on its own: an EAGLE-3 head drafts from its target's hidden states, so it is "
+                            "read as a draft (load_draft, speculative's draft), not as a model");
         if (eagle_head || name.find("Medusa") != std::string::npos)
             arch.at(i).fail("a model that decodes on its own: an EAGLE or Medusa draft head reads its target's hidden states, and "
-                            "ridgeline does not model one (speculative drafts with a draft model, the target's own MTP modules or "
-                            "a free draft)");
+                            "ridgeline models only EAGLE-3 Llama heads (speculative drafts with one, a draft model, the target's own "
+                            "MTP modules or a free draft)");
         causal = causal || name.ends_with("ForCausalLM") || (wrapper && name.ends_with("ForConditionalGeneration"));
     }
     if (!causal)

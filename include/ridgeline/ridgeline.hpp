@@ -8,6 +8,7 @@
 #include "decode.hpp"     // IWYU pragma: export
 #include "decode_sweep.hpp"  // IWYU pragma: export
 #include "deployment.hpp"  // IWYU pragma: export
+#include "draft_head.hpp"  // IWYU pragma: export
 #include "diagnose.hpp"   // IWYU pragma: export
 #include "error.hpp"      // IWYU pragma: export
 #include "formats.hpp"    // IWYU pragma: export

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "decode.hpp"
+#include "draft_head.hpp"
 #include "memory.hpp"
 
 namespace ridgeline {
@@ -49,6 +50,15 @@ constexpr Bytes mtp_projection_bytes(const Model& target, const Precision& p) {
 }
 
 namespace speculative_detail {
+// A pass over several positions a sequence samples only its last: the LM head multiplies one
+// token a sequence (vllm-project/vllm@008603a39fff2a383a293c62eec0c752c42199f2
+// vllm/v1/spec_decode/eagle.py, compute_logits over last_token_indices).
+constexpr void sample_last_only(StepCost& c, const Workload& w) {
+    const auto q = static_cast<double>(w.tokens_per_sequence);
+    c.flops_per_token -= (q - 1) / q * c.head_flops_per_token;
+    c.head_flops_per_token = c.head_flops_per_token / q;
+}
+
 // mtp_draft_step with its block built (mtp_block) and validated on the deployment once by the caller.
 constexpr DecodeStep mtp_draft_step(const Deployment& dep, const Model& target, const Model& block, const Workload& w) {
     StepCost c = step_cost(block, w, dep.parallel);
@@ -59,13 +69,27 @@ constexpr DecodeStep mtp_draft_step(const Deployment& dep, const Model& target, 
     const Flops projection = flop(2 * 2 * h * h / static_cast<double>(dep.parallel.attention_data));
     c.flops_per_token += projection;
     if (dep.parallel.attention_data > 1) c.rank_flops_per_token += projection;
-    // A pass over several positions a sequence samples only its last: the LM head multiplies one
-    // token a sequence (vllm-project/vllm@008603a39fff2a383a293c62eec0c752c42199f2
-    // vllm/v1/spec_decode/eagle.py, compute_logits over last_token_indices).
-    const auto q = static_cast<double>(w.tokens_per_sequence);
-    c.flops_per_token -= (q - 1) / q * c.head_flops_per_token;
-    c.head_flops_per_token = c.head_flops_per_token / q;
+    sample_last_only(c, w);
     return decode_detail::step_from_cost(dep, block, w, c, false);
+}
+
+// One pass of an EAGLE-3 head for every sequence of the batch, w.tokens_per_sequence tokens a
+// sequence, on `on` (the target's devices, split as its attention), with `w` already in the
+// head's formats (draft_head_precision). `fuse`: the cycle's first pass, which also runs fc over
+// those positions (combine_hidden_states before the first forward, vLLM's eagle.py).
+constexpr DecodeStep head_draft_step(const Deployment& on, const DraftHead& d, const Workload& w, bool fuse) {
+    StepCost c = step_cost(d.block, w, on.parallel);
+    const double h = static_cast<double>(d.block.hidden_size);
+    const double second = draft_head_detail::second_input_parameters_per_device(d, on.parallel.attention_tensor());
+    const double fc = fuse ? draft_head_detail::fc_parameters(d) : 0.0;
+    c.fixed_bytes += (second + h + fc) * d.weights.bytes_per_element();  // + hidden_norm
+    // 2 FLOPs a weight a token, each device for its sequences (all of them, or its attention
+    // rank's): the second input split as the heads, fc whole on every device.
+    const Flops extra = flop(2 * (second + fc) / static_cast<double>(on.parallel.attention_data));
+    c.flops_per_token += extra;
+    if (on.parallel.attention_data > 1) c.rank_flops_per_token += extra;
+    sample_last_only(c, w);
+    return decode_detail::step_from_cost(on, d.block, w, c, false);
 }
 }  // namespace speculative_detail
 
@@ -83,15 +107,15 @@ struct SpeculativeDecode {
     double expected_tokens = 1;  // per sequence per verification
     DecodeStep plain{};          // the target decoding one token
     DecodeStep verify{};         // the target scoring g + 1 tokens per sequence
-    Seconds draft_time{};        // the draft's g steps (0 without a draft model or MTP modules)
+    Seconds draft_time{};        // the draft's g passes (0 for a free draft)
     Seconds cycle_time{};        // draft + verify
     PerSecond tokens_per_s{};        // per sequence
     PerSecond total_tokens_per_s{};  // all sequences
     double speedup = 1;              // over plain decode of the same batch
-    // One device: the target's verification pass (decode's memory), plus the draft model's
-    // weights and its cache of every sequence in flight on the device that holds it (with a
-    // one-device draft, on the target's busiest device too). The two passes run in turn, so the
-    // workspace is the larger of theirs.
+    // One device: the target's verification pass (decode's memory), plus the draft's weights
+    // (a draft model's, MTP modules' or an EAGLE-3 head's) and its cache of every sequence in
+    // flight on the device that holds it (with a one-device draft, on the target's busiest device
+    // too). The two passes run in turn, so the workspace is the larger of theirs.
     MemoryUse memory{};
     [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits(); }
 };
@@ -103,14 +127,10 @@ constexpr Workload verification_workload(Workload w, std::int64_t draft_tokens) 
     return w;
 }
 
-// `draft`, if given, runs g steps of its own with the same workload on the deployment's devices,
-// split `s.draft_tensor` ways (the target's degree unless set; no pipeline or expert split), as
-// decode costs it; it must share the target's vocabulary, as vLLM requires of a draft model.
-// With `s.mtp` the target's own multi-token-prediction modules draft (mtp_draft_step).
-// Without either the draft is free (prompt lookup, n-grams), which is the upper bound. At batches where the target is compute-bound, verifying g + 1 tokens costs
-// about g + 1 steps and the speedup falls below 1.
-constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
-                                               const Speculation& s, const Model* draft = nullptr) {
+namespace speculative_detail {
+// What every speculation shares: the expected tokens, the plain step, the verification and its
+// memory (a draft's is added by the caller).
+constexpr SpeculativeDecode verification(const Deployment& hw, const Model& target, const Workload& w, const Speculation& s) {
     validate(s);
     // The verification reads the cache through context + g: the model's positions must reach it.
     if (w.context > max_context - s.draft_tokens)
@@ -118,25 +138,57 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
     require_context_within(target, w.context + s.draft_tokens, "context + draft tokens");
     SpeculativeDecode r;
     r.expected_tokens = expected_tokens_per_verification(s);
-    Workload plain = w;
-    plain.tokens_per_sequence = 1;
-    r.plain = decode_step(hw, target, plain);
-    r.verify = decode_step(hw, target, verification_workload(plain, s.draft_tokens));
+    r.plain = decode_step(hw, target, verification_workload(w, 0));
+    r.verify = decode_step(hw, target, verification_workload(w, s.draft_tokens));
     r.memory = r.verify.memory;
+    return r;
+}
+
+// A draft that runs where the target's layers run, split as they are (MTP modules, an EAGLE-3
+// head): no pipeline, no other split.
+constexpr void require_target_split(const Deployment& hw, const Speculation& s, const char* drafting, const char* who) {
+    if (hw.parallel.pipeline > 1)
+        throw error("", "pipeline-parallel degree", std::to_string(hw.parallel.pipeline),
+                    std::string("1 with ") + drafting + ": its steps for each micro-batch in flight are not modelled");
+    if (s.draft_tensor > 0 && s.draft_tensor != hw.parallel.tensor)
+        throw error("", "speculation.draft_tensor", std::to_string(s.draft_tensor),
+                    "0 or the target's degree (" + std::to_string(hw.parallel.tensor) + ") with " + drafting + ": " + who +
+                        " split as the target's layers");
+}
+
+constexpr void add_draft_memory(SpeculativeDecode& r, Bytes weights, const MemoryUse& drafting) {
+    r.memory.weights += weights;
+    r.memory.kv += drafting.kv;
+    if (drafting.activations > r.memory.activations) r.memory.activations = drafting.activations;
+}
+
+constexpr SpeculativeDecode finish(SpeculativeDecode r, const Deployment& hw, const Workload& w) {
+    r.cycle_time = r.draft_time + r.verify.step_time;
+    r.tokens_per_s = r.expected_tokens / r.cycle_time;
+    r.total_tokens_per_s = static_cast<double>(w.batch) * static_cast<double>(hw.parallel.pipeline * hw.parallel.data) * r.tokens_per_s;
+    r.speedup = static_cast<double>(r.tokens_per_s / r.plain.tokens_per_s);
+    return r;
+}
+}  // namespace speculative_detail
+
+// `draft`, if given, runs g steps of its own with the same workload on the deployment's devices,
+// split `s.draft_tensor` ways (the target's degree unless set; no pipeline or expert split), as
+// decode costs it; it must share the target's vocabulary, as vLLM requires of a draft model.
+// With `s.mtp` the target's own multi-token-prediction modules draft (mtp_draft_step).
+// Without either the draft is free (prompt lookup, n-grams), which is the upper bound. At
+// batches where the target is compute-bound, verifying g + 1 tokens costs about g + 1 steps and
+// the speedup falls below 1.
+constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
+                                               const Speculation& s, const Model* draft = nullptr) {
+    SpeculativeDecode r = speculative_detail::verification(hw, target, w, s);
+    const Workload plain = verification_workload(w, 0);
     if (s.mtp) {
         if (draft)
             throw error("", "draft model", "'" + std::string(draft->name.view()) + "'",
                         "none beside MTP drafting: the target's own modules draft");
         if (target.mtp_layers == 0)
             throw error("", "model '" + std::string(target.name.view()) + "' num_nextn_predict_layers", "0", "at least 1 to draft with its MTP modules");
-        if (hw.parallel.pipeline > 1)
-            throw error("", "pipeline-parallel degree", std::to_string(hw.parallel.pipeline),
-                        "1 with MTP drafting: its steps for each micro-batch in flight are not modelled");
-        // The modules run where the target's layers run, split as they are.
-        if (s.draft_tensor > 0 && s.draft_tensor != hw.parallel.tensor)
-            throw error("", "speculation.draft_tensor", std::to_string(s.draft_tensor),
-                        "0 or the target's degree (" + std::to_string(hw.parallel.tensor) + ") with MTP drafting: the modules are split as the "
-                        "target's layers");
+        speculative_detail::require_target_split(hw, s, "MTP drafting", "the modules are");
         // Each draft token runs one module (past the last, vLLM starts again from the first). The
         // first pass also fills the module's cache for the positions the target just verified: it
         // runs over all g + 1 of them, as vLLM's drafter does (eagle.py above: the rejected ones
@@ -157,10 +209,9 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         const double modules = static_cast<double>(target.mtp_layers);
         const MemoryUse drafting = memory_use(hw, block, first);
         const Bytes head_norm = static_cast<double>(target.hidden_size) * w.precision.weights.bytes_per_element();
-        r.memory.weights += modules * (layer_weights_per_device(block, w.precision, hw.parallel) + head_norm +
-                                       mtp_projection_bytes(target, w.precision));
-        r.memory.kv += modules * drafting.kv;
-        if (drafting.activations > r.memory.activations) r.memory.activations = drafting.activations;
+        speculative_detail::add_draft_memory(
+            r, modules * (layer_weights_per_device(block, w.precision, hw.parallel) + head_norm + mtp_projection_bytes(target, w.precision)),
+            MemoryUse{{}, {}, {}, {}, modules * drafting.kv, drafting.activations});
     } else if (draft) {
         if (draft->vocab_size != target.vocab_size)
             throw error("", "draft model", "'" + std::string(draft->name.view()) + "' (" + std::to_string(draft->vocab_size) + " tokens)",
@@ -193,15 +244,54 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         Workload last = plain;
         last.context = w.context + s.draft_tokens - 1;
         const MemoryUse drafting = memory_use(on, *draft, last);
-        r.memory.weights += drafting.weights;
-        r.memory.kv += drafting.kv;
-        if (drafting.activations > r.memory.activations) r.memory.activations = drafting.activations;
+        speculative_detail::add_draft_memory(r, drafting.weights, drafting);
     }
-    r.cycle_time = r.draft_time + r.verify.step_time;
-    r.tokens_per_s = r.expected_tokens / r.cycle_time;
-    r.total_tokens_per_s = static_cast<double>(w.batch) * static_cast<double>(hw.parallel.pipeline * hw.parallel.data) * r.tokens_per_s;
-    r.speedup = static_cast<double>(r.tokens_per_s / r.plain.tokens_per_s);
-    return r;
+    return speculative_detail::finish(r, hw, w);
+}
+
+// Drafting with an EAGLE-3 head (draft_head.hpp) on the target's devices, split as its layers
+// (the experts aside: the head has none), in its own checkpoint's formats. A cycle runs g passes
+// of the head, as vLLM's drafter does for a chain of g drafts: the first over all g + 1 positions
+// the target just verified, with fc fusing the target's hidden states for them (the rejected
+// ones as padding), then g - 1 passes of one token a sequence; the target verifies g + 1.
+constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
+                                               const Speculation& s, const DraftHead& head) {
+    validate(head);
+    const auto name = [&head] { return "'" + std::string(head.block.name.view()) + "'"; };  // only to throw
+    if (s.mtp) throw error("", "draft head", name(), "none beside MTP drafting: the target's own modules draft");
+    const auto refuse = [&](const char* key, std::int64_t v, const std::string& expected) {
+        throw error("", "draft head", name() + " (" + key + " " + std::to_string(v) + ")", expected);
+    };
+    if (head.target_vocab != target.vocab_size)
+        refuse("vocab_size", head.target_vocab,
+               "a head for the target's vocabulary (" + std::to_string(target.vocab_size) + " tokens): its drafts are mapped into it");
+    if (head.fuses_hidden_states && head.target_hidden != target.hidden_size)
+        refuse("target_hidden_size", head.target_hidden,
+               "a head for the target's hidden_size (" + std::to_string(target.hidden_size) + "): fc reads its hidden states");
+    // The head embeds its tokens with the target's table, and without fc reads the target's
+    // hidden state as it is: either way its width must be the target's.
+    if (head.block.hidden_size != target.hidden_size)
+        refuse("hidden_size", head.block.hidden_size,
+               "a head of the target's hidden_size (" + std::to_string(target.hidden_size) + "): it embeds with the target's table");
+    SpeculativeDecode r = speculative_detail::verification(hw, target, w, s);
+    speculative_detail::require_target_split(hw, s, "an EAGLE-3 head", "the head is");
+    Parallelism split = hw.parallel;
+    split.expert = 1;
+    const Deployment on{hw.device, split};
+    validate(on, head.block);
+    Workload plain = verification_workload(w, 0);
+    plain.precision = draft_head_precision(head, w.precision);
+    const Workload first = verification_workload(plain, s.draft_tokens);
+    r.draft_time = speculative_detail::head_draft_step(on, head, first, true).step_time;
+    if (s.draft_tokens > 1)
+        r.draft_time += static_cast<double>(s.draft_tokens - 1) * speculative_detail::head_draft_step(on, head, plain, false).step_time;
+    // Its weights beside the shared table, and its cache of every position the verification
+    // holds (the first pass writes them all).
+    const Bytes held = layer_weights_per_device(head.block, plain.precision, split) + draft_head_extra_bytes(head, split) +
+                       static_cast<double>(head.block.vocab_size) * static_cast<double>(head.block.hidden_size) /
+                           static_cast<double>(split.tensor) * head.lm_head.bytes_per_element();
+    speculative_detail::add_draft_memory(r, held, memory_use(on, head.block, first));
+    return speculative_detail::finish(r, hw, w);
 }
 
 }  // namespace ridgeline

@@ -23,7 +23,7 @@ failed=""
 for target in $targets; do
     case $target in
         hardware) seeds="$root/data/hardware $root/tests/data/bad" ;;
-        model) seeds="$root/data/models $root/tests/data/bad" ;;
+        model) seeds="$root/data/models $root/data/drafts $root/tests/data/bad" ;;
         measurements) seeds="$root/data/measurements" ;;
         setting | args) seeds="" ;;
         *) echo "unknown target: $target" >&2; exit 2 ;;

@@ -488,14 +488,22 @@ TEST_CASE("architectures: a model without an LM head is refused, not counted", "
     CHECK_THROWS_AS(model_from_config(j), ridgeline::error);
     // An EAGLE-3 head's config (SpecForge's llama3-8B-eagle3.json: LlamaForCausalLMEagle3,
     // model_type llama, one layer, draft_vocab_size 32000) would read as a one-layer Llama with
-    // the full head: refused by name, under either class name (vLLM's ends in ForCausalLM).
-    for (const char* head : {"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM", "EagleDeepSeekMTPModel", "EAGLEModel", "MedusaModel"}) {
+    // the full head: refused as a model by name, under either class name (vLLM's ends in
+    // ForCausalLM), and pointed to the draft reader. Other EAGLE and Medusa heads are not modelled.
+    for (const char* head : {"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM", "eagle3llamaforcausallm"}) {
         j["architectures"] = {head};
         CHECK_THROWS_WITH(model_from_config(j, "eagle3.json"),
                           "eagle3.json: /architectures/0: got \"" + std::string(head) +
+                              "\" (a string), expected a model that decodes on its own: an EAGLE-3 head drafts from its target's "
+                              "hidden states, so it is read as a draft (load_draft, speculative's draft), not as a model");
+    }
+    for (const char* head : {"EagleDeepSeekMTPModel", "EAGLEModel", "MedusaModel", "EagleLlamaForCausalLM"}) {
+        j["architectures"] = {head};
+        CHECK_THROWS_WITH(model_from_config(j, "eagle.json"),
+                          "eagle.json: /architectures/0: got \"" + std::string(head) +
                               "\" (a string), expected a model that decodes on its own: an EAGLE or Medusa draft head reads its "
-                              "target's hidden states, and ridgeline does not model one (speculative drafts with a draft model, the "
-                              "target's own MTP modules or a free draft)");
+                              "target's hidden states, and ridgeline models only EAGLE-3 Llama heads (speculative drafts with one, a "
+                              "draft model, the target's own MTP modules or a free draft)");
     }
     // NVIDIA's Eagle 2.5 is a vision-language model, not a draft head: no draft-head message.
     for (const char* vlm : {"Eagle2_5_VLForConditionalGeneration", "Eagle2ChatModel"}) {
@@ -510,6 +518,74 @@ TEST_CASE("architectures: a model without an LM head is refused, not counted", "
                       "one of them a ...ForCausalLM");
     j.erase("architectures");
     CHECK_NOTHROW(model_from_config(j));
+}
+
+TEST_CASE("draft heads: an EAGLE-3 config reads as a head, by preset, path or draft name", "[catalogue][draft_head]") {
+    // SpecForge's llama3-8B-eagle3.json (data/drafts/eagle3-llama-3.1-8b.json): one Llama layer of
+    // hidden 4,096 over a 32,000-token draft vocabulary, for Llama 3.1 8B's 128,256 tokens, fp16.
+    const DraftHead d = load_draft_head("eagle3-llama-3.1-8b");
+    CHECK(d.block.hidden_size == 4096);
+    CHECK(d.block.vocab_size == 32000);
+    CHECK(d.target_vocab == 128256);
+    CHECK(d.target_hidden == 4096);
+    CHECK(d.fuses_hidden_states);
+    CHECK(layer_count(d.block) == 1);
+    CHECK(d.weights == formats::fp16);
+    CHECK(d.lm_head == formats::fp16);
+    CHECK(d.block.max_context == 0);  // its max_position_embeddings 2048 is no limit: vLLM raises it to the target's
+    // What it holds beside the shared embeddings, from the config: q 2h x 4,096, k and v 2h x
+    // 1,024 each (the first layer reads the embedding and the hidden state, 2h = 8,192), o 4,096 x
+    // 4,096, the MLP 3 x 4,096 x 14,336, four norms of 4,096 (input, post-attention, hidden_norm,
+    // final), fc 3 x 4,096 x 4,096, the LM head 32,000 x 4,096.
+    const double hand = 8192.0 * 4096 + 2 * 8192.0 * 1024 + 4096.0 * 4096 + 3 * 4096.0 * 14336 + 4 * 4096.0 + 3 * 4096.0 * 4096 +
+                        32000.0 * 4096;
+    CHECK(draft_head_parameters(d) == hand);  // 424,689,664
+    // The draft reader: a head preset, a head's file, a model preset.
+    CHECK(load_draft("eagle3-llama-3.1-8b").head == d);
+    CHECK(load_draft((data_directory() / "drafts" / "eagle3-llama-3.1-8b.json").string()).head == d);
+    const LoadedDraft model = load_draft("llama-3.1-8b");
+    REQUIRE(model.model);
+    CHECK_FALSE(model.head);
+    CHECK(model.name() == "llama-3.1-8b");
+    CHECK_THROWS_WITH(load_draft("eagle3-llama3"),
+                      Catch::StartsWith("model or draft-head preset: got \"eagle3-llama3\", expected one of (closest first): "
+                                        "eagle3-llama-3-70b, eagle3-llama-3.1-8b, "));
+    // A head is not a model.
+    CHECK_THROWS_WITH(load_model("eagle3-llama-3.1-8b"), Catch::StartsWith("model preset: got \"eagle3-llama-3.1-8b\""));
+
+    // A publisher's count: EAGLE3-Apertus-8B-Instruct-2509's model card (huggingface.co/thomaskiefer/
+    // EAGLE3-Apertus-8B-Instruct-2509) gives LlamaForCausalLMEagle3, hidden 4,096, intermediate
+    // 21,504, 32 heads, 8 KV heads, 1 layer, vocab 131,072, draft vocab 32,000, bfloat16, and
+    // "Parameters ~513M": the layer, fc and head without the shared embeddings.
+    nlohmann::json apertus = {{"architectures", {"LlamaForCausalLMEagle3"}}, {"model_type", "llama"}, {"hidden_size", 4096},
+                              {"intermediate_size", 21504}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+                              {"num_hidden_layers", 1}, {"vocab_size", 131072}, {"draft_vocab_size", 32000},
+                              {"torch_dtype", "bfloat16"}, {"tie_word_embeddings", false}};
+    const DraftHead a = draft_head_from_config(apertus, "apertus.json", "apertus-eagle3");
+    CHECK(std::abs(draft_head_parameters(a) - 513e6) <= 0.5e6);
+    CHECK(a.weights == formats::bf16);
+    // Without fused hidden states (eagle_config.use_aux_hidden_state false) there is no fc.
+    apertus["eagle_config"] = {{"use_aux_hidden_state", false}};
+    CHECK(draft_head_parameters(a) - draft_head_parameters(draft_head_from_config(apertus)) == 3 * 4096.0 * 4096);
+    apertus.erase("eagle_config");
+    // draft_vocab_size absent or null: the whole vocabulary, as vLLM.
+    apertus["draft_vocab_size"] = nullptr;
+    CHECK(draft_head_from_config(apertus).block.vocab_size == 131072);
+    // Refused, naming the key: a draft vocabulary past the target's, another layer type, a file
+    // that is no EAGLE-3 head.
+    apertus["draft_vocab_size"] = 200000;
+    CHECK_THROWS_WITH(draft_head_from_config(apertus, "h.json"),
+                      "h.json: /draft_vocab_size: got 200000, expected at most vocab_size (131072): the draft vocabulary is a part of "
+                      "the target's");
+    apertus["draft_vocab_size"] = 32000;
+    apertus["model_type"] = "qwen3";
+    CHECK_THROWS_WITH(draft_head_from_config(apertus, "h.json"),
+                      "h.json: /model_type: got \"qwen3\" (a string), expected llama: an EAGLE-3 head's layers are Llama decoder layers");
+    apertus["model_type"] = "llama";
+    apertus["architectures"] = {"LlamaForCausalLM"};
+    CHECK_THROWS_WITH(draft_head_from_config(apertus, "h.json"),
+                      "h.json: /architectures: got an array, expected an EAGLE-3 Llama head's architectures: "
+                      "[\"LlamaForCausalLMEagle3\"] or [\"Eagle3LlamaForCausalLM\"]");
 }
 
 TEST_CASE("checkpoint formats: an AWQ checkpoint's LM head is read at 16 bits", "[catalogue][formats]") {

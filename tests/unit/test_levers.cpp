@@ -332,6 +332,83 @@ TEST_CASE("speculation: DeepSeek-V3 drafts with its own MTP module", "[speculati
                       "modelled");
 }
 
+TEST_CASE("speculation: an EAGLE-3 head drafts from the target's hidden states", "[speculative][draft_head]") {
+    const Model llama = load_model("llama-3.1-8b");
+    const DraftHead head = load_draft_head("eagle3-llama-3.1-8b");
+    const Workload w{.batch = 1, .context = 4096};  // bf16 KV and embedding table, Llama 3.1 8B's checkpoint
+    // Five drafts at batch 1 on an H100 SXM (3.35 TB/s). Each pass reads the head in its
+    // checkpoint's fp16 (SpecForge's llama3-8B-eagle3.json): its layer, q 4,096 x 4,096 + k and v
+    // 4,096 x 1,024 each + o 4,096 x 4,096 + the MLP 3 x 4,096 x 14,336 + 2 norms of 4,096
+    // = 218,112,000; the first qkv's second input (the hidden state beside the embedding),
+    // 4,096 x (4,096 + 2 x 1,024) = 25,165,824; hidden_norm and the final norm, 8,192; its LM head
+    // 32,000 x 4,096 = 131,072,000: 374,358,016 weights, 748,716,032 B. Plus a token's embedding
+    // row, 4,096 x 2 B, and the one layer's cache, 8 KV heads x 128 x 2 x 2 B = 4,096 B a token at
+    // 4,096 tokens. The first pass runs over the six positions verified, with fc
+    // (3 x 4,096 x 4,096 = 50,331,648 weights) fusing their hidden states.
+    const double weights = 2 * (218'112'000.0 + 25'165'824.0 + 8'192.0 + 131'072'000.0);
+    const double fc = 2 * 50'331'648.0, row = 4096 * 2.0, cache = 4096 * 4096.0;
+    const SpeculativeDecode r = speculative_decode(Deployment{h100(), {}}, llama, w, Speculation{5, 0.8}, head);
+    CHECK(r.draft_time.in(s) == Approx((weights + fc + 6 * row + cache + 4 * (weights + row + cache)) / 3.35e12).epsilon(1e-9));
+    // Memory: what the head holds beside the shared table (424,689,664 weights, fp16) and its cache
+    // of the 4,096 + 5 positions the verification holds.
+    CHECK((r.memory.weights - r.verify.memory.weights).in(bytes) == Approx(2 * 424'689'664.0).epsilon(1e-12));
+    CHECK((r.memory.kv - r.verify.memory.kv).in(bytes) == Approx(4096 * 4101.0).epsilon(1e-12));
+    // A pass reads 5% of what the 8B target's step does, so five cost a quarter of a step and the
+    // speedup stays near the expected tokens, (1 - 0.8^6) / 0.2 = 3.69: 3.69 x 4.64 / (4.64 + 1.17).
+    CHECK(r.speedup == Approx(3.68928 * r.plain.step_time.in(s) / (r.verify.step_time + r.draft_time).in(s)).epsilon(1e-12));
+    CHECK(r.speedup > 2.5);
+    CHECK(r.speedup < r.expected_tokens);
+    // SGLang's published EAGLE-3 figures for Llama 3.1 8B Instruct on one H100, MT-bench: 158.34
+    // tok/s plain, 373.25 with EAGLE-3 (SGLang's speculative decoding docs, "Performance
+    // Highlights"; speculative_num_steps defaults to 5). No tree of five steps can beat a chain of
+    // five that accepts every draft, so both lie under ridgeline's ceilings.
+    const SpeculativeDecode all = speculative_decode(Deployment{h100(), {}}, llama, w, Speculation{5, 1.0}, head);
+    CHECK(158.34 < r.plain.tokens_per_s.in(per_s));
+    CHECK(373.25 < all.tokens_per_s.in(per_s));
+
+    // Split over two devices as the target's layers: each holds half the layer, the second input
+    // and the LM head, the norms whole, and fc whole (a ReplicatedLinear): per device
+    // (218,103,808 / 2 + 8,192) + 25,165,824 / 2 + 8,192 + 131,072,000 / 2 + 50,331,648.
+    const Deployment two{h100(), Parallelism{.tensor = 2}};
+    const SpeculativeDecode split = speculative_decode(two, llama, w, Speculation{5, 0.8}, head);
+    CHECK((split.memory.weights - split.verify.memory.weights).in(bytes) ==
+          Approx(2 * (218'103'808.0 / 2 + 8'192 + 25'165'824.0 / 2 + 8'192 + 131'072'000.0 / 2 + 50'331'648)).epsilon(1e-12));
+    // fc runs once a cycle, in the first pass, over the g + 1 positions, whole on every device: at
+    // TP 8 over 64 sequences each of the 8 devices multiplies 64 x 6 x 2 x 50,331,648 (a step's
+    // FLOPs are its devices' total); with the attention in 8 data-parallel ranks each device only
+    // its rank's 8 sequences.
+    const Workload b64{.batch = 64, .context = 4096};
+    for (const std::int64_t ranks : {1, 8}) {
+        const Deployment eight{load_hardware("h200"), Parallelism{.tensor = 8, .attention_data = ranks}};
+        const Workload first = verification_workload(b64, 5);
+        const Flops beside = speculative_detail::head_draft_step(eight, head, first, true).flops -
+                             speculative_detail::head_draft_step(eight, head, first, false).flops;
+        CHECK(beside.in(flop) == Approx(8 * 64.0 / static_cast<double>(ranks) * 6 * 2 * 50'331'648).epsilon(1e-9));
+    }
+    // The head's format is its own: a target served in fp8 still reads an fp16 head.
+    Workload fp8 = w;
+    fp8.precision.weights = formats::fp8;
+    const SpeculativeDecode on_fp8 = speculative_decode(Deployment{h100(), {}}, llama, fp8, Speculation{5, 0.8}, head);
+    CHECK((on_fp8.memory.weights - on_fp8.verify.memory.weights).in(bytes) == Approx(2 * 424'689'664.0).epsilon(1e-12));
+
+    // Refused, in the words the front ends print: another vocabulary, another width, another
+    // split, a pipeline, MTP beside it.
+    CHECK_THROWS_WITH(speculative_decode(Deployment{h100(), {}}, load_model("qwen3-8b"), w, Speculation{}, head),
+                      "draft head: got 'eagle3-llama-3.1-8b' (vocab_size 128256), expected a head for the target's vocabulary (151936 "
+                      "tokens): its drafts are mapped into it");
+    CHECK_THROWS_WITH(speculative_decode(Deployment{h100(), {}}, llama, w, Speculation{}, load_draft_head("eagle3-llama-3-70b")),
+                      "draft head: got 'eagle3-llama-3-70b' (target_hidden_size 8192), expected a head for the target's hidden_size "
+                      "(4096): fc reads its hidden states");
+    CHECK_THROWS_WITH(speculative_decode(two, llama, w, Speculation{4, 0.8, 1}, head),
+                      "speculation.draft_tensor: got 1, expected 0 or the target's degree (2) with an EAGLE-3 head: the head is split "
+                      "as the target's layers");
+    CHECK_THROWS_WITH(speculative_decode(Deployment{h100(), Parallelism{.pipeline = 2}}, llama, w, Speculation{}, head),
+                      "pipeline-parallel degree: got 2, expected 1 with an EAGLE-3 head: its steps for each micro-batch in flight are "
+                      "not modelled");
+    CHECK_THROWS_WITH(speculative_decode(Deployment{h100(), {}}, llama, w, Speculation{4, 0.8, 0, true}, head),
+                      "draft head: got 'eagle3-llama-3.1-8b', expected none beside MTP drafting: the target's own modules draft");
+}
+
 TEST_CASE("prefill: 2P per token plus causal attention, weights once per chunk", "[prefill]") {
     const Model m = load_model("llama-3.1-8b");
     const double P = 8'030'261'248.0;
