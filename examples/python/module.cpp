@@ -617,7 +617,8 @@ auto preset_named_by(const char* keyword, Load&& load) {
     try {
         return load();
     } catch (const ridgeline::error& e) {
-        const bool preset = e.path() == "model preset" || e.path() == "efficiency preset" || e.path() == "measurement set";
+        const bool preset = e.path() == "model preset" || e.path() == "model or draft-head preset" || e.path() == "efficiency preset" ||
+                            e.path() == "measurement set";
         if (!e.file().empty() || !preset) throw;
         const std::optional<std::string> listed = cli::presets_listed(e.path(), e.expected());
         throw ridgeline::error("", keyword, e.value(), listed ? *listed + " or a JSON file" : e.expected());
@@ -637,12 +638,18 @@ py::object speculative_py(const py::object& model, const py::object& hardware, c
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "speculative", batch, context);
     if (mtp && c.s.m.mtp_layers == 0) throw ridgeline::error("", "draft", "\"mtp\"", cli::without_mtp_modules(c.s.m));
-    std::optional<PyModel> draft_model;
-    if (!draft.is_none() && !mtp) draft_model = preset_named_by("draft", [&] { return model_of(draft); });
-    else if (draft_tp != 0 && !mtp) throw ridgeline::error("", "draft_tp", std::to_string(draft_tp), "no draft_tp without draft (a free draft runs on no device)");
-    const SpeculativeDecode r = speculative_decode(c.s.dep, c.s.m, w, spec, draft_model ? &draft_model->model : nullptr);
+    // A draft: a Model, or a name or path that load_draft reads (a model, or an EAGLE-3 head).
+    std::optional<LoadedDraft> loaded;
+    if (!draft.is_none() && !mtp) {
+        if (py::isinstance<PyModel>(draft)) loaded = LoadedDraft{draft.cast<PyModel>(), std::nullopt};
+        else if (const auto path = path_arg(draft, "draft")) loaded = preset_named_by("draft", [&] { return load_draft(*path); });
+        else throw py::type_error("draft: expected a ridgeline.Model, \"mtp\", or a preset name or path (str or os.PathLike)");
+    } else if (draft_tp != 0 && !mtp) {
+        throw ridgeline::error("", "draft_tp", std::to_string(draft_tp), "no draft_tp without draft (a free draft runs on no device)");
+    }
+    const SpeculativeDecode r = cli::speculate(c.s.dep, c.s.m, w, spec, loaded);
     static const auto columns = cli::speculative_columns();
-    const std::optional<std::string> draft_name = cli::draft_named(mtp, draft_model ? &draft_model->model : nullptr);
+    const std::optional<std::string> draft_name = cli::draft_named(mtp, loaded);
     return row_py(columns, cli::speculative_cells(c.s, SpeculativeRow{w.batch, w.context, c.s.dep.parallel.tensor, draft_name, spec, r}));
 }
 
@@ -1374,6 +1381,7 @@ PYBIND11_MODULE(ridgeline, m) {
                     {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
                     {"max devices", "max_devices"},          {"prefill chunk", "chunk"},
                     {"speculation.draft_tensor", "draft_tp"},  {"draft model", "draft"},
+                    {"draft head", "draft"},
                     {"requests per second", "requests_per_s"}, {"cached prompt", "cached_prompt"},
                     {"devices", "hardware"},                 {"weight formats", "weights"},
                     {"TPOT target", "tpot_s"},               {"TTFT target", "ttft_s"},
@@ -1543,11 +1551,12 @@ PYBIND11_MODULE(ridgeline, m) {
     m.def("list_hardware", [] { return list_presets(PresetKind::hardware); }, "The hardware presets' names");
     m.def("list_models", [] { return list_presets(PresetKind::model); }, "The model presets' names");
     m.def("list_efficiency", [] { return list_presets(PresetKind::efficiency); }, "The engine-and-device efficiency presets' names");
+    m.def("list_drafts", [] { return list_presets(PresetKind::draft_head); }, "The EAGLE-3 draft-head presets' names (speculative's draft)");
     m.def("list_presets", [](const std::string& kind) {
-        if (kind != "hardware" && kind != "models" && kind != "efficiency")
-            throw ridgeline::error("", "kind", kind, "hardware, models or efficiency");
+        if (kind != "hardware" && kind != "models" && kind != "drafts" && kind != "efficiency")
+            throw ridgeline::error("", "kind", kind, "hardware, models, drafts or efficiency");
         return to_python(cli::list_table(kind).json());
-    }, py::arg("kind"), "The rows `ridgeline list hardware|models|efficiency --format json` prints");
+    }, py::arg("kind"), "The rows `ridgeline list hardware|models|drafts|efficiency --format json` prints");
     m.def("show",
           [](const py::object& target) {
               // A name or a path (str or os.PathLike), as every other function takes a preset.
@@ -1584,8 +1593,8 @@ PYBIND11_MODULE(ridgeline, m) {
     m.def("speculative", &speculative_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(),
           py::arg("context") = py::none(), py::arg("draft_tokens") = 4, py::arg("acceptance") = 0.8, py::arg("draft") = py::none(),
           doc("Speculative decoding: g drafted tokens accepted each with probability a, verified in one pass; draft: a draft model "
-              "with the target's vocabulary, or \"mtp\" for the model's own multi-token-prediction modules (else the draft is "
-              "free), split draft_tp ways (keyword; default 0: the target's "
+              "with the target's vocabulary, an EAGLE-3 head (a preset, list_drafts(), or its config.json), or \"mtp\" for the "
+              "model's own multi-token-prediction modules (else the draft is free), split draft_tp ways (keyword; default 0: the target's "
               "tensor-parallel degree, as vLLM; 1: one device). memory_per_device_bytes and fits count the draft's weights and KV "
               "beside the target's. The row `ridgeline speculative --format json` prints.").c_str());
     m.def("operators", &operators_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),

@@ -18,8 +18,10 @@
 #include <vector>
 
 #include <ridgeline/catalogue.hpp>
+#include <ridgeline/draft_head_json.hpp>
 #include <ridgeline/error.hpp>
 #include <ridgeline/formats.hpp>
+#include <ridgeline/speculative.hpp>
 #include <ridgeline/units.hpp>
 
 namespace cli {
@@ -358,12 +360,21 @@ inline std::string without_mtp_modules(const ridgeline::Model& m) {
     return "a draft model, or mtp for a model with MTP modules: '" + echoed(std::string(m.name.view())) +
            "' has none (num_nextn_predict_layers 0)";
 }
-// The speculative row's draft: mtp, the draft model's name, or none (a free draft).
-inline std::optional<std::string> draft_named(bool mtp, const ridgeline::Model* draft) {
+// The speculative row's draft: mtp, the draft's name (a model or an EAGLE-3 head), or none (a
+// free draft).
+inline std::optional<std::string> draft_named(bool mtp, const std::optional<ridgeline::LoadedDraft>& draft) {
     if (mtp) return std::string(mtp_draft);
-    if (draft) return std::string(draft->name.view());
+    if (draft) return draft->name();
     return std::nullopt;
 }
+
+// speculative_decode with whichever draft the front end read (load_draft), or none.
+inline ridgeline::SpeculativeDecode speculate(const ridgeline::Deployment& dep, const ridgeline::Model& m, const ridgeline::Workload& w,
+                                              const ridgeline::Speculation& s, const std::optional<ridgeline::LoadedDraft>& draft) {
+    if (draft && draft->head) return speculative_decode(dep, m, w, s, *draft->head);
+    return speculative_decode(dep, m, w, s, draft ? &draft->model->model : nullptr);
+}
+
 // --attention-dp: ranks (1 to 1024), or "tp": one a tensor-parallel device, read as 0.
 inline std::int64_t parse_attention_dp(const std::string& option, const std::string& s) {
     if (s == "tp") return 0;
@@ -395,12 +406,13 @@ inline std::string preset_in_user_terms(const ridgeline::error& e, std::string_v
                                         std::string_view hardware_flag = "--hardware") {
     static const std::pair<std::string_view, std::string_view> kinds[] = {{"hardware preset", "--hardware"},
                                                                           {"model preset", "--model"},
+                                                                          {"model or draft-head preset", "--model"},
                                                                           {"efficiency preset", "--calibration"},
                                                                           {"measurement set", "--measurements"}};
     if (!e.file().empty()) return "";
     for (const auto& [kind, flag] : kinds) {
         if (e.path() != kind) continue;
-        const std::string_view named = kind == "model preset" ? model_flag : kind == "hardware preset" ? hardware_flag : flag;
+        const std::string_view named = kind.starts_with("model ") ? model_flag : kind == "hardware preset" ? hardware_flag : flag;
         const std::optional<std::string> listed = presets_listed(kind, e.expected());
         return std::string(named) + ": got " + echoed_quoted(e.value()) + ", expected " + (listed ? *listed + " or a JSON file" : e.expected());
     }

@@ -715,10 +715,10 @@ void run_speculative(const SpeculativeOptions& o) {
     validate(spec);
     if (o.draft_tp != 0 && !o.draft)
         cli::bad_value("--draft-tp", std::to_string(o.draft_tp), "no --draft-tp without --draft (a free draft runs on no device)");
-    std::optional<Model> draft;
+    std::optional<LoadedDraft> draft;
     if (o.draft && !mtp) {
         try {
-            draft = load_model_with_formats(*o.draft).model;
+            draft = load_draft(*o.draft);
         } catch (const ridgeline::error& e) {
             const std::string named = cli::preset_in_user_terms(e, "--draft");
             throw cli::usage_error(named.empty() ? fmt::format("--draft: {}", e.what()) : named);
@@ -729,16 +729,18 @@ void run_speculative(const SpeculativeOptions& o) {
     LinksSeen links;
     each_point(o, settings, [&](const Setting& s, const Workload& w) {
         if (mtp && s.m.mtp_layers == 0) cli::bad_value("--draft", *o.draft, cli::without_mtp_modules(s.m));
-        const SpeculativeDecode r = speculative_decode(s.dep, s.m, w, spec, draft ? &*draft : nullptr);
+        const SpeculativeDecode r = cli::speculate(s.dep, s.m, w, spec, draft);
         links.add(s, r.verify);
-        t.add(cli::speculative_cells(
-            s, SpeculativeRow{w.batch, w.context, s.dep.parallel.tensor, cli::draft_named(mtp, draft ? &*draft : nullptr), spec, r}));
+        t.add(cli::speculative_cells(s, SpeculativeRow{w.batch, w.context, s.dep.parallel.tensor, cli::draft_named(mtp, draft), spec, r}));
     });
     t.print(o.format);
     print_assumptions(o.format, for_every_row(settings), links);
-    if (draft && o.format == cli::Output::table)
-        fmt::print("draft: {} at the workload's formats; memory/device counts its weights and KV beside the target's\n",
-                   cli::printable(std::string(draft->name.view())));
+    if (draft && o.format == cli::Output::table) {
+        if (draft->head) fmt::print("{}\n", cli::draft_head_note(*draft->head));
+        else
+            fmt::print("draft: {} at the workload's formats; memory/device counts its weights and KV beside the target's\n",
+                       cli::printable(draft->name()));
+    }
     if (mtp && o.format == cli::Output::table)
         fmt::print("draft: the model's own MTP modules, split as its layers; each drafted token runs one (its block, a copy of the last "
                    "layer, its eh_proj in the LM head's format, and the LM head), the first over the g + 1 positions verified; "
@@ -1065,6 +1067,7 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
         {"speculation.acceptance", "--acceptance"},
         {"speculation.draft_tensor", "--draft-tp"},
         {"draft model", "--draft"},
+        {"draft head", "--draft"},
     };
     if (!e.file().empty()) return e.what();
     std::string expected = naming_own_max_context_lever(e.expected(), "raise it with --max-context");
@@ -1146,11 +1149,13 @@ int main(int argc, char** argv) {
     CLI::App app{"ridgeline: decode-speed arithmetic for LLMs on GPUs (bytes, rooflines, ridge batch, n*)", "ridgeline"};
     app.require_subcommand(1);
     app.footer("Examples:\n  ridgeline decode -m llama-3.1-8b -c 4096,32768,131072\n  ridgeline ridge -m qwen3-32b -c 0,128,512,848\n"
-               "Presets: ridgeline list hardware | models | efficiency. JSON numbers are SI base units.");
+               "Presets: ridgeline list hardware | models | drafts | efficiency. JSON numbers are SI base units.");
     // One options struct per subcommand, each flag read into it as CLI11 parses (add_read).
     ListOptions list_o;
-    auto* list = app.add_subcommand("list", "List hardware, model or engine-and-device efficiency presets");
-    list->add_option("what", list_o.what, "hardware, models or efficiency")->required()->check(CLI::IsMember({"hardware", "models", "efficiency"}));
+    auto* list = app.add_subcommand("list", "List hardware, model, EAGLE-3 draft-head or engine-and-device efficiency presets");
+    list->add_option("what", list_o.what, "hardware, models, drafts or efficiency")
+        ->required()
+        ->check(CLI::IsMember({"hardware", "models", "drafts", "efficiency"}));
     add_format(list, list_o.format);
     list->footer("Example: ridgeline list models --format csv");
 
@@ -1229,11 +1234,14 @@ int main(int argc, char** argv) {
     add_read(spec, "--acceptance", spec_o.acceptance, cli::parse_acceptance,
              "Probability each drafted token is accepted, independently (default 0.8)");
     spec->add_option("--draft", spec_o.draft,
-                     "Draft model: a preset or config.json, or mtp for the model's own multi-token-prediction modules "
-                     "(num_nextn_predict_layers, as DeepSeek-V3's) (default: none, a free draft such as n-gram lookup)");
+                     "Draft: a model preset or config.json; an EAGLE-3 head, a preset (ridgeline list drafts) or its config.json; "
+                     "or mtp for the model's own multi-token-prediction modules (num_nextn_predict_layers, as DeepSeek-V3's) "
+                     "(default: none, a free draft such as n-gram lookup)");
     add_read(spec, "--draft-tp", spec_o.draft_tp, cli::parse_draft_tp,
-             "Draft model's tensor-parallel degree: 0 (default) the target's, as vLLM; 1 one device (a draft model; MTP modules are split as the target's layers)");
-    spec->footer("Example: ridgeline speculative -m llama-3.1-70b -H h200 --tp 2 -c 4096 --draft llama-3.1-8b");
+             "Draft model's tensor-parallel degree: 0 (default) the target's, as vLLM; 1 one device (a draft model; MTP modules and "
+             "EAGLE-3 heads are split as the target's layers)");
+    spec->footer("Examples:\n  ridgeline speculative -m llama-3.1-70b -H h200 --tp 2 -c 4096 --draft llama-3.1-8b\n"
+                 "  ridgeline speculative -m llama-3.1-8b -H h100-sxm -c 4096 --draft eagle3-llama-3.1-8b --draft-tokens 5");
 
     CalibrateOptions cal_o;
     cli::CalibrateRequest& cal_r = cal_o.request;

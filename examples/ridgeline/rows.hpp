@@ -252,6 +252,14 @@ inline std::vector<Cell> prefill_cells(const Resolved& s, const ridgeline::Prefi
 }
 
 inline std::vector<Column> speculative_columns() { return answer_columns(ridgeline::speculative_fields()); }
+// What the footnote under a speculative table says of the draft an EAGLE-3 head is.
+inline std::string draft_head_note(const ridgeline::DraftHead& d) {
+    return "draft: " + printable(std::string(d.block.name.view())) + ", an EAGLE-3 head in its checkpoint's formats (" +
+           ridgeline::format_name(d.weights) + "), split as the target's layers; each drafted token runs one pass, the first over the g + 1 "
+           "positions verified with fc fusing the target's hidden states; memory/device counts its weights and KV, not the embeddings it "
+           "shares";
+}
+
 inline std::vector<Cell> speculative_cells(const Resolved& s, const ridgeline::SpeculativeRow& r) {
     return answer_cells(s, ridgeline::speculative_fields(), r);
 }
@@ -297,6 +305,18 @@ inline Table list_table(const std::string& what) {
                    number(h.memory_capacity.in(bytes), si(h.memory_capacity.in(bytes), "B", 0)),
                    number(h.memory_bandwidth.in(bytes_per_s), si(h.memory_bandwidth.in(bytes_per_s), "B/s")),
                    peak ? number(peak->in(flop_per_s), si(peak->in(flop_per_s), "FLOP/s", 1)) : null("-")});
+        }
+        return t;
+    }
+    if (what == "drafts") {
+        // EAGLE-3 heads (--draft): what they hold beside the target's embeddings, and for which target.
+        Table t({{"name", "name", false}, {"layers", "layers"}, {"parameters", "parameters"}, {"draft_vocab", "draft vocab"},
+                 {"target_vocab", "target vocab"}, {"target_hidden", "target hidden"}, {"weights", "weights", false}});
+        for (const auto& name : list_presets(PresetKind::draft_head)) {
+            const DraftHead d = load_draft_head(name);
+            const double p = draft_head_parameters(d);
+            t.add({text(name), integer(layer_count(d.block)), number(p, params_text(p)), integer(d.block.vocab_size), integer(d.target_vocab),
+                   integer(d.target_hidden), text(format_name(d.weights))});
         }
         return t;
     }

@@ -365,6 +365,12 @@ try {
   await page.fill("#acceptance", "0.8");
   await page.waitForSelector("body[data-state=ok]");
   await page.fill("#draft_tp", "");
+  // An EAGLE-3 head (a draft-head preset): split as the target's layers, the CLI's figures.
+  await page.selectOption("#draft", "eagle3-llama-3-70b");
+  await page.waitForFunction(() => document.querySelector("#r-spec-tokens").textContent.includes("by eagle3-llama-3-70b at tp 4"));
+  const headDraft = speculative("--draft", "eagle3-llama-3-70b");
+  check("speculation, an EAGLE-3 head: the CLI's figures", await specFigures(), cliSpec(headDraft));
+  check("the head's weights and KV are in the memory", headDraft.memory_per_device_bytes > freeDraft.memory_per_device_bytes, true);
   await page.selectOption("#draft", "");
   await page.waitForFunction(() => document.querySelector("#r-spec-tokens").textContent.includes(", free)"));
   check("no draft model again: the free draft's figures", await specFigures(), cliSpec(freeDraft));

@@ -233,10 +233,11 @@ json evaluate(const json& request) {
     const Speculation spec{optional_field(request, "draft_tokens", "draft tokens", cli::parse_draft_tokens).value_or(4),
                            optional_field(request, "acceptance", "acceptance", cli::parse_acceptance).value_or(0.8),
                            optional_field(request, "draft_tp", "draft tp", cli::parse_draft_tp).value_or(0), mtp};
-    std::optional<Model> draft;
+    // A draft model or an EAGLE-3 head, by preset name (load_draft).
+    std::optional<LoadedDraft> draft;
     if (!draft_name.empty() && !mtp) {
         try {
-            draft = load_model_with_formats(draft_name).model;
+            draft = load_draft(draft_name);
         } catch (const error& e) {
             throw field_error("draft", e.what());
         }
@@ -306,10 +307,9 @@ json evaluate(const json& request) {
         out["speculative_error"] = nullptr;
         try {
             if (mtp && m.mtp_layers == 0) throw error("", "draft", "\"mtp\"", cli::without_mtp_modules(m));
-            const SpeculativeDecode sd = speculative_decode(dep, m, w, spec, draft ? &*draft : nullptr);
+            const SpeculativeDecode sd = cli::speculate(dep, m, w, spec, draft);
             json speculative = json::object();
-            put_fields(speculative, speculative_fields(),
-                       SpeculativeRow{w.batch, w.context, par.tensor, cli::draft_named(mtp, draft ? &*draft : nullptr), spec, sd});
+            put_fields(speculative, speculative_fields(), SpeculativeRow{w.batch, w.context, par.tensor, cli::draft_named(mtp, draft), spec, sd});
             out["speculative"] = std::move(speculative);
         } catch (const error& e) {
             // The speculation's own problem (a draft with another vocabulary, a split or a pipeline it
@@ -406,7 +406,7 @@ extern "C" {
 // {"hardware": [{"name", "device"}...], "models": [names]}
 const char* ridgeline_presets() {
     try {
-        json out{{"hardware", json::array()}, {"models", list_presets(PresetKind::model)}};
+        json out{{"hardware", json::array()}, {"models", list_presets(PresetKind::model)}, {"drafts", list_presets(PresetKind::draft_head)}};
         for (const auto& n : list_presets(PresetKind::hardware))
             out["hardware"].push_back({{"name", n}, {"device", std::string(load_hardware(n).name.view())}});
         return answer(out);

@@ -405,8 +405,9 @@ def test_show_equals_cli(target):
 def test_model_and_list_equal_cli():
     for model in ("gpt-oss-120b", "llama-3.1-8b", "deepseek-v3"):
         same_rows(ridgeline.model_formats(model), cli_json("model", "-m", model))
-    names = {"hardware": ridgeline.list_hardware(), "models": ridgeline.list_models(), "efficiency": ridgeline.list_efficiency()}
-    for kind in ("hardware", "models", "efficiency"):
+    names = {"hardware": ridgeline.list_hardware(), "models": ridgeline.list_models(), "efficiency": ridgeline.list_efficiency(),
+             "drafts": ridgeline.list_drafts()}
+    for kind in ("hardware", "models", "drafts", "efficiency"):
         same_rows(ridgeline.list_presets(kind), cli_json("list", kind))
         assert [r["name"] for r in ridgeline.list_presets(kind)] == names[kind]
 
@@ -576,6 +577,17 @@ def test_speculative_cli_equals_python():
         ridgeline.speculative("llama-3.1-70b", "h200", 1, 0, draft="mtp")
     assert "--" + str(e.value) == cli_error("speculative", "-m", "llama-3.1-70b", "--draft", "mtp")
     assert e.value.path == "draft"
+    # An EAGLE-3 head, by preset name or by its config.json's path: the CLI's row; refused alike.
+    for head in ("eagle3-llama-3.1-8b", pathlib.Path(os.environ["RIDGELINE_DATA_DIR"]) / "drafts" / "eagle3-llama-3.1-8b.json"):
+        theirs = cli_json("speculative", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--tp", "2", "-b", "8", "-c", "4096", "--draft",
+                          str(head), "--draft-tokens", "5")
+        ours = ridgeline.speculative("llama-3.1-8b", "h100-sxm", batch=8, context=4096, tp=2, draft=head, draft_tokens=5)
+        same_row(ours, theirs[0])
+        assert ours["draft_model"] == "eagle3-llama-3.1-8b" and ours["draft_tp"] == 2 and ours["draft_time_s"] > 0
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.speculative("llama-3.1-8b", "h200", 1, 0, draft="eagle3-llama-3-70b")
+    assert "--" + str(e.value) == cli_error("speculative", "-m", "llama-3.1-8b", "--draft", "eagle3-llama-3-70b")
+    assert e.value.path == "draft"
 
 
 @needs_cli
@@ -652,7 +664,7 @@ def test_unknown_preset_says_what_the_cli_says():
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.speculative("llama-3.1-70b", "h100-sxm", 1, 0, draft="no-such-model")
     assert "--" + str(e.value) == cli_error("speculative", "-m", "llama-3.1-70b", "--draft", "no-such-model")
-    assert e.value.path == "draft" and e.value.expected.startswith("a model preset (closest first: ")
+    assert e.value.path == "draft" and e.value.expected.startswith("a model or draft-head preset (closest first: ")
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.calibrate("no-such-set")
     assert "--" + str(e.value) == cli_error("calibrate", "--measurements", "no-such-set")
@@ -774,7 +786,7 @@ def test_bad_inputs_of_every_answer():
          "one of engine, engine_version, date, model, hardware, weights, tp, batch"),
         (lambda: ridgeline.calibrate("gpt-fast", where=["weights"]), "where", "KEY=VALUE, e.g. weights=bf16"),
         (lambda: ridgeline.calibrate("gpt-fast", where={"tp": "3"}), "tp", "a value some row of gpt-fast has: 1, 2, 4, 8"),
-        (lambda: ridgeline.list_presets("gpus"), "kind", "hardware, models or efficiency"),
+        (lambda: ridgeline.list_presets("gpus"), "kind", "hardware, models, drafts or efficiency"),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], columns=["tok_s"]), "columns", None),
         (lambda: ridgeline.decode_sweep("llama-3.1-8b", "h100-sxm", [1], [0], tp=[1, 2, 0]), "tp", None),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=4, max_devices=0), "max_devices", "an integer from 1 to 65536"),
