@@ -705,7 +705,7 @@ void run_diagnose(const DiagnoseOptions& o) {
 struct SpeculativeOptions : WorkloadOptions {
     std::int64_t draft_tokens = 4;
     double acceptance = 0.8;
-    std::optional<std::string> draft;  // a model preset or file, or mtp; none: a free draft (n-grams)
+    std::optional<std::string> draft;  // a model or EAGLE-3 head (preset or file), or mtp; none: a free draft (n-grams)
     std::int64_t draft_tp = 0;         // 0: the target's degree
 };
 

@@ -269,6 +269,19 @@ inline std::vector<Cell> speculative_cells(const Resolved& s, const ridgeline::S
 // ---------------------------------------------------------------------------------------------
 
 // `what`: "hardware", "models" or "efficiency".
+// EAGLE-3 heads (--draft), as list drafts and show print them: what each holds beside the
+// target's embeddings, and for which target.
+inline Table draft_heads_table() {
+    return Table({{"name", "name", false}, {"layers", "layers"}, {"parameters", "parameters"}, {"draft_vocab", "draft vocab"},
+                  {"target_vocab", "target vocab"}, {"target_hidden", "target hidden"}, {"fuses_hidden_states", "fc"},
+                  {"weights", "weights", false}});
+}
+inline std::vector<Cell> draft_head_cells(const std::string& name, const ridgeline::DraftHead& d) {
+    const double p = ridgeline::draft_head_parameters(d);
+    return {text(name), integer(layer_count(d.block)), number(p, params_text(p)), integer(d.block.vocab_size), integer(d.target_vocab),
+            integer(d.target_hidden), Cell{d.fuses_hidden_states, d.fuses_hidden_states ? "yes" : "no"}, text(ridgeline::format_name(d.weights))};
+}
+
 inline Table list_table(const std::string& what) {
     using namespace ridgeline;
     if (what == "efficiency") {
@@ -309,15 +322,8 @@ inline Table list_table(const std::string& what) {
         return t;
     }
     if (what == "drafts") {
-        // EAGLE-3 heads (--draft): what they hold beside the target's embeddings, and for which target.
-        Table t({{"name", "name", false}, {"layers", "layers"}, {"parameters", "parameters"}, {"draft_vocab", "draft vocab"},
-                 {"target_vocab", "target vocab"}, {"target_hidden", "target hidden"}, {"weights", "weights", false}});
-        for (const auto& name : list_presets(PresetKind::draft_head)) {
-            const DraftHead d = load_draft_head(name);
-            const double p = draft_head_parameters(d);
-            t.add({text(name), integer(layer_count(d.block)), number(p, params_text(p)), integer(d.block.vocab_size), integer(d.target_vocab),
-                   integer(d.target_hidden), text(format_name(d.weights))});
-        }
+        Table t = draft_heads_table();
+        for (const auto& name : list_presets(PresetKind::draft_head)) t.add(draft_head_cells(name, load_draft_head(name)));
         return t;
     }
     Table t({{"name", "name", false}, {"layers", "layers"}, {"total_params", "total"}, {"active_params", "active"},
@@ -403,6 +409,11 @@ inline Table show_table(const std::string& target) {
     if (looks_like_path(target) || std::filesystem::exists(target, ec)) {
         const ResolvedPreset r = ridgeline::resolve(PresetKind::model, target);  // a directory means its config.json
         const auto j = read_json_file(r.file);
+        if (json_detail::names_eagle3_head_config(j)) {
+            Table t = draft_heads_table();
+            t.add(draft_head_cells(r.name, draft_head_from_config(j, r.file.string(), r.name)));
+            return t;
+        }
         if (j.is_object() && j.contains("model_type")) {
             ConfigReading reading = read_config(j, r.file.string(), r.name);
             LoadedModel loaded{reading.model, {}, {}, std::move(reading.notes)};
@@ -420,6 +431,12 @@ inline Table show_table(const std::string& target) {
     if (std::find(hw.begin(), hw.end(), target) != hw.end()) return hardware_table(load_hardware(target));
     const auto models = list_presets(PresetKind::model);
     if (std::find(models.begin(), models.end(), target) != models.end()) return model_table(load_model_with_formats(target));
+    const auto heads = list_presets(PresetKind::draft_head);
+    if (std::find(heads.begin(), heads.end(), target) != heads.end()) {
+        Table t = draft_heads_table();
+        t.add(draft_head_cells(target, load_draft_head(target)));
+        return t;
+    }
     for (const auto& [kind, reader] : {std::pair{PresetKind::efficiency, "predict --calibration"}, std::pair{PresetKind::measurements, "calibrate --measurements"}}) {
         const auto names = list_presets(kind);
         if (std::find(names.begin(), names.end(), target) != names.end())

@@ -117,7 +117,7 @@ std::string field_of(const error& e) {
         {"batch", "batch"},                {"context", "context"},             {"efficiency (bandwidth)", "efficiency"},
         {"link latency", "link_latency_us"}, {"link bandwidth", "link_gb_per_s"},
         {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
-        {"speculation.draft_tensor", "draft_tp"}, {"draft model", "draft"},
+        {"speculation.draft_tensor", "draft_tp"}, {"draft model", "draft"}, {"draft head", "draft"},
         {"attention data-parallel degree", "attention_dp"}, {"tensor-parallel degree / attention data-parallel degree", "attention_dp"}};
     for (const auto& [path, field] : fields)
         if (p == path) return field;

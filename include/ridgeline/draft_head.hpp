@@ -45,9 +45,9 @@ constexpr void validate(const DraftHead& d) {
         throw error("", field("attention"), "not grouped-query", "a Llama decoder layer's (an EAGLE-3 head's)");
     if (d.target_vocab < d.block.vocab_size || d.target_vocab > model_detail::max_vocab)
         throw error("", field("vocab_size"), std::to_string(d.target_vocab),
-                    "the target's vocabulary, at least the draft vocabulary (" + std::to_string(d.block.vocab_size) + ")");
+                    "the target's vocabulary, from the draft vocabulary (" + std::to_string(d.block.vocab_size) + ") to 2^31");
     if (d.target_hidden <= 0 || d.target_hidden > model_detail::max_dimension)
-        throw error("", field("target_hidden_size"), std::to_string(d.target_hidden), "a positive width");
+        throw error("", field("target_hidden_size"), std::to_string(d.target_hidden), "a width from 1 to 2^24");
 }
 
 namespace draft_head_detail {
@@ -75,23 +75,32 @@ constexpr double draft_head_parameters(const DraftHead& d) {
            draft_head_detail::fc_parameters(d);
 }
 
-// The precision the head's weights are read in: its checkpoint's, with the target's cache and
+// The precision a head runs in on `device`: its checkpoint's weights, with the target's cache and
 // embedding-table formats (the table is the target's; the cache is allocated as the target's,
-// vLLM's speculative kv_cache_dtype aside).
-constexpr Precision draft_head_precision(const DraftHead& d, const Precision& target) {
+// vLLM's speculative kv_cache_dtype aside). A head stored in 16 bits or more multiplies in the
+// 16 bits the device has, whatever the target's compute (an fp8 target's W8A8 kernels are its
+// quantised layers'; an unquantised head has none); a quantised head computes as the target does.
+constexpr Precision draft_head_precision(const DraftHead& d, const Precision& target, const Hardware& device) {
     Precision p = target;
     p.weights = d.weights;
     p.lm_head = d.lm_head;
     p.experts.reset();
     p.embeddings = target.embedding_format();
+    if (element_bits(d.weights.element) >= 16) p.compute = default_compute(device);
     return p;
 }
 
 // The bytes one device holds of the head beyond layer_weights_per_device and the LM head: the
 // first qkv_proj's second input (split), hidden_norm, the final norm and fc (whole).
 constexpr Bytes draft_head_extra_bytes(const DraftHead& d, const Parallelism& par) {
+    validate(d);
+    validate(par);
+    const std::int64_t ta = par.attention_tensor();
+    if (!std::get<Gqa>(d.block.groups[0].spec.attention).splits_over(ta))
+        throw error("", "draft head '" + std::string(d.block.name.view()) + "' tensor-parallel degree", std::to_string(ta),
+                    std::get<Gqa>(d.block.groups[0].spec.attention).split_requirement(ta));
     const double h = static_cast<double>(d.block.hidden_size);
-    return (draft_head_detail::second_input_parameters_per_device(d, par.attention_tensor()) + 2 * h + draft_head_detail::fc_parameters(d)) *
+    return (draft_head_detail::second_input_parameters_per_device(d, ta) + 2 * h + draft_head_detail::fc_parameters(d)) *
            d.weights.bytes_per_element();
 }
 

@@ -40,13 +40,14 @@ inline DraftHead draft_head_from_config(const nlohmann::json& j, const std::stri
     if (type != "llama") root.at("model_type").fail("llama: an EAGLE-3 head's layers are Llama decoder layers");
     DraftHead d;
     d.target_vocab = root.need("vocab_size", "the target's vocabulary, a positive integer").positive_integer();
+    if (d.target_vocab > model_detail::max_vocab) root.at("vocab_size").fail("the target's vocabulary, at most 2^31 tokens");
     std::int64_t draft_vocab = d.target_vocab;
     if (root.has("draft_vocab_size") && !root.at("draft_vocab_size").value().is_null()) {
         draft_vocab = root.at("draft_vocab_size").positive_integer();
         if (draft_vocab > d.target_vocab)
             root.at("draft_vocab_size").fail("at most vocab_size (" + std::to_string(d.target_vocab) + "): the draft vocabulary is a part of the target's");
     }
-    if (root.has("eagle_config")) {
+    if (root.has("eagle_config") && !root.at("eagle_config").value().is_null()) {
         const Node e = root.at("eagle_config");
         e.require_object("an object");
         if (e.has("use_aux_hidden_state")) d.fuses_hidden_states = e.at("use_aux_hidden_state").boolean();
@@ -55,9 +56,14 @@ inline DraftHead draft_head_from_config(const nlohmann::json& j, const std::stri
     nlohmann::json layers = j;
     layers["architectures"] = nlohmann::json::array({"LlamaForCausalLM"});
     layers["vocab_size"] = draft_vocab;
+    layers["tie_word_embeddings"] = false;  // the head's LM head is its own (vLLM builds one whatever the key says)
     d.block = read_config(layers, file, fallback_name).model;
     d.block.max_context = 0;
-    d.target_hidden = root.has("target_hidden_size") ? root.at("target_hidden_size").positive_integer() : d.block.hidden_size;
+    d.target_hidden = d.block.hidden_size;
+    if (root.has("target_hidden_size") && !root.at("target_hidden_size").value().is_null()) {
+        d.target_hidden = root.at("target_hidden_size").positive_integer();
+        if (d.target_hidden > model_detail::max_dimension) root.at("target_hidden_size").fail("a width from 1 to 2^24");
+    }
     const auto [precision, source] = checkpoint_formats(j, file);
     d.weights = precision.weights;
     d.lm_head = precision.lm_head_format();

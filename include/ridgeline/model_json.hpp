@@ -168,7 +168,7 @@ inline void require_lm_head(const Node& root, bool wrapper) {
                                                                 lower == "eaglemodel"));
         if (names_eagle3_head(name))
             arch.at(i).fail("a model that decodes on its own: an EAGLE-3 head drafts from its target's hidden states, so it is "
-                            "read as a draft (load_draft, speculative's draft), not as a model");
+                            "given as speculative decoding's draft, not as a model");
         if (eagle_head || name.find("Medusa") != std::string::npos)
             arch.at(i).fail("a model that decodes on its own: an EAGLE or Medusa draft head reads its target's hidden states, and "
                             "ridgeline models only EAGLE-3 Llama heads (speculative drafts with one, a draft model, the target's own "

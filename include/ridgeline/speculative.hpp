@@ -80,9 +80,17 @@ constexpr DecodeStep mtp_draft_step(const Deployment& dep, const Model& target, 
 constexpr DecodeStep head_draft_step(const Deployment& on, const DraftHead& d, const Workload& w, bool fuse) {
     StepCost c = step_cost(d.block, w, on.parallel);
     const double h = static_cast<double>(d.block.hidden_size);
+    const auto T = static_cast<double>(on.parallel.tensor);
     const double second = draft_head_detail::second_input_parameters_per_device(d, on.parallel.attention_tensor());
     const double fc = fuse ? draft_head_detail::fc_parameters(d) : 0.0;
-    c.fixed_bytes += (second + h + fc) * d.weights.bytes_per_element();  // + hidden_norm
+    c.fixed_bytes += (second + h + fc) * w.precision.weights.bytes_per_element();  // + hidden_norm
+    // The input table is the target's, of target_vocab rows, not the block's draft vocabulary:
+    // its rows stop growing there, and a whole-table accounting charges all of it.
+    const double more_rows = static_cast<double>(d.target_vocab - d.block.vocab_size);
+    if (c.embedding_rows > 0) c.embedding_rows = static_cast<double>(d.target_vocab);
+    if (w.assumptions.accounting == WeightAccounting::every_parameter)
+        c.fixed_bytes += more_rows * h / T * w.precision.embedding_format().bytes_per_element();
+    if (w.assumptions.embedding_lookup_flops) c.flops_per_token += flop(2 * more_rows * h / T);
     // 2 FLOPs a weight a token, each device for its sequences (all of them, or its attention
     // rank's): the second input split as the heads, fc whole on every device.
     const Flops extra = flop(2 * (second + fc) / static_cast<double>(on.parallel.attention_data));
@@ -280,7 +288,7 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
     const Deployment on{hw.device, split};
     validate(on, head.block);
     Workload plain = verification_workload(w, 0);
-    plain.precision = draft_head_precision(head, w.precision);
+    plain.precision = draft_head_precision(head, w.precision, hw.device);
     const Workload first = verification_workload(plain, s.draft_tokens);
     r.draft_time = speculative_detail::head_draft_step(on, head, first, true).step_time;
     if (s.draft_tokens > 1)

@@ -495,7 +495,7 @@ TEST_CASE("architectures: a model without an LM head is refused, not counted", "
         CHECK_THROWS_WITH(model_from_config(j, "eagle3.json"),
                           "eagle3.json: /architectures/0: got \"" + std::string(head) +
                               "\" (a string), expected a model that decodes on its own: an EAGLE-3 head drafts from its target's "
-                              "hidden states, so it is read as a draft (load_draft, speculative's draft), not as a model");
+                              "hidden states, so it is given as speculative decoding's draft, not as a model");
     }
     for (const char* head : {"EagleDeepSeekMTPModel", "EAGLEModel", "MedusaModel", "EagleLlamaForCausalLM"}) {
         j["architectures"] = {head};
@@ -568,6 +568,21 @@ TEST_CASE("draft heads: an EAGLE-3 config reads as a head, by preset, path or dr
     apertus["eagle_config"] = {{"use_aux_hidden_state", false}};
     CHECK(draft_head_parameters(a) - draft_head_parameters(draft_head_from_config(apertus)) == 3 * 4096.0 * 4096);
     apertus.erase("eagle_config");
+    // vLLM builds the head's own LM head whatever tie_word_embeddings says; eagle_config null is
+    // no eagle_config.
+    apertus["tie_word_embeddings"] = true;
+    apertus["eagle_config"] = nullptr;
+    CHECK(draft_head_from_config(apertus, "apertus.json", "apertus-eagle3") == a);
+    apertus["tie_word_embeddings"] = false;
+    apertus.erase("eagle_config");
+    // Widths and vocabularies past what any answer takes are refused at their keys.
+    apertus["target_hidden_size"] = std::int64_t{1} << 40;
+    CHECK_THROWS_WITH(draft_head_from_config(apertus, "h.json"), "h.json: /target_hidden_size: got 1099511627776, expected a width from 1 to 2^24");
+    apertus.erase("target_hidden_size");
+    apertus["vocab_size"] = std::int64_t{1} << 40;
+    CHECK_THROWS_WITH(draft_head_from_config(apertus, "h.json"),
+                      "h.json: /vocab_size: got 1099511627776, expected the target's vocabulary, at most 2^31 tokens");
+    apertus["vocab_size"] = 131072;
     // draft_vocab_size absent or null: the whole vocabulary, as vLLM.
     apertus["draft_vocab_size"] = nullptr;
     CHECK(draft_head_from_config(apertus).block.vocab_size == 131072);
