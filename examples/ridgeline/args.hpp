@@ -372,7 +372,8 @@ inline std::optional<std::string> draft_named(bool mtp, const std::optional<ridg
 inline ridgeline::SpeculativeDecode speculate(const ridgeline::Deployment& dep, const ridgeline::Model& m, const ridgeline::Workload& w,
                                               const ridgeline::Speculation& s, const std::optional<ridgeline::LoadedDraft>& draft) {
     if (draft && draft->head) return speculative_decode(dep, m, w, s, *draft->head);
-    return speculative_decode(dep, m, w, s, draft ? &draft->model->model : nullptr);
+    if (draft) return speculative_decode(dep, m, w, s, &draft->model->model, draft->model->precision);  // its checkpoint's formats
+    return speculative_decode(dep, m, w, s);
 }
 
 // --attention-dp: ranks (1 to 1024), or "tp": one a tensor-parallel device, read as 0.

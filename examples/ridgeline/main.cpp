@@ -738,8 +738,9 @@ void run_speculative(const SpeculativeOptions& o) {
     if (draft && o.format == cli::Output::table) {
         if (draft->head) fmt::print("{}\n", cli::draft_head_note(*draft->head));
         else
-            fmt::print("draft: {} at the workload's formats; memory/device counts its weights and KV beside the target's\n",
-                       cli::printable(draft->name()));
+            fmt::print("draft: {} in its checkpoint's formats ({}), its KV in the target's; memory/device counts its weights and KV "
+                       "beside the target's\n",
+                       cli::printable(draft->name()), precision_name(draft->model->precision, draft->model->model.tied_embeddings));
     }
     if (mtp && o.format == cli::Output::table)
         fmt::print("draft: the model's own MTP modules, split as its layers; each drafted token runs one (its block, a copy of the last "

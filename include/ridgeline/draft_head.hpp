@@ -75,18 +75,24 @@ constexpr double draft_head_parameters(const DraftHead& d) {
            draft_head_detail::fc_parameters(d);
 }
 
+// What a draft (a head or a draft model) stored in `weights` multiplies in on `device`: one stored
+// in 16 bits or more in the 16 bits the device has, whatever the target's compute (an fp8
+// target's W8A8 kernels are its quantised layers'; an unquantised draft has none); a quantised one
+// as the target does.
+constexpr Numeric draft_compute(Format weights, const Precision& target, const Hardware& device) {
+    return element_bits(weights.element) >= 16 ? default_compute(device) : target.compute;
+}
+
 // The precision a head runs in on `device`: its checkpoint's weights, with the target's cache and
 // embedding-table formats (the table is the target's; the cache is allocated as the target's,
-// vLLM's speculative kv_cache_dtype aside). A head stored in 16 bits or more multiplies in the
-// 16 bits the device has, whatever the target's compute (an fp8 target's W8A8 kernels are its
-// quantised layers'; an unquantised head has none); a quantised head computes as the target does.
+// vLLM's speculative kv_cache_dtype aside), computing as draft_compute says.
 constexpr Precision draft_head_precision(const DraftHead& d, const Precision& target, const Hardware& device) {
     Precision p = target;
     p.weights = d.weights;
     p.lm_head = d.lm_head;
     p.experts.reset();
     p.embeddings = target.embedding_format();
-    if (element_bits(d.weights.element) >= 16) p.compute = default_compute(device);
+    p.compute = draft_compute(d.weights, target, device);
     return p;
 }
 

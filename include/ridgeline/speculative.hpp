@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "decode.hpp"
@@ -182,12 +183,19 @@ constexpr SpeculativeDecode finish(SpeculativeDecode r, const Deployment& hw, co
 // `draft`, if given, runs g steps of its own with the same workload on the deployment's devices,
 // split `s.draft_tensor` ways (the target's degree unless set; no pipeline or expert split), as
 // decode costs it; it must share the target's vocabulary, as vLLM requires of a draft model.
+// `draft_formats`, if given, are the draft checkpoint's own (LoadedModel::precision): vLLM builds
+// the draft's ModelConfig from the draft's own path and quantization (SpeculativeConfig.quantization,
+// None by default: the checkpoint's; vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7
+// vllm/config/speculative.py), so its weights are read in them, its cache is kept in the target's
+// KV format (one cache config for both), and it computes as draft_compute says. Without them, the
+// workload's formats.
 // With `s.mtp` the target's own multi-token-prediction modules draft (mtp_draft_step).
 // Without either the draft is free (prompt lookup, n-grams), which is the upper bound. At
 // batches where the target is compute-bound, verifying g + 1 tokens costs about g + 1 steps and
 // the speedup falls below 1.
 constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
-                                               const Speculation& s, const Model* draft = nullptr) {
+                                               const Speculation& s, const Model* draft = nullptr,
+                                               const std::optional<Precision>& draft_formats = std::nullopt) {
     SpeculativeDecode r = speculative_detail::verification(hw, target, w, s);
     const Workload plain = verification_workload(w, 0);
     if (s.mtp) {
@@ -246,10 +254,17 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         // The draft runs tensor-parallel (or on one device) whatever the target's attention split.
         split.pipeline = split.expert = split.data = split.attention_data = 1;
         const Deployment on{hw.device, split};
-        r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(on, *draft, plain).step_time;
+        Workload drafting_w = plain;
+        if (draft_formats) {
+            drafting_w.precision = *draft_formats;
+            drafting_w.precision.kv = w.precision.kv;
+            drafting_w.precision.state = w.precision.state;
+            drafting_w.precision.compute = draft_compute(draft_formats->weights, w.precision, hw.device);
+        }
+        r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(on, *draft, drafting_w).step_time;
         // vLLM's draft shares the target's memory budget (gpu_memory_utilization covers both): its
         // weights and its cache of every sequence at its last step's context, n + g - 1.
-        Workload last = plain;
+        Workload last = drafting_w;
         last.context = w.context + s.draft_tokens - 1;
         const MemoryUse drafting = memory_use(on, *draft, last);
         speculative_detail::add_draft_memory(r, drafting.weights, drafting);

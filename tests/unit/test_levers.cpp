@@ -228,6 +228,18 @@ TEST_CASE("speculation: a draft model's weights and KV share the target's memory
     CHECK(alone.memory.budget.in(bytes) == 134'605'596'262.0);
     CHECK(alone.verify.memory.fits());
     CHECK_FALSE(alone.fits());
+    // In its checkpoint's formats (vLLM loads a draft with its own quantization): beside a target
+    // stored and cached in fp8, Llama-3.1-8B's bf16 checkpoint still holds 2 B a weight, while its
+    // cache is the target's fp8, 1 B an element: half the bf16 figure above.
+    Workload fp8 = w;
+    fp8.precision.weights = fp8.precision.kv = formats::fp8;
+    const Precision bf16_checkpoint = load_model_with_formats("llama-3.1-8b").precision;
+    const SpeculativeDecode own = speculative_decode(two, target, fp8, Speculation{4, 0.8}, &draft, bf16_checkpoint);
+    CHECK((own.memory.weights - own.verify.memory.weights).in(bytes) == Approx(2 * ((params - norms) / 2 + norms)).epsilon(1e-12));
+    CHECK((own.memory.kv - own.verify.memory.kv).in(bytes) == Approx(64 * cached * kv_token / 2 / 2).epsilon(1e-12));
+    // Without its formats the draft is read in the workload's: every weight in fp8, 1 B.
+    const SpeculativeDecode as_target = speculative_decode(two, target, fp8, Speculation{4, 0.8}, &draft);
+    CHECK((as_target.memory.weights - as_target.verify.memory.weights).in(bytes) == Approx((params - norms) / 2 + norms).epsilon(1e-12));
     // A pipeline with a draft model is refused: each micro-batch in flight needs its own drafts.
     CHECK_THROWS_WITH(speculative_decode(Deployment{load_hardware("h200"), Parallelism{.pipeline = 2}}, target, w, Speculation{}, &draft),
                       "pipeline-parallel degree: got 2, expected 1 with a draft model: its steps for each micro-batch in flight are not "
