@@ -649,8 +649,7 @@ py::object speculative_py(const py::object& model, const py::object& hardware, c
     }
     const SpeculativeDecode r = cli::speculate(c.s.dep, c.s.m, w, spec, loaded);
     static const auto columns = cli::speculative_columns();
-    const std::optional<std::string> draft_name = cli::draft_named(mtp, loaded);
-    return row_py(columns, cli::speculative_cells(c.s, SpeculativeRow{w.batch, w.context, c.s.dep.parallel.tensor, draft_name, spec, r}));
+    return row_py(columns, cli::speculative_cells(c.s, cli::speculative_row(c.s.dep, c.s.m, w, mtp, loaded, spec, r)));
 }
 
 py::list operators_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,

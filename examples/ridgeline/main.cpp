@@ -731,16 +731,16 @@ void run_speculative(const SpeculativeOptions& o) {
         if (mtp && s.m.mtp_layers == 0) cli::bad_value("--draft", *o.draft, cli::without_mtp_modules(s.m));
         const SpeculativeDecode r = cli::speculate(s.dep, s.m, w, spec, draft);
         links.add(s, r.verify);
-        t.add(cli::speculative_cells(s, SpeculativeRow{w.batch, w.context, s.dep.parallel.tensor, cli::draft_named(mtp, draft), spec, r}));
+        t.add(cli::speculative_cells(s, cli::speculative_row(s.dep, s.m, w, mtp, draft, spec, r)));
     });
     t.print(o.format);
     print_assumptions(o.format, for_every_row(settings), links);
     if (draft && o.format == cli::Output::table) {
         if (draft->head) fmt::print("{}\n", cli::draft_head_note(*draft->head));
         else
-            fmt::print("draft: {} in its checkpoint's formats ({}), its KV in the target's; memory/device counts its weights and KV "
-                       "beside the target's\n",
-                       cli::printable(draft->name()), precision_name(draft->model->precision, draft->model->model.tied_embeddings));
+            fmt::print("draft: {} in its checkpoint's formats (the draft formats column), its KV in the target's; memory/device counts "
+                       "its weights and KV beside the target's\n",
+                       cli::printable(draft->name()));
     }
     if (mtp && o.format == cli::Output::table)
         fmt::print("draft: the model's own MTP modules, split as its layers; each drafted token runs one (its block, a copy of the last "

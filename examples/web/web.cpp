@@ -309,7 +309,7 @@ json evaluate(const json& request) {
             if (mtp && m.mtp_layers == 0) throw error("", "draft", "\"mtp\"", cli::without_mtp_modules(m));
             const SpeculativeDecode sd = cli::speculate(dep, m, w, spec, draft);
             json speculative = json::object();
-            put_fields(speculative, speculative_fields(), SpeculativeRow{w.batch, w.context, par.tensor, cli::draft_named(mtp, draft), spec, sd});
+            put_fields(speculative, speculative_fields(), cli::speculative_row(dep, m, w, mtp, draft, spec, sd));
             out["speculative"] = std::move(speculative);
         } catch (const error& e) {
             // The speculation's own problem (a draft with another vocabulary, a split or a pipeline it

@@ -182,6 +182,8 @@ struct SpeculativeRow {
     std::optional<std::string> draft{};  // the draft model's name; none: a free draft (prompt lookup, n-grams)
     Speculation speculation{};
     SpeculativeDecode result{};
+    // What the draft is priced in ("bf16, compute bf16"); none for a free draft.
+    std::optional<std::string> draft_formats{};
 };
 
 inline const Schema<SpeculativeRow>& speculative_fields() {
@@ -195,6 +197,8 @@ inline const Schema<SpeculativeRow>& speculative_fields() {
              if (!r.draft) return V{Null{"-"}};
              return V{r.speculation.draft_tensor > 0 ? r.speculation.draft_tensor : r.tensor};
          }},
+        {"draft_formats", "draft formats", Show::word,
+         [](const SpeculativeRow& r) { return r.draft_formats ? V{*r.draft_formats} : V{Null{"-"}}; }},
         {"draft_tokens", "drafted", Show::count, [](const SpeculativeRow& r) { return V{r.speculation.draft_tokens}; }},
         {"acceptance", "acceptance", Show::number, [](const SpeculativeRow& r) { return V{r.speculation.acceptance}; }, 3},
         {"expected_tokens_per_verification", "tokens/verification", Show::number,

@@ -75,12 +75,27 @@ constexpr double draft_head_parameters(const DraftHead& d) {
            draft_head_detail::fc_parameters(d);
 }
 
-// What a draft (a head or a draft model) stored in `weights` multiplies in on `device`: one stored
-// in 16 bits or more in the 16 bits the device has, whatever the target's compute (an fp8
-// target's W8A8 kernels are its quantised layers'; an unquantised draft has none); a quantised one
-// as the target does.
+// What a draft (a head or a draft model) stored in `weights` multiplies in on `device`: what its
+// own kernels do, not the target's. fp8 weights compute in fp8 on a device with an fp8 peak
+// (vLLM's Fp8LinearMethod, W8A8; plan_detail::unasked_compute gives the rule and its source);
+// any other storage in 16 bits, weight-only kernels dequantising to 16-bit math, in the target's
+// 16-bit type where the device has it (vLLM gives the draft the target's dtype), else the
+// device's default.
 constexpr Numeric draft_compute(Format weights, const Precision& target, const Hardware& device) {
-    return element_bits(weights.element) >= 16 ? default_compute(device) : target.compute;
+    if (weights.element == Numeric::fp8 && device.peak_for(Numeric::fp8)) return Numeric::fp8;
+    if (element_bits(target.compute) == 16 && device.peak_for(target.compute)) return target.compute;
+    return default_compute(device);
+}
+
+// The precision a draft model runs in on `device`: its checkpoint's formats (`formats`,
+// LoadedModel::precision), its cache and recurrent state in the target's formats (one cache
+// config for both), computing as draft_compute says.
+constexpr Precision draft_model_precision(const Precision& formats, const Precision& target, const Hardware& device) {
+    Precision p = formats;
+    p.kv = target.kv;
+    p.state = target.state;
+    p.compute = draft_compute(formats.weights, target, device);
+    return p;
 }
 
 // The precision a head runs in on `device`: its checkpoint's weights, with the target's cache and

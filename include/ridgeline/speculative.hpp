@@ -255,12 +255,7 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         split.pipeline = split.expert = split.data = split.attention_data = 1;
         const Deployment on{hw.device, split};
         Workload drafting_w = plain;
-        if (draft_formats) {
-            drafting_w.precision = *draft_formats;
-            drafting_w.precision.kv = w.precision.kv;
-            drafting_w.precision.state = w.precision.state;
-            drafting_w.precision.compute = draft_compute(draft_formats->weights, w.precision, hw.device);
-        }
+        if (draft_formats) drafting_w.precision = draft_model_precision(*draft_formats, w.precision, hw.device);
         r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(on, *draft, drafting_w).step_time;
         // vLLM's draft shares the target's memory budget (gpu_memory_utilization covers both): its
         // weights and its cache of every sequence at its last step's context, n + g - 1.

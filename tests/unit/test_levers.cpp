@@ -237,6 +237,23 @@ TEST_CASE("speculation: a draft model's weights and KV share the target's memory
     const SpeculativeDecode own = speculative_decode(two, target, fp8, Speculation{4, 0.8}, &draft, bf16_checkpoint);
     CHECK((own.memory.weights - own.verify.memory.weights).in(bytes) == Approx(2 * ((params - norms) / 2 + norms)).epsilon(1e-12));
     CHECK((own.memory.kv - own.verify.memory.kv).in(bytes) == Approx(64 * cached * kv_token / 2 / 2).epsilon(1e-12));
+    // Its embeddings and LM head are its checkpoint's too: a target storing them in fp8 leaves the
+    // draft's bf16 figure as it was.
+    Workload fp8_tables = fp8;
+    fp8_tables.precision.embeddings = fp8_tables.precision.lm_head = formats::fp8;
+    const SpeculativeDecode own_tables = speculative_decode(two, target, fp8_tables, Speculation{4, 0.8}, &draft, bf16_checkpoint);
+    CHECK((own_tables.memory.weights - own_tables.verify.memory.weights).in(bytes) ==
+          Approx(2 * ((params - norms) / 2 + norms)).epsilon(1e-12));
+    // A draft computes as its own kernels do (vLLM's fp8.py: W8A8 where the device has an fp8
+    // peak; weight-only kernels, AWQ's or GPTQ's, in 16-bit math in the target's 16-bit type),
+    // whatever the target computes in.
+    const Hardware a100 = load_hardware("a100-80gb");
+    const Precision fp8_target{.weights = formats::fp8, .compute = Numeric::fp8};
+    CHECK(draft_compute(formats::bf16, fp8_target, load_hardware("h200")) == Numeric::bf16);
+    CHECK(draft_compute(Format{Numeric::int4, 16, 128}, fp8_target, load_hardware("h200")) == Numeric::bf16);
+    CHECK(draft_compute(formats::fp8, Precision{}, load_hardware("h200")) == Numeric::fp8);
+    CHECK(draft_compute(formats::fp8, Precision{}, a100) == Numeric::bf16);  // no fp8 peak: Marlin's 16-bit math
+    CHECK(draft_compute(formats::bf16, Precision{.compute = Numeric::fp16}, load_hardware("h200")) == Numeric::fp16);
     // Without its formats the draft is read in the workload's: every weight in fp8, 1 B.
     const SpeculativeDecode as_target = speculative_decode(two, target, fp8, Speculation{4, 0.8}, &draft);
     CHECK((as_target.memory.weights - as_target.verify.memory.weights).in(bytes) == Approx((params - norms) / 2 + norms).epsilon(1e-12));
