@@ -369,25 +369,21 @@ inline std::optional<std::string> draft_named(bool mtp, const std::optional<ridg
     return std::nullopt;
 }
 
-// What a draft is priced in, as the row's draft_formats and the CLI's footnote say it: the
-// storage formats and the compute of a draft model (its checkpoint's), of an EAGLE-3 head, or of
-// MTP modules (the target's); none for a free draft.
+// What a draft was priced in (SpeculativeDecode::draft_precision), as the row's draft_formats
+// says it: its storage formats and compute; none for a free draft. A tied table is the LM head
+// and is named once, as precision_name names it.
 inline std::optional<std::string> draft_formats_named(bool mtp, const std::optional<ridgeline::LoadedDraft>& draft,
-                                                      const ridgeline::Workload& w, const ridgeline::Model& target,
-                                                      const ridgeline::Hardware& device) {
-    using namespace ridgeline;
-    const auto named = [](const Precision& p, bool tied) { return precision_name(p, tied) + ", compute " + std::string(name_of(p.compute)); };
-    if (mtp) return named(w.precision, target.tied_embeddings);
-    if (!draft) return std::nullopt;
-    if (draft->head) return named(draft_head_precision(*draft->head, w.precision, device), false);
-    return named(draft_model_precision(draft->model->precision, w.precision, device), draft->model->model.tied_embeddings);
+                                                      const ridgeline::Model& target, const ridgeline::SpeculativeDecode& r) {
+    if (!r.draft_precision) return std::nullopt;
+    const bool tied = mtp ? target.tied_embeddings : draft && draft->model && draft->model->model.tied_embeddings;
+    return ridgeline::precision_name(*r.draft_precision, tied) + ", compute " + std::string(ridgeline::name_of(r.draft_precision->compute));
 }
 
 // The speculative row the front ends print, with the draft's name and formats.
 inline ridgeline::SpeculativeRow speculative_row(const ridgeline::Deployment& dep, const ridgeline::Model& m, const ridgeline::Workload& w,
                                                  bool mtp, const std::optional<ridgeline::LoadedDraft>& draft,
                                                  const ridgeline::Speculation& spec, const ridgeline::SpeculativeDecode& r) {
-    return {w.batch, w.context, dep.parallel.tensor, draft_named(mtp, draft), spec, r, draft_formats_named(mtp, draft, w, m, dep.device)};
+    return {w.batch, w.context, dep.parallel.tensor, draft_named(mtp, draft), spec, r, draft_formats_named(mtp, draft, m, r)};
 }
 
 // speculative_decode with whichever draft the front end read (load_draft), or none.

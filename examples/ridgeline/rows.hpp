@@ -268,7 +268,6 @@ inline std::vector<Cell> speculative_cells(const Resolved& s, const ridgeline::S
 // list, show, model: the presets
 // ---------------------------------------------------------------------------------------------
 
-// `what`: "hardware", "models" or "efficiency".
 // EAGLE-3 heads (--draft), as list drafts and show print them: what each holds beside the
 // target's embeddings, and for which target.
 inline Table draft_heads_table() {
@@ -282,6 +281,14 @@ inline std::vector<Cell> draft_head_cells(const std::string& name, const ridgeli
             integer(d.target_hidden), Cell{d.fuses_hidden_states, d.fuses_hidden_states ? "yes" : "no"}, text(ridgeline::format_name(d.weights))};
 }
 
+// One head, as show prints it.
+inline Table draft_head_table(const std::string& name, const ridgeline::DraftHead& d) {
+    Table t = draft_heads_table();
+    t.add(draft_head_cells(name, d));
+    return t;
+}
+
+// `what`: "hardware", "models", "drafts" or "efficiency".
 inline Table list_table(const std::string& what) {
     using namespace ridgeline;
     if (what == "efficiency") {
@@ -409,17 +416,8 @@ inline Table show_table(const std::string& target) {
     if (looks_like_path(target) || std::filesystem::exists(target, ec)) {
         const ResolvedPreset r = ridgeline::resolve(PresetKind::model, target);  // a directory means its config.json
         const auto j = read_json_file(r.file);
-        if (json_detail::names_eagle3_head_config(j)) {
-            Table t = draft_heads_table();
-            t.add(draft_head_cells(r.name, draft_head_from_config(j, r.file.string(), r.name)));
-            return t;
-        }
-        if (j.is_object() && j.contains("model_type")) {
-            ConfigReading reading = read_config(j, r.file.string(), r.name);
-            LoadedModel loaded{reading.model, {}, {}, std::move(reading.notes)};
-            std::tie(loaded.precision, loaded.precision_source) = checkpoint_formats(j, r.file.string());
-            return model_table(loaded);
-        }
+        if (json_detail::names_eagle3_head_config(j)) return draft_head_table(r.name, draft_head_from_config(j, r.file.string(), r.name));
+        if (j.is_object() && j.contains("model_type")) return model_table(loaded_model(j, r));
         // The other files ridgeline reads are not shown: say which one this is.
         const std::string file = json_detail::printable(r.file.string());
         if (j.is_object() && j.contains("bandwidth_efficiency"))
@@ -432,11 +430,7 @@ inline Table show_table(const std::string& target) {
     const auto models = list_presets(PresetKind::model);
     if (std::find(models.begin(), models.end(), target) != models.end()) return model_table(load_model_with_formats(target));
     const auto heads = list_presets(PresetKind::draft_head);
-    if (std::find(heads.begin(), heads.end(), target) != heads.end()) {
-        Table t = draft_heads_table();
-        t.add(draft_head_cells(target, load_draft_head(target)));
-        return t;
-    }
+    if (std::find(heads.begin(), heads.end(), target) != heads.end()) return draft_head_table(target, load_draft_head(target));
     for (const auto& [kind, reader] : {std::pair{PresetKind::efficiency, "predict --calibration"}, std::pair{PresetKind::measurements, "calibrate --measurements"}}) {
         const auto names = list_presets(kind);
         if (std::find(names.begin(), names.end(), target) != names.end())

@@ -349,13 +349,9 @@ inline ResolvedPreset resolve_path(const std::string& s, bool checkpoint_directo
 // or that it contains (fewest edits first among them: "gb200-nvl72" lists gb200 before b200),
 // then fewest single-character edits; as "a, b, c".
 inline std::string closest_first(std::vector<std::string> names, const std::string& s) {
-    const auto lower = [](std::string t) {
-        for (char& c : t) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-        return t;
-    };
-    const std::string wanted = lower(s);
+    const std::string wanted = json_detail::ascii_lower(s);
     const auto score = [&](const std::string& n) -> std::pair<int, std::size_t> {
-        const std::string l = lower(n);
+        const std::string l = json_detail::ascii_lower(n);
         if (l.starts_with(wanted)) return {0, 0};
         // What was typed holds the name ("v100-sxm2-32gb" for v100), or the other way round.
         const std::size_t edits = json_detail::edit_distance(l, wanted);

@@ -117,9 +117,10 @@ constexpr Bytes draft_head_extra_bytes(const DraftHead& d, const Parallelism& pa
     validate(d);
     validate(par);
     const std::int64_t ta = par.attention_tensor();
-    if (!std::get<Gqa>(d.block.groups[0].spec.attention).splits_over(ta))
+    const Gqa& attention = std::get<Gqa>(d.block.groups[0].spec.attention);
+    if (!attention.splits_over(ta))
         throw error("", "draft head '" + std::string(d.block.name.view()) + "' tensor-parallel degree", std::to_string(ta),
-                    std::get<Gqa>(d.block.groups[0].spec.attention).split_requirement(ta));
+                    attention.split_requirement(ta));
     const double h = static_cast<double>(d.block.hidden_size);
     return (draft_head_detail::second_input_parameters_per_device(d, ta) + 2 * h + draft_head_detail::fc_parameters(d)) *
            d.weights.bytes_per_element();

@@ -60,6 +60,13 @@ inline bool valid_utf8(std::string_view s) {
     return true;
 }
 
+// `s` with A-Z as a-z and every other byte as it is: names matched in any case (architectures,
+// presets), whatever the locale.
+inline std::string ascii_lower(std::string s) {
+    for (char& c : s) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    return s;
+}
+
 // Text fit for a message: valid UTF-8 passes through; bytes that are not valid UTF-8, and the
 // control characters (below 0x20, and 0x7F), become \xNN. Applying it twice changes nothing.
 inline std::string printable(std::string_view s) {

@@ -137,9 +137,9 @@ inline std::string vision_tower_note(const Node& root) {
 
 // Whether an architecture name is an EAGLE-3 Llama draft head's: SpecForge's and EAGLE's
 // LlamaForCausalLMEagle3, vLLM's Eagle3LlamaForCausalLM, in any case (draft_head_json.hpp).
-inline bool names_eagle3_head(std::string name) {
-    for (char& ch : name) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
-    return name == "llamaforcausallmeagle3" || name == "eagle3llamaforcausallm";
+inline bool names_eagle3_head(const std::string& name) {
+    const std::string lower = json_detail::ascii_lower(name);
+    return lower == "llamaforcausallmeagle3" || lower == "eagle3llamaforcausallm";
 }
 
 // Refuses a file naming only classes without an LM head (Qwen3Model, as embedding checkpoints
@@ -161,8 +161,7 @@ inline void require_lm_head(const Node& root, bool wrapper) {
         // own naming in any case (LlamaForCausalLMEagle3, Eagle3LlamaForCausalLM,
         // EagleDeepSeekMTPModel, EAGLEModel, MedusaModel), not by the word alone: NVIDIA's Eagle
         // vision-language models (Eagle2_5_VLForConditionalGeneration) are no draft heads.
-        std::string lower = name;
-        for (char& ch : lower) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+        const std::string lower = json_detail::ascii_lower(name);
         const bool eagle_head = lower.find("forcausallmeagle") != std::string::npos ||
                                 (lower.starts_with("eagle") && (lower.ends_with("forcausallm") || lower.ends_with("mtpmodel") ||
                                                                 lower == "eaglemodel"));

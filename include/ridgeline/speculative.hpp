@@ -117,6 +117,9 @@ struct SpeculativeDecode {
     DecodeStep plain{};          // the target decoding one token
     DecodeStep verify{};         // the target scoring g + 1 tokens per sequence
     Seconds draft_time{};        // the draft's g passes (0 for a free draft)
+    // What the draft was priced in: a draft model's formats (its checkpoint's, or the workload's),
+    // an EAGLE-3 head's, or MTP modules' (the target's); none for a free draft.
+    std::optional<Precision> draft_precision{};
     Seconds cycle_time{};        // draft + verify
     PerSecond tokens_per_s{};        // per sequence
     PerSecond total_tokens_per_s{};  // all sequences
@@ -165,6 +168,17 @@ constexpr void require_target_split(const Deployment& hw, const Speculation& s, 
                         " split as the target's layers");
 }
 
+// A chain of g drafts from a draft that reads the target's state (MTP modules, an EAGLE-3 head),
+// as vLLM's drafter runs it: the first pass over all g + 1 positions the target just verified
+// (it also fills the draft's cache for them; the rejected ones as padding, SGLang's over the
+// accepted ones), then g - 1 passes of one token a sequence. `pass(workload, first)` costs one.
+template <class Pass>
+constexpr Seconds chained_draft_time(const Speculation& s, const Workload& plain, Pass pass) {
+    Seconds t = pass(verification_workload(plain, s.draft_tokens), true).step_time;
+    if (s.draft_tokens > 1) t += static_cast<double>(s.draft_tokens - 1) * pass(plain, false).step_time;
+    return t;
+}
+
 constexpr void add_draft_memory(SpeculativeDecode& r, Bytes weights, const MemoryUse& drafting) {
     r.memory.weights += weights;
     r.memory.kv += drafting.kv;
@@ -205,16 +219,14 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         if (target.mtp_layers == 0)
             throw error("", "model '" + std::string(target.name.view()) + "' num_nextn_predict_layers", "0", "at least 1 to draft with its MTP modules");
         speculative_detail::require_target_split(hw, s, "MTP drafting", "the modules are");
-        // Each draft token runs one module (past the last, vLLM starts again from the first). The
-        // first pass also fills the module's cache for the positions the target just verified: it
-        // runs over all g + 1 of them, as vLLM's drafter does (eagle.py above: the rejected ones
-        // as padding; SGLang's over the accepted ones), then g - 1 passes of one token a sequence.
+        // Each draft token runs one module (past the last, vLLM starts again from the first), in
+        // a chain (chained_draft_time).
         const Model block = mtp_block(target);
         validate(hw, block);
         const Workload first = verification_workload(plain, s.draft_tokens);
-        r.draft_time = speculative_detail::mtp_draft_step(hw, target, block, first).step_time;
-        if (s.draft_tokens > 1)
-            r.draft_time += static_cast<double>(s.draft_tokens - 1) * speculative_detail::mtp_draft_step(hw, target, block, plain).step_time;
+        r.draft_time = speculative_detail::chained_draft_time(
+            s, plain, [&](const Workload& pass, bool) { return speculative_detail::mtp_draft_step(hw, target, block, pass); });
+        r.draft_precision = w.precision;
         // Every module is loaded with its cache of the positions the verification holds, through
         // context + g (its first pass writes them all; engines size it as the target's); the
         // embeddings and LM head are the target's: SGLang hands the module the target's (set_embed_and_head,
@@ -257,6 +269,7 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         Workload drafting_w = plain;
         if (draft_formats) drafting_w.precision = draft_model_precision(*draft_formats, w.precision, hw.device);
         r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(on, *draft, drafting_w).step_time;
+        r.draft_precision = drafting_w.precision;
         // vLLM's draft shares the target's memory budget (gpu_memory_utilization covers both): its
         // weights and its cache of every sequence at its last step's context, n + g - 1.
         Workload last = drafting_w;
@@ -269,9 +282,8 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
 
 // Drafting with an EAGLE-3 head (draft_head.hpp) on the target's devices, split as its layers
 // (the experts aside: the head has none), in its own checkpoint's formats. A cycle runs g passes
-// of the head, as vLLM's drafter does for a chain of g drafts: the first over all g + 1 positions
-// the target just verified, with fc fusing the target's hidden states for them (the rejected
-// ones as padding), then g - 1 passes of one token a sequence; the target verifies g + 1.
+// of the head in a chain (chained_draft_time), fc fusing the target's hidden states in the
+// first; the target verifies g + 1.
 constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
                                                const Speculation& s, const DraftHead& head) {
     validate(head);
@@ -300,9 +312,9 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
     Workload plain = verification_workload(w, 0);
     plain.precision = draft_head_precision(head, w.precision, hw.device);
     const Workload first = verification_workload(plain, s.draft_tokens);
-    r.draft_time = speculative_detail::head_draft_step(on, head, first, true).step_time;
-    if (s.draft_tokens > 1)
-        r.draft_time += static_cast<double>(s.draft_tokens - 1) * speculative_detail::head_draft_step(on, head, plain, false).step_time;
+    r.draft_time = speculative_detail::chained_draft_time(
+        s, plain, [&](const Workload& pass, bool fuse) { return speculative_detail::head_draft_step(on, head, pass, fuse); });
+    r.draft_precision = plain.precision;
     // Its weights beside the shared table, and its cache of every position the verification
     // holds (the first pass writes them all).
     const Bytes held = layer_weights_per_device(head.block, plain.precision, split) + draft_head_extra_bytes(head, split) +
