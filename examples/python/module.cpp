@@ -632,8 +632,24 @@ py::object speculative_py(const py::object& model, const py::object& hardware, c
     if (draft_tp < 0 || draft_tp > cli::most_degree) throw error("", "draft_tp", std::to_string(draft_tp), "an integer from 0 to 1024");
     // draft="mtp": the model's own multi-token-prediction modules, as the CLI's --draft mtp.
     const bool mtp = py::isinstance<py::str>(draft) && draft.cast<std::string>() == cli::mtp_draft;
+    // A tree (tree_width, verify_tokens) and the mean accepted tokens (accept_length), keywords as
+    // the CLI's --tree-width, --verify-tokens and --accept-length.
+    // Each refused where the CLI's flag is, in its words.
+    const std::int64_t tree_width = k.integer("tree_width", 1), verify_tokens = k.integer("verify_tokens", 0);
+    if (verify_tokens < 0 || verify_tokens > most_verify_tokens)
+        throw ridgeline::error("", "verify_tokens", std::to_string(verify_tokens), "an integer from 0 to " + std::to_string(most_verify_tokens));
+    const std::optional<double> accept_length = k.optional_number("accept_length");
+    if (accept_length && !(*accept_length >= 1 && *accept_length <= static_cast<double>(most_verify_tokens)))
+        throw ridgeline::error("", "accept_length", number_text(*accept_length), cli::accept_length_range);
+    if (accept_length && !acceptance.is_none())
+        throw ridgeline::error("", "accept_length", number_text(*accept_length), cli::accept_length_beside_acceptance("accept_length", "acceptance"));
     const Speculation spec{integer_arg("speculative", "draft_tokens", draft_tokens, 4),
-                           acceptance.is_none() ? 0.8 : Kwargs::as_number("speculative", "acceptance", acceptance), draft_tp, mtp};
+                           acceptance.is_none() ? 0.8 : Kwargs::as_number("speculative", "acceptance", acceptance),
+                           draft_tp,
+                           mtp,
+                           tree_width,
+                           verify_tokens,
+                           accept_length.value_or(0)};
     validate(spec);
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "speculative", batch, context);
@@ -1380,7 +1396,8 @@ PYBIND11_MODULE(ridgeline, m) {
                     {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
                     {"max devices", "max_devices"},          {"prefill chunk", "chunk"},
                     {"speculation.draft_tensor", "draft_tp"},  {"draft model", "draft"},
-                    {"draft head", "draft"},
+                    {"draft head", "draft"},                 {"speculation.tree_width", "tree_width"},
+                    {"speculation.verify_tokens", "verify_tokens"}, {"speculation.accepted_tokens", "accept_length"},
                     {"requests per second", "requests_per_s"}, {"cached prompt", "cached_prompt"},
                     {"devices", "hardware"},                 {"weight formats", "weights"},
                     {"TPOT target", "tpot_s"},               {"TTFT target", "ttft_s"},
@@ -1590,8 +1607,10 @@ PYBIND11_MODULE(ridgeline, m) {
           doc("Prefill of a prompt (in chunks of `chunk` tokens, 0: whole; `cached` tokens already in the cache): the time to first "
               "token. The row follows the CLI's conventions.").c_str());
     m.def("speculative", &speculative_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(),
-          py::arg("context") = py::none(), py::arg("draft_tokens") = 4, py::arg("acceptance") = 0.8, py::arg("draft") = py::none(),
-          doc("Speculative decoding: g drafted tokens accepted each with probability a, verified in one pass; draft: a draft model "
+          py::arg("context") = py::none(), py::arg("draft_tokens") = 4, py::arg("acceptance") = py::none(), py::arg("draft") = py::none(),
+          doc("Speculative decoding: g drafted tokens accepted each with probability a (acceptance, default 0.8), verified in one "
+              "pass; or a tree of them (keywords tree_width, SGLang's topk, and verify_tokens, its num_draft_tokens) with the mean "
+              "tokens a verification accepts (keyword accept_length, instead of acceptance; a tree needs it); draft: a draft model "
               "with the target's vocabulary, an EAGLE-3 head (a preset, list_drafts(), or its config.json), or \"mtp\" for the "
               "model's own multi-token-prediction modules (else the draft is free), split draft_tp ways (keyword; default 0: the target's "
               "tensor-parallel degree, as vLLM; 1: one device). memory_per_device_bytes and fits count the draft's weights and KV "

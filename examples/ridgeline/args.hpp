@@ -351,6 +351,20 @@ inline std::int64_t parse_draft_tokens(const std::string& option, const std::str
 inline double parse_acceptance(const std::string& option, const std::string& s) {  // --acceptance
     return parse_number(option, s, 0, 1, "a probability from 0 to 1");
 }
+inline std::int64_t parse_tree_width(const std::string& option, const std::string& s) {  // --tree-width
+    return parse_integer_option(option, s, 1, 1024);
+}
+inline std::int64_t parse_verify_tokens(const std::string& option, const std::string& s) {  // --verify-tokens: 0, a chain's
+    return parse_integer_option(option, s, 0, ridgeline::most_verify_tokens);
+}
+inline constexpr const char* accept_length_range = "a mean number of tokens from 1 to 1025";  // most_verify_tokens
+inline double parse_accept_length(const std::string& option, const std::string& s) {  // --accept-length
+    return parse_number(option, s, 1, static_cast<double>(ridgeline::most_verify_tokens), accept_length_range);
+}
+// What every front end says when given both an acceptance rate and the mean accepted tokens.
+inline std::string accept_length_beside_acceptance(const std::string& accept_length, const std::string& acceptance) {
+    return "no " + accept_length + " beside " + acceptance + ": give a chain's acceptance rate or the mean tokens a verification accepts";
+}
 inline std::int64_t parse_draft_tp(const std::string& option, const std::string& s) {  // --draft-tp: 0, the target's degree
     return parse_integer_option(option, s, 0, most_degree);
 }

@@ -704,14 +704,19 @@ void run_diagnose(const DiagnoseOptions& o) {
 // target step (speculative.hpp), as Python's speculative() gives it.
 struct SpeculativeOptions : WorkloadOptions {
     std::int64_t draft_tokens = 4;
-    double acceptance = 0.8;
+    std::optional<double> acceptance;      // unset: 0.8
+    std::int64_t tree_width = 1;           // SGLang's --speculative-eagle-topk
+    std::int64_t verify_tokens = 0;        // SGLang's --speculative-num-draft-tokens; 0: a chain's g + 1
+    std::optional<double> accept_length;   // the mean tokens a verification accepts, instead of --acceptance
     std::optional<std::string> draft;  // a model or EAGLE-3 head (preset or file), or mtp; none: a free draft (n-grams)
     std::int64_t draft_tp = 0;         // 0: the target's degree
 };
 
 void run_speculative(const SpeculativeOptions& o) {
     const bool mtp = o.draft && *o.draft == cli::mtp_draft;
-    const Speculation spec{o.draft_tokens, o.acceptance, o.draft_tp, mtp};
+    if (o.acceptance && o.accept_length)
+        cli::bad_value("--accept-length", number_text(*o.accept_length), cli::accept_length_beside_acceptance("--accept-length", "--acceptance"));
+    const Speculation spec{o.draft_tokens, o.acceptance.value_or(0.8), o.draft_tp, mtp, o.tree_width, o.verify_tokens, o.accept_length.value_or(0)};
     validate(spec);
     if (o.draft_tp != 0 && !o.draft)
         cli::bad_value("--draft-tp", std::to_string(o.draft_tp), "no --draft-tp without --draft (a free draft runs on no device)");
@@ -746,6 +751,16 @@ void run_speculative(const SpeculativeOptions& o) {
         fmt::print("draft: the model's own MTP modules, split as its layers; each drafted token runs one (its block, a copy of the last "
                    "layer, its eh_proj in the LM head's format, and the LM head), the first over the g + 1 positions verified; "
                    "memory/device counts the modules' weights and KV, not the embeddings and head they share\n");
+    if (spec.tree_width > 1 && o.format == cli::Output::table) {
+        if ((draft || mtp) && spec.draft_tokens > 1)
+            fmt::print("tree: each draft pass after the first runs all {} branches of a sequence, each reading its own copy of the "
+                       "draft's cache, as SGLang's FlashInfer and Triton backends do (its default with a tree; FA3 reads it once); the "
+                       "tree's {} x {} temporary cache slots a sequence are not counted in memory/device; ",
+                       spec.tree_width, spec.draft_tokens, spec.tree_width);
+        else
+            fmt::print("tree: ");
+        fmt::print("the target verifies {} tokens a sequence in one pass; tokens/verification is --accept-length\n", spec.verify_tokens);
+    }
 }
 
 struct CalibrateOptions {
@@ -1067,6 +1082,9 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
         {"speculation.draft_tokens", "--draft-tokens"},
         {"speculation.acceptance", "--acceptance"},
         {"speculation.draft_tensor", "--draft-tp"},
+        {"speculation.tree_width", "--tree-width"},
+        {"speculation.verify_tokens", "--verify-tokens"},
+        {"speculation.accepted_tokens", "--accept-length"},
         {"draft model", "--draft"},
         {"draft head", "--draft"},
     };
@@ -1232,8 +1250,16 @@ int main(int argc, char** argv) {
     auto* spec = app.add_subcommand("speculative", "Speculative decoding: a plain step against drafting and verifying g tokens");
     add_workload(spec, spec_o, Settings::lists);
     add_read(spec, "--draft-tokens", spec_o.draft_tokens, cli::parse_draft_tokens, "Tokens drafted per verification, g (default 4)");
-    add_read(spec, "--acceptance", spec_o.acceptance, cli::parse_acceptance,
-             "Probability each drafted token is accepted, independently (default 0.8)");
+    add_read(spec, "--acceptance", spec_o.acceptance, [](const std::string& f, const std::string& t) { return std::optional(cli::parse_acceptance(f, t)); },
+             "Probability each drafted token of a chain is accepted, independently (default 0.8)");
+    add_read(spec, "--tree-width", spec_o.tree_width, cli::parse_tree_width,
+             "Branches each draft pass after the first extends a sequence, as SGLang's --speculative-eagle-topk (default 1: a chain)");
+    add_read(spec, "--verify-tokens", spec_o.verify_tokens, cli::parse_verify_tokens,
+             "Tokens a sequence the target verifies, as SGLang's --speculative-num-draft-tokens (a tree needs it; a chain's is "
+             "--draft-tokens + 1)");
+    add_read(spec, "--accept-length", spec_o.accept_length, [](const std::string& f, const std::string& t) { return std::optional(cli::parse_accept_length(f, t)); },
+             "Mean tokens a verification accepts, the target's own included (an engine's mean acceptance length), instead of "
+             "--acceptance (a tree needs it)");
     spec->add_option("--draft", spec_o.draft,
                      "Draft: a model preset or config.json; an EAGLE-3 head, a preset (ridgeline list drafts) or its config.json; "
                      "or mtp for the model's own multi-token-prediction modules (num_nextn_predict_layers, as DeepSeek-V3's) "
@@ -1242,7 +1268,9 @@ int main(int argc, char** argv) {
              "Draft model's tensor-parallel degree: 0 (default) the target's, as vLLM; 1 one device (a draft model; MTP modules and "
              "EAGLE-3 heads are split as the target's layers)");
     spec->footer("Examples:\n  ridgeline speculative -m llama-3.1-70b -H h200 --tp 2 -c 4096 --draft llama-3.1-8b\n"
-                 "  ridgeline speculative -m llama-3.1-8b -H h100-sxm -c 4096 --draft eagle3-llama-3.1-8b --draft-tokens 5");
+                 "  ridgeline speculative -m llama-3.1-8b -H h100-sxm -c 4096 --draft eagle3-llama-3.1-8b --draft-tokens 5\n"
+                 "  ridgeline speculative -m llama-3.1-8b -H h100-sxm -c 4096 --draft eagle3-llama-3.1-8b --draft-tokens 5 "
+                 "--tree-width 8 --verify-tokens 32 --accept-length 4");
 
     CalibrateOptions cal_o;
     cli::CalibrateRequest& cal_r = cal_o.request;

@@ -371,6 +371,34 @@ try {
   const headDraft = speculative("--draft", "eagle3-llama-3-70b");
   check("speculation, an EAGLE-3 head: the CLI's figures", await specFigures(), cliSpec(headDraft));
   check("the head's weights and KV are in the memory", headDraft.memory_per_device_bytes > freeDraft.memory_per_device_bytes, true);
+  // A tree of drafts (SGLang's topk and num_draft_tokens) with its mean accepted tokens, read as
+  // the CLI's --tree-width, --verify-tokens and --accept-length: the CLI's figures.
+  await page.fill("#acceptance", "");
+  await page.fill("#draft_tokens", "5");
+  await page.fill("#tree_width", "8");
+  await page.fill("#verify_tokens", "32");
+  await page.fill("#accept_length", "4");
+  await page.waitForFunction(() => document.querySelector("#r-spec-tokens").textContent.includes("8 wide, 32 verified"));
+  const treeDraft = speculative("--draft", "eagle3-llama-3-70b", "--draft-tokens", "5", "--tree-width", "8", "--verify-tokens", "32",
+                                "--accept-length", "4");
+  check("speculation, a tree of an EAGLE-3 head's drafts: the CLI's figures", await specFigures(), cliSpec(treeDraft));
+  // Without its mean accepted tokens a tree is refused beside that field, in the CLI's words.
+  await page.fill("#accept_length", "");
+  await page.waitForFunction(() => document.querySelector("#error-accept_length").textContent.length > 0);
+  const treeError = await page.textContent("#error-accept_length");
+  check("the CLI refuses a tree without its mean accepted tokens with the same words, naming its flag",
+        cliError("speculative", "-m", "llama-3.1-70b", "--tree-width", "8", "--verify-tokens", "32"),
+        "ridgeline: " + treeError.replace("speculation.accepted_tokens:", "--accept-length:"));
+  // An acceptance beside the mean accepted tokens: refused, in the CLI's words.
+  await page.fill("#accept_length", "4");
+  await page.fill("#acceptance", "0.7");
+  await page.waitForFunction(() => document.querySelector("#error-accept_length").textContent.includes("beside"));
+  check("an acceptance beside the mean accepted tokens is refused in the CLI's words, naming its flags",
+        "ridgeline: " + (await page.textContent("#error-accept_length")).replaceAll("accept length", "--accept-length").replace(" acceptance:", " --acceptance:"),
+        cliError("speculative", "-m", "llama-3.1-70b", "--acceptance", "0.7", "--accept-length", "4"));
+  for (const id of ["#acceptance", "#accept_length", "#tree_width", "#verify_tokens"]) await page.fill(id, "");
+  await page.fill("#draft_tokens", "4");
+  await page.waitForSelector("body[data-state=ok]");
   await page.selectOption("#draft", "");
   await page.waitForFunction(() => document.querySelector("#r-spec-tokens").textContent.includes(", free)"));
   check("no draft model again: the free draft's figures", await specFigures(), cliSpec(freeDraft));

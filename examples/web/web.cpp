@@ -118,6 +118,8 @@ std::string field_of(const error& e) {
         {"link latency", "link_latency_us"}, {"link bandwidth", "link_gb_per_s"},
         {"speculation.draft_tokens", "draft_tokens"}, {"speculation.acceptance", "acceptance"},
         {"speculation.draft_tensor", "draft_tp"}, {"draft model", "draft"}, {"draft head", "draft"},
+        {"speculation.tree_width", "tree_width"}, {"speculation.verify_tokens", "verify_tokens"},
+        {"speculation.accepted_tokens", "accept_length"},
         {"attention data-parallel degree", "attention_dp"}, {"tensor-parallel degree / attention data-parallel degree", "attention_dp"}};
     for (const auto& [path, field] : fields)
         if (p == path) return field;
@@ -230,9 +232,18 @@ json evaluate(const json& request) {
     // A draft of "mtp" is the model's own multi-token-prediction modules, as --draft mtp.
     const std::string draft_name = request.value("draft", std::string());
     const bool mtp = draft_name == cli::mtp_draft;
+    const std::optional<double> acceptance = optional_field(request, "acceptance", "acceptance", cli::parse_acceptance);
+    const std::optional<double> accept_length = optional_field(request, "accept_length", "accept length", cli::parse_accept_length);
+    if (acceptance && accept_length)
+        throw field_error("accept_length", "accept length: got \"" + number_text(*accept_length) + "\", expected " +
+                                               cli::accept_length_beside_acceptance("accept length", "acceptance"));
     const Speculation spec{optional_field(request, "draft_tokens", "draft tokens", cli::parse_draft_tokens).value_or(4),
-                           optional_field(request, "acceptance", "acceptance", cli::parse_acceptance).value_or(0.8),
-                           optional_field(request, "draft_tp", "draft tp", cli::parse_draft_tp).value_or(0), mtp};
+                           acceptance.value_or(0.8),
+                           optional_field(request, "draft_tp", "draft tp", cli::parse_draft_tp).value_or(0),
+                           mtp,
+                           optional_field(request, "tree_width", "tree width", cli::parse_tree_width).value_or(1),
+                           optional_field(request, "verify_tokens", "verify tokens", cli::parse_verify_tokens).value_or(0),
+                           accept_length.value_or(0)};
     // A draft model or an EAGLE-3 head, by preset name (load_draft).
     std::optional<LoadedDraft> draft;
     if (!draft_name.empty() && !mtp) {
@@ -315,7 +326,9 @@ json evaluate(const json& request) {
             // The speculation's own problem (a draft with another vocabulary, a split or a pipeline it
             // cannot take, drafts past the positions): said beside its fields, the decode kept.
             std::string field = field_of(e);
-            if (field != "draft_tokens" && field != "acceptance" && field != "draft_tp") field = draft || mtp ? "draft" : "draft_tokens";
+            if (field != "draft_tokens" && field != "acceptance" && field != "draft_tp" && field != "tree_width" && field != "verify_tokens" &&
+                field != "accept_length")
+                field = draft || mtp ? "draft" : "draft_tokens";
             out["speculative_error"] = json{{"field", field}, {"message", e.what()}};
         }
         return out;

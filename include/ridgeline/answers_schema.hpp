@@ -200,7 +200,12 @@ inline const Schema<SpeculativeRow>& speculative_fields() {
         {"draft_formats", "draft formats", Show::word,
          [](const SpeculativeRow& r) { return r.draft_formats ? V{*r.draft_formats} : V{Null{"-"}}; }},
         {"draft_tokens", "drafted", Show::count, [](const SpeculativeRow& r) { return V{r.speculation.draft_tokens}; }},
-        {"acceptance", "acceptance", Show::number, [](const SpeculativeRow& r) { return V{r.speculation.acceptance}; }, 3},
+        // Branches each pass after the first extends (1: a chain), and the tokens a sequence verified.
+        {"tree_width", "tree", Show::count, [](const SpeculativeRow& r) { return V{r.speculation.tree_width}; }},
+        {"verified_tokens", "verified", Show::count, [](const SpeculativeRow& r) { return V{verified_tokens(r.speculation)}; }},
+        // The chain's acceptance rate; none where the mean accepted tokens were given instead.
+        {"acceptance", "acceptance", Show::number,
+         [](const SpeculativeRow& r) { return r.speculation.accepted_tokens > 0 ? V{Null{"-"}} : V{r.speculation.acceptance}; }, 3},
         {"expected_tokens_per_verification", "tokens/verification", Show::number,
          [](const SpeculativeRow& r) { return V{r.result.expected_tokens}; }, 3},
         {"plain_step_time_s", "plain step", Show::milliseconds, [](const SpeculativeRow& r) { return V{r.result.plain.step_time.in(s)}; }, 3},

@@ -1,7 +1,9 @@
-// Speculative decoding: a draft proposes g tokens, the target model scores all g + 1 positions in
-// one pass that reads its weights and KV once, and keeps the accepted prefix plus one token.
+// Speculative decoding: a draft proposes g tokens (a chain) or a tree of them g deep, the target
+// model scores them all in one pass that reads its weights and KV once, and keeps the accepted
+// path plus one token.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,8 +15,8 @@
 namespace ridgeline {
 
 struct Speculation {
-    std::int64_t draft_tokens = 4;  // g
-    double acceptance = 0.8;        // a: chance each drafted token is accepted, independently
+    std::int64_t draft_tokens = 4;  // g: draft passes a cycle, the depth of the drafts
+    double acceptance = 0.8;        // a: chance each drafted token of a chain is accepted, independently
     // A draft model's tensor-parallel degree: 0, the target's (vLLM's default, and the only other
     // value it takes is 1: vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7
     // vllm/config/speculative.py, _verify_and_get_draft_tp), or 1, one device of the deployment.
@@ -22,7 +24,35 @@ struct Speculation {
     // Draft with the target's own multi-token-prediction modules (num_nextn_predict_layers, as
     // DeepSeek-V3's), as vLLM's and SGLang's MTP drafting does, instead of a draft model.
     bool mtp = false;
+    // A tree of drafts, as SGLang drafts (--speculative-eagle-topk): every pass after the first
+    // extends this many branches a sequence. 1: a chain, as vLLM drafts.
+    std::int64_t tree_width = 1;
+    // Tokens a sequence the target verifies, the last verified one included
+    // (--speculative-num-draft-tokens): 0 for a chain's g + 1; a tree's best-scored drafts.
+    std::int64_t verify_tokens = 0;
+    // Tokens a verification gains a sequence on average, the target's own one included (the mean
+    // acceptance length engines report): 0 to derive it from `acceptance` over a chain. A tree's
+    // must be given: no one acceptance rate says what its branches accept.
+    double accepted_tokens = 0;
 };
+
+// Most tokens a sequence the target verifies in one pass: a chain's longest, 1024 drafts + 1.
+inline constexpr std::int64_t most_verify_tokens = 1025;
+
+// Tokens a sequence each verification scores: a chain's g + 1, or the tree's verify_tokens.
+constexpr std::int64_t verified_tokens(const Speculation& s) noexcept {
+    return s.verify_tokens > 0 ? s.verify_tokens : s.draft_tokens + 1;
+}
+
+// The drafts a tree of depth g and width k offers for verification, as SGLang scores them: k
+// from the first pass and k x k from each later one (select_top_k_tokens and
+// organize_draft_results, sgl-project/sglang@2dd501d149552ea85135d4eeb7dd740c5e691091
+// python/sglang/srt/speculative/spec_utils.py; sgl-project/sglang@263bc85d64baa38d82ec20f58a61f2982c78075d
+// python/sglang/srt/speculative/eagle_utils.py). For a validated speculation: both at most 1024,
+// so it stays under 2^31.
+constexpr std::int64_t tree_candidates(const Speculation& s) noexcept {
+    return s.tree_width + (s.draft_tokens - 1) * s.tree_width * s.tree_width;
+}
 
 constexpr void validate(const Speculation& s) {
     if (s.draft_tokens < 1 || s.draft_tokens > 1024)
@@ -31,11 +61,38 @@ constexpr void validate(const Speculation& s) {
         throw error("", "speculation.acceptance", number_text(s.acceptance), "a probability in [0, 1]");
     if (s.draft_tensor < 0)
         throw error("", "speculation.draft_tensor", std::to_string(s.draft_tensor), "0 (the target's degree), 1, or the target's degree");
+    if (s.tree_width < 1 || s.tree_width > 1024)
+        throw error("", "speculation.tree_width", std::to_string(s.tree_width), "an integer from 1 to 1024");
+    if (s.tree_width == 1) {
+        // A chain verifies its g drafts and the token before them: fewer leave drafts unscored.
+        if (s.verify_tokens != 0 && s.verify_tokens != s.draft_tokens + 1)
+            throw error("", "speculation.verify_tokens", std::to_string(s.verify_tokens),
+                        "0 or the draft tokens + 1 (" + std::to_string(s.draft_tokens + 1) + ") with a chain (tree width 1)");
+    } else {
+        const std::int64_t most = std::min(tree_candidates(s) + 1, most_verify_tokens);
+        const auto tree = [&s] { return "with a tree (tree width " + std::to_string(s.tree_width) + ") "; };  // only to throw
+        if (s.verify_tokens < 2 || s.verify_tokens > most)
+            throw error("", "speculation.verify_tokens", s.verify_tokens == 0 ? "none" : std::to_string(s.verify_tokens),
+                        tree() + "the tokens a sequence verifies: from 2 to " + std::to_string(most) +
+                            " (1 + the drafts the tree offers, at most " + std::to_string(most_verify_tokens) + ")");
+        if (s.accepted_tokens == 0)
+            throw error("", "speculation.accepted_tokens", "none",
+                        tree() + "the mean tokens a verification accepts (an engine's mean acceptance length): no acceptance rate "
+                               "gives a tree's");
+    }
+    // The longest path a verification can accept: the tree's depth, or fewer drafts if fewer are
+    // verified, and the target's own token after them.
+    const std::int64_t longest = std::min(s.draft_tokens, verified_tokens(s) - 1) + 1;
+    if (s.accepted_tokens != 0 && !(s.accepted_tokens >= 1 && s.accepted_tokens <= static_cast<double>(longest)))
+        throw error("", "speculation.accepted_tokens", number_text(s.accepted_tokens),
+                    "a mean from 1 to " + std::to_string(longest) + " (the most drafts a verification can accept, and the target's own token)");
 }
 
-// Expected tokens a sequence gains per verification: 1 + a + a^2 + ... + a^g = (1 - a^(g+1)) / (1 - a).
+// Expected tokens a sequence gains per verification: as given (accepted_tokens), or over a chain
+// 1 + a + a^2 + ... + a^g = (1 - a^(g+1)) / (1 - a).
 constexpr double expected_tokens_per_verification(const Speculation& s) {
     validate(s);
+    if (s.accepted_tokens > 0) return s.accepted_tokens;
     double sum = 0, term = 1;
     for (std::int64_t i = 0; i <= s.draft_tokens; ++i, term *= s.acceptance) sum += term;
     return sum;
@@ -115,7 +172,7 @@ constexpr DecodeStep mtp_draft_step(const Deployment& dep, const Model& target, 
 struct SpeculativeDecode {
     double expected_tokens = 1;  // per sequence per verification
     DecodeStep plain{};          // the target decoding one token
-    DecodeStep verify{};         // the target scoring g + 1 tokens per sequence
+    DecodeStep verify{};         // the target scoring verified_tokens (a chain's g + 1) per sequence
     Seconds draft_time{};        // the draft's g passes (0 for a free draft)
     // What the draft was priced in: a draft model's formats (its checkpoint's, or the workload's),
     // an EAGLE-3 head's, or MTP modules' (the target's); none for a free draft.
@@ -127,13 +184,15 @@ struct SpeculativeDecode {
     // One device: the target's verification pass (decode's memory), plus the draft's weights
     // (a draft model's, MTP modules' or an EAGLE-3 head's) and its cache of every sequence in
     // flight on the device that holds it (with a one-device draft, on the target's busiest device
-    // too). The two passes run in turn, so the workspace is the larger of theirs.
+    // too). The passes run in turn, so the workspace is the largest of theirs (a tree's branch
+    // passes among them).
     MemoryUse memory{};
     [[nodiscard]] constexpr bool fits() const noexcept { return memory.fits(); }
 };
 
-// One verification's workload: each sequence's g drafts and the token after them, read by the
-// target in one pass over g + 1 positions (speculative_decode and diagnose's least acceptance).
+// One verification's workload: each sequence's drafts and the token before them, read by the
+// target in one pass over draft_tokens + 1 positions (speculative_decode, with a tree's
+// verify_tokens - 1 drafts; diagnose's least acceptance).
 constexpr Workload verification_workload(Workload w, std::int64_t draft_tokens) {
     w.tokens_per_sequence = draft_tokens + 1;
     return w;
@@ -151,7 +210,7 @@ constexpr SpeculativeDecode verification(const Deployment& hw, const Model& targ
     SpeculativeDecode r;
     r.expected_tokens = expected_tokens_per_verification(s);
     r.plain = decode_step(hw, target, verification_workload(w, 0));
-    r.verify = decode_step(hw, target, verification_workload(w, s.draft_tokens));
+    r.verify = decode_step(hw, target, verification_workload(w, verified_tokens(s) - 1));
     r.memory = r.verify.memory;
     return r;
 }
@@ -168,14 +227,30 @@ constexpr void require_target_split(const Deployment& hw, const Speculation& s, 
                         " split as the target's layers");
 }
 
-// A chain of g drafts from a draft that reads the target's state (MTP modules, an EAGLE-3 head),
-// as vLLM's drafter runs it: the first pass over all g + 1 positions the target just verified
-// (it also fills the draft's cache for them; the rejected ones as padding, SGLang's over the
-// accepted ones), then g - 1 passes of one token a sequence. `pass(workload, first)` costs one.
+// A pass after the first over a tree's branches: SGLang runs each sequence's k branches as k
+// sequences of one token, each with its own copy of the sequence's cache indices, so each reads
+// the context again (generate_draft_decode_kv_indices, sgl-project/sglang@2dd501d149552ea85135d4eeb7dd740c5e691091
+// python/sglang/srt/speculative/spec_utils.py), as its FlashInfer and Triton backends do; those
+// are its default with a tree, FA3 only without one (is_no_spec_infer_or_topk_one,
+// sgl-project/sglang@4e75f4684b6b67cbb5a02b4106cf1b629d616dba python/sglang/srt/utils/common.py).
+// FA3, asked for, reads each sequence's prefix once, so there this overstates the draft's cache
+// read. A chain's is the plain step.
+constexpr Workload branches(Workload plain, const Speculation& s) {
+    if (plain.batch > max_batch / s.tree_width)
+        throw error("", "batch x tree width", std::to_string(plain.batch) + " x " + std::to_string(s.tree_width), "at most 2^40 branches");
+    plain.batch *= s.tree_width;
+    return plain;
+}
+
+// g drafts from a draft that reads the target's state (MTP modules, an EAGLE-3 head), as vLLM's
+// and SGLang's drafters run them: the first pass over all g + 1 positions the target just
+// verified (it also fills the draft's cache for them; the rejected ones as padding, SGLang's over
+// the accepted ones), then g - 1 passes of one token a branch (branches). `pass(workload, first)`
+// costs one.
 template <class Pass>
 constexpr Seconds chained_draft_time(const Speculation& s, const Workload& plain, Pass pass) {
     Seconds t = pass(verification_workload(plain, s.draft_tokens), true).step_time;
-    if (s.draft_tokens > 1) t += static_cast<double>(s.draft_tokens - 1) * pass(plain, false).step_time;
+    if (s.draft_tokens > 1) t += static_cast<double>(s.draft_tokens - 1) * pass(branches(plain, s), false).step_time;
     return t;
 }
 
@@ -183,6 +258,16 @@ constexpr void add_draft_memory(SpeculativeDecode& r, Bytes weights, const Memor
     r.memory.weights += weights;
     r.memory.kv += drafting.kv;
     if (drafting.activations > r.memory.activations) r.memory.activations = drafting.activations;
+}
+
+// A tree's later passes run batch x k tokens of `drafter` on `on`: their workspace, when larger
+// than the verification's and the first pass's, is the one held. (The tree's g x k temporary
+// cache slots a sequence are not counted.)
+constexpr void add_branch_workspace(SpeculativeDecode& r, const Deployment& on, const Model& drafter, const Workload& plain,
+                                    const Speculation& s) {
+    if (s.tree_width == 1 || s.draft_tokens == 1) return;
+    const Bytes branch = memory_use(on, drafter, branches(plain, s)).activations;
+    if (branch > r.memory.activations) r.memory.activations = branch;
 }
 
 constexpr SpeculativeDecode finish(SpeculativeDecode r, const Deployment& hw, const Workload& w) {
@@ -206,7 +291,8 @@ constexpr SpeculativeDecode finish(SpeculativeDecode r, const Deployment& hw, co
 // With `s.mtp` the target's own multi-token-prediction modules draft (mtp_draft_step).
 // Without either the draft is free (prompt lookup, n-grams), which is the upper bound. At
 // batches where the target is compute-bound, verifying g + 1 tokens costs about g + 1 steps and
-// the speedup falls below 1.
+// the speedup falls below 1. With a tree (s.tree_width > 1), each pass after a draft model's first
+// runs over every branch (branches) and the target verifies s.verify_tokens a sequence.
 constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
                                                const Speculation& s, const Model* draft = nullptr,
                                                const std::optional<Precision>& draft_formats = std::nullopt) {
@@ -240,6 +326,7 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         speculative_detail::add_draft_memory(
             r, modules * (layer_weights_per_device(block, w.precision, hw.parallel) + head_norm + mtp_projection_bytes(target, w.precision)),
             MemoryUse{{}, {}, {}, {}, modules * drafting.kv, drafting.activations});
+        speculative_detail::add_branch_workspace(r, hw, block, plain, s);
     } else if (draft) {
         if (draft->vocab_size != target.vocab_size)
             throw error("", "draft model", "'" + std::string(draft->name.view()) + "' (" + std::to_string(draft->vocab_size) + " tokens)",
@@ -268,7 +355,16 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         const Deployment on{hw.device, split};
         Workload drafting_w = plain;
         if (draft_formats) drafting_w.precision = draft_model_precision(*draft_formats, w.precision, hw.device);
-        r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(on, *draft, drafting_w).step_time;
+        // A chain's g steps of one token a sequence, as vLLM drafts. A tree as SGLang drafts one
+        // with a draft model (its StandaloneWorker is an EAGLEWorker,
+        // sgl-project/sglang@d0979b91f9e55721cb7606e38ae91fc67d4911dc
+        // python/sglang/srt/speculative/standalone_worker.py): the first pass over the g + 1
+        // positions verified, then g - 1 over the branches (chained_draft_time).
+        if (s.tree_width == 1)
+            r.draft_time = static_cast<double>(s.draft_tokens) * decode_step(on, *draft, drafting_w).step_time;
+        else
+            r.draft_time = speculative_detail::chained_draft_time(
+                s, drafting_w, [&](const Workload& pass, bool) { return decode_step(on, *draft, pass); });
         r.draft_precision = drafting_w.precision;
         // vLLM's draft shares the target's memory budget (gpu_memory_utilization covers both): its
         // weights and its cache of every sequence at its last step's context, n + g - 1.
@@ -276,14 +372,15 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         last.context = w.context + s.draft_tokens - 1;
         const MemoryUse drafting = memory_use(on, *draft, last);
         speculative_detail::add_draft_memory(r, drafting.weights, drafting);
+        speculative_detail::add_branch_workspace(r, on, *draft, drafting_w, s);
     }
     return speculative_detail::finish(r, hw, w);
 }
 
 // Drafting with an EAGLE-3 head (draft_head.hpp) on the target's devices, split as its layers
 // (the experts aside: the head has none), in its own checkpoint's formats. A cycle runs g passes
-// of the head in a chain (chained_draft_time), fc fusing the target's hidden states in the
-// first; the target verifies g + 1.
+// of the head (chained_draft_time), fc fusing the target's hidden states in the first; the target
+// verifies verified_tokens a sequence.
 constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model& target, const Workload& w,
                                                const Speculation& s, const DraftHead& head) {
     validate(head);
@@ -321,6 +418,7 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
                        static_cast<double>(head.block.vocab_size) * static_cast<double>(head.block.hidden_size) /
                            static_cast<double>(split.tensor) * head.lm_head.bytes_per_element();
     speculative_detail::add_draft_memory(r, held, memory_use(on, head.block, first));
+    speculative_detail::add_branch_workspace(r, on, head.block, plain, s);
     return speculative_detail::finish(r, hw, w);
 }
 

@@ -202,6 +202,41 @@ inline void check_answers(const ridgeline::Deployment& dep, const ridgeline::Mod
     }
 }
 
+// Speculative decoding at the setting, with a free draft, the model drafting for itself (a
+// draft model of its own vocabulary) and, where it has them, its MTP modules: each either throws
+// ridgeline::error or returns finite, non-negative times, a positive rate and speedup, expected
+// tokens from 1 to the longest path a verification can accept, and finite memory.
+inline void check_speculation(const ridgeline::Deployment& dep, const ridgeline::Model& m, const ridgeline::Workload& w,
+                              const ridgeline::Speculation& s) {
+    using namespace ridgeline;
+    context() = describe(dep, m, w) + " speculation g=" + std::to_string(s.draft_tokens) + " a=" + std::to_string(s.acceptance) +
+                " k=" + std::to_string(s.tree_width) + " n=" + std::to_string(s.verify_tokens) + " accepted=" + std::to_string(s.accepted_tokens);
+    const auto check = [&](const SpeculativeDecode& r) {
+        FUZZ_REQUIRE(r.expected_tokens >= 1 && r.expected_tokens <= static_cast<double>(s.draft_tokens + 1));
+        FUZZ_REQUIRE(finite_non_negative(r.draft_time) && is_finite(r.verify.step_time) && r.verify.step_time > Seconds{});
+        FUZZ_REQUIRE(is_finite(r.cycle_time) && r.cycle_time > Seconds{});
+        FUZZ_REQUIRE(is_finite(r.tokens_per_s) && r.tokens_per_s > PerSecond{} && is_finite(r.total_tokens_per_s));
+        FUZZ_REQUIRE(std::isfinite(r.speedup) && r.speedup > 0);
+        check_memory(r.memory);
+    };
+    try {
+        check(speculative_decode(dep, m, w, s));
+    } catch (const error&) {
+    }
+    try {
+        check(speculative_decode(dep, m, w, s, &m));
+    } catch (const error&) {
+    }
+    if (m.mtp_layers > 0) {
+        Speculation mtp = s;
+        mtp.mtp = true;
+        try {
+            check(speculative_decode(dep, m, w, mtp));
+        } catch (const error&) {
+        }
+    }
+}
+
 // Runs the answers over a fixed grid that spans the documented bounds: batches and contexts
 // from the smallest to 2^40, and splits over tensor, pipeline, expert and data parallelism up
 // to 2^20 devices each. (fuzz_setting draws the setting from the input instead.)

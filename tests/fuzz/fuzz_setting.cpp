@@ -4,14 +4,15 @@
 // a setting up to the documented bounds: batch 1..2^40 and context 0..2^40 (log-distributed),
 // tensor, pipeline, expert and data degrees 1..2^20, tokens per sequence 1..1025, the weight,
 // KV, embedding, expert and activation formats (block-scaled ones too) and the compute format,
-// every Assumptions field, the efficiency, and the link's bandwidth and latency. Now and then a
+// every Assumptions field, the efficiency, the link's bandwidth and latency, and a speculation
+// (a chain or a tree, its acceptance or mean accepted tokens). Now and then a
 // value is drawn past its bound (or NaN, or infinite) so the refusals are exercised too.
 //
 // Invariant: every answer either returns or throws ridgeline::error, and what it returns holds
 // fuzz::check_answers's invariants (fuzz_common.hpp): every DecodeStep field finite and
 // non-negative with step_time > 0, memory fields finite with fits() == (used() <= budget),
 // largest_batch's batch fits and one more does not, longest_context's context fits and one more
-// token does not, prefill/generate/operators finite; and no ASan or UBSan report.
+// token does not, prefill/generate/operators finite; and check_speculation's; and no ASan or UBSan report.
 #include "fuzz_common.hpp"
 
 #include <algorithm>
@@ -172,5 +173,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::int64_t chunk = in.ConsumeBool() ? 0 : prompt / 64 + 1 + log_int(in, 0, prompt);
 
     fuzz::check_answers(Deployment{device, p}, *model, w, new_tokens, chunk);
+
+    // A speculation: a chain or a tree up to the documented bounds (1,024 deep and wide, 1,025
+    // verified), its acceptance or its mean accepted tokens.
+    Speculation s;
+    s.draft_tokens = bounded_int(in, 1, 1024);
+    s.acceptance = bounded_double(in, 0, 1);
+    s.draft_tensor = in.ConsumeBool() ? 0 : bounded_int(in, 0, 2);
+    if (in.ConsumeBool()) {
+        s.tree_width = bounded_int(in, 1, 1024);
+        s.verify_tokens = bounded_int(in, 0, most_verify_tokens);
+    }
+    if (in.ConsumeBool()) s.accepted_tokens = bounded_double(in, 1, static_cast<double>(most_verify_tokens));
+    fuzz::check_speculation(Deployment{device, p}, *model, w, s);
     return 0;
 }

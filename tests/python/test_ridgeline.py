@@ -588,6 +588,24 @@ def test_speculative_cli_equals_python():
         ridgeline.speculative("llama-3.1-8b", "h200", 1, 0, draft="eagle3-llama-3-70b")
     assert "--" + str(e.value) == cli_error("speculative", "-m", "llama-3.1-8b", "--draft", "eagle3-llama-3-70b")
     assert e.value.path == "draft"
+    # A tree (SGLang's topk and num_draft_tokens) with its mean accepted tokens: the CLI's row, and
+    # a tree without them refused alike, by the keyword's name.
+    theirs = cli_json("speculative", "-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "8", "-c", "4096", "--draft", "eagle3-llama-3.1-8b",
+                      "--draft-tokens", "5", "--tree-width", "8", "--verify-tokens", "32", "--accept-length", "4.5")
+    ours = ridgeline.speculative("llama-3.1-8b", "h100-sxm", batch=8, context=4096, draft="eagle3-llama-3.1-8b", draft_tokens=5,
+                                 tree_width=8, verify_tokens=32, accept_length=4.5)
+    same_row(ours, theirs[0])
+    assert (ours["tree_width"], ours["verified_tokens"], ours["acceptance"], ours["expected_tokens_per_verification"]) == (8, 32, None, 4.5)
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.speculative("llama-3.1-8b", "h200", 1, 0, tree_width=8, verify_tokens=32)
+    assert e.value.path == "accept_length"
+    assert "--accept-length" + str(e.value)[len("accept_length"):] == cli_error(
+        "speculative", "-m", "llama-3.1-8b", "-H", "h200", "--tree-width", "8", "--verify-tokens", "32")
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.speculative("llama-3.1-8b", "h200", 1, 0, acceptance=0.7, accept_length=3)
+    assert e.value.path == "accept_length"
+    assert str(e.value).replace("accept_length", "--accept-length").replace(" acceptance:", " --acceptance:").replace(
+        "got 3,", 'got "3",') == cli_error("speculative", "-m", "llama-3.1-8b", "--acceptance", "0.7", "--accept-length", "3")
 
 
 @needs_cli
@@ -754,6 +772,12 @@ def test_bad_inputs_of_every_answer():
         (lambda: ridgeline.capacity("llama-3.1-8b", "h100-sxm", batch=8, context=-1), "context", "an integer from 0 to 2^40 tokens (0: no largest batch asked)"),
         (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", acceptance=1.5), "acceptance", "a probability in [0, 1]"),
         (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", draft_tokens=0), "draft_tokens", "an integer from 1 to 1024"),
+        (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", tree_width=0), "tree_width", "an integer from 1 to 1024"),
+        (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", accept_length=2000), "accept_length", "a mean number of tokens from 1 to 1025"),
+        (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", verify_tokens=-1), "verify_tokens", "an integer from 0 to 1025"),
+        (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", accept_length=0), "accept_length", "a mean number of tokens from 1 to 1025"),
+        (lambda: ridgeline.speculative("llama-3.1-8b", "h100-sxm", verify_tokens=7), "verify_tokens",
+         "0 or the draft tokens + 1 (5) with a chain (tree width 1)"),
         (lambda: ridgeline.prefill("llama-3.1-8b", "h100-sxm", prompt=100, cached=100), "cached", "an integer from 0 to the prompt less one (99)"),
         (lambda: ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=1, cached_prompt=-1), "cached_prompt", None),
         (lambda: ridgeline.prefill("llama-3.1-8b", "h100-sxm", prompt=0), "prompt", "an integer from 1 to 2^40 tokens"),

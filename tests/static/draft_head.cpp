@@ -31,6 +31,14 @@ constexpr SpeculativeDecode free_draft =
     speculative_decode(Deployment{seed::h100_seed003(), {}}, seed::llama31_8b_seed003(), Workload{.context = 4096}, Speculation{5, 0.8});
 static_assert(with_head.draft_time > Seconds{} && with_head.speedup < free_draft.speedup);
 
+// A tree costs more drafting than a chain of the same depth (each later pass runs 8 branches,
+// each reading the head's cache) and verifies 32 tokens a sequence, not 6; both are constexpr.
+constexpr SpeculativeDecode with_tree =
+    speculative_decode(Deployment{seed::h100_seed003(), {}}, seed::llama31_8b_seed003(), Workload{.context = 4096},
+                       Speculation{.draft_tokens = 5, .tree_width = 8, .verify_tokens = 32, .accepted_tokens = 4.5}, llama_head());
+static_assert(with_tree.draft_time > with_head.draft_time && with_tree.expected_tokens == 4.5);
+static_assert(verified_tokens(Speculation{.draft_tokens = 5}) == 6 && tree_candidates(Speculation{.draft_tokens = 5, .tree_width = 8}) == 8 + 4 * 64);
+
 // A head is no model, nor a model a head: each answer takes the one it prices.
 static_assert(!std::is_convertible_v<DraftHead, Model>);
 static_assert(!std::is_convertible_v<Model, DraftHead>);

@@ -468,6 +468,96 @@ TEST_CASE("speculation: an EAGLE-3 head drafts from the target's hidden states",
                       "draft head: got 'eagle3-llama-3.1-8b', expected none beside MTP drafting: the target's own modules draft");
 }
 
+TEST_CASE("speculation: a tree of drafts, as SGLang drafts and verifies one", "[speculative][tree]") {
+    // What a tree needs, and its bounds, in the words every front end prints.
+    CHECK(expected_tokens_per_verification(Speculation{.draft_tokens = 5, .tree_width = 8, .verify_tokens = 32, .accepted_tokens = 4.2}) ==
+          4.2);
+    CHECK(expected_tokens_per_verification(Speculation{.draft_tokens = 4, .acceptance = 0.5, .accepted_tokens = 2}) == 2);
+    // Five steps of width 8 offer 8 + 4 x 8 x 8 = 264 drafts (SGLang's score list), two of width 2
+    // offer 2 + 1 x 2 x 2 = 6: at most 265 and 7 verified.
+    CHECK_THROWS_WITH(validate(Speculation{.draft_tokens = 5, .tree_width = 8, .accepted_tokens = 4}),
+                      "speculation.verify_tokens: got none, expected with a tree (tree width 8) the tokens a sequence verifies: from 2 "
+                      "to 265 (1 + the drafts the tree offers, at most 1025)");
+    CHECK_NOTHROW(validate(Speculation{.draft_tokens = 2, .tree_width = 2, .verify_tokens = 7, .accepted_tokens = 3}));
+    CHECK_THROWS_WITH(validate(Speculation{.draft_tokens = 2, .tree_width = 2, .verify_tokens = 8, .accepted_tokens = 3}),
+                      "speculation.verify_tokens: got 8, expected with a tree (tree width 2) the tokens a sequence verifies: from 2 to 7 "
+                      "(1 + the drafts the tree offers, at most 1025)");
+    CHECK_THROWS_WITH(validate(Speculation{.draft_tokens = 5, .tree_width = 8, .verify_tokens = 32}),
+                      "speculation.accepted_tokens: got none, expected with a tree (tree width 8) the mean tokens a verification accepts "
+                      "(an engine's mean acceptance length): no acceptance rate gives a tree's");
+    // A depth of 5 accepts at most 5 drafts and the target's token; 3 verified, at most 2 drafts.
+    CHECK_THROWS_WITH(validate(Speculation{.draft_tokens = 5, .tree_width = 8, .verify_tokens = 32, .accepted_tokens = 6.5}),
+                      "speculation.accepted_tokens: got 6.5, expected a mean from 1 to 6 (the most drafts a verification can accept, and "
+                      "the target's own token)");
+    CHECK_THROWS_WITH(validate(Speculation{.draft_tokens = 5, .tree_width = 8, .verify_tokens = 3, .accepted_tokens = 4}),
+                      "speculation.accepted_tokens: got 4, expected a mean from 1 to 3 (the most drafts a verification can accept, and the "
+                      "target's own token)");
+    CHECK_THROWS_WITH(validate(Speculation{.draft_tokens = 4, .verify_tokens = 8}),
+                      "speculation.verify_tokens: got 8, expected 0 or the draft tokens + 1 (5) with a chain (tree width 1)");
+    CHECK_NOTHROW(validate(Speculation{.draft_tokens = 4, .verify_tokens = 5}));
+    CHECK_THROWS_WITH(validate(Speculation{.tree_width = 0}), "speculation.tree_width: got 0, expected an integer from 1 to 1024");
+    CHECK_THROWS_WITH(validate(Speculation{.accepted_tokens = -1}),
+                      "speculation.accepted_tokens: got -1, expected a mean from 1 to 5 (the most drafts a verification can accept, and the "
+                      "target's own token)");
+
+    // SGLang's documented EAGLE-3 setting for Llama 3.1 8B Instruct (5 steps, topk 8, 32 draft
+    // tokens; its speculative decoding docs, "EAGLE-3 Decoding") on one H100 SXM (3.35 TB/s), batch
+    // 1 at 4,096 tokens. The head's passes as the chain's hand calculation above prices them (the
+    // head's 374,358,016 weights in fp16, fc's 50,331,648 in the first pass, an embedding row of
+    // 8,192 B a token, 4,096 B of its cache a token), but each of the four passes after the first
+    // runs 8 branches, and each branch reads its own copy of the cache: 8 rows, 8 x 4,096 x 4,096 B.
+    const Model llama = load_model("llama-3.1-8b");
+    const DraftHead head = load_draft_head("eagle3-llama-3.1-8b");
+    const Workload w{.batch = 1, .context = 4096};
+    const Speculation tree{.draft_tokens = 5, .tree_width = 8, .verify_tokens = 32, .accepted_tokens = 6};
+    const SpeculativeDecode r = speculative_decode(Deployment{h100(), {}}, llama, w, tree, head);
+    const double weights = 2 * (218'112'000.0 + 25'165'824.0 + 8'192.0 + 131'072'000.0);
+    const double fc = 2 * 50'331'648.0, row = 4096 * 2.0, cache = 4096 * 4096.0;
+    CHECK(r.draft_time.in(s) == Approx((weights + fc + 6 * row + cache + 4 * (weights + 8 * row + 8 * cache)) / 3.35e12).epsilon(1e-9));
+    // The target verifies 32 tokens a sequence in one pass: Llama 3.1 8B's weights but the input
+    // table, 8,030,261,248 - 128,256 x 4,096 = 7,504,924,672 in bf16, a row for each of the 32
+    // tokens, and the cache once, 32 layers x 8 KV heads x 128 x 2 x 2 B = 131,072 B a token x
+    // 4,096 (its config.json); at 32 tokens still bound by the read.
+    const double verify_bytes = 2 * 7'504'924'672.0 + 32 * row + 131'072.0 * 4096;
+    CHECK(r.verify.bytes_per_device.in(bytes) == Approx(verify_bytes).epsilon(1e-12));
+    CHECK(r.verify.step_time.in(s) == Approx(verify_bytes / 3.35e12).epsilon(1e-9));
+    // A verification that accepts every level of the tree (6 tokens) bounds the 373.25 tok/s on
+    // MT-bench its docs publish for EAGLE-3 on Llama 3.1 8B ("Performance Highlights", which does not
+    // say the setting).
+    CHECK(r.expected_tokens == 6);
+    CHECK(373.25 < r.tokens_per_s.in(per_s));
+    CHECK(r.tokens_per_s.in(per_s) == Approx(6 / (r.draft_time + r.verify.step_time).in(s)).epsilon(1e-12));
+
+    // A draft model drafts a tree as SGLang's StandaloneWorker (an EAGLEWorker) does: its first
+    // pass over the g + 1 positions verified, each later one a token a branch; a chain as vLLM's,
+    // g steps of one token. Llama 3.1 8B drafting for the 70B on one H200 (4.8 TB/s), 3 deep and
+    // 4 wide: the first pass reads 3 more embedding rows (4 positions), each of the 2 later passes
+    // 3 more rows and 3 more copies of the 8B's cache (131,072 B a token x 4,096) than a chain's,
+    // at batch 1 still bound by the read.
+    const Deployment h200{load_hardware("h200"), {}};
+    const Model big = load_model("llama-3.1-70b");
+    const LoadedModel small = load_model_with_formats("llama-3.1-8b");
+    const SpeculativeDecode chain = speculative_decode(h200, big, w, Speculation{.draft_tokens = 3, .accepted_tokens = 2.5}, &small.model,
+                                                       small.precision);
+    const SpeculativeDecode wide = speculative_decode(
+        h200, big, w, Speculation{.draft_tokens = 3, .tree_width = 4, .verify_tokens = 10, .accepted_tokens = 2.5}, &small.model,
+        small.precision);
+    CHECK((wide.draft_time - chain.draft_time).in(s) == Approx((3 * row + 2 * 3 * (row + 131'072.0 * 4096)) / 4.8e12).epsilon(1e-9));
+    // The verification holds 10 tokens a sequence, not 4: 6 more tokens of the 70B's cache
+    // (80 layers x 8 KV heads x 128 x 2 x 2 B = 327,680 B each) and of its workspace.
+    CHECK(wide.verify.memory.kv.in(bytes) - chain.verify.memory.kv.in(bytes) == Approx(6 * 327'680.0).epsilon(1e-12));
+    // The branches' workspace is held where it is the largest: 64 branches a sequence over 3
+    // verified tokens.
+    const Speculation bushy{.draft_tokens = 2, .tree_width = 64, .verify_tokens = 3, .accepted_tokens = 2};
+    const SpeculativeDecode bush = speculative_decode(Deployment{h100(), {}}, llama, w, bushy, head);
+    CHECK(bush.memory.activations > bush.verify.memory.activations);
+    // A branch is a sequence to the batch: a tree wider than 2^40 branches in all is refused.
+    CHECK_THROWS_WITH(speculative_decode(h200, big, Workload{.batch = std::int64_t{1} << 32, .context = 4096},
+                                         Speculation{.draft_tokens = 3, .tree_width = 512, .verify_tokens = 10, .accepted_tokens = 2.5},
+                                         &small.model, small.precision),
+                      "batch x tree width: got 4294967296 x 512, expected at most 2^40 branches");
+}
+
 TEST_CASE("prefill: 2P per token plus causal attention, weights once per chunk", "[prefill]") {
     const Model m = load_model("llama-3.1-8b");
     const double P = 8'030'261'248.0;
