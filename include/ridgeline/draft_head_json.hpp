@@ -36,6 +36,13 @@ inline DraftHead draft_head_from_config(const nlohmann::json& j, const std::stri
     if (!json_detail::names_eagle3_head_config(j))
         (root.has("architectures") ? root.at("architectures") : root)
             .fail("an EAGLE-3 Llama head's architectures: [\"LlamaForCausalLMEagle3\"] or [\"Eagle3LlamaForCausalLM\"]");
+    // Engines load the first class of the list they support (vLLM's registry tries each in turn),
+    // so a list that names another class beside the head's says two things: refused, not guessed.
+    const Node arch = root.at("architectures");
+    for (std::size_t i = 0; i < arch.value().size(); ++i)
+        if (!arch.value()[i].is_string() || !json_detail::names_eagle3_head(arch.value()[i].get<std::string>()))
+            arch.at(i).fail("only EAGLE-3 Llama head classes (LlamaForCausalLMEagle3, Eagle3LlamaForCausalLM): engines load the first "
+                            "class of a list they support, so a list mixing classes is ambiguous");
     const std::string type = root.need("model_type", "llama").string("llama");
     if (type != "llama") root.at("model_type").fail("llama: an EAGLE-3 head's layers are Llama decoder layers");
     DraftHead d;

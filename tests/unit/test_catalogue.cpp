@@ -601,6 +601,20 @@ TEST_CASE("draft heads: an EAGLE-3 config reads as a head, by preset, path or dr
     CHECK_THROWS_WITH(draft_head_from_config(apertus, "h.json"),
                       "h.json: /architectures: got an array, expected an EAGLE-3 Llama head's architectures: "
                       "[\"LlamaForCausalLMEagle3\"] or [\"Eagle3LlamaForCausalLM\"]");
+    // A list naming another head's class beside an EAGLE-3 one, either first: which one an engine
+    // loads is its registry's choice, so the file is refused at the other class.
+    apertus["architectures"] = {"LlamaForCausalLMEagle3", "MedusaModel"};
+    CHECK_THROWS_WITH(draft_head_from_config(apertus, "h.json"),
+                      "h.json: /architectures/1: got \"MedusaModel\" (a string), expected only EAGLE-3 Llama head classes "
+                      "(LlamaForCausalLMEagle3, Eagle3LlamaForCausalLM): engines load the first class of a list they support, so a list "
+                      "mixing classes is ambiguous");
+    apertus["architectures"] = {"MedusaModel", "Eagle3LlamaForCausalLM"};
+    CHECK_THROWS_WITH(draft_head_from_config(apertus, "h.json"),
+                      "h.json: /architectures/0: got \"MedusaModel\" (a string), expected only EAGLE-3 Llama head classes "
+                      "(LlamaForCausalLMEagle3, Eagle3LlamaForCausalLM): engines load the first class of a list they support, so a list "
+                      "mixing classes is ambiguous");
+    apertus["architectures"] = {"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM"};  // both names of the one class
+    CHECK(draft_head_from_config(apertus).block.vocab_size == 32000);
 }
 
 TEST_CASE("checkpoint formats: an AWQ checkpoint's LM head is read at 16 bits", "[catalogue][formats]") {
