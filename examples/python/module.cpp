@@ -705,17 +705,38 @@ py::object diagnose_py(const py::object& model, const py::object& hardware, cons
     return to_python(cli::diagnose_table(c.s, w, measured, draft_tokens).json());
 }
 
+// A Python dict as JSON, through Python's own json module (None, bools, numbers, nested dicts
+// and lists as JSON has them); NaN, infinity or an object JSON has no form for is refused by
+// the keyword's name.
+nlohmann::json json_of(const py::object& value, const char* key) {
+    std::string text;
+    try {
+        text = py::module_::import("json").attr("dumps")(value, py::arg("allow_nan") = false).cast<std::string>();
+    } catch (py::error_already_set& e) {
+        const std::string why = e.value() ? py::str(e.value()).cast<std::string>() : std::string("not JSON");
+        throw ridgeline::error("", key, "a dict JSON cannot hold (" + why + ")", "a dict of JSON values, as calibrate()['preset']");
+    }
+    return nlohmann::json::parse(text);
+}
+
 py::object predict_py(const py::object& model, const py::object& hardware, const py::object& batch, const py::object& context,
                       const py::kwargs& kw) {
     Kwargs k("predict", kw);
-    const auto calibration = k.optional_path("calibration");
-    if (!calibration) throw py::type_error("predict() missing the keyword argument 'calibration' (an efficiency preset name or file)");
+    const py::object calibration = k.take("calibration");
+    if (calibration.is_none())
+        throw py::type_error("predict() missing the keyword argument 'calibration' (an efficiency preset name or file, or the dict "
+                             "calibrate() returns as 'preset')");
+    const auto path = path_arg(calibration, "calibration");
+    if (!path && !py::isinstance<py::dict>(calibration))
+        throw py::type_error("predict(): calibration must be a preset name or path (str or os.PathLike), or a dict as calibrate()['preset']" +
+                             Kwargs::got_text(calibration));
     // The calibration gives the efficiency and the times; keywords that would be ignored are refused.
     for (const char* key : {"efficiency", "overhead_s"})
         if (k.has(key)) throw ridgeline::error("", key, py::str(kw[key]).cast<std::string>(), "none: predict takes it from the calibration");
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "predict", batch, context);
-    const EfficiencyPreset preset = preset_named_by("calibration", [&] { return load_efficiency(*calibration); });
+    const EfficiencyPreset preset = path ? preset_named_by("calibration", [&] { return load_efficiency(*path); })
+                                         : efficiency_from_json(json_of(calibration, "calibration"), "calibration");
     return to_python(cli::predict_table(c.s, w, preset).json());
 }
 
@@ -1621,8 +1642,8 @@ PYBIND11_MODULE(ridgeline, m) {
           doc("From a measurement (keyword measured_tokens_per_s or measured_tpot_s; draft_tokens, default 4): the record "
               "`ridgeline diagnose --format json` prints.").c_str());
     m.def("predict", &predict_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
-          doc("A step time with an efficiency preset (keyword calibration: a name in data/efficiency or a file), with its range: the "
-              "record `ridgeline predict --format json` prints.").c_str());
+          doc("A step time with an efficiency preset (keyword calibration: a name in data/efficiency, a file, or the dict "
+              "calibrate() returns as 'preset'), with its range: the record `ridgeline predict --format json` prints.").c_str());
     m.def("calibrate", &calibrate_py, py::arg("measurements"),
           "Fit the overhead model to measurements (a name in data/measurements or a file); keywords hardware, engine, model, where "
           "(dict or list of 'KEY=VALUE'), per_layer, per_moe_layer, per_sequence, hold_compute, fit_compute. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "

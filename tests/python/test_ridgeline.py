@@ -272,6 +272,27 @@ def test_predict_equals_cli(model, hardware, calibration, batch, context, extra,
 
 
 @needs_cli
+def test_predict_takes_the_preset_calibrate_returns(tmp_path):
+    # calibrate()'s 'preset' is what `calibrate --save` writes: predict reads it as the CLI reads the file.
+    saved = tmp_path / "fit.json"
+    cli_json("calibrate", "--measurements", "gpt-fast", "--save", str(saved))
+    preset = ridgeline.calibrate("gpt-fast")["preset"]
+    theirs = cli_json("predict", "-m", "llama-2-7b", "-H", "a100-80gb", "-b", "1", "-c", "512", "--calibration", str(saved))
+    same_row(ridgeline.predict("llama-2-7b", "a100-80gb", 1, 512, calibration=preset), theirs)
+    # A bad term is refused at its JSON path, as the CLI refuses the same file (named "calibration").
+    bad = dict(preset, bandwidth_efficiency=2)
+    saved.write_text(json.dumps(bad))
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.predict("llama-2-7b", "a100-80gb", 1, 512, calibration=bad)
+    assert str(e.value).replace("calibration: ", str(saved) + ": ", 1) == cli_error(
+        "predict", "-m", "llama-2-7b", "-H", "a100-80gb", "--calibration", str(saved))
+    with pytest.raises(ridgeline.Error, match="^calibration: got a dict JSON cannot hold"):
+        ridgeline.predict("llama-2-7b", "a100-80gb", 1, 512, calibration=dict(preset, overhead_s=float("nan")))
+    with pytest.raises(TypeError, match="calibration must be a preset name or path"):
+        ridgeline.predict("llama-2-7b", "a100-80gb", 1, 512, calibration=3)
+
+
+@needs_cli
 @pytest.mark.parametrize("extra,kwargs", [
     ([], {}),
     (["--model", "llama-2-7b", "--where", "weights=int8"], {"model": "llama-2-7b", "where": {"weights": "int8"}}),
