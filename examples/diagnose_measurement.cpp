@@ -23,8 +23,9 @@ void explain(const Diagnosis& d) {
         if (d.max_bits_per_weight) fmt::print("    - weights stored in at most {:.2f} bits each\n", *d.max_bits_per_weight);
         if (d.min_devices) fmt::print("    - at least {} devices, a larger tensor-parallel degree that fits, links included\n", *d.min_devices);
         if (d.min_acceptance)
-            fmt::print("    - speculative decoding with {} drafts accepted at least {:.1f}% of the time\n", d.draft_tokens,
-                       100 * *d.min_acceptance);
+            fmt::print("    - speculative decoding with {} drafts accepted at least {:.1f}% of the time ({:.2f} tokens a verification, "
+                       "the mean acceptance length engines report)\n",
+                       d.draft_tokens, 100 * *d.min_acceptance, *d.min_accepted_tokens);
     }
 }
 }  // namespace

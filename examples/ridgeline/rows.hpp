@@ -545,11 +545,15 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
                                                         ": no figure in the preset to cost a split over more devices"
                                                   : "no tensor-parallel degree up to 1,024 is that fast and fits: its links' time grows with the degree");
         add("draft_tokens", integer(d.draft_tokens));
+        const std::string no_speculation = d.verification_past ? "the verification reads context + " + std::to_string(d.draft_tokens) +
+                                                                     " tokens, past the model's " + std::to_string(d.verification_past) + " positions"
+                                           : compute_bound ? "compute-bound: verifying g + 1 tokens costs g + 1 times the arithmetic"
+                                                           : "more than g + 1 tokens a step";
         if (d.min_acceptance) add("min_acceptance", number(*d.min_acceptance, 3));
-        else none("min_acceptance", d.verification_past ? "the verification reads context + " + std::to_string(d.draft_tokens) +
-                                                              " tokens, past the model's " + std::to_string(d.verification_past) + " positions"
-                                    : compute_bound ? "compute-bound: verifying g + 1 tokens costs g + 1 times the arithmetic"
-                                                    : "more than g + 1 tokens a step");
+        else none("min_acceptance", no_speculation);
+        // The same bound in the engines' own measure, the mean acceptance length.
+        if (d.min_accepted_tokens) add("min_accept_length", number(*d.min_accepted_tokens, 3));
+        else none("min_accept_length", no_speculation);
     }
     // What does not fit did not run as stated: say so before any reading of the gap.
     if (!d.memory.fits())

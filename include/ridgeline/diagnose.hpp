@@ -51,6 +51,9 @@ struct Diagnosis {
     bool no_link_figure = false;
     bool no_scale_out_figure = false;  // the field it lacks: scale_out_GB_per_s (past its domain), else interconnect_GB_per_s
     std::optional<double> min_acceptance{};       // speculation with `draft_tokens` drafts accepting at least this
+    // The same bound as the mean tokens a verification must gain (the mean acceptance length
+    // engines report, the target's own token included), which a tree's drafts must reach too.
+    std::optional<double> min_accepted_tokens{};
     std::int64_t verification_past = 0;           // not costed: context + g passes these positions (the model's or 2^40)
     std::int64_t draft_tokens = 4;
 };
@@ -141,6 +144,7 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
                 (expected_tokens_per_verification(Speculation{draft_tokens, mid}) >= wanted ? hi : lo) = mid;
             }
             d.min_acceptance = hi;
+            d.min_accepted_tokens = wanted;
         }
     } else if (d.fraction_of_ceiling >= near) {
         d.verdict = Verdict::near_ceiling;

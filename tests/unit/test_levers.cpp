@@ -699,6 +699,9 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     REQUIRE(claim.min_acceptance.has_value());
     CHECK(expected_tokens_per_verification({4, *claim.min_acceptance}) == Approx(claim.fraction_of_ceiling).epsilon(1e-4));
     CHECK(*claim.min_acceptance == Approx(0.7375).margin(0.0001));
+    // The same bound as the engines' mean acceptance length: the 2.98 tokens a verification.
+    REQUIRE(claim.min_accepted_tokens.has_value());
+    CHECK(*claim.min_accepted_tokens == Approx(claim.fraction_of_ceiling).epsilon(1e-4));
     // 100 tok/s: 4.26x, so 4 drafts cannot reach it (at most 5 tokens... they can, barely).
     const Diagnosis hundred = diagnose(h100(), llama, at4k, s(1.0 / 100));
     // 10 ms: TP 4's 11.22 ms is too slow, 5 to 7 do not divide 64, and TP 8 takes 17.82 GB / 3.35
@@ -717,11 +720,13 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     REQUIRE(drafts.min_acceptance.has_value());
     const double verify_ms = 1025 * 2 * 7504924672.0 / 989e12 * 1e3;
     CHECK(*drafts.min_acceptance == Approx(1 - 2 / verify_ms).margin(0.002));
+    CHECK(*drafts.min_accepted_tokens == Approx(verify_ms / 2).epsilon(2e-3));  // 7.78 tokens a verification
     const SpeculativeDecode at_least =
         speculative_decode(h100(), llama8, Workload{.batch = 1, .context = 0}, Speculation{1024, *drafts.min_acceptance});
     CHECK(at_least.cycle_time.in(ms) / at_least.expected_tokens == Approx(2.0).epsilon(1e-3));
     const Diagnosis absurd = diagnose(h100(), llama, at4k, s(1.0 / 500));
     CHECK_FALSE(absurd.min_acceptance.has_value());  // 21x: no 4-token draft gets there
+    CHECK_FALSE(absurd.min_accepted_tokens.has_value());
     CHECK(*absurd.max_bits_per_weight == Approx(8 * (3.35e12 / 500 - 4096.0 * 327680) / 70.6e9).epsilon(1e-9));  // 0.61 bits
     const Diagnosis impossible = diagnose(h100(), llama, at4k, s(1.0 / 5000));
     CHECK_FALSE(impossible.max_bits_per_weight.has_value());  // reading the KV alone takes 0.4 ms
