@@ -83,6 +83,15 @@ struct PlanRow {
     [[nodiscard]] double users() const { return static_cast<double>(replicas * serving.concurrency); }
 };
 
+// The engine terms a device's times were priced with, machine-readable beside the assumptions'
+// words: a calibration's (source: "TensorRT-LLM on h100-sxm, ..."), or the request's own
+// (source empty).
+struct PlanTimes {
+    std::string hardware;
+    std::string source;
+    Efficiency efficiency{};
+};
+
 struct PlanResult {
     std::vector<PlanRow> plans;   // feasible, cheapest first
     std::vector<PlanRow> pareto;  // tokens/s per user ascending, tokens/s per device descending
@@ -93,6 +102,7 @@ struct PlanResult {
     // and why it gave no plan at all where the search can say (a refusal, the first one; or no
     // deployment held the model). A device that served but missed the targets has none.
     std::vector<std::string> notes;
+    std::vector<PlanTimes> times;  // one a device searched, in the request's order
 };
 
 // The lever a note names for a device with no link to split over, in words the CLI's JSON, the
@@ -323,10 +333,12 @@ inline PlanResult plan(const PlanRequest& r) {
     // Each device's terms where it has its own (a calibration), else the request's.
     const bool own_terms = std::any_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.efficiency.has_value(); });
     if (!own_terms) out.assumptions.push_back(plan_detail::times_assumption(r.base.efficiency));
-    for (const PlanDevice& d : r.devices)
+    for (const PlanDevice& d : r.devices) {
         if (own_terms)
             out.assumptions.push_back(plan_detail::times_assumption(
                 d.efficiency.value_or(r.base.efficiency), "times on " + d.name + (d.efficiency_source.empty() ? "" : " (" + d.efficiency_source + ")")));
+        out.times.push_back({d.name, d.efficiency ? d.efficiency_source : std::string(), d.efficiency.value_or(r.base.efficiency)});
+    }
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
     std::optional<PlanRow> closest;  // the fastest token that holds the users within the limit (below)
     // Whether some replica row_for tried held its load in memory, or failed for another reason

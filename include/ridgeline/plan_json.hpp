@@ -32,6 +32,22 @@ inline nlohmann::ordered_json plan_json(const PlanResult& result, const Model& m
     j["evaluated"] = result.evaluated;
     j["assumptions"] = result.assumptions;
     j["notes"] = result.notes;
+    // Each device's engine terms, as the assumptions say them in words.
+    j["times"] = nlohmann::ordered_json::array();
+    for (const PlanTimes& t : result.times) {
+        const Efficiency& e = t.efficiency;
+        nlohmann::ordered_json o = nlohmann::ordered_json::object();
+        o["hardware"] = t.hardware;
+        o["source"] = t.source.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.source);
+        o["bandwidth_efficiency"] = e.bandwidth;
+        o["compute_efficiency"] = e.compute;
+        o["overhead_s"] = e.overhead.in(s);
+        o["per_layer_s"] = e.per_layer.in(s);
+        o["per_moe_layer_s"] = e.per_moe_layer.in(s);
+        o["per_sequence_s"] = e.per_sequence.in(s);
+        o["kv_per_query_head"] = e.kv_per_query_head;
+        j["times"].push_back(std::move(o));
+    }
     j["plans"] = rows(result.plans);
     j["pareto"] = rows(result.pareto);
     return j;

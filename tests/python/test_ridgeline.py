@@ -271,6 +271,21 @@ def test_predict_equals_cli(model, hardware, calibration, batch, context, extra,
     same_row(ridgeline.predict(model, hardware, batch, context, calibration=calibration, **kwargs), theirs)
 
 
+def test_plan_times_are_each_devices_terms():
+    # A calibration's terms, as its preset file holds them (an absent term is 0).
+    preset = json.loads((pathlib.Path(os.environ["RIDGELINE_DATA_DIR"]) / "efficiency" / "vllm-h100-sxm.json").read_text())
+    times = ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=16, calibration="vllm-h100-sxm")["times"]
+    assert [t["hardware"] for t in times] == ["h100-sxm"] and times[0]["source"].startswith("vLLM on h100-sxm")
+    for key in ("bandwidth_efficiency", "compute_efficiency", "overhead_s", "per_layer_s", "per_moe_layer_s", "per_sequence_s"):
+        assert times[0][key] == (preset.get(key) or 0.0), key
+    assert times[0]["kv_per_query_head"] is preset["kv_per_query_head"]
+    # Without one, each device's are the request's own: the ceilings, with no source.
+    times = ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm", "h200"], users=16)["times"]
+    assert times == [{"hardware": h, "source": None, "bandwidth_efficiency": 1.0, "compute_efficiency": 1.0, "overhead_s": 0.0,
+                      "per_layer_s": 0.0, "per_moe_layer_s": 0.0, "per_sequence_s": 0.0, "kv_per_query_head": False}
+                     for h in ("h100-sxm", "h200")]
+
+
 @needs_cli
 def test_predict_takes_the_preset_calibrate_returns(tmp_path):
     # calibrate()'s 'preset' is what `calibrate --save` writes: predict reads it as the CLI reads the file.
@@ -442,7 +457,7 @@ def test_plan_equals_cli():
     ours = ridgeline.plan("llama-3.1-70b", hardware=["h100-sxm", "h200"], prompt=8192, cached_prompt=7936, output=512, users=64,
                           tpot_s=30 * 1e-3, prices={"h100-sxm": 2.50, "h200": 3.50}, max_devices=16, top=10)
     assert ours == theirs
-    assert list(ours) == list(theirs) == ["model", "verdict", "evaluated", "assumptions", "notes", "plans", "pareto"]
+    assert list(ours) == list(theirs) == ["model", "verdict", "evaluated", "assumptions", "notes", "times", "plans", "pareto"]
     assert len(ours["plans"]) == 10
     for a, b in zip(ours["plans"] + ours["pareto"], theirs["plans"] + theirs["pareto"]):
         same_row(a, b)
