@@ -324,11 +324,9 @@ json evaluate(const json& request) {
             out["speculative"] = std::move(speculative);
         } catch (const error& e) {
             // The speculation's own problem (a draft with another vocabulary, a split or a pipeline it
-            // cannot take, drafts past the positions): said beside its fields, the decode kept.
-            std::string field = field_of(e);
-            if (field != "draft_tokens" && field != "acceptance" && field != "draft_tp" && field != "tree_width" && field != "verify_tokens" &&
-                field != "accept_length")
-                field = draft || mtp ? "draft" : "draft_tokens";
+            // cannot take, drafts past the positions): said beside its fields, the decode kept. A
+            // speculation.* value is its own field's (field_of); anything else the draft's.
+            const std::string field = e.path().starts_with("speculation.") ? field_of(e) : draft || mtp ? "draft" : "draft_tokens";
             out["speculative_error"] = json{{"field", field}, {"message", e.what()}};
         }
         return out;
