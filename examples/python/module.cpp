@@ -783,6 +783,7 @@ py::object calibrate_py(const py::object& measurements, const py::kwargs& kw) {
     r.per_sequence = k.optional_flag("per_sequence").value_or(false);
     r.hold_compute = k.optional_flag("hold_compute").value_or(false);
     r.fit_compute = k.optional_flag("fit_compute").value_or(false);
+    r.activations_on_chip = k.optional_flag("activations_on_chip").value_or(false);
     if (r.hold_compute && r.fit_compute)
         throw ridgeline::error("", "fit_compute", "True", "not with hold_compute=True (one holds the compute efficiency, the other fits it)");
     std::vector<std::string> where;  // KEY=VALUE
@@ -1255,6 +1256,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
             DecodeColumns o;
             o.weight_bytes = offset(doubles("weight_bytes"));
             o.kv_bytes = offset(doubles("kv_bytes"));
+            o.activation_bytes = offset(doubles("activation_bytes"));
             o.bytes_per_step = offset(doubles("bytes_per_step"));
             o.bytes_per_device = offset(doubles("bytes_per_device"));
             o.step_time = offset(doubles("step_time_s"));
@@ -1270,7 +1272,7 @@ py::dict decode_sweep_py(const py::object& model, const py::object& hardware, co
             decode_sweep(Deployment{loaded_devices[s.device], s.par}, loaded_models[s.model].model, s.base, batches, contexts, o);
             // A NaN or infinity is a bug upstream, never an answer: x * 0 is NaN for those, 0 else
             // (summed in 8 lanes, which the compiler vectorises).
-            for (double* p : {o.weight_bytes, o.kv_bytes, o.bytes_per_step, o.bytes_per_device, o.step_time, o.tokens_per_s, o.total_tokens_per_s,
+            for (double* p : {o.weight_bytes, o.kv_bytes, o.activation_bytes, o.bytes_per_step, o.bytes_per_device, o.step_time, o.tokens_per_s, o.total_tokens_per_s,
                               o.arithmetic_intensity, o.communication_time, o.memory_per_device, o.memory_budget}) {
                 if (!p) continue;
                 std::array<double, 8> lanes{};
@@ -1646,7 +1648,7 @@ PYBIND11_MODULE(ridgeline, m) {
               "calibrate() returns as 'preset'), with its range: the record `ridgeline predict --format json` prints.").c_str());
     m.def("calibrate", &calibrate_py, py::arg("measurements"),
           "Fit the overhead model to measurements (a name in data/measurements or a file); keywords hardware, engine, model, where "
-          "(dict or list of 'KEY=VALUE'), per_layer, per_moe_layer, per_sequence, hold_compute, fit_compute. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "
+          "(dict or list of 'KEY=VALUE'), per_layer, per_moe_layer, per_sequence, hold_compute, fit_compute, activations_on_chip. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "
           "efficiency preset `--save` writes}, and 'leave_one_out_not_run' saying why where it was not run (past 500 rows).");
     m.def("plan", &plan_py, py::arg("model"),
           "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all, or calibration's devices), prompt, output, "

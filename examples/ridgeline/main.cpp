@@ -846,7 +846,8 @@ void run_calibrate(const CalibrateOptions& o) {
                                         : "") +
                        (a.per_sequence ? ", " + in_us(c.per_sequence, c.per_sequence_error, " us a sequence") +
                                              (run.batches_differ ? "" : " (every row has the same batch: the fixed time again)")
-                                       : ""),
+                                       : "") +
+                       (c.activation_traffic ? ", activations through memory" : ", activations on chip"),
                    cli::shown(settled(100 * c.rms_relative_error), 1));
         fmt::print("the gap: {}\n", c.explanation);
         if (run.have_loo)
@@ -1297,6 +1298,9 @@ int main(int argc, char** argv) {
                   "Fit the compute efficiency even where it does not pay Akaike's penalty (by default it is held at 100% unless "
                   "fitting it cuts the rms error below exp(-1/n) of the held fit's over n rows)")
         ->excludes(hold);
+    cal->add_flag("--activations-on-chip", cal_r.activations_on_chip,
+                  "Fit with each layer's activations kept on chip, as the ceiling keeps them (by default they are written and "
+                  "read back through memory between kernels, as engines run them)");
     cal->add_option("--save", cal_o.save, "Write the fit as an efficiency preset (data/efficiency/) to this file");
     add_format(cal, cal_o.format);
     cal->footer("Example: ridgeline calibrate --measurements published --engine TensorRT-LLM -H h100-sxm");

@@ -600,6 +600,7 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
                                                                          : null("-"));
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
     add("kv_read_per", text(preset.fit.kv_per_query_head ? "query head" : "KV head"));
+    add("activations", text(preset.fit.activation_traffic ? "through memory" : "on chip"));
     add("batch", integer(w.batch));
     add("context_tokens", integer(w.context));
     add("ceiling_step_s", time(r.ceiling.step_time));
@@ -669,6 +670,7 @@ struct CalibrateRequest {
     bool per_sequence = false;
     bool hold_compute = false;  // the compute efficiency held at 1, not fitted
     bool fit_compute = false;   // fitted free even where it does not pay Akaike's penalty
+    bool activations_on_chip = false;  // fitted with the ceiling's reading (CalibrationTerms::activation_traffic off)
 };
 
 // The most rows calibrate runs leave-one-out over.
@@ -785,6 +787,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
     terms.per_sequence = a.per_sequence;
     terms.compute = !a.hold_compute;
     terms.compute_pays = !a.fit_compute;
+    terms.activation_traffic = !a.activations_on_chip;
     run.lowest_compute = terms.lowest_compute;
     // The library numbers the observations it was given; say which row of which file that is.
     try {
@@ -982,6 +985,7 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     if (!c.compute_basis.empty()) j["compute_basis"] = c.compute_basis;
     j["lowest_compute"] = run.lowest_compute;
     j["kv_per_query_head"] = c.kv_per_query_head;
+    j["activation_traffic"] = c.activation_traffic;
     const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
     j["bandwidth_efficiency_error"] = opt(c.bandwidth_efficiency_error);
     j["compute_efficiency_error"] = opt(c.compute_efficiency_error);

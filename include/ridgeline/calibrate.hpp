@@ -45,6 +45,9 @@ struct CalibrationTerms {
     // is chosen by the fit: both readings are fitted and the per-query one kept only where it pays
     // Akaike's penalty (only rows on grouped-query models can tell them apart). Off: held's reading.
     bool kv_reads = true;
+    // Whether each layer's activations go through memory (Efficiency::activation_traffic): what
+    // the rows' bytes are, as the KV reading is, so fitted with, not an overhead fitted.
+    bool activation_traffic = true;
     Efficiency held{};       // the values of terms not fitted (a one-row fit holds both efficiencies)
     // A one-row fit holds the bandwidth efficiency at what a streaming benchmark measured on the
     // device (Hardware::measured_bandwidth over its peak) where the preset gives that figure and
@@ -80,6 +83,7 @@ struct Calibration {
     Seconds per_moe_layer{};          // fitted time per routed-expert layer per step
     Seconds per_sequence{};           // fitted time per sequence per step
     bool kv_per_query_head = false;   // the attention's KV reads, as chosen (Efficiency::kv_per_query_head)
+    bool activation_traffic = false;  // the activations' bytes, as fitted with (Efficiency::activation_traffic)
     // One standard error of each fitted term (nullopt: not fitted, or too few rows to say).
     std::optional<double> bandwidth_efficiency_error, compute_efficiency_error;
     std::optional<Seconds> overhead_error, per_layer_error, per_moe_layer_error, per_sequence_error;
@@ -95,7 +99,8 @@ struct Calibration {
     std::string compute_basis;
 
     [[nodiscard]] constexpr Efficiency efficiency() const {
-        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head, per_moe_layer, per_sequence};
+        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head, per_moe_layer, per_sequence,
+                          activation_traffic};
     }
 };
 
@@ -114,9 +119,10 @@ struct GapParts {
     Seconds per_layer{};
     Seconds per_moe_layer{};
     Seconds per_sequence{};
+    Seconds activations{};  // activations written and read back (Efficiency::activation_traffic), at the fitted bandwidth
 };
 inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
-    const Seconds total = p.bandwidth + p.compute + p.overhead + p.per_layer + p.per_moe_layer + p.per_sequence;
+    const Seconds total = p.bandwidth + p.compute + p.overhead + p.per_layer + p.per_moe_layer + p.per_sequence + p.activations;
     const auto ms_text = [](Seconds t) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.2f", t.in(ms));
@@ -127,10 +133,11 @@ inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
         const char* words;
         Seconds t;
     };
-    const std::array<Part, 6> parts{Part{"bandwidth efficiency below peak", p.bandwidth}, Part{"compute efficiency below peak", p.compute},
+    const std::array<Part, 7> parts{Part{"bandwidth efficiency below peak", p.bandwidth}, Part{"compute efficiency below peak", p.compute},
                                     Part{"a fixed time per step", p.overhead}, Part{"a time per layer (kernel launches)", p.per_layer},
                                     Part{"a time per MoE layer (routing and expert kernels)", p.per_moe_layer},
-                                    Part{"a time per sequence (the host's work for each request)", p.per_sequence}};
+                                    Part{"a time per sequence (the host's work for each request)", p.per_sequence},
+                                    Part{"activations written and read back through memory", p.activations}};
     const Part* most = &parts[0];
     for (const Part& x : parts)
         if (x.t > most->t) most = &x;
@@ -153,7 +160,7 @@ public:
             if (!(o.measured_step > Seconds{}) || !is_finite(o.measured_step))
                 throw error("", "observations[" + std::to_string(i) + "].measured_step", number_text(o.measured_step.in(ms)) + " ms",
                             "a positive, finite time");
-            row(i, false);
+            row(i, false, false);
             // A row faster than its own ideal ceiling is not a measurement of the stated setting.
             const Seconds ceiling = time_per_output_token(Deployment{hw, o.parallel}, o, Efficiency{});
             if (o.measured_step < ceiling)
@@ -163,10 +170,10 @@ public:
                 used_.push_back(i);
         }
     }
-    const Row& row(std::size_t i, bool kv_per_query_head) {
-        std::optional<Row>& r = rows_[kv_per_query_head ? 1 : 0][i];
+    const Row& row(std::size_t i, bool kv_per_query_head, bool activation_traffic) {
+        std::optional<Row>& r = rows_[(kv_per_query_head ? 1 : 0) + (activation_traffic ? 2 : 0)][i];
         if (!r) try {
-                r = calibrate_detail::row(Deployment{hw_, observations_[i].parallel}, observations_[i], kv_per_query_head);
+                r = calibrate_detail::row(Deployment{hw_, observations_[i].parallel}, observations_[i], kv_per_query_head, activation_traffic);
             } catch (const error& e) {
                 throw error("", "observations[" + std::to_string(i) + "]." + e.path(), e.value(), e.expected());
             }
@@ -180,7 +187,7 @@ public:
 private:
     const Hardware& hw_;
     const std::vector<Observation>& observations_;
-    std::array<std::vector<std::optional<Row>>, 2> rows_;
+    std::array<std::vector<std::optional<Row>>, 4> rows_;  // by KV reading and activation traffic
     std::vector<std::size_t> used_;
     std::vector<std::string> set_aside_;
 };
@@ -196,20 +203,22 @@ inline void validate(const CalibrationTerms& terms) {
 struct Fitted {
     Solution terms;
     bool kv_per_query_head = false;
+    bool activation_traffic = false;
     std::size_t rows = 0;
     std::string bandwidth_basis;  // Calibration::bandwidth_basis
     std::string compute_basis;    // Calibration::compute_basis
     [[nodiscard]] double rms() const { return std::sqrt(terms.rss / static_cast<double>(rows)); }
     // a, c >= 1; a held efficiency's reciprocal taken twice may differ from it in the last bit.
     [[nodiscard]] Efficiency efficiency() const {
-        return Efficiency{std::min(1.0, 1 / terms.a), std::min(1.0, 1 / terms.c), s(terms.o), s(terms.l), kv_per_query_head, s(terms.e), s(terms.q)};
+        return Efficiency{std::min(1.0, 1 / terms.a), std::min(1.0, 1 / terms.c), s(terms.o), s(terms.l), kv_per_query_head, s(terms.e), s(terms.q),
+                          activation_traffic};
     }
 };
 
 // Whether every row of `subset` is the same setting (only its measured time differs): such rows
 // cannot tell one term from another any better than one row can.
-inline bool one_setting(Prepared& p, const std::vector<std::size_t>& subset, bool kv_per_query_head) {
-    const Row& first = p.row(subset.front(), kv_per_query_head);
+inline bool one_setting(Prepared& p, const std::vector<std::size_t>& subset, bool kv_per_query_head, bool activation_traffic) {
+    const Row& first = p.row(subset.front(), kv_per_query_head, activation_traffic);
     const auto same = [&](const Row& r) {
         if (r.parts.size() != first.parts.size() || r.fixed != first.fixed || r.layers != first.layers || r.stages != first.stages ||
             r.moe_layers != first.moe_layers || r.sequences != first.sequences)
@@ -221,7 +230,7 @@ inline bool one_setting(Prepared& p, const std::vector<std::size_t>& subset, boo
         return true;
     };
     for (std::size_t i : subset)
-        if (!same(p.row(i, kv_per_query_head))) return false;
+        if (!same(p.row(i, kv_per_query_head, activation_traffic))) return false;
     return true;
 }
 
@@ -230,7 +239,8 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     // Terms that can move: one row (or rows of one setting) fits the fixed time only (or, where
     // that is held, the first of the per-layer, per-MoE-layer and per-sequence times asked for, alone).
     unsigned allowed = 0;
-    const bool one = subset.size() == 1 || one_setting(p, subset, kv_per_query_head);
+    const bool act = terms.activation_traffic;
+    const bool one = subset.size() == 1 || one_setting(p, subset, kv_per_query_head, act);
     const std::string one_row = subset.size() == 1 ? "one row" : std::to_string(subset.size()) + " rows of one setting";
     if (terms.bandwidth && !one) allowed |= 1u;
     if (terms.compute && !one) allowed |= 2u;
@@ -239,12 +249,12 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     if (terms.per_moe_layer && !(one && (terms.overhead || terms.per_layer))) allowed |= 16u;
     if (terms.per_sequence && !(one && (terms.overhead || terms.per_layer || terms.per_moe_layer))) allowed |= 32u;
     std::vector<const Row*> rows;
-    for (std::size_t i : subset) rows.push_back(&p.row(i, kv_per_query_head));
+    for (std::size_t i : subset) rows.push_back(&p.row(i, kv_per_query_head, act));
     Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s),
               terms.held.per_moe_layer.in(s), terms.held.per_sequence.in(s)};
     const Hardware& hw = p.hardware();
     if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && terms.held.bandwidth == 1 && hw.measured_bandwidth))
-        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(), {}, {}};
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(), {}, {}};
     // validate(hw) has held it within (0, peak].
     const double measured = hw.measured_bandwidth->in(GB_per_s), peak = hw.memory_bandwidth.in(GB_per_s);
     held.a = peak / measured;
@@ -266,18 +276,18 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     // the held compute efficiency is too low for it (only a caller holding it below 1 gets here:
     // at peak the row would be above its ceiling and set aside).
     if (compute_bound)
-        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(),
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(),
                       held_at + ", unused: the row's steps are compute-bound, and " +
                           (at_measured <= fastest ? one_row + " cannot tell slower arithmetic from a fixed time, so compute is held"
                                                      : "faster than the held compute efficiency allows"), {}};
     if (at_measured <= fastest)
-        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(),
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(),
                       held_at + ": " + one_row + " cannot tell a slower read from a fixed time", {}};
     if (allowed & 4u) held.o = 0;
     if (allowed & 8u) held.l = 0;
     if (allowed & 16u) held.e = 0;
     if (allowed & 32u) held.q = 0;
-    return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, subset.size(),
+    return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(),
                   "fitted: " + (subset.size() == 1 ? std::string("the one row reads") : "the fastest of " + one_row + " reads") + " faster than the device's measured " + number_text(measured) + " GB/s", {}};
 }
 
@@ -296,12 +306,12 @@ inline Fitted fit_paid(Prepared& p, const std::vector<std::size_t>& subset, cons
     // Rows of one setting (a measurement repeated) are one rate, as one row is.
     std::vector<std::size_t> bound_rows;
     for (std::size_t i : subset) {
-        const Row& r = p.row(i, kv_per_query_head);
+        const Row& r = p.row(i, kv_per_query_head, terms.activation_traffic);
         if (std::any_of(r.parts.begin(), r.parts.end(),
                         [&](const Part& q) { return q.weight > 0 && free.terms.c * q.compute > free.terms.a * q.memory; }))
             bound_rows.push_back(i);
     }
-    const bool one_rate = bound_rows.size() < 2 || one_setting(p, bound_rows, kv_per_query_head);
+    const bool one_rate = bound_rows.size() < 2 || one_setting(p, bound_rows, kv_per_query_head, terms.activation_traffic);
     const auto n = static_cast<double>(subset.size());
     if (!one_rate && free.rms() < std::exp(-1 / n) * held.rms()) return free;
     const auto shown = [](const char* format, double v) {
@@ -320,7 +330,7 @@ inline Fitted fit_paid(Prepared& p, const std::vector<std::size_t>& subset, cons
 inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms) {
     bool choose = false;
     // One row (or rows of one setting) fits either reading as well, so it cannot choose between them.
-    if (terms.kv_reads && subset.size() > 1 && !one_setting(p, subset, false))
+    if (terms.kv_reads && subset.size() > 1 && !one_setting(p, subset, false, terms.activation_traffic))
         for (std::size_t i : subset) choose = choose || shares_kv_heads(p.observations()[i].model);
     if (!choose) return fit_paid(p, subset, terms, fit_reading(p, subset, terms, terms.held.kv_per_query_head));
     // The readings compared on equal terms (the compute free where asked), and the compute
@@ -411,6 +421,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     c.per_moe_layer = e.per_moe_layer;
     c.per_sequence = e.per_sequence;
     c.kv_per_query_head = e.kv_per_query_head;
+    c.activation_traffic = e.activation_traffic;
     c.bandwidth_basis = f.bandwidth_basis;
     c.compute_basis = f.compute_basis;
     if (t.se_a) c.bandwidth_efficiency_error = *t.se_a / (t.a * t.a);  // d(1/a) = da / a^2
@@ -443,14 +454,19 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     GapParts parts;
     Seconds ceiling{};
     for (std::size_t i : c.used) {
-        const calibrate_detail::Row& r = p.row(i, c.kv_per_query_head);
+        const calibrate_detail::Row& r = p.row(i, c.kv_per_query_head, c.activation_traffic);
+        // The ceiling moves no activations: their bytes are a part of the gap, told apart.
+        const calibrate_detail::Row& ideal = p.row(i, c.kv_per_query_head, false);
         const double rel = c.residuals[i].in(s) / r.measured;
         sq += rel * rel / n;
-        for (const calibrate_detail::Part& q : r.parts) {
+        for (std::size_t k = 0; k < r.parts.size(); ++k) {
+            const calibrate_detail::Part& q = r.parts[k];
+            const calibrate_detail::Part& q0 = ideal.parts[k];
             const bool cb = t.c * q.compute > t.a * q.memory;
-            parts.bandwidth += s(cb ? 0 : q.weight * (t.a - 1) * q.memory) / n;
+            parts.bandwidth += s(cb ? 0 : q.weight * (t.a - 1) * q0.memory) / n;
+            parts.activations += s(cb ? 0 : q.weight * t.a * (q.memory - q0.memory)) / n;
             parts.compute += s(cb ? q.weight * (t.c - 1) * q.compute : 0) / n;
-            ceiling += s(q.weight * std::max(q.memory, q.compute)) / n;
+            ceiling += s(q0.weight * std::max(q0.memory, q0.compute)) / n;
         }
         parts.overhead += r.stages * c.overhead / n;
         parts.per_layer += s(c.per_layer.in(s) * r.layers) / n;

@@ -38,7 +38,7 @@ struct Row {
 // the sum is exact there and off by under a step's change elsewhere.
 inline constexpr std::int64_t decode_samples = 64;
 
-inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head) {
+inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head, bool activation_traffic) {
     Row r;
     r.stages = static_cast<double>(o.parallel.pipeline);
     r.layers = static_cast<double>(layer_count(o.model));
@@ -47,6 +47,7 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     Workload ideal = o.workload;
     ideal.efficiency = Efficiency{};
     ideal.efficiency.kv_per_query_head = kv_per_query_head;  // what the bytes are, not an overhead
+    ideal.efficiency.activation_traffic = activation_traffic;
     const auto add_step = [&](const DecodeStep& step, double weight) {
         r.sequences += weight * static_cast<double>(step.batch);
         r.parts.push_back(Part{(r.stages * step.memory_time).in(s), (r.stages * step.compute_time).in(s), weight});

@@ -185,7 +185,8 @@ struct DecodeStep {
     // Totals over one replica's devices (tensor-parallel KV replication included; under expert
     // parallelism each device's expected share of the touched experts, not the busiest's).
     Bytes weight_bytes{};         // weights read this step (shared + every sequence's own rows)
-    Bytes kv_bytes{};             // all sequences' K and V
+    Bytes kv_bytes{};             // all sequences' K and V (and recurrent state)
+    Bytes activation_bytes{};     // all tokens' activations written and read back (Efficiency::activation_traffic)
     Bytes total_bytes{};
     Bytes bytes_per_device{};     // what the busiest device reads, the memory term
     Flops flops{};                // all sequences, all devices of the replica
@@ -237,8 +238,10 @@ constexpr DecodeStep step_from_cost(const Deployment& dep, const Model& m, const
     const Bytes weights = c.weight_bytes(w.batch);
     d.bytes_per_device = weights + c.step_kv_bytes(B, n);
     d.weight_bytes = devices * c.mean_weight_bytes(w.batch);
-    d.kv_bytes = devices * (B * c.kv_bytes(n));  // every sequence once, not the busiest rank's for all
-    d.total_bytes = d.weight_bytes + d.kv_bytes;
+    // Every sequence once, not the busiest rank's for all.
+    d.activation_bytes = devices * (B * static_cast<double>(c.tokens_per_sequence) * c.activation_bytes);
+    d.kv_bytes = devices * (B * c.cache_bytes(n));
+    d.total_bytes = d.weight_bytes + d.kv_bytes + d.activation_bytes;
     d.attention_flops = B * static_cast<double>(w.tokens_per_sequence) * attention_flops_per_token(m, n);
     d.flops = devices * (B * c.flops(n));
     const StepTimes times = step_times(c, rates, w.batch, w.context);

@@ -20,6 +20,7 @@ inline const std::vector<DecodeField>& decode_fields() {
         // the headers say which, as a table must.
         {"weight_bytes", "all weights", S::bytes, [](const DecodeStep& d) { return V{d.weight_bytes.in(bytes)}; }},
         {"kv_bytes", "all KV", S::bytes, [](const DecodeStep& d) { return V{d.kv_bytes.in(bytes)}; }},
+        {"activation_bytes", "all activations", S::bytes, [](const DecodeStep& d) { return V{d.activation_bytes.in(bytes)}; }},
         {"bytes_per_step", "all bytes", S::bytes, [](const DecodeStep& d) { return V{d.total_bytes.in(bytes)}; }},
         {"bytes_per_device", "bytes/device", S::bytes, [](const DecodeStep& d) { return V{d.bytes_per_device.in(bytes)}; }},
         {"step_time_s", "step", S::milliseconds, [](const DecodeStep& d) { return V{d.step_time.in(s)}; }, 3},

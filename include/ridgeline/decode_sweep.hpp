@@ -35,6 +35,7 @@ struct DecodeColumns {
     double* bytes_per_device = nullptr;      // DecodeStep::bytes_per_device (the busiest device's); last, so
                                              // positional initialisers written before it stay right
     bool* links_bound = nullptr;             // DecodeStep::links_bound; after it for the same reason
+    double* activation_bytes = nullptr;      // DecodeStep::activation_bytes; after it for the same reason
 };
 
 // The loops over a batch's contexts that take most of a sweep's time: the step (two divisions a
@@ -122,10 +123,11 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
     // busiest rank's sequences and the rest for the batch, as StepCost::step_flops does.
     const bool by_ranks = c.attention_data > 1;
     const double batch_flops = c.batch_flops().in(flop);
-    std::vector<double> kv_n(nc), flops_n(nc), rank_flops_n(by_ranks ? nc : 0);  // bytes, FLOPs
+    std::vector<double> kv_n(nc), cache_n(out.kv_bytes ? nc : 0), flops_n(nc), rank_flops_n(by_ranks ? nc : 0);  // bytes, FLOPs
     for (std::size_t j = 0; j < nc; ++j) {
         const auto n = static_cast<double>(contexts[j]);
         kv_n[j] = c.kv_bytes(n).in(bytes);
+        if (out.kv_bytes) cache_n[j] = c.cache_bytes(n).in(bytes);
         flops_n[j] = c.flops(n).in(flop);
         if (by_ranks) rank_flops_n[j] = c.rank_flops(n).in(flop);
         if (memory_columns)
@@ -165,8 +167,10 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
                 out.links_bound[at + j] = communication_time.in(s) > stages * std::max(compute_time[j], memory_time[j]);
         const double weight_total = (devices * c.mean_weight_bytes(b)).in(bytes);
         if (out.weight_bytes) std::fill_n(out.weight_bytes + at, nc, weight_total);
+        // kv_n holds each sequence's activations too (StepCost::kv_bytes); its cache alone is cache_n.
         if (out.kv_bytes)
-            for (std::size_t j = 0; j < nc; ++j) out.kv_bytes[at + j] = devices * (B * kv_n[j]);
+            for (std::size_t j = 0; j < nc; ++j) out.kv_bytes[at + j] = devices * (B * cache_n[j]);
+        if (out.activation_bytes) std::fill_n(out.activation_bytes + at, nc, devices * (B * q * c.activation_bytes.in(bytes)));
         if (out.bytes_per_step)
             for (std::size_t j = 0; j < nc; ++j) out.bytes_per_step[at + j] = weight_total + devices * (B * kv_n[j]);
         if (out.bytes_per_device)

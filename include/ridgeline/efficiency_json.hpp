@@ -45,7 +45,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
                     "per_layer_error_s", "rms_relative_error", "explanation", "rows", "leave_one_out", "source", "per_layer_term",
                     "compute_term", "lowest_compute", "kv_per_query_head", "bandwidth_basis", "per_moe_layer_s",
                     "per_moe_layer_error_s", "per_moe_layer_term", "per_sequence_s", "per_sequence_error_s", "per_sequence_term",
-                    "compute_pays", "compute_basis"});
+                    "compute_pays", "compute_basis", "activation_traffic"});
     EfficiencyPreset p;
     p.engine = root.need("engine", "the engine's name").string();
     p.hardware = root.need("hardware", "a hardware preset name").string();
@@ -82,6 +82,8 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     if (root.has("compute_pays")) p.compute_pays = root.at("compute_pays").boolean();
     if (root.has("lowest_compute")) p.lowest_compute = fraction("lowest_compute");
     if (root.has("kv_per_query_head")) p.fit.kv_per_query_head = root.at("kv_per_query_head").boolean();
+    // Presets saved before the term say none: they were fitted with the activations on chip.
+    if (root.has("activation_traffic")) p.fit.activation_traffic = root.at("activation_traffic").boolean();
     // A term its fit held at zero has no time; a compute efficiency no lower than the floor it had.
     for (const auto& [term, key] : {std::pair{"per_layer_term", "per_layer_s"}, std::pair{"per_moe_layer_term", "per_moe_layer_s"},
                                     std::pair{"per_sequence_term", "per_sequence_s"}})

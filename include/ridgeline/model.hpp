@@ -290,6 +290,22 @@ constexpr double layer_activation_width(const LayerSpec& spec, std::int64_t t) {
     return (std::visit(width, spec.attention) + std::visit(width, spec.ffn)) / static_cast<double>(t);
 }
 
+// Activation elements one token's pass through a layer writes to device memory and reads back,
+// on one of t devices, where the engine's kernels hand their outputs on through memory instead of
+// keeping them on chip (Efficiency::activation_traffic; the ceiling keeps them on chip). Each
+// block with weights (attention, FFN) adds its residual and norms it: the hidden state and the
+// residual read and both written (4h), then its first matmul reads its input and its last writes
+// its output (2h). Its activations (activation_width) cross about three times: a gated MLP's gate
+// and up outputs are written, read by the activation, whose output is written and read by the
+// down projection (6 intermediate widths, 3 x its 2); attention's q, k and v are written, q and k
+// read and written again by the rotary embedding, q read by the attention, whose output is
+// written and read by the output projection (6q + 4kv of its 3 x (2q + 2kv)).
+constexpr double layer_activation_traffic(const LayerSpec& spec, double h, std::int64_t t) {
+    const auto blocks = static_cast<double>(std::visit([&](const auto& k) { return kind_parameters(k, h) > 0; }, spec.attention)) +
+                        static_cast<double>(std::visit([&](const auto& k) { return kind_parameters(k, h) > 0; }, spec.ffn));
+    return 6 * h * blocks + 3 * layer_activation_width(spec, t);
+}
+
 // The routed experts of a layer, if any (each FFN kind says).
 constexpr RoutedExperts routed_experts(const LayerSpec& spec, double h) {
     return std::visit([h](const auto& f) { return f.routed(h); }, spec.ffn);

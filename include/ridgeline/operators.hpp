@@ -161,6 +161,12 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
             const double norms = static_cast<double>(g.spec.norms) * h;
             b.weights("norms", L, gi, norms, norms, 0, true, true);
         }
+        // Each token's activations through memory, where the efficiency says so (StepCost::kv_bytes charges them per sequence).
+        if (w.efficiency.activation_traffic)
+            b.add("activations (written and read back)", L, gi, Bytes{},
+                  b.tokens * (static_cast<double>(L) / b.stages) * layer_activation_traffic(g.spec, h, tp) *
+                      d.parallel.activations.bytes_per_element(),
+                  Flops{}, context_batch);
     }
     b.weights("final norm", 0, 0, h, h, 0, true, true);
     // LM head: its own matrix, or the tied input table.

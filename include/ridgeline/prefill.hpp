@@ -19,7 +19,7 @@ struct Prefill {
     std::int64_t chunk_tokens = 0;  // tokens per sequence per chunk
     std::int64_t chunks = 0;
     Bytes bytes_per_device{};       // weights once per chunk, KV read and written
-    Bytes kv_bytes_per_device{};    // of those, the KV read and written
+    Bytes kv_bytes_per_device{};    // of those, the KV read and written (and activations, Efficiency::activation_traffic)
     Flops flops{};                  // all devices: matmuls and attention
     Flops attention_flops{};        // all devices
     Seconds memory_time{};          // summed over chunks, one stage
@@ -87,7 +87,9 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
             link = communication(dep, m, chunk_workload, c);
         }
         // The busiest attention rank's sequences (StepCost::context_batch) read and write their cache.
-        const Bytes kv = c.step_kv_bytes(B, static_cast<double>(start)) + c.context_batch(B) * len * kv_written_per_token;
+        // step_kv_bytes counts a decode step's tokens' activations (StepCost::kv_bytes); a chunk moves len tokens'.
+        const Bytes activations = (len - static_cast<double>(c.tokens_per_sequence)) * c.activation_bytes;
+        const Bytes kv = c.step_kv_bytes(B, static_cast<double>(start)) + c.context_batch(B) * (len * kv_written_per_token + activations);
         const Bytes bytes = c.fixed_bytes + routed + c.row_bytes(B * len) + kv;
         Flops attention{};
         for (std::size_t i = 0; i < c.context_count; ++i) {

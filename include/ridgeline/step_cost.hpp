@@ -286,6 +286,8 @@ struct StepCost {
     // growing (0: no table read by rows).
     double embedding_rows = 0;
     Bytes state_bytes{};         // each sequence's recurrent state, read and written once a step
+    // Each token's activations written and read back (Efficiency::activation_traffic; 0 without it).
+    Bytes activation_bytes{};
     Flops flops_per_token{};     // matmul FLOPs per sequence: 2 per charged active parameter
     // Of those, what an attention data-parallel rank does for its own sequences only (the
     // attention's projections and any recurrent state's update), as the average over the ranks:
@@ -351,12 +353,17 @@ struct StepCost {
     [[nodiscard]] constexpr Bytes mean_weight_bytes(std::int64_t batch) const {
         return fixed_bytes + mean_routed_bytes(batch * tokens_per_sequence) + row_bytes(static_cast<double>(batch * tokens_per_sequence));
     }
-    // KV (and recurrent state) one sequence reads at `context` tokens.
-    [[nodiscard]] constexpr Bytes kv_bytes(double context) const {
+    // The KV (and recurrent state) one sequence reads at `context` tokens.
+    [[nodiscard]] constexpr Bytes cache_bytes(double context) const {
         Bytes b = state_bytes;
         for (std::size_t i = 0; i < context_count; ++i)
             b += span(context_terms[i], context) * context_terms[i].reads * context_terms[i].kv_per_token;
         return b;
+    }
+    // What one sequence moves in a step besides weights: its cache, and its tokens' activations
+    // where they go through memory.
+    [[nodiscard]] constexpr Bytes kv_bytes(double context) const {
+        return cache_bytes(context) + static_cast<double>(tokens_per_sequence) * activation_bytes;
     }
     // FLOPs one sequence does in the step, at `context` cached tokens.
     [[nodiscard]] constexpr Flops flops(double context) const {
@@ -530,6 +537,8 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
             const double share = k.kv_share(ta) / D;
             // A recurrent state is read and written each step.
             c.state_bytes += 2 * L * share * state_bytes(k, w.precision.kv, w.precision.state_format());
+            if (w.efficiency.activation_traffic)
+                c.activation_bytes += L * layer_activation_traffic(spec, h, t) * par.activations.bytes_per_element();
             state_flops += L * k.state_flops_per_token() / T;
             k.reads(ta, [&](const ContextRead& r) {
                 StepCost::ContextTerm term;

@@ -60,7 +60,7 @@ inline std::string describe(const ridgeline::Deployment& d, const ridgeline::Mod
                   "device=%s model=%s tp=%lld pp=%lld ep=%lld dp=%lld link_bw=%g GB/s link_latency=%g us act=%s "
                   "batch=%lld context=%lld tokens_per_sequence=%lld weights=%s kv=%s compute=%s embeddings=%s experts=%s "
                   "attention_flops=%d embedding_flops=%d every_parameter=%d reported=%d fraction=%.17g reserve=%.17g GiB "
-                  "workspace=%d fallback_latency=%g us efficiency=%.17g/%.17g overhead=%g us",
+                  "workspace=%d fallback_latency=%g us efficiency=%.17g/%.17g overhead=%g us activation_traffic=%d",
                   std::string(d.device.name.view()).c_str(), std::string(m.name.view()).c_str(), static_cast<long long>(p.tensor),
                   static_cast<long long>(p.pipeline), static_cast<long long>(p.expert), static_cast<long long>(p.data),
                   p.link_bandwidth ? p.link_bandwidth->in(GB_per_s) : -1.0, p.link_latency ? p.link_latency->in(us) : -1.0,
@@ -71,7 +71,7 @@ inline std::string describe(const ridgeline::Deployment& d, const ridgeline::Mod
                   w.precision.experts ? format_name(*w.precision.experts).c_str() : "-", a.attention_flops,
                   a.embedding_lookup_flops, a.accounting == WeightAccounting::every_parameter, a.reported_memory,
                   a.memory_fraction, a.runtime_reserve.in(GiB), a.activation_workspace, a.fallback_link_latency.in(us),
-                  w.efficiency.bandwidth, w.efficiency.compute, w.efficiency.overhead.in(us));
+                  w.efficiency.bandwidth, w.efficiency.compute, w.efficiency.overhead.in(us), w.efficiency.activation_traffic);
     return buf;
 }
 
@@ -92,7 +92,7 @@ inline void check_step(const ridgeline::DecodeStep& d, const ridgeline::Deployme
     using namespace ridgeline;
     FUZZ_REQUIRE(is_finite(d.step_time) && d.step_time > Seconds{});
     FUZZ_REQUIRE(d.devices == dep.devices());
-    for (const Bytes b : {d.weight_bytes, d.kv_bytes, d.total_bytes, d.bytes_per_device}) FUZZ_REQUIRE(finite_non_negative(b));
+    for (const Bytes b : {d.weight_bytes, d.kv_bytes, d.activation_bytes, d.total_bytes, d.bytes_per_device}) FUZZ_REQUIRE(finite_non_negative(b));
     FUZZ_REQUIRE(finite_non_negative(d.flops) && finite_non_negative(d.attention_flops));
     for (const Seconds t : {d.memory_time, d.compute_time, d.communication_time, d.overhead_time}) FUZZ_REQUIRE(finite_non_negative(t));
     for (const PerSecond r : {d.steps_per_s, d.tokens_per_s, d.total_tokens_per_s}) FUZZ_REQUIRE(finite_non_negative(r));

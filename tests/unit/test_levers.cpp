@@ -30,6 +30,12 @@ using ridgeline_tests::h100;
 namespace {
 Workload at(std::int64_t context = 0, std::int64_t batch = 1) { return seed::seed_003(Workload{.batch = batch, .context = context}); }
 Deployment tp(std::int64_t t) { return Deployment{h100(), Parallelism{.tensor = t}}; }
+// The solver's tests plant terms on decode's ideal bytes, which keep activations on chip, and
+// check the fit recovers them, or fit by hand from those bytes: fitted with the same bytes.
+CalibrationTerms ceiling_bytes(CalibrationTerms t = {}) {
+    t.activation_traffic = false;
+    return t;
+}
 }  // namespace
 
 TEST_CASE("tensor parallel: weights and KV heads split, all-reduces on the link", "[parallel]") {
@@ -847,7 +853,7 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     // 46.9, 26.3 and 16.0 ms measured lie nearly on one line: about 82% of peak bandwidth and
     // 5.7 ms a step that does not shrink with more GPUs (a regression guard for the fit; the
     // exact check of the fit is the int8 pair below).
-    const Calibration tp = calibrate(a100, tensor_parallel);
+    const Calibration tp = calibrate(a100, tensor_parallel, ceiling_bytes());
     CHECK(tp.bandwidth_efficiency == Approx(0.82).margin(0.01));
     CHECK(tp.overhead.in(ms) == Approx(5.7).margin(0.1));
     CHECK(tp.rms_relative_error < 0.005);
@@ -864,7 +870,7 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     const double m70 = (68976648192.0 + 32000.0 * 8192 + 5 * 327680.0) / 2039e9;
     const double y7 = 1 / 155.58, y70 = 1 / 19.13;
     const double slope = (y70 - y7) / (m70 - m7), intercept = y7 - slope * m7;
-    const Calibration q = calibrate(a100, int8);
+    const Calibration q = calibrate(a100, int8, ceiling_bytes());
     CHECK(q.bandwidth_efficiency == Approx(1 / slope).epsilon(1e-9));  // 66.7%
     CHECK(q.overhead.in(s) == Approx(intercept).epsilon(1e-9));       // 1.38 ms
     for (const Seconds r : q.residuals) CHECK(std::abs(r.in(s)) < 1e-12);
@@ -879,27 +885,27 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     CHECK(bf16_7b.step_time.in(s) * 104.9 == Approx(1.18).margin(0.01));
 
     // All five single-GPU rows: one efficiency fits bf16, int8 and int4 kernels only to ~10%.
-    CHECK(calibrate(a100, single).rms_relative_error > 0.05);
+    CHECK(calibrate(a100, single, ceiling_bytes()).rms_relative_error > 0.05);
 
     // One row: the bandwidth held at what BabelStream's Dot kernel measured on an A100-SXM4-80GB,
     // 1.75 TB/s (Azure/AI-benchmarking-guide@8fd0c6e1 ND_A100_v4_results.md; the preset's
     // measured_bandwidth_GB_per_s), the fixed time fitted: Llama-2-7B bf16 reads 6,738,415,616 x 2 B
     // and 5 tokens of KV in 7.70 ms at 1750 GB/s, and takes 1 / 104.9 s.
-    const Calibration one = calibrate(a100, {single[0]});
+    const Calibration one = calibrate(a100, {single[0]}, ceiling_bytes());
     CHECK(one.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
     CHECK(one.overhead.in(s) == Approx(1 / 104.9 - (6738415616.0 * 2 + 5 * 524288.0) / 1750e9).epsilon(1e-9));
     CHECK(one.bandwidth_basis == "held at the device's measured 1750 of 2039 GB/s: one row cannot tell a slower read from a fixed time");
     // Fifty copies of that row, or three measurements of its one setting, say no more than one
     // row: the bandwidth is held as for one, and the fixed time is the fit to them all (for three
     // runs 2% apart, between the fastest's and the slowest's), with an error from their spread.
-    const Calibration fifty = calibrate(a100, std::vector<Observation>(50, single[0]));
+    const Calibration fifty = calibrate(a100, std::vector<Observation>(50, single[0]), ceiling_bytes());
     CHECK(fifty.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
     CHECK(fifty.overhead.in(s) == Approx(one.overhead.in(s)).epsilon(1e-9));
     CHECK(fifty.bandwidth_basis == "held at the device's measured 1750 of 2039 GB/s: 50 rows of one setting cannot tell a slower read from a fixed time");
     std::vector<Observation> runs(3, single[0]);
     runs[1].measured_step = 1.02 * runs[0].measured_step;
     runs[2].measured_step = 1.04 * runs[0].measured_step;
-    const Calibration three = calibrate(a100, runs);
+    const Calibration three = calibrate(a100, runs, ceiling_bytes());
     CHECK(three.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
     const double read = (6738415616.0 * 2 + 5 * 524288.0) / 1750e9;
     CHECK(three.overhead.in(s) > runs[0].measured_step.in(s) - read);
@@ -909,7 +915,7 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     // Without the device's figure, the bandwidth is held at its default (1): 6.61 ms at peak.
     CalibrationTerms at_peak;
     at_peak.one_row_measured_bandwidth = false;
-    const Calibration one_at_peak = calibrate(a100, {single[0]}, at_peak);
+    const Calibration one_at_peak = calibrate(a100, {single[0]}, ceiling_bytes(at_peak));
     CHECK(one_at_peak.bandwidth_efficiency == 1);
     CHECK(one_at_peak.bandwidth_basis.empty());
     CHECK(one_at_peak.overhead.in(s) == Approx(1 / 104.9 - (6738415616.0 * 2 + 5 * 524288.0) / 2039e9).epsilon(1e-9));
@@ -917,7 +923,7 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     // fitted to it instead, with no fixed time.
     Observation quick = single[0];
     quick.measured_step = ms(7.0);
-    const Calibration fast = calibrate(a100, {quick});
+    const Calibration fast = calibrate(a100, {quick}, ceiling_bytes());
     CHECK(fast.bandwidth_efficiency == Approx((6738415616.0 * 2 + 5 * 524288.0) / 7.0e-3 / 2039e9).epsilon(1e-9));
     CHECK(fast.overhead == Seconds{});
     CHECK(fast.bandwidth_basis == "fitted: the one row reads faster than the device's measured 1750 GB/s");
@@ -927,11 +933,11 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     no_times.overhead = false;
     Observation slow = single[0];
     slow.measured_step = ms(10.0);
-    const Calibration held_slow = calibrate(a100, {slow}, no_times);
+    const Calibration held_slow = calibrate(a100, {slow}, ceiling_bytes(no_times));
     CHECK(held_slow.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
     CHECK(held_slow.bandwidth_basis.starts_with("held at the device's measured 1750"));
     no_times.held.overhead = ms(0.2);
-    const Calibration fast_held = calibrate(a100, {quick}, no_times);
+    const Calibration fast_held = calibrate(a100, {quick}, ceiling_bytes(no_times));
     CHECK(fast_held.bandwidth_efficiency == Approx((6738415616.0 * 2 + 5 * 524288.0) / 6.8e-3 / 2039e9).epsilon(1e-9));
     CHECK(fast_held.bandwidth_basis.starts_with("fitted"));
     // A row whose step is compute-bound even at the measured bandwidth: the held bandwidth moves
@@ -942,7 +948,7 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     Observation crowded = single[0];
     crowded.workload.batch = 1024;
     crowded.measured_step = ms(60);
-    const Calibration busy = calibrate(a100, {crowded});
+    const Calibration busy = calibrate(a100, {crowded}, ceiling_bytes());
     CHECK(busy.compute_efficiency == 1);
     CHECK(busy.overhead.in(s) == Approx(60e-3 - 1024 * 2 * 6738415616.0 / 312e12).epsilon(1e-9));
     CHECK(busy.bandwidth_basis ==
@@ -954,19 +960,19 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     CalibrationTerms half_compute;
     half_compute.compute = false;
     half_compute.held.compute = 0.5;
-    const Calibration held_busy = calibrate(a100, {crowded}, half_compute);
+    const Calibration held_busy = calibrate(a100, {crowded}, ceiling_bytes(half_compute));
     CHECK(held_busy.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
     CHECK(held_busy.overhead == Seconds{});
     CHECK(held_busy.bandwidth_basis.ends_with("unused: the row's steps are compute-bound, and faster than the held compute efficiency allows"));
     // A measured figure past the peak, in a Hardware made in code, is refused by name.
     Hardware past_peak = a100;
     past_peak.measured_bandwidth = GB_per_s(4000);
-    CHECK_THROWS_WITH(calibrate(past_peak, {single[0]}),
+    CHECK_THROWS_WITH(calibrate(past_peak, {single[0]}, ceiling_bytes()),
                       "hardware 'NVIDIA A100 SXM4 80GB' measured_bandwidth: got 4000 GB/s, expected at most the peak memory_bandwidth (2039 GB/s)");
     // The same row twice, or two rows that would need 113% of peak bandwidth: still a fit, with
     // the efficiency at its bound, never above it.
-    CHECK(calibrate(a100, {single[0], single[0]}).rms_relative_error < 1e-9);
-    const Calibration capped = calibrate(a100, {single[0], single[1]});
+    CHECK(calibrate(a100, {single[0], single[0]}, ceiling_bytes()).rms_relative_error < 1e-9);
+    const Calibration capped = calibrate(a100, {single[0], single[1]}, ceiling_bytes());
     CHECK(capped.bandwidth_efficiency <= 1);
     CHECK(capped.overhead >= Seconds{});
     // A row 60 times faster than its own ceiling is set aside by name, and the other fitted.
@@ -974,17 +980,17 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     const Seconds ceiling = decode_step(Deployment{a100, impossible.parallel}, impossible.model,
                                         [&] { Workload w = impossible.workload; w.efficiency = Efficiency{}; return w; }()).step_time;
     impossible.measured_step = ceiling / 60.0;
-    const Calibration kept = calibrate(a100, {single[1], impossible});
+    const Calibration kept = calibrate(a100, {single[1], impossible}, ceiling_bytes());
     REQUIRE(kept.set_aside.size() == 1);
     CHECK(kept.set_aside[0].starts_with("observations[1]: "));
     CHECK(kept.set_aside[0].find("faster than this setting's ideal ceiling of " + number_text(ceiling.in(ms)) + " ms") != std::string::npos);
     CHECK(kept.used == std::vector<std::size_t>{0});
-    CHECK_THROWS_WITH(calibrate(a100, {impossible}), Catch::StartsWith("observations: got no row at or above its own ceiling"));
+    CHECK_THROWS_WITH(calibrate(a100, {impossible}, ceiling_bytes()), Catch::StartsWith("observations: got no row at or above its own ceiling"));
     // Rows whose times fall as the bytes grow: the bounded fit keeps every term in range.
     Observation slow_small = single[0], fast_big = tensor_parallel[0];
     slow_small.measured_step = 10.0 * decode_step(Deployment{a100, slow_small.parallel}, slow_small.model, slow_small.workload).step_time;
     fast_big.measured_step = 1.01 * decode_step(Deployment{a100, fast_big.parallel}, fast_big.model, fast_big.workload).step_time;
-    const Calibration odd = calibrate(a100, {slow_small, fast_big});
+    const Calibration odd = calibrate(a100, {slow_small, fast_big}, ceiling_bytes());
     CHECK(odd.bandwidth_efficiency > 0);
     CHECK(odd.bandwidth_efficiency <= 1);
     CHECK(odd.overhead >= Seconds{});
@@ -1072,7 +1078,7 @@ TEST_CASE("calibrate: a time per layer, fitted where the rows differ in depth", 
         synthetic_steps(h100, {"llama-3.1-8b", "qwen3-8b", "llama-2-13b", "qwen3-32b"}, {1, 8}, 1024, Efficiency{0.8, 1.0, ms(1), us(20)});
     CalibrationTerms terms;
     terms.per_layer = true;
-    const Calibration c = calibrate(h100, rows, terms);
+    const Calibration c = calibrate(h100, rows, ceiling_bytes(terms));
     CHECK(c.bandwidth_efficiency == Approx(0.8).epsilon(1e-6));
     CHECK(c.overhead.in(ms) == Approx(1).epsilon(1e-6));
     CHECK(c.per_layer.in(us) == Approx(20).epsilon(1e-5));
@@ -1090,12 +1096,12 @@ TEST_CASE("calibrate: a time per MoE layer, told from the fixed time by rows on 
     const std::vector<Observation> rows = synthetic_steps(h200, {"llama-3.1-8b", "qwen3-32b", "qwen3-30b-a3b", "mixtral-8x7b"}, {1, 16}, 2048, truth);
     CalibrationTerms terms;
     terms.per_moe_layer = true;
-    const Calibration c = calibrate(h200, rows, terms);
+    const Calibration c = calibrate(h200, rows, ceiling_bytes(terms));
     CHECK(c.bandwidth_efficiency == Approx(0.7).epsilon(1e-6));
     CHECK(c.overhead.in(ms) == Approx(2).epsilon(1e-6));
     CHECK(c.per_moe_layer.in(us) == Approx(300).epsilon(1e-6));
     CHECK(c.rms_relative_error < 1e-9);
-    CHECK(calibrate(h200, rows).rms_relative_error > 0.01);
+    CHECK(calibrate(h200, rows, ceiling_bytes()).rms_relative_error > 0.01);
     // Where most of the gap is the MoE layers' time, the words say so: on Mixtral (32 MoE layers,
     // config.json) at 1 ms a MoE layer, 32 ms a step against a ceiling of a few.
     std::vector<Observation> moe_heavy = rows;
@@ -1105,11 +1111,11 @@ TEST_CASE("calibrate: a time per MoE layer, told from the fixed time by rows on 
         real.efficiency = truth;
         o.measured_step = decode_step(h200, o.model, real).step_time;
     }
-    CHECK_THAT(calibrate(h200, moe_heavy, terms).explanation, Catch::StartsWith("mostly a time per MoE layer (routing and expert kernels)"));
+    CHECK_THAT(calibrate(h200, moe_heavy, ceiling_bytes(terms)).explanation, Catch::StartsWith("mostly a time per MoE layer (routing and expert kernels)"));
     // Rows on one model cannot tell it from the fixed time (both are paid alike by every row): the
     // fit keeps the simpler, the fixed time, with the MoE layers' time in it.
     std::vector<Observation> moe_only(rows.begin() + 4, rows.begin() + 6);  // Qwen3-30B-A3B at batch 1 and 16
-    const Calibration alone = calibrate(h200, moe_only, terms);
+    const Calibration alone = calibrate(h200, moe_only, ceiling_bytes(terms));
     CHECK(alone.per_moe_layer == Seconds{});
     CHECK(alone.overhead.in(ms) == Approx(2 + 48 * 0.3).epsilon(1e-6));  // 48 MoE layers (config.json)
     CHECK(alone.rms_relative_error < 1e-9);
@@ -1144,7 +1150,7 @@ TEST_CASE("calibrate: a time per MoE layer, whatever a row timed and however it 
     CalibrationTerms terms;
     terms.per_layer = terms.per_moe_layer = true;
     terms.kv_reads = false;
-    const Calibration c = calibrate(h200, rows, terms);
+    const Calibration c = calibrate(h200, rows, ceiling_bytes(terms));
     CHECK(c.bandwidth_efficiency == Approx(0.7).epsilon(1e-6));
     CHECK(c.overhead.in(ms) == Approx(2).epsilon(1e-6));
     CHECK(c.per_layer.in(us) == Approx(20).epsilon(1e-6));
@@ -1162,7 +1168,7 @@ TEST_CASE("calibrate: a time per MoE layer, whatever a row timed and however it 
     held.held.bandwidth = 0.7;
     held.held.per_layer = us(20);
     held.per_moe_layer = true;
-    const Calibration cut = calibrate(h200, steps, held);
+    const Calibration cut = calibrate(h200, steps, ceiling_bytes(held));
     CHECK(cut.overhead.in(ms) == Approx(2).epsilon(1e-6));
     CHECK(cut.per_moe_layer.in(us) == Approx(300).epsilon(1e-6));
     CHECK(cut.rms_relative_error < 1e-9);
@@ -1193,14 +1199,14 @@ TEST_CASE("calibrate: a time per sequence, told from the other terms by rows at 
     CalibrationTerms terms;
     terms.per_sequence = true;
     terms.kv_reads = false;
-    const Calibration c = calibrate(h200, rows, terms);
+    const Calibration c = calibrate(h200, rows, ceiling_bytes(terms));
     CHECK(c.bandwidth_efficiency == Approx(0.75).epsilon(1e-6));
     CHECK(c.overhead.in(ms) == Approx(1.5).epsilon(1e-6));
     CHECK(c.per_sequence.in(us) == Approx(40).epsilon(1e-6));
     CHECK(c.rms_relative_error < 1e-9);
     CalibrationTerms without;
     without.kv_reads = false;
-    CHECK(calibrate(h200, rows, without).rms_relative_error > 0.01);
+    CHECK(calibrate(h200, rows, ceiling_bytes(without)).rms_relative_error > 0.01);
     // Where most of the gap is the sequences' time, the words say so: at 1 ms a sequence, batch
     // 32 pays 32 ms a step against a ceiling of a few.
     std::vector<Observation> heavy;
@@ -1210,9 +1216,9 @@ TEST_CASE("calibrate: a time per sequence, told from the other terms by rows at 
             o.measured_step = time_per_output_token(Deployment{h200, o.parallel}, o, truth);
             heavy.push_back(o);
         }
-    CHECK_THAT(calibrate(h200, heavy, terms).explanation, Catch::StartsWith("mostly a time per sequence (the host's work for each request)"));
+    CHECK_THAT(calibrate(h200, heavy, ceiling_bytes(terms)).explanation, Catch::StartsWith("mostly a time per sequence (the host's work for each request)"));
     // One row fits the fixed time alone, the sequences' time in it: 1.5 ms + 32 x 1 ms.
-    const Calibration one = calibrate(h200, {heavy.front()}, terms);
+    const Calibration one = calibrate(h200, {heavy.front()}, ceiling_bytes(terms));
     CHECK(one.per_sequence == Seconds{});
     CHECK(one.rms_relative_error < 1e-9);
 }
@@ -1347,6 +1353,94 @@ TEST_CASE("efficiency: a multi-head kernel on grouped-query attention reads each
     CHECK(decode_step(h100(), mha, per_query).kv_bytes == decode_step(h100(), mha, w).kv_bytes);
 }
 
+TEST_CASE("efficiency: activations written and read back through memory grow with the step's tokens", "[efficiency]") {
+    // Hand calculation. Llama-3.1-8B (config.json: 32 layers, hidden 4,096, 32 query heads and 8
+    // KV heads of 128, MLP 14,336), per token and layer (model.hpp's layer_activation_traffic):
+    // two blocks' residual, norm and matmul ends, 12 x 4,096 = 49,152 elements, and three
+    // crossings of q, k, v and the output (2 x 4,096 + 2 x 1,024) and of the gate and up outputs
+    // (2 x 14,336): 3 x 38,912 = 116,736. In bf16 over 32 layers: 165,888 x 2 x 32 = 10,616,832 B.
+    const Model m = load_model("llama-3.1-8b");
+    Workload w{.batch = 768, .context = 2048};
+    Workload moving = w;
+    moving.efficiency.activation_traffic = true;
+    const DecodeStep kept = decode_step(h100(), m, w), moved = decode_step(h100(), m, moving);
+    CHECK(kept.activation_bytes == Bytes{});
+    CHECK(moved.activation_bytes.in(bytes) == Approx(768 * 10'616'832.0).epsilon(1e-12));  // 8.15 GB, beside 16.06 GB of weights
+    CHECK(moved.kv_bytes == kept.kv_bytes);
+    CHECK(moved.weight_bytes == kept.weight_bytes);
+    CHECK(moved.total_bytes.in(bytes) == Approx((kept.total_bytes + moved.activation_bytes).in(bytes)).epsilon(1e-12));
+    CHECK(moved.bytes_per_device.in(bytes) == Approx((kept.bytes_per_device + moved.activation_bytes).in(bytes)).epsilon(1e-12));
+    // The ceiling is unchanged: diagnose, reach and the planner's ideal rows never move them.
+    CHECK(decode_step(h100(), m, Workload{.batch = 768, .context = 2048}).step_time == kept.step_time);
+    // Over two devices each holds the hidden state whole and half the heads and MLP:
+    // (49,152 + 3 x 19,456) x 2 x 32 = 6,881,280 B a token a device, 13,762,560 B over both.
+    const Deployment two{h100(), Parallelism{.tensor = 2}};
+    CHECK(step_cost(m, moving, two.parallel).activation_bytes.in(bytes) == Approx(6'881'280.0).epsilon(1e-12));
+    CHECK(decode_step(two, m, moving).activation_bytes.in(bytes) == Approx(768 * 13'762'560.0).epsilon(1e-12));
+    // A prefill moves every prompt token's: 2,048 tokens x 10,616,832 B more than on chip.
+    const Workload one{.batch = 1};
+    Workload one_moving = one;
+    one_moving.efficiency.activation_traffic = true;
+    CHECK((prefill(h100(), m, one_moving, 2048).bytes_per_device - prefill(h100(), m, one, 2048).bytes_per_device).in(bytes) ==
+          Approx(2048 * 10'616'832.0).epsilon(1e-9));
+    // The sweep gives decode_step's columns, and the operators add up to the step.
+    const std::array<std::int64_t, 2> batches{1, 768};
+    const std::array<std::int64_t, 1> contexts{2048};
+    std::array<double, 2> activation{}, kv{}, total{};
+    DecodeColumns out;
+    out.activation_bytes = activation.data();
+    out.kv_bytes = kv.data();
+    out.bytes_per_step = total.data();
+    decode_sweep(h100(), m, moving, batches, contexts, out);
+    CHECK(activation[1] == Approx(moved.activation_bytes.in(bytes)).epsilon(1e-12));
+    CHECK(kv[1] == Approx(moved.kv_bytes.in(bytes)).epsilon(1e-12));
+    CHECK(total[1] == Approx(moved.total_bytes.in(bytes)).epsilon(1e-12));
+    for (const char* name : {"llama-3.1-8b", "deepseek-v3", "qwen3-next-80b-a3b"}) {
+        INFO(name);
+        const Model k = load_model(name);
+        const Deployment dep{h100(), Parallelism{.tensor = std::string_view(name) == "llama-3.1-8b" ? 1 : 8}};
+        Workload x{.batch = 64, .context = 4096};
+        x.efficiency.activation_traffic = true;
+        const auto ops = operators(dep, k, x);
+        double b = 0;
+        for (const Operator& o : ops) b += o.bytes.in(bytes);
+        CHECK(b == Approx(decode_step(dep, k, x).bytes_per_device.in(bytes)).epsilon(1e-12));
+        CHECK(std::any_of(ops.begin(), ops.end(), [](const Operator& o) { return o.name == "activations (written and read back)"; }));
+    }
+}
+
+TEST_CASE("calibrate: rows that move their activations through memory are fitted with them", "[calibrate]") {
+    // A seeded simulation: Llama-3.1-8B on an H100 at batches 1 to 384 of 16 tokens, at 80% of the
+    // bandwidth and 2 ms a step, each step also moving its activations (Efficiency::activation_traffic:
+    // 4.1 GB at 384 sequences beside 16.1 GB of weights and 0.8 GB of KV), each row off by up to
+    // 1%. Fitted with them (the default) the planted terms come back; fitted with the
+    // activations on chip, the steps' growth with the batch cannot be followed.
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> noise(-0.01, 0.01);
+    Efficiency truth{0.8, 1.0, ms(2)};
+    truth.activation_traffic = true;
+    const Model m = load_model("llama-3.1-8b");
+    std::vector<Observation> rows;
+    for (const std::int64_t b : {1, 16, 64, 128, 256, 384}) {
+        Observation o{m, Workload{.batch = b, .context = 16}, Parallelism{}, s(1)};
+        o.measured_step = (1 + noise(rng)) * time_per_output_token(Deployment{h100(), o.parallel}, o, truth);
+        rows.push_back(o);
+    }
+    CalibrationTerms held;
+    held.compute = false;
+    // The KV read once per query head also grows with the batch; held, so that only the activations can follow it.
+    held.kv_reads = false;
+    const Calibration with = calibrate(h100(), rows, held);
+    CHECK(with.activation_traffic);
+    CHECK(with.efficiency().activation_traffic);
+    CHECK(with.bandwidth_efficiency == Approx(0.8).epsilon(0.02));
+    CHECK(with.overhead.in(ms) == Approx(2).epsilon(0.1));
+    CHECK(with.rms_relative_error < 0.01);
+    const Calibration without = calibrate(h100(), rows, ceiling_bytes(held));
+    CHECK_FALSE(without.activation_traffic);
+    CHECK(without.rms_relative_error > 3 * with.rms_relative_error);
+}
+
 TEST_CASE("calibrate: the attention's KV reading is chosen where the rows tell it apart", "[calibrate]") {
     // A seeded simulation: rows of Llama-2-7B (multi-head) and Llama-2-70B (8 KV heads for 64
     // query heads) at batches 1 to 256 and contexts 128 to 8192, timed at 80% bandwidth and 1 ms a
@@ -1375,20 +1469,20 @@ TEST_CASE("calibrate: the attention's KV reading is chosen where the rows tell i
         }
         return rows;
     };
-    const Calibration per_query = calibrate(h100(), rows_with(true, true));
+    const Calibration per_query = calibrate(h100(), rows_with(true, true), ceiling_bytes());
     CHECK(per_query.kv_per_query_head);
     CHECK(per_query.bandwidth_efficiency == Approx(0.8).epsilon(0.03));
     CHECK(per_query.overhead.in(ms) == Approx(1).epsilon(0.2));
     CHECK(per_query.rms_relative_error < 0.02);
     CHECK(per_query.explanation.find("once per query head") != std::string::npos);
-    const Calibration shared = calibrate(h100(), rows_with(false, true));
+    const Calibration shared = calibrate(h100(), rows_with(false, true), ceiling_bytes());
     CHECK_FALSE(shared.kv_per_query_head);
     CHECK(shared.bandwidth_efficiency == Approx(0.8).epsilon(0.03));
-    CHECK_FALSE(calibrate(h100(), rows_with(true, false)).kv_per_query_head);
+    CHECK_FALSE(calibrate(h100(), rows_with(true, false), ceiling_bytes()).kv_per_query_head);
     // Held instead of chosen: the fit keeps what it is given.
     CalibrationTerms held;
     held.kv_reads = false;
-    CHECK_FALSE(calibrate(h100(), rows_with(true, true), held).kv_per_query_head);
+    CHECK_FALSE(calibrate(h100(), rows_with(true, true), ceiling_bytes(held)).kv_per_query_head);
 }
 
 namespace {
@@ -1483,7 +1577,7 @@ TEST_CASE("calibrate: rows that timed whole requests are fitted and predicted wi
         rows.push_back(o);
         rows.back().measured_step = time_per_output_token(h100(), o, truth);
     }
-    const Calibration c = calibrate(h100(), rows);
+    const Calibration c = calibrate(h100(), rows, ceiling_bytes());
     CHECK(c.used.size() == rows.size());
     CHECK(c.bandwidth_efficiency == Approx(0.8).epsilon(0.01));
     CHECK(c.compute_efficiency == Approx(0.6).epsilon(0.01));
@@ -1511,7 +1605,7 @@ TEST_CASE("calibrate: rows timed under continuous batching carry their share of 
         rows.push_back(o);
         rows.back().measured_step = time_per_output_token(Deployment{h100(), o.parallel}, o, truth);
     }
-    const Calibration c = calibrate(h100(), rows);
+    const Calibration c = calibrate(h100(), rows, ceiling_bytes());
     CHECK(c.bandwidth_efficiency == Approx(0.7).epsilon(0.01));
     CHECK(c.compute_efficiency == Approx(0.5).epsilon(0.01));
     CHECK(c.overhead.in(ms) == Approx(3).epsilon(0.02));
@@ -1550,7 +1644,7 @@ TEST_CASE("calibrate: the fit is global over which steps are compute-bound", "[c
     // by iterating from the ideal bounds (the fit before) stops where every step is memory-bound,
     // at 100% compute; the search over bound assignments recovers the three terms.
     const Efficiency truth{0.85, 0.12, ms(2), Seconds{}};
-    const Calibration c = calibrate(h100(), served_rows(truth, 0));
+    const Calibration c = calibrate(h100(), served_rows(truth, 0), ceiling_bytes());
     CHECK(c.compute_efficiency == Approx(0.12).epsilon(0.01));
     CHECK(c.bandwidth_efficiency == Approx(0.85).epsilon(0.01));
     CHECK(c.overhead.in(ms) == Approx(2).epsilon(0.02));
@@ -1559,7 +1653,7 @@ TEST_CASE("calibrate: the fit is global over which steps are compute-bound", "[c
     // With noise, no (bandwidth, compute) pair on a grid 1% apart, each with its best fixed time
     // (closed form: the weighted mean gap, at least 0), fits better than calibrate does.
     const std::vector<Observation> rows = served_rows(truth, 0.03);
-    const Calibration noisy = calibrate(h100(), rows);
+    const Calibration noisy = calibrate(h100(), rows, ceiling_bytes());
     double grid_best = 1e300;
     for (int bi = 40; bi <= 100; bi += 1)
         for (int ci = 5; ci <= 30; ci += 1) {
@@ -1597,18 +1691,18 @@ TEST_CASE("calibrate: rows that cannot show a compute efficiency keep it at 100%
         w.efficiency = truth;
         rows.push_back({m, Workload{.batch = b, .context = 512}, {}, decode_step(h100(), m, w).step_time});
     }
-    const Calibration c = calibrate(h100(), rows);
+    const Calibration c = calibrate(h100(), rows, ceiling_bytes());
     CHECK(c.compute_efficiency == 1);
     CHECK(c.bandwidth_efficiency == Approx(0.21).epsilon(1e-6));
     CalibrationTerms held;
     held.compute = false;
     const Workload big{.batch = 256, .context = 512};
-    CHECK(predict(h100(), m, big, c).step_time.in(s) == Approx(predict(h100(), m, big, calibrate(h100(), rows, held)).step_time.in(s)).epsilon(1e-9));
+    CHECK(predict(h100(), m, big, c).step_time.in(s) == Approx(predict(h100(), m, big, calibrate(h100(), rows, ceiling_bytes(held))).step_time.in(s)).epsilon(1e-9));
     // Held efficiencies come back as given, never a rounding past 100% (a one-row fit holds both).
     for (int k = 1; k <= 99; ++k) {
         CalibrationTerms one;
         one.held.bandwidth = k / 100.0;  // set below 1, it wins over the H100 preset's measured figure
-        const Calibration f = calibrate(h100(), {rows[0]}, one);
+        const Calibration f = calibrate(h100(), {rows[0]}, ceiling_bytes(one));
         CHECK(f.bandwidth_efficiency == Approx(k / 100.0).epsilon(1e-15));
         CHECK(f.bandwidth_efficiency <= 1);
         CHECK(f.compute_efficiency == 1);
@@ -1620,20 +1714,20 @@ TEST_CASE("calibrate: a fit claims no compute efficiency below its floor", "[cal
     // figure; a floor of 1% lets it recover the 2%. A floor outside (0, 1] is refused.
     const Efficiency truth{0.85, 0.02, ms(2), Seconds{}};
     const std::vector<Observation> rows = served_rows(truth, 0);
-    const Calibration floored = calibrate(h100(), rows);
+    const Calibration floored = calibrate(h100(), rows, ceiling_bytes());
     CHECK(floored.compute_efficiency == Approx(0.05).epsilon(1e-9));
     CHECK(floored.rms_relative_error > 0.01);
     CalibrationTerms lower;
     lower.lowest_compute = 0.01;
-    CHECK(calibrate(h100(), rows, lower).compute_efficiency == Approx(0.02).epsilon(0.01));
+    CHECK(calibrate(h100(), rows, ceiling_bytes(lower)).compute_efficiency == Approx(0.02).epsilon(0.01));
     CalibrationTerms zero;
     zero.lowest_compute = 0;
-    CHECK_THROWS_WITH(calibrate(h100(), rows, zero), "lowest_compute: got 0, expected a fraction from 0.000001 to 1");
-    CHECK_THROWS_WITH(leave_one_out(h100(), rows, zero), "lowest_compute: got 0, expected a fraction from 0.000001 to 1");
+    CHECK_THROWS_WITH(calibrate(h100(), rows, ceiling_bytes(zero)), "lowest_compute: got 0, expected a fraction from 0.000001 to 1");
+    CHECK_THROWS_WITH(leave_one_out(h100(), rows, ceiling_bytes(zero)), "lowest_compute: got 0, expected a fraction from 0.000001 to 1");
     // Held instead of fitted, the compute efficiency stays at 100% and the rest fit around it.
     CalibrationTerms held;
     held.compute = false;
-    CHECK(calibrate(h100(), rows, held).compute_efficiency == 1);
+    CHECK(calibrate(h100(), rows, ceiling_bytes(held)).compute_efficiency == 1);
 }
 
 TEST_CASE("measurements: includes_prefill and interleaved_prefill rows give their prompt and output, not a context", "[calibrate][json]") {
@@ -1750,7 +1844,7 @@ TEST_CASE("serving with prefill apart: the decodes wait for each prompt's prefil
             rows.push_back(Observation{m, Workload{.batch = b}, {}, s(1), r});
             rows.back().measured_step = time_per_output_token(h100(), rows.back(), truth);
         }
-    const Calibration c = calibrate(h100(), rows);
+    const Calibration c = calibrate(h100(), rows, ceiling_bytes());
     CHECK(c.bandwidth_efficiency == Approx(0.8).epsilon(0.005));
     CHECK(c.compute_efficiency == Approx(0.2).epsilon(0.005));
     CHECK(c.overhead.in(ms) == Approx(2).epsilon(0.01));
@@ -1758,7 +1852,7 @@ TEST_CASE("serving with prefill apart: the decodes wait for each prompt's prefil
     // The same figures read as mixed steps fit worse: the model would be the wrong one.
     std::vector<Observation> as_mixed = rows;
     for (Observation& o : as_mixed) o.requests.prefill_steps = PrefillSteps::mixed;
-    CHECK(calibrate(h100(), as_mixed).rms_relative_error > 0.005);
+    CHECK(calibrate(h100(), as_mixed, ceiling_bytes()).rms_relative_error > 0.005);
 
     // Over two H100 pairs (TP 2, PP 2) on Llama-3.1-8B and -70B in fp8, with 30 us a layer paid
     // by every pass and the KV read once per query head: the links each prefill pass adds, its
@@ -1779,7 +1873,7 @@ TEST_CASE("serving with prefill apart: the decodes wait for each prompt's prefil
     CalibrationTerms per_layer;
     per_layer.overhead = false;  // a fixed time and a time per layer scale alike on one model
     per_layer.per_layer = true;
-    const Calibration fit_split = calibrate(h100(), split, per_layer);
+    const Calibration fit_split = calibrate(h100(), split, ceiling_bytes(per_layer));
     CHECK(fit_split.kv_per_query_head);
     CHECK(fit_split.per_layer.in(us) == Approx(30).epsilon(0.01));
     CHECK(fit_split.bandwidth_efficiency == Approx(0.8).epsilon(0.005));
@@ -1852,6 +1946,11 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
     CHECK(*load(R"(, "compute_term": false, "lowest_compute": 0.05)").lowest_compute == 0.05);
     CHECK_THROWS_WITH(load(R"(, "lowest_compute": 2)"), "p.json: /lowest_compute: got 2, expected a fraction in [1e-6, 1]");
     CHECK_THROWS_WITH(load(R"(, "compute_term": "yes")"), Catch::StartsWith("p.json: /compute_term: got \"yes\""));
+    // Presets saved before activations were fitted say nothing: they were fitted with them on chip.
+    CHECK_FALSE(load("").fit.activation_traffic);
+    CHECK_FALSE(load("").fit.efficiency().activation_traffic);
+    CHECK(load(R"(, "activation_traffic": true)").fit.efficiency().activation_traffic);
+    CHECK_THROWS_WITH(load(R"(, "activation_traffic": "yes")"), "p.json: /activation_traffic: got \"yes\" (a string), expected true or false");
     // A one-row fit's bandwidth basis is read back as written.
     CHECK(load(R"(, "bandwidth_basis": "held at the device's measured 921.9 of 1008 GB/s")").fit.bandwidth_basis ==
           "held at the device's measured 921.9 of 1008 GB/s");
@@ -1912,6 +2011,7 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
         terms.per_sequence = p.per_sequence_term;
         terms.compute = p.compute_term;
         terms.compute_pays = p.compute_pays;
+        terms.activation_traffic = p.fit.activation_traffic;
         REQUIRE(p.lowest_compute);
         terms.lowest_compute = *p.lowest_compute;
         const Calibration c = calibrate(load_hardware(p.hardware), obs, terms);
