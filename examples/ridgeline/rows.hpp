@@ -601,6 +601,7 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
     add("kv_read_per", text(preset.fit.kv_per_query_head ? "query head" : "KV head"));
     add("activations", text(preset.fit.activation_traffic ? "through memory" : "on chip"));
+    add("activation_bytes", field_cell(Show::bytes, 0, r.estimate.activation_bytes.in(bytes)));
     add("batch", integer(w.batch));
     add("context_tokens", integer(w.context));
     add("ceiling_step_s", time(r.ceiling.step_time));

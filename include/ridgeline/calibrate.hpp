@@ -46,7 +46,8 @@ struct CalibrationTerms {
     // Akaike's penalty (only rows on grouped-query models can tell them apart). Off: held's reading.
     bool kv_reads = true;
     // Whether each layer's activations go through memory (Efficiency::activation_traffic): what
-    // the rows' bytes are, as the KV reading is, so fitted with, not an overhead fitted.
+    // the rows' bytes are, as the KV reading is, so fitted with, not an overhead fitted. This
+    // decides it; held.activation_traffic is not read.
     bool activation_traffic = true;
     Efficiency held{};       // the values of terms not fitted (a one-row fit holds both efficiencies)
     // A one-row fit holds the bandwidth efficiency at what a streaming benchmark measured on the
@@ -459,9 +460,12 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
         const calibrate_detail::Row& ideal = p.row(i, c.kv_per_query_head, false);
         const double rel = c.residuals[i].in(s) / r.measured;
         sq += rel * rel / n;
+        // The two readings make the same parts (the activations change bytes, not which steps a
+        // row has); were they ever to differ, the gap is told as bandwidth, the ceiling as fitted.
+        const bool paired = ideal.parts.size() == r.parts.size();
         for (std::size_t k = 0; k < r.parts.size(); ++k) {
             const calibrate_detail::Part& q = r.parts[k];
-            const calibrate_detail::Part& q0 = ideal.parts[k];
+            const calibrate_detail::Part& q0 = paired ? ideal.parts[k] : q;
             const bool cb = t.c * q.compute > t.a * q.memory;
             parts.bandwidth += s(cb ? 0 : q.weight * (t.a - 1) * q0.memory) / n;
             parts.activations += s(cb ? 0 : q.weight * t.a * (q.memory - q0.memory)) / n;

@@ -300,10 +300,15 @@ constexpr double layer_activation_width(const LayerSpec& spec, std::int64_t t) {
 // down projection (6 intermediate widths, 3 x its 2); attention's q, k and v are written, q and k
 // read and written again by the rotary embedding, q read by the attention, whose output is
 // written and read by the output projection (6q + 4kv of its 3 x (2q + 2kv)).
-constexpr double layer_activation_traffic(const LayerSpec& spec, double h, std::int64_t t) {
-    const auto blocks = static_cast<double>(std::visit([&](const auto& k) { return kind_parameters(k, h) > 0; }, spec.attention)) +
-                        static_cast<double>(std::visit([&](const auto& k) { return kind_parameters(k, h) > 0; }, spec.ffn));
-    return 6 * h * blocks + 3 * layer_activation_width(spec, t);
+// Under attention data parallelism (attention_data ranks of t / attention_data devices) a rank
+// keeps its own sequences' residual stream and runs their attention, so those terms are a
+// 1/attention_data share on average (charged for the busiest rank's sequences, as the cache is:
+// StepCost::context_batch), while the FFN's matmuls take every sequence's tokens.
+constexpr double layer_activation_traffic(const LayerSpec& spec, double h, std::int64_t t, std::int64_t attention_data = 1) {
+    const auto D = static_cast<double>(attention_data);
+    const auto has_weights = [h](const auto& k) { return kind_parameters(k, h) > 0; };
+    const double attention = std::visit(has_weights, spec.attention) ? 1.0 : 0.0, ffn = std::visit(has_weights, spec.ffn) ? 1.0 : 0.0;
+    return 4 * h * (attention + ffn) / D + 2 * h * (attention / D + ffn) + 3 * layer_activation_width(spec, t);
 }
 
 // The routed experts of a layer, if any (each FFN kind says).

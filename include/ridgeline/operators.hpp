@@ -1,8 +1,8 @@
 // One decode step broken into operators, per device: each projection, the attention over the
 // cache, the MLP or the router and experts, the norms, the embeddings and the LM head, with
 // their bytes, FLOPs, arithmetic intensity, bound, roofline time, and the batch at which each
-// turns compute-bound. Bytes and FLOPs add up to the step's exactly (activations are not
-// counted, as in the step; under attention data parallelism, the busiest rank's device's); the times add up to at least the step's roofline time, and to
+// turns compute-bound. Bytes and FLOPs add up to the step's exactly (activations only where the
+// efficiency moves them through memory, as in the step; under attention data parallelism, the busiest rank's device's); the times add up to at least the step's roofline time, and to
 // exactly it when every operator has the same bound.
 #pragma once
 
@@ -164,7 +164,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
         // Each token's activations through memory, where the efficiency says so (StepCost::kv_bytes charges them per sequence).
         if (w.efficiency.activation_traffic)
             b.add("activations (written and read back)", L, gi, Bytes{},
-                  b.tokens * (static_cast<double>(L) / b.stages) * layer_activation_traffic(g.spec, h, tp) *
+                  b.tokens * (static_cast<double>(L) / b.stages) * layer_activation_traffic(g.spec, h, tp, d.parallel.attention_data) *
                       d.parallel.activations.bytes_per_element(),
                   Flops{}, context_batch);
     }

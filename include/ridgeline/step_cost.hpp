@@ -286,7 +286,10 @@ struct StepCost {
     // growing (0: no table read by rows).
     double embedding_rows = 0;
     Bytes state_bytes{};         // each sequence's recurrent state, read and written once a step
-    // Each token's activations written and read back (Efficiency::activation_traffic; 0 without it).
+    // Each token's activations written and read back (Efficiency::activation_traffic; 0 without
+    // it), on average over the attention ranks as the cache is; charged with the cache
+    // (kv_bytes), so under attention data parallelism the FFN's share is rounded up to a whole
+    // batch a rank, as the busiest rank's cache is.
     Bytes activation_bytes{};
     Flops flops_per_token{};     // matmul FLOPs per sequence: 2 per charged active parameter
     // Of those, what an attention data-parallel rank does for its own sequences only (the
@@ -538,7 +541,7 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
             // A recurrent state is read and written each step.
             c.state_bytes += 2 * L * share * state_bytes(k, w.precision.kv, w.precision.state_format());
             if (w.efficiency.activation_traffic)
-                c.activation_bytes += L * layer_activation_traffic(spec, h, t) * par.activations.bytes_per_element();
+                c.activation_bytes += L * layer_activation_traffic(spec, h, t, par.attention_data) * par.activations.bytes_per_element();
             state_flops += L * k.state_flops_per_token() / T;
             k.reads(ta, [&](const ContextRead& r) {
                 StepCost::ContextTerm term;

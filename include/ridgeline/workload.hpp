@@ -207,7 +207,7 @@ struct Efficiency {
     // state and activations are written and read back a few times a layer
     // (layer_activation_traffic), bytes a fused, on-chip ideal never moves. Negligible for a few
     // sequences, they grow with the tokens in the step: at a batch of 768 on Llama 3.1 8B they
-    // come to most of the weights' bytes. An engine's property, so calibration fits with it.
+    // come to half the BF16 weights' bytes. An engine's property, so calibration fits with it.
     bool activation_traffic = false;
     [[nodiscard]] constexpr bool is_ideal() const noexcept {
         return bandwidth == 1.0 && compute == 1.0 && overhead == Seconds{} && per_layer == Seconds{} && per_moe_layer == Seconds{} &&

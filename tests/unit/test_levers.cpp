@@ -1370,13 +1370,31 @@ TEST_CASE("efficiency: activations written and read back through memory grow wit
     CHECK(moved.weight_bytes == kept.weight_bytes);
     CHECK(moved.total_bytes.in(bytes) == Approx((kept.total_bytes + moved.activation_bytes).in(bytes)).epsilon(1e-12));
     CHECK(moved.bytes_per_device.in(bytes) == Approx((kept.bytes_per_device + moved.activation_bytes).in(bytes)).epsilon(1e-12));
-    // The ceiling is unchanged: diagnose, reach and the planner's ideal rows never move them.
-    CHECK(decode_step(h100(), m, Workload{.batch = 768, .context = 2048}).step_time == kept.step_time);
+    // A calibration that moves them predicts with them; the ceiling it is shown beside keeps them on chip.
+    Calibration fitted;
+    fitted.bandwidth_efficiency = 0.8;
+    fitted.activation_traffic = true;
+    const PredictionRange range = predict_range(h100(), m, w, fitted);
+    CHECK(range.ceiling.activation_bytes == Bytes{});
+    CHECK(range.ceiling.step_time == kept.step_time);
+    CHECK(range.estimate.activation_bytes == moved.activation_bytes);
+    CHECK(range.estimate.step_time > range.ceiling.step_time / 0.8);
     // Over two devices each holds the hidden state whole and half the heads and MLP:
     // (49,152 + 3 x 19,456) x 2 x 32 = 6,881,280 B a token a device, 13,762,560 B over both.
     const Deployment two{h100(), Parallelism{.tensor = 2}};
     CHECK(step_cost(m, moving, two.parallel).activation_bytes.in(bytes) == Approx(6'881'280.0).epsilon(1e-12));
     CHECK(decode_step(two, m, moving).activation_bytes.in(bytes) == Approx(768 * 13'762'560.0).epsilon(1e-12));
+    // Under attention data parallelism over 8 devices (one a rank), each rank keeps its own
+    // sequences' residual stream and attention; the FFN's matmuls take every token. At 16
+    // sequences the busiest device has 2: per layer, their attention blocks (6 x 4,096 + 3 x
+    // 10,240 on one device each) 2 x 55,296, their FFN block's residual and norm 2 x 4 x 4,096,
+    // and the FFN's matmul ends and activations for all 16 tokens, 16 x (2 x 4,096 + 3 x 28,672 / 8):
+    // 110,592 + 32,768 + 131,072 + 172,032 = 446,464 elements, x 2 B x 32 layers = 28,573,696 B.
+    const Deployment ranks{h100(), Parallelism{.tensor = 8, .attention_data = 8}};
+    Workload sixteen = moving;
+    sixteen.batch = 16;
+    CHECK((decode_step(ranks, m, sixteen).bytes_per_device - decode_step(ranks, m, Workload{.batch = 16, .context = 2048}).bytes_per_device)
+              .in(bytes) == Approx(28'573'696.0).epsilon(1e-12));
     // A prefill moves every prompt token's: 2,048 tokens x 10,616,832 B more than on chip.
     const Workload one{.batch = 1};
     Workload one_moving = one;
