@@ -300,7 +300,7 @@ inline Table list_table(const std::string& what) {
         Table t({{"name", "name", false}, {"engine", "engine", false}, {"hardware", "hardware", false}, {"rows", "rows"},
                  {"bandwidth_efficiency", "bandwidth eff."}, {"compute_efficiency", "compute eff."},
                  {"overhead_s", "per step"}, {"per_layer_s", "per layer"}, {"per_moe_layer_s", "per MoE layer"},
-                 {"per_sequence_s", "per sequence"},
+                 {"per_sequence_s", "per sequence"}, {"kv_read_per", "KV read per", false}, {"activations", "activations", false},
                  {"leave_one_out_median", "leave-one-out median"}, {"leave_one_out_worst", "worst"}});
         for (const auto& name : list_presets(PresetKind::efficiency)) {
             const EfficiencyPreset p = load_efficiency(name);
@@ -311,6 +311,8 @@ inline Table list_table(const std::string& what) {
                    converted(c.per_layer.in(seconds), c.per_layer.in(us), 1, "{} us"),
                    converted(c.per_moe_layer.in(seconds), c.per_moe_layer.in(us), 1, "{} us"),
                    converted(c.per_sequence.in(seconds), c.per_sequence.in(us), 1, "{} us"),
+                   // What the terms' bytes were (the efficiencies are of those bytes), as predict says them.
+                   text(c.kv_per_query_head ? "query head" : "KV head"), text(c.activation_traffic ? "through memory" : "on chip"),
                    share(p.leave_one_out_median), share(p.leave_one_out_worst)});
         }
         return t;
