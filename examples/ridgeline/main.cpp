@@ -847,7 +847,7 @@ void run_calibrate(const CalibrateOptions& o) {
                        (a.per_sequence ? ", " + in_us(c.per_sequence, c.per_sequence_error, " us a sequence") +
                                              (run.batches_differ ? "" : " (every row has the same batch: the fixed time again)")
                                        : "") +
-                       (c.activation_traffic ? ", activations through memory" : ", activations on chip"),
+                       ", activations " + std::string(cli::activations_words(c.activation_traffic)),
                    cli::shown(settled(100 * c.rms_relative_error), 1));
         fmt::print("the gap: {}\n", c.explanation);
         if (run.have_loo)

@@ -288,6 +288,11 @@ inline Table draft_head_table(const std::string& name, const ridgeline::DraftHea
     return t;
 }
 
+// What a fit's bandwidth efficiency is a fraction of, in the words predict, list efficiency and
+// calibrate's fit line share: how the attention read the KV, and where the activations went.
+inline const char* kv_read_words(bool per_query_head) { return per_query_head ? "query head" : "KV head"; }
+inline const char* activations_words(bool through_memory) { return through_memory ? "through memory" : "on chip"; }
+
 // `what`: "hardware", "models", "drafts" or "efficiency".
 inline Table list_table(const std::string& what) {
     using namespace ridgeline;
@@ -312,7 +317,7 @@ inline Table list_table(const std::string& what) {
                    converted(c.per_moe_layer.in(seconds), c.per_moe_layer.in(us), 1, "{} us"),
                    converted(c.per_sequence.in(seconds), c.per_sequence.in(us), 1, "{} us"),
                    // What the terms' bytes were (the efficiencies are of those bytes), as predict says them.
-                   text(c.kv_per_query_head ? "query head" : "KV head"), text(c.activation_traffic ? "through memory" : "on chip"),
+                   text(kv_read_words(c.kv_per_query_head)), text(activations_words(c.activation_traffic)),
                    share(p.leave_one_out_median), share(p.leave_one_out_worst)});
         }
         return t;
@@ -601,8 +606,8 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
                               : !fitted.unread.empty()                   ? text("unknown: " + fitted.unread + ", so the models and builds it was fitted on are not known")
                                                                          : null("-"));
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
-    add("kv_read_per", text(preset.fit.kv_per_query_head ? "query head" : "KV head"));
-    add("activations", text(preset.fit.activation_traffic ? "through memory" : "on chip"));
+    add("kv_read_per", text(kv_read_words(preset.fit.kv_per_query_head)));
+    add("activations", text(activations_words(preset.fit.activation_traffic)));
     add("activation_bytes", field_cell(Show::bytes, 0, r.estimate.activation_bytes.in(bytes)));
     add("batch", integer(w.batch));
     add("context_tokens", integer(w.context));

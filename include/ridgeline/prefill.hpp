@@ -87,9 +87,8 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
             link = communication(dep, m, chunk_workload, c);
         }
         // The busiest attention rank's sequences (StepCost::context_batch) read and write their cache.
-        // step_kv_bytes counts a decode step's tokens' activations (StepCost::kv_bytes); a chunk moves len tokens'.
-        const Bytes activations = (len - static_cast<double>(c.tokens_per_sequence)) * c.activation_bytes;
-        const Bytes kv = c.step_kv_bytes(B, static_cast<double>(start)) + c.context_batch(B) * (len * kv_written_per_token + activations);
+        // Each sequence's cache so far, and the chunk's len tokens' cache and activations.
+        const Bytes kv = c.context_batch(B) * (c.cache_bytes(static_cast<double>(start)) + len * (kv_written_per_token + c.activation_bytes));
         const Bytes bytes = c.fixed_bytes + routed + c.row_bytes(B * len) + kv;
         Flops attention{};
         for (std::size_t i = 0; i < c.context_count; ++i) {

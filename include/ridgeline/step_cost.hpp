@@ -540,8 +540,6 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
             const double share = k.kv_share(ta) / D;
             // A recurrent state is read and written each step.
             c.state_bytes += 2 * L * share * state_bytes(k, w.precision.kv, w.precision.state_format());
-            if (w.efficiency.activation_traffic)
-                c.activation_bytes += L * layer_activation_traffic(spec, h, t, par.attention_data) * par.activations.bytes_per_element();
             state_flops += L * k.state_flops_per_token() / T;
             k.reads(ta, [&](const ContextRead& r) {
                 StepCost::ContextTerm term;
@@ -561,6 +559,8 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
                 c.context_terms[c.context_count++] = term;
             });
         }, spec.attention);
+        if (w.efficiency.activation_traffic)
+            c.activation_bytes += L * layer_activation_traffic(spec, h, t, par.attention_data) * par.activations.bytes_per_element();
         const RoutedExperts e = routed_experts(spec, h);
         if (par.attention_data > 1 && !m.declared_parameters)
             rank_flops += 2 * L * std::visit([&](const auto& k) { return kind_parameters_per_device(k, h, ta); }, spec.attention) / D;
