@@ -20,7 +20,8 @@ void explain(const Diagnosis& d) {
         fmt::print("  the missing {:.0f}% is kernel efficiency, launch overhead or configuration\n", 100 * d.gap);
     if (d.verdict == Verdict::above_ceiling) {
         fmt::print("  any one of these would explain it:\n");
-        if (d.max_bits_per_weight) fmt::print("    - weights stored in at most {:.2f} bits each\n", *d.max_bits_per_weight);
+        if (d.max_bits_per_weight)
+            fmt::print("    - the linear layers stored in at most {:.2f} bits a weight (the embeddings and LM head as they are)\n", *d.max_bits_per_weight);
         if (d.min_devices) fmt::print("    - at least {} devices, a larger tensor-parallel degree that fits, links included\n", *d.min_devices);
         if (d.min_acceptance)
             fmt::print("    - speculative decoding with {} drafts accepted at least {:.1f}% of the time ({:.2f} tokens a verification, "

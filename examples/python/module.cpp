@@ -683,6 +683,11 @@ py::object diagnose_py(const py::object& model, const py::object& hardware, cons
                        const py::kwargs& kw) {
     Kwargs k("diagnose", kw);
     const auto tok_s = k.optional_number("measured_tokens_per_s"), tpot = k.optional_number("measured_tpot_s");
+    // A misspelt measurement (the CLI's measured_tpot_ms) is an unknown keyword, not a missing one.
+    if (!tok_s && !tpot)
+        for (const auto& item : kw)
+            if (const std::string key = item.first.cast<std::string>(); key.starts_with("measured") && key != "measured_tokens_per_s" && key != "measured_tpot_s")
+                throw py::type_error("diagnose() got an unexpected keyword argument '" + key + "' (measured_tokens_per_s or measured_tpot_s, in seconds)");
     const std::int64_t draft_tokens = k.integer("draft_tokens", 4);
     if (tok_s.has_value() == tpot.has_value())
         throw ridgeline::error("", "measured_tokens_per_s", tok_s ? number_text(*tok_s) : "none",
@@ -733,10 +738,11 @@ py::object predict_py(const py::object& model, const py::object& hardware, const
     // The calibration gives the efficiency and the times; keywords that would be ignored are refused.
     for (const char* key : {"efficiency", "overhead_s"})
         if (k.has(key)) throw ridgeline::error("", key, py::str(kw[key]).cast<std::string>(), "none: predict takes it from the calibration");
-    const Call c = setting(model, hardware, k);
-    const Workload w = at(c, "predict", batch, context);
     const EfficiencyPreset preset = path ? preset_named_by("calibration", [&] { return load_efficiency(*path); })
                                          : efficiency_from_json(json_of(calibration, "calibration"), "calibration");
+    // No hardware: the device the calibration was fitted on, as the CLI without -H.
+    const Call c = setting(model, hardware.is_none() ? py::object(py::str(preset.hardware)) : hardware, k);
+    const Workload w = at(c, "predict", batch, context);
     return to_python(cli::predict_table(c.s, w, preset).json());
 }
 
@@ -1614,6 +1620,15 @@ PYBIND11_MODULE(ridgeline, m) {
         "'seed_003' or a ridgeline.Assumptions), accounting ('read' or 'every'), attention_flops (bool), memory_fraction, "
         "runtime_reserve_bytes (or workload=ridgeline.Workload(...), whose batch and context are the defaults); max_context.";
     const auto doc = [&](const char* what) { return std::string(what) + settings; };
+    // diagnose and predict refuse efficiency and overhead_s (the ceiling, or the calibration's):
+    // their settings say so rather than list them (a review found them listed).
+    const auto doc_without_times = [&](const char* what, const char* why) {
+        std::string text = std::string(what) + settings;
+        const std::string listed = "lm_head, efficiency, overhead_s, assumptions";
+        if (const auto at = text.find(listed); at != std::string::npos)
+            text.replace(at, listed.size(), std::string("lm_head, assumptions"));
+        return text + " Not efficiency or overhead_s: " + why;
+    };
     m.def("decode", &decode_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
           doc("One decode step: the row `ridgeline decode --format json` prints.").c_str());
     m.def("ridge", &ridge_py, py::arg("model"), py::arg("hardware"), py::arg("context") = py::none(),
@@ -1641,11 +1656,14 @@ PYBIND11_MODULE(ridgeline, m) {
     m.def("operators", &operators_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
           doc("The decode step per operator, per device: a list of rows, as `ridgeline operators --format json` prints them.").c_str());
     m.def("diagnose", &diagnose_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
-          doc("From a measurement (keyword measured_tokens_per_s or measured_tpot_s; draft_tokens, default 4): the record "
-              "`ridgeline diagnose --format json` prints.").c_str());
-    m.def("predict", &predict_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),
-          doc("A step time with an efficiency preset (keyword calibration: a name in data/efficiency, a file, or the dict "
-              "calibrate() returns as 'preset'), with its range: the record `ridgeline predict --format json` prints.").c_str());
+          doc_without_times("From a measurement (keyword measured_tokens_per_s or measured_tpot_s; draft_tokens, default 4): the record "
+                            "`ridgeline diagnose --format json` prints.",
+                            "diagnose measures the gap to the ceiling.").c_str());
+    m.def("predict", &predict_py, py::arg("model"), py::arg("hardware") = py::none(), py::arg("batch") = py::none(), py::arg("context") = py::none(),
+          doc_without_times("A step time with an efficiency preset (keyword calibration: a name in data/efficiency, a file, or the dict "
+                            "calibrate() returns as 'preset'), with its range: the record `ridgeline predict --format json` prints. "
+                            "hardware defaults to the device the calibration was fitted on, as the CLI's -H.",
+                            "the calibration gives them.").c_str());
     m.def("calibrate", &calibrate_py, py::arg("measurements"),
           "Fit the overhead model to measurements (a name in data/measurements or a file); keywords hardware, engine, model, where "
           "(dict or list of 'KEY=VALUE'), per_layer, per_moe_layer, per_sequence, hold_compute, fit_compute, activations_on_chip. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "

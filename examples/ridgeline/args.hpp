@@ -142,14 +142,17 @@ inline constexpr std::size_t max_values = 100000;
 inline constexpr std::int64_t max_list_value = std::int64_t{1} << 40;
 
 // "1,8,64", "1..256x2" (doubling), "0..4096+512" (steps of 512), or a mix: "1,4..64x4".
-inline std::vector<std::int64_t> parse_list(const std::string& option, const std::string& s, std::int64_t min) {
+// `max`: the largest value (2^40 unless the flag's own bound is lower, as the degrees' 1024).
+inline std::vector<std::int64_t> parse_list(const std::string& option, const std::string& s, std::int64_t min, std::int64_t max = max_list_value) {
     const std::string expected = "a list such as 1,8,64 or a range such as 1..256x2 or " + std::to_string(min) +
-                                 "..4096+512, each value from " + std::to_string(min) + " to 2^40";
+                                 "..4096+512, each value from " + std::to_string(min) + " to " +
+                                 (max == max_list_value ? std::string("2^40") : std::to_string(max));
     const auto refuse = [&](const std::string& piece) { bad_value(option, s, expected + integer_problem(piece)); };
     const auto refuse_range = [&](const std::string& why) { bad_value(option, s, expected + " (" + why + ")"); };
-    const auto number = [&](const std::string& piece, std::int64_t at_least) {
+    // A step may be as large as any value; the values themselves stay within max.
+    const auto number = [&](const std::string& piece, std::int64_t at_least, std::int64_t at_most) {
         const auto v = decimal(piece);
-        if (!v || *v < at_least || *v > max_list_value) refuse(piece);
+        if (!v || *v < at_least || *v > at_most) refuse(piece);
         return *v;
     };
     std::vector<std::int64_t> out;
@@ -163,14 +166,14 @@ inline std::vector<std::int64_t> parse_list(const std::string& option, const std
         const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         const std::size_t dots = item.find("..");
         if (dots == std::string::npos) {
-            push(number(item, min));
+            push(number(item, min, max));
         } else {
-            const std::int64_t lo = number(item.substr(0, dots), min);
+            const std::int64_t lo = number(item.substr(0, dots), min, max);
             const std::string rest = item.substr(dots + 2);
             const std::size_t op = rest.find_first_of("x+");
             if (op == std::string::npos) refuse_range(item + " has no step: x2 to double, +512 to add 512");
-            const std::int64_t hi = number(rest.substr(0, op), min);
-            const std::int64_t step = number(rest.substr(op + 1), 0);
+            const std::int64_t hi = number(rest.substr(0, op), min, max);
+            const std::int64_t step = number(rest.substr(op + 1), 0, max_list_value);
             const bool times = rest[op] == 'x';
             if (hi < lo) refuse_range(item + " ends below its start");
             if (!times && step < 1) refuse_range(item + " adds 0");
@@ -312,10 +315,8 @@ inline constexpr std::int64_t most_degree = 1024;
 
 // Parallel degrees: a list or range (--tp 1..8x2), each from 1 to most_degree.
 inline std::vector<std::int64_t> parse_degrees(const std::string& option, const std::string& s) {
-    std::vector<std::int64_t> out = parse_list(option, s, 1);
-    for (const std::int64_t v : out)
-        if (v > most_degree) bad_value(option, s, "degrees from 1 to 1024");
-    return out;
+    // The degrees' own bound in the list's words (a review found 0 told "1 to 2^40", 1025 "1 to 1024").
+    return parse_list(option, s, 1, most_degree);
 }
 
 // The ranges of the flags that take a time or a size (0, or from the least to the most; the
@@ -372,8 +373,10 @@ inline std::int64_t parse_draft_tp(const std::string& option, const std::string&
 // what it expects of a model that has none.
 inline constexpr std::string_view mtp_draft = "mtp";
 inline std::string without_mtp_modules(const ridgeline::Model& m) {
-    return "a draft model, or mtp for a model with MTP modules: '" + echoed(std::string(m.name.view())) +
-           "' has none (num_nextn_predict_layers 0)";
+    // Qwen3-Next's config declares none, yet engines load its MTP module from the checkpoint:
+    // the config's count is what ridgeline models, so say that, not that the model has none.
+    return "a draft model, or mtp for a model whose config declares MTP modules: '" + echoed(std::string(m.name.view())) +
+           "' declares none (num_nextn_predict_layers 0 or absent; a module an engine loads without it is not modelled)";
 }
 // The speculative row's draft: mtp, the draft's name (a model or an EAGLE-3 head), or none (a
 // free draft).

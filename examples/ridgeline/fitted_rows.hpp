@@ -16,6 +16,10 @@ namespace cli {
 // cannot be read here. A row without a version counts as "version not stated".
 struct FittedRows {
     std::vector<std::string> models, versions;
+    // The batches and contexts (a request row's mean decode context) the rows span: a setting
+    // outside them extrapolates the fitted terms (a fixed time fitted at batch 3,072 says little
+    // about batch 1).
+    std::int64_t least_batch = 0, most_batch = 0, least_context = 0, most_context = 0;
     std::string unread;  // why the rows could not be read, where they could not: the caveats are then unknown, not absent
 };
 inline FittedRows fitted_rows(const ridgeline::EfficiencyPreset& preset) {
@@ -36,6 +40,12 @@ inline FittedRows fitted_rows(const ridgeline::EfficiencyPreset& preset) {
                               std::to_string(set.rows.size()) + " rows)";
                 return none;
             }
+            const ridgeline::Workload& w = set.rows[i].workload;
+            const bool first = out.models.empty();
+            out.least_batch = first ? w.batch : std::min(out.least_batch, w.batch);
+            out.most_batch = first ? w.batch : std::max(out.most_batch, w.batch);
+            out.least_context = first ? w.context : std::min(out.least_context, w.context);
+            out.most_context = first ? w.context : std::max(out.most_context, w.context);
             add(out.models, set.rows[i].model);
             add(out.versions, set.rows[i].engine_version.empty() ? "version not stated" : set.rows[i].engine_version);
         }

@@ -616,6 +616,13 @@ void run_ridge(const RidgeOptions& o) {
     cli::Table t(cli::ridge_columns());
     for (std::int64_t n : o.contexts.values) t.add(cli::ridge_cells(s, n, nstar));
     t.print(o.format);
+    // The two ends of n* read alike as numbers: say which holds (a review read 0 as a threshold).
+    if (o.format == cli::Output::table && (!nstar || *nstar == 0))
+        fmt::print("{}\n", nstar ? "n* 0: no batch turns compute-bound at any context, not even 0: each sequence's own reads (its KV or "
+                                   "recurrent state) take longer than its arithmetic"
+                                 : "n* none: some batch turns compute-bound at every context: each sequence's reads stop growing "
+                                   "(windowed or chunked layers, or recurrent ones alone) or its attention FLOPs outgrow "
+                                   "them (as MLA's can)");
     print_assumptions(o.format, s);
 }
 
@@ -942,6 +949,8 @@ void run_plot(const PlotOptions& o) {
 // ---------------------------------------------------------------------------------------------
 
 void run_plan(const cli::PlanOptions& a) {
+    // "-" is stdout to plot --out, but plan's table is there: a file named "-" would surprise.
+    if (a.svg && *a.svg == "-") cli::bad_value("--svg", "-", "a path to write the SVG to (plan prints its table on stdout; plot --out - writes an SVG there)");
     if (a.svg) cli::require_output_path("--svg", *a.svg, "the SVG");
     cli::PlanSetting setting = cli::plan_setting(a);
     // A search past a couple of seconds says where it is, on a terminal only (a pipe or a test
@@ -974,11 +983,17 @@ void run_plan(const cli::PlanOptions& a) {
     } else {
         // The front holds the plans that fit and meet the TTFT and ITL targets (a TPOT target is its
         // axis). No plans: the verdict below says so once. An empty front says why here.
-        if (rows.empty() && a.pareto)
-            fmt::print("no plan fits in memory{}\n", r.ttft_target && r.itl_target ? " within the TTFT and ITL targets"
-                                                     : r.ttft_target               ? " within the TTFT target"
-                                                     : r.itl_target                ? " within the ITL target"
-                                                                                   : "");
+        // CSV keeps its header with no rows, and says why on stderr: stdout stays CSV.
+        const std::string why = r.ttft_target && r.itl_target ? "no plan both fits in memory and meets the TTFT and ITL targets"
+                                : r.ttft_target               ? "no plan both fits in memory and meets the TTFT target"
+                                : r.itl_target                ? "no plan both fits in memory and meets the ITL target"
+                                                              : "no plan fits in memory";
+        if (a.format == cli::Output::csv) {
+            t.print(a.format);
+            if (rows.empty())
+                fmt::print(stderr, "{}\n", cli::printable(a.pareto ? why : naming_own_lever(result.verdict, plan_link_lever, "give one with --link-gb-per-s")));
+        } else if (rows.empty() && a.pareto)
+            fmt::print("{}\n", why);
         else if (!rows.empty()) t.print(a.format);
     }
     if (a.format == cli::Output::table) {
@@ -1318,6 +1333,8 @@ int main(int argc, char** argv) {
     auto* plot = app.add_subcommand("plot", "Write the roofline and tok/s-vs-batch picture as a standalone SVG");
     add_workload(plot, plot_o, Settings::one);
     redescribe(plot, "--format", "Not taken by plot: it writes an SVG (--out FILE, or - for stdout)");
+    redescribe(plot, "--batch", "Batch sizes: 1,8,64 or 1..256x2 (default 1..1024x2)");
+    redescribe(plot, "--context", "Context lengths in tokens: 0,4096 or 0..8192+1024 (default 0,4096,32768)");
     plot->add_option("--out,-o", plot_o.out, "Output file, or - for stdout (default roofline.svg)");
     plot->footer("Example: ridgeline plot -m llama-3.1-8b -b 1..1024x2 -c 0,4096,32768 -o roofline.svg (the batches and contexts shown are the defaults)");
 
@@ -1346,8 +1363,15 @@ int main(int argc, char** argv) {
         // CLI11 echoes the arguments it did not expect whole: cut them as ours are.
         std::string what = e.what();
         for (const std::string_view lead : {"was not expected: ", "were not expected: "})
-            if (const auto at = what.find(lead); at != std::string::npos)
-                what = what.substr(0, at + lead.size()) + cli::echoed(what.substr(at + lead.size()));
+            if (const auto at = what.find(lead); at != std::string::npos) {
+                // CLI11 lists them last first; the command's remaining() has them as typed.
+                std::string typed = what.substr(at + lead.size());
+                if (command && dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+                    typed.clear();
+                    for (const std::string& arg : command->remaining()) typed += (typed.empty() ? "" : " ") + arg;
+                }
+                what = what.substr(0, at + lead.size()) + cli::echoed(typed);
+            }
         if (command) return "ridgeline: " + cli::printable(what) + "\nRun `ridgeline " + command->get_name() + " --help` for its flags.\n";
         if (dynamic_cast<const CLI::RequiredError*>(&e) == nullptr)
             return "ridgeline: " + cli::printable(what) + "\nRun `ridgeline --help` for its commands.\n";
@@ -1361,15 +1385,15 @@ int main(int argc, char** argv) {
         return Hardware{};
     };
     // An unknown first word is a command misspelt, not a missing one (CLI11 says "A subcommand is required").
-    if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+    // A lone - or -- is such a word too: no command starts with it, and none may follow --.
+    const bool lone_dash = argc > 1 && (std::string_view(argv[1]) == "-" || std::string_view(argv[1]) == "--");
+    if (argc > 1 && (argv[1][0] != '-' || lone_dash) && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
         fmt::print(stderr, "ridgeline: command: got \"{}\", expected one of (closest first): {}\n", cli::printable(cli::echoed(argv[1])),
                    closest_first(commands, argv[1]));
         return 2;
     }
-    // Every flag but --help belongs to a command: one before any names itself, not a missing
-    // command (a lone - or -- is CLI11's to report).
-    if (argc > 1 && argv[1][0] == '-' && std::string_view(argv[1]) != "-" && std::string_view(argv[1]) != "--" &&
-        std::string_view(argv[1]) != "-h" && std::string_view(argv[1]) != "--help") {
+    // Every flag but --help belongs to a command: one before any names itself, not a missing command.
+    if (argc > 1 && argv[1][0] == '-' && std::string_view(argv[1]) != "-h" && std::string_view(argv[1]) != "--help") {
         const std::string typed = argv[1];
         const std::string flag = typed.substr(0, typed.find('='));  // --tp=2 names --tp
         bool some_command_has_it = false;

@@ -516,16 +516,28 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
     add("fits", Cell{d.memory.fits(), d.memory.fits() ? "yes" : "NO"});
     std::string reading;
     if (d.verdict == Verdict::near_ceiling) {
-        reading = "at the byte budget: more speed needs fewer bytes per token or more bandwidth";
+        reading = d.ceiling.links_bound                ? "at the links' budget: more speed needs fewer or faster all-reduces (a smaller tensor-parallel group, a faster link)"
+                  : d.ceiling.bound == Bound::compute ? "at the compute budget: more speed needs fewer FLOPs per token or more compute"
+                                                       : "at the byte budget: more speed needs fewer bytes per token or more bandwidth";
     } else if (d.verdict == Verdict::gap) {
-        // In calibrate's words: one measurement cannot tell the terms apart, so it says what a
-        // fixed time alone would be, and what bandwidth efficiency alone would be.
+        // In calibrate's words: one measurement cannot tell the terms apart, so it says what each
+        // alone would be: a fixed time, the bandwidth's efficiency, the compute's.
         const Seconds above = d.measured_step - d.ceiling.step_time;
+        // Each term as calibrate fits it: a compute efficiency below the floor its fits keep
+        // (CalibrationTerms::lowest_compute) is no explanation calibrate would give.
+        const bool compute_offered = d.compute_efficiency_alone >= CalibrationTerms{}.lowest_compute;
+        const bool staged = s.dep.parallel.pipeline > 1;
         reading = shown(100 * d.gap, 0, "{}% below the ceiling, ") + shown(above.in(ms), 2, "{} ms a step above its ") +
-                  shown(d.ceiling.step_time.in(ms), 2, "{} ms: ") + shown(above.in(ms), 2, "a fixed time per step of {} ms alone, ") +
-                  shown(100 * d.ceiling.memory_time.in(seconds) / (d.ceiling.memory_time + above).in(seconds), 0,
-                        "or bandwidth efficiency below peak at {}% alone, would explain it (calibrate tells them apart)");
+                  shown(d.ceiling.step_time.in(ms), 2, "{} ms") + (d.ceiling.bound == Bound::compute ? " (compute-bound): " : ": ") +
+                  shown(d.overhead_alone.in(ms), 2, staged ? "a fixed time per step of {} ms a stage alone, " : "a fixed time per step of {} ms alone, ") +
+                  shown(100 * d.bandwidth_efficiency_alone, 0, compute_offered ? "bandwidth efficiency below peak at {}% alone, " : "or bandwidth efficiency below peak at {}% alone") +
+                  (compute_offered ? shown(100 * d.compute_efficiency_alone, 0, "or compute efficiency below peak at {}% alone") : std::string()) +
+                  " would explain it (calibrate tells them apart)";
         add("gap", converted(d.gap, 100 * d.gap, 1, "{}%"));
+        // The same figures as numbers, for a reader of the JSON.
+        add("overhead_alone_s", converted(d.overhead_alone.in(seconds), d.overhead_alone.in(ms), 3, "{} ms"));
+        add("bandwidth_efficiency_alone", converted(d.bandwidth_efficiency_alone, 100 * d.bandwidth_efficiency_alone, 1, "{}%"));
+        add("compute_efficiency_alone", converted(d.compute_efficiency_alone, 100 * d.compute_efficiency_alone, 1, "{}%"));
     } else {
         // Offer the explanations only where one exists; none at all is itself the finding.
         reading = d.max_bits_per_weight || d.min_devices || d.min_acceptance
@@ -541,8 +553,8 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
         };
         if (d.max_bits_per_weight) add("max_bits_per_weight", number(*d.max_bits_per_weight, 2));
         else none("max_bits_per_weight", compute_bound            ? "compute-bound: fewer bits leave its arithmetic"
-                                          : d.bits_limited_by_memory ? "the KV and activations alone fill the memory"
-                                                                     : "the KV, the embedding rows and the links alone take longer");
+                                          : d.bits_limited_by_memory ? "the KV, the activations and the tables in their own formats alone fill the memory"
+                                                                     : "the KV, the tables in their own formats and the links alone take longer");
         if (d.max_bits_per_weight)
             add("max_bits_limited_by", text(d.bits_limited_by_memory ? "memory (the measured step allows more bits; no more fit)"
                                                                      : "the measured step's time"));
@@ -599,12 +611,25 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
         return out;
     };
     const bool other_models = !models.empty() && std::find(models.begin(), models.end(), std::string(s.m.name.view())) == models.end();
-    add("calibration_models", other_models ? text("fitted on rows of " + join(models) + " (engine builds: " + join(fitted.versions) + "), not " +
-                                                  std::string(s.m.name.view()) + ": its leave-one-out error and range are of those models, and its fixed times carry over to this one unscaled")
+    add("calibration_models", other_models ? text("fitted on rows of " + join(models) + ", not " + std::string(s.m.name.view()) +
+                                                  ": its leave-one-out error and range are of those models, and its fixed times carry over to this one unscaled")
                                            : null("-"));
-    add("calibration_builds", !other_models && !fitted.versions.empty() ? text("fitted on rows of engine builds: " + join(fitted.versions))
-                              : !fitted.unread.empty()                   ? text("unknown: " + fitted.unread + ", so the models and builds it was fitted on are not known")
-                                                                         : null("-"));
+    // The builds whatever the models, so a reader finds them under one key (a review found them
+    // folded into calibration_models where the models differ).
+    add("calibration_builds", !fitted.versions.empty() ? text("fitted on rows of engine builds: " + join(fitted.versions))
+                              : !fitted.unread.empty() ? text("unknown: " + fitted.unread + ", so the models and builds it was fitted on are not known")
+                                                       : null("-"));
+    // A setting outside the batches or contexts the rows span extrapolates the terms: say which.
+    std::string outside;
+    if (!fitted.models.empty()) {
+        const auto span = [](std::int64_t lo, std::int64_t hi) { return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi); };
+        if (w.batch < fitted.least_batch || w.batch > fitted.most_batch)
+            outside = "batch " + std::to_string(w.batch) + " is outside the fitted rows' " + span(fitted.least_batch, fitted.most_batch);
+        if (w.context < fitted.least_context || w.context > fitted.most_context)
+            outside += (outside.empty() ? "" : "; ") + std::string("context ") + std::to_string(w.context) + " is outside the fitted rows' " +
+                       span(fitted.least_context, fitted.most_context) + " tokens";
+    }
+    add("calibration_range", outside.empty() ? null("-") : text(outside + ": the fitted terms are extrapolated"));
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
     add("kv_read_per", text(kv_read_words(preset.fit.kv_per_query_head)));
     add("activations", text(activations_words(preset.fit.activation_traffic)));
@@ -613,8 +638,10 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     add("context_tokens", integer(w.context));
     add("ceiling_step_s", time(r.ceiling.step_time));
     add("predicted_step_s", time(r.estimate.step_time));
-    add("fastest_step_s", time(r.fastest));
-    add("slowest_step_s", time(r.slowest));
+    // An unknown range is no range: null, not the estimate twice (a review read it as exact).
+    const bool known = r.basis != RangeBasis::none;
+    add("fastest_step_s", known ? time(r.fastest) : null("-"));
+    add("slowest_step_s", known ? time(r.slowest) : null("-"));
     add("range_from", text(range_basis_name(r.basis)));
     add("predicted_tokens_per_s", number(r.estimate.tokens_per_s.in(per_s), 1));
     add("ceiling_tokens_per_s", number(r.ceiling.tokens_per_s.in(per_s), 1));
@@ -646,6 +673,14 @@ inline std::optional<std::string> row_field(const ridgeline::MeasuredRow& r, con
     if (key == "tp") return std::to_string(r.parallel.tensor);
     if (key == "batch") return std::to_string(r.workload.batch);
     return std::nullopt;
+}
+
+// What --where matches and lists for a row: its value, or "(none stated)" where it has none (a
+// review found the word listed as a value and then refused as one).
+inline constexpr const char* none_stated = "(none stated)";
+inline std::string where_value(const ridgeline::MeasuredRow& r, const std::string& key) {
+    const std::string v = row_field(r, key).value_or("");
+    return v.empty() ? none_stated : v;
 }
 
 // A --where filter "KEY=VALUE" split in two, KEY one of where_keys. `fail(value, expected)`
@@ -728,7 +763,7 @@ inline std::optional<FilterLeavingNone> filter_leaving_none(const CalibrateReque
         std::vector<std::string> values;
         bool any = false;
         for (const ridgeline::MeasuredRow& r : set.rows) {
-            const std::string v = row_field(r, key).value_or("");
+            const std::string v = where_value(r, key);
             any = any || v == value;
             if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
         }
@@ -742,7 +777,7 @@ inline std::optional<FilterLeavingNone> filter_leaving_none(const CalibrateReque
             return a >= 0 && b >= 0 ? a < b : x < y;
         });
         std::string list;
-        for (std::size_t i = 0; i < values.size() && i < 30; ++i) list += (i ? ", " : "") + (values[i].empty() ? "(none stated)" : values[i]);
+        for (std::size_t i = 0; i < values.size() && i < 30; ++i) list += (i ? ", " : "") + values[i];
         if (values.size() > 30) list += ", ... (" + std::to_string(values.size() - 30) + " more)";
         return FilterLeavingNone{key, value, "a value some row of " + a.measurements + " has: " + list, at >= flags};
     }
@@ -761,7 +796,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         if (a.engine && r.engine != *a.engine) continue;
         if (a.model && r.model != *a.model) continue;
         bool match = true;
-        for (const auto& [k, v] : a.where) match = match && row_field(r, k) == v;
+        for (const auto& [k, v] : a.where) match = match && where_value(r, k) == v;
         if (!match) continue;
         if (run.hardware.empty()) run.hardware = r.hardware;
         if (r.hardware != run.hardware) {
@@ -965,7 +1000,7 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
     std::string engine = a.engine.value_or("");
     if (!a.engine)
         for (const std::string& e : run.engines) engine += (engine.empty() ? "" : " + ") + e;
-    j["engine"] = engine.empty() ? "not stated in " + a.measurements : engine;
+    j["engine"] = engine.empty() ? "(engine not stated in " + a.measurements + ")" : engine;
     j["hardware"] = run.hardware;
     j["measurements"] = a.measurements;
     j["filters"] = nlohmann::ordered_json::array();

@@ -417,7 +417,7 @@ try {
   await page.waitForFunction(() => document.querySelector("#error-draft").textContent.includes("mtp"));
   const mtpError = await page.textContent("#error-draft");
   check("mtp drafting without MTP modules is refused beside the draft field", mtpError,
-        `draft: got "mtp", expected a draft model, or mtp for a model with MTP modules: 'llama-3.1-70b' has none (num_nextn_predict_layers 0)`);
+        `draft: got "mtp", expected a draft model, or mtp for a model whose config declares MTP modules: 'llama-3.1-70b' declares none (num_nextn_predict_layers 0 or absent; a module an engine loads without it is not modelled)`);
   check("the CLI refuses it with the same words, naming its flag", cliError("speculative", "-m", "llama-3.1-70b", "--draft", "mtp"),
         "ridgeline: --" + mtpError);
   await page.selectOption("#draft", "");

@@ -26,7 +26,7 @@ namespace ridgeline {
 struct RidgeRow {
     std::int64_t context = 0;
     RidgeBatch ridge = RidgeBatch::never();
-    std::optional<double> n_star{};  // none: no context is compute-bound at any batch
+    std::optional<double> n_star{};  // none: some batch is compute-bound at every context (n_star in ridge.hpp)
 };
 
 // `n_star` is the setting's, computed once for all its contexts.
@@ -98,7 +98,9 @@ inline const Schema<CapacityRow>& capacity_fields() {
         // of them in flight, and each replica its own.
         {"sequences", "all sequences", Show::number,
          [](const CapacityRow& r) { return r.largest ? V{r.sequences()} : V{Null{}}; }, 0},
-        {"kv_tokens_held", "all KV tokens", Show::number,
+        // Context tokens, sequences x context: a windowed layer caches only its window of them
+        // (the key keeps its name; the header says what it counts).
+        {"kv_tokens_held", "all context tokens", Show::number,
          [](const CapacityRow& r) { return r.largest ? V{r.sequences() * static_cast<double>(r.context)} : V{Null{}}; }, 0},
         {"batch", "batch", Show::count, [](const CapacityRow& r) { return V{r.batch}; }},
         {"longest_context_tokens", "longest context", Show::count,

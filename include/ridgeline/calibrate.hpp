@@ -122,6 +122,8 @@ struct GapParts {
     Seconds per_sequence{};
     Seconds activations{};  // activations written and read back (Efficiency::activation_traffic), at the fitted bandwidth
 };
+// `p` and `ceiling` are means over the rows of the fit's terms and of the ceiling: the fit's gap,
+// not the measured one (a review read the measured gap into "spends above its ceiling").
 inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
     const Seconds total = p.bandwidth + p.compute + p.overhead + p.per_layer + p.per_moe_layer + p.per_sequence + p.activations;
     const auto ms_text = [](Seconds t) {
@@ -144,7 +146,7 @@ inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
         if (x.t > most->t) most = &x;
     const double share = static_cast<double>(most->t / total);
     return std::string(share > 0.5 ? "mostly " : "largest part: ") + most->words + ", " + ms_text(most->t) + " of the " +
-           ms_text(total) + " ms a step spends above its " + ms_text(ceiling) + " ms ceiling";
+           ms_text(total) + " ms the fit adds to a mean " + ms_text(ceiling) + " ms ceiling";
 }
 
 namespace calibrate_detail {
@@ -254,10 +256,12 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s),
               terms.held.per_moe_layer.in(s), terms.held.per_sequence.in(s)};
     const Hardware& hw = p.hardware();
-    if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && terms.held.bandwidth == 1 && hw.measured_bandwidth))
+    if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && terms.held.bandwidth == 1))
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(), {}, {}};
-    // validate(hw) has held it within (0, peak].
-    const double measured = hw.measured_bandwidth->in(GB_per_s), peak = hw.memory_bandwidth.in(GB_per_s);
+    // validate(hw) has held it within (0, peak]. A preset without a measured figure holds the
+    // peak, and says so (a review found such a fit's basis missing).
+    const double peak = hw.memory_bandwidth.in(GB_per_s);
+    const double measured = hw.measured_bandwidth ? hw.measured_bandwidth->in(GB_per_s) : peak;
     held.a = peak / measured;
     // The row at the measured bandwidth with no time fitted: slower, a fixed time explains the
     // rest; faster, the bandwidth itself must be higher, so it is fitted with no fixed time. Rows
@@ -272,7 +276,8 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     bool compute_bound = true;
     for (const Part& q : r.parts)
         if (q.weight > 0 && held.c * q.compute < held.a * q.memory) compute_bound = false;
-    const std::string held_at = "held at the device's measured " + number_text(measured) + " of " + number_text(peak) + " GB/s";
+    const std::string held_at = hw.measured_bandwidth ? "held at the device's measured " + number_text(measured) + " of " + number_text(peak) + " GB/s"
+                                                      : "held at the device's peak " + number_text(peak) + " GB/s, its preset giving no measured figure";
     // Compute-bound: no bandwidth moves the row. Slower, the fixed time explains the rest; faster,
     // the held compute efficiency is too low for it (only a caller holding it below 1 gets here:
     // at peak the row would be above its ceiling and set aside).
@@ -289,7 +294,7 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     if (allowed & 16u) held.e = 0;
     if (allowed & 32u) held.q = 0;
     return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(),
-                  "fitted: " + (subset.size() == 1 ? std::string("the one row reads") : "the fastest of " + one_row + " reads") + " faster than the device's measured " + number_text(measured) + " GB/s", {}};
+                  "fitted: " + (subset.size() == 1 ? std::string("the one row reads") : "the fastest of " + one_row + " reads") + " faster than the device's " + (hw.measured_bandwidth ? "measured " : "peak ") + number_text(measured) + " GB/s", {}};
 }
 
 // `free`, the fit under one KV reading with the terms asked, or the same with the compute

@@ -49,6 +49,8 @@ public:
         if (!given(key)) return 0;
         const Node n = root_.at(key);
         if (n.value().is_number_integer() && n.value().get<std::int64_t>() == 0) return 0;
+        // 0 is a count too: a negative one is refused as one (a review found "a positive integer").
+        if (n.value().is_number_integer() && n.value().get<std::int64_t>() < 0) n.fail("a count: 0 or a positive integer");
         return n.positive_integer();
     }
     // A positive integer no larger than the layer count (a step or a frequency in layers).

@@ -39,7 +39,9 @@ struct Diagnosis {
     // measurement is of another setting (fewer bits, more devices, a shorter context).
     MemoryUse memory{};
     // When above the ceiling, each of these alone would explain the measurement:
-    std::optional<double> max_bits_per_weight{};  // weights stored in at most this many bits (KV and links as stated)
+    // The linear layers and experts (what --weights sets) stored in at most this many bits, the
+    // embeddings and an untied LM head in their own formats, the KV and links as stated.
+    std::optional<double> max_bits_per_weight{};
     // Whether memory, not the step's time, sets that limit: the weights at those bits must also fit
     // beside the KV and activations (nullopt above then means not even the KV fits).
     bool bits_limited_by_memory = false;
@@ -56,6 +58,14 @@ struct Diagnosis {
     std::optional<double> min_accepted_tokens{};
     std::int64_t verification_past = 0;           // not costed: context + g passes these positions (the model's or 2^40)
     std::int64_t draft_tokens = 4;
+    // At or below the ceiling, what each term alone would have to be to take the measured step,
+    // as calibrate's terms (one measurement cannot tell them apart): a fixed time added to each
+    // step of each pipeline stage (Efficiency::overhead), or the bandwidth or the compute at this
+    // fraction of peak (each stage's memory or arithmetic then takes what the links leave of the
+    // step; the other bound stays as it was).
+    Seconds overhead_alone{};
+    double bandwidth_efficiency_alone = 1;
+    double compute_efficiency_alone = 1;
 };
 
 // `near`: the fraction of the ceiling that counts as at it (seed 003: "within 10%").
@@ -90,15 +100,29 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         const auto stages = static_cast<double>(dep.parallel.pipeline);
         const Seconds reading = (measured_step - (d.ceiling.step_time - stages * d.ceiling.memory_time)) / stages;
         const Bytes allowed = reading * hw.memory_bandwidth - c.step_kv_bytes(static_cast<double>(w.batch), static_cast<double>(w.context)) - rows;
-        const Bytes weights = c.weight_bytes(w.batch) - rows;
         if (allowed > Bytes{} && !compute_bound) {
-            const double bits = w.precision.weights.bits_per_element();
-            d.max_bits_per_weight = bits * static_cast<double>(allowed / weights);
-            // And they must fit: the busiest device's weights scale with their bits too.
+            // The bits are those of what --weights stores (the linear layers and the experts); the
+            // embeddings and an untied LM head keep the formats the stated precision gives them
+            // (unset: the weights', as stated), as --weights over it would leave them
+            // (store_weights_as). So the bytes are affine in those bits, not proportional: stored
+            // at 8 and at 16 bits they give the line.
+            const auto stored_at = [&](Format f) {
+                Workload at = ideal;
+                at.precision.embeddings = ideal.precision.embedding_format();
+                at.precision.lm_head = ideal.precision.lm_head_format();
+                at.precision.weights = f;
+                at.precision.experts.reset();
+                return std::pair{step_cost(m, at, dep.parallel).weight_bytes(w.batch) - rows, memory_use(dep, m, at).weights};
+            };
+            const auto [read8, held8] = stored_at(formats::fp8);
+            const auto [read16, held16] = stored_at(formats::bf16);
+            d.max_bits_per_weight = 8.0 + 8.0 * static_cast<double>((allowed - read8) / (read16 - read8));
+            // And they must fit: the busiest device's weights move with their bits too.
             const MemoryUse& mem = d.ceiling.memory;
             const Bytes room = mem.budget - mem.kv - mem.activations;
-            const double fitting = room > Bytes{} ? bits * static_cast<double>(room / mem.weights) : 0.0;
-            if (fitting < *d.max_bits_per_weight) {
+            const double fitting = 8.0 + 8.0 * static_cast<double>((room - held8) / (held16 - held8));
+            if (*d.max_bits_per_weight <= 0) d.max_bits_per_weight.reset();  // the tables and the KV alone take longer
+            if (d.max_bits_per_weight && fitting < *d.max_bits_per_weight) {
                 d.bits_limited_by_memory = true;
                 d.max_bits_per_weight = fitting > 0 ? std::optional<double>(fitting) : std::nullopt;
             }
@@ -146,11 +170,18 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
             d.min_acceptance = hi;
             d.min_accepted_tokens = wanted;
         }
-    } else if (d.fraction_of_ceiling >= near) {
-        d.verdict = Verdict::near_ceiling;
     } else {
-        d.verdict = Verdict::gap;
-        d.gap = 1.0 - d.fraction_of_ceiling;
+        d.verdict = d.fraction_of_ceiling >= near ? Verdict::near_ceiling : Verdict::gap;
+        d.gap = d.verdict == Verdict::gap ? 1.0 - d.fraction_of_ceiling : 0.0;
+        // The step is stages x max(memory, compute) plus the links and hops; a lower efficiency
+        // lengthens its own term only, so it must fill what the links leave of the measured step.
+        const auto stages = static_cast<double>(dep.parallel.pipeline);
+        const Seconds roof = d.ceiling.memory_time > d.ceiling.compute_time ? d.ceiling.memory_time : d.ceiling.compute_time;
+        const Seconds per_stage = (measured_step - (d.ceiling.step_time - stages * roof)) / stages;
+        // Efficiency::overhead is paid once a stage, as calibrate fits it.
+        d.overhead_alone = (measured_step - d.ceiling.step_time) / stages;
+        d.bandwidth_efficiency_alone = static_cast<double>(d.ceiling.memory_time / per_stage);
+        d.compute_efficiency_alone = static_cast<double>(d.ceiling.compute_time / per_stage);
     }
     return d;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "calibrate.hpp"
 #include "catalogue.hpp"
@@ -68,6 +69,19 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
         return root.has(key) ? s(number_in(key, 0, high, expected)) : Seconds{};
     };
     const auto given = [&](const char* key) { return root.has(key) && !root.at(key).value().is_null(); };
+    // A fit calibrate saved (it names its rows) writes every term it had, and a term flagged as
+    // fitted has its time: one missing is a file cut short, not a zero (a review found a preset
+    // without overhead_s predicting 0.6 ms a step faster, silently). A hand-written preset of a
+    // bandwidth efficiency alone still reads, its other terms at their ideal values.
+    const bool saved_fit = root.has("rows");
+    const auto flagged = [&](const char* term) { return root.has(term) && root.at(term).value().is_boolean() && root.at(term).value().get<bool>(); };
+    for (const auto& [needed, key, expected] :
+         {std::tuple{saved_fit || flagged("compute_term"), "compute_efficiency", "a fraction in [1e-6, 1]"},
+          std::tuple{saved_fit, "overhead_s", "a time in seconds from 0 to 1000"},
+          std::tuple{saved_fit || flagged("per_layer_term"), "per_layer_s", "a time in seconds from 0 to 1"},
+          std::tuple{flagged("per_moe_layer_term"), "per_moe_layer_s", "a time in seconds from 0 to 1"},
+          std::tuple{flagged("per_sequence_term"), "per_sequence_s", "a time in seconds from 0 to 1"}})
+        if (needed) (void)root.need(key, expected);
     p.fit.bandwidth_efficiency = fraction("bandwidth_efficiency");
     p.fit.compute_efficiency = root.has("compute_efficiency") ? fraction("compute_efficiency") : 1.0;
     p.fit.overhead = time("overhead_s", 1000, "a time in seconds from 0 to 1000");

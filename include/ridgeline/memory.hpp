@@ -4,6 +4,7 @@
 // layer kinds say what a device holds of each layer (layers.hpp), as they do for step costs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -67,8 +68,10 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
     const double pw = p.weights.bytes_per_element().in(bytes);
     const double table = derived_parameters(m).embeddings;
     const double table_bytes = table / T * p.embedding_format().bytes_per_element().in(bytes);
-    if (m.declared_parameters) {  // a declared count: split evenly, no layer structure
-        const double rest = (*m.declared_parameters - table) / T * pw;
+    if (m.declared_parameters) {  // a declared count: split evenly, no layer structure; an untied head in its format
+        const double others = *m.declared_parameters - table;
+        const double head_part = m.tied_embeddings ? 0.0 : std::min(static_cast<double>(m.vocab_size) * h, others > 0 ? others : 0.0);
+        const double rest = (others - head_part) / T * pw + head_part / T * p.lm_head_format().bytes_per_element().in(bytes);
         return bytes((rest + table_bytes) / static_cast<double>(par.pipeline));
     }
     const double layers = layer_weights_per_device(m, p, par).in(bytes);

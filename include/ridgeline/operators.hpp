@@ -6,6 +6,7 @@
 // exactly it when every operator has the same bound.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -134,8 +135,39 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
                 const Bytes touched = rt.layers * expected_busiest_group_experts(rt.experts, rt.per_token, tokens, rt.groups) * rt.bytes_per_expert;
                 // The mean device's FLOPs per sequence, and the busiest group's extra over the
                 // batch (StepCost::routed_imbalance_flops), as the step charges them.
-                b.add(name, L, gi, touched, Bytes{},
-                      flop(2.0 * rt.layers * rt.per_token * expert / t * b.tokens) + rt.imbalance_flops(tokens) / b.batch);
+                const Flops per_sequence = flop(2.0 * rt.layers * rt.per_token * expert / t * b.tokens);
+                b.add(name, L, gi, touched, Bytes{}, per_sequence + rt.imbalance_flops(tokens) / b.batch);
+                // The experts a batch touches grow with it, so its crossing is not the row's bytes
+                // over the surplus (a review found it moving with the row's batch). Arithmetic less
+                // reading at B sequences may first fall (each sequence touches new experts) before
+                // it rises (they are all touched, the FLOPs keep growing): doubling from one
+                // sequence finds the first power of two past the crossing, bisection the first
+                // positive batch below it, and the crossing is interpolated from the batch before.
+                const auto excess = [&](double sequences) {
+                    const auto n = static_cast<std::int64_t>(sequences) * w.tokens_per_sequence;
+                    const Bytes read = rt.layers * expected_busiest_group_experts(rt.experts, rt.per_token, n, rt.groups) * rt.bytes_per_expert;
+                    return ((sequences * per_sequence + rt.imbalance_flops(n)) / b.rates.peak - read / b.rates.bandwidth).in(s);
+                };
+                Operator& o = b.out.back();
+                o.compute_bound_batch = RidgeBatch::never();
+                constexpr double most = 1099511627776.0;  // 2^40 sequences: the batch flags' bound
+                if (const double one = excess(1); one > 0) {
+                    // Compute-bound from one sequence: where one sequence's experts would meet it.
+                    const Seconds reading = (rt.layers * expected_busiest_group_experts(rt.experts, rt.per_token, w.tokens_per_sequence, rt.groups) *
+                                             rt.bytes_per_expert) / b.rates.bandwidth;
+                    o.compute_bound_batch = RidgeBatch::at(reading.in(s) / (one + reading.in(s)));
+                } else {
+                    double hi = 2;
+                    while (hi < most && !(excess(hi) > 0)) hi *= 2;
+                    double lo = hi / 2;  // excess(lo) <= 0 < excess(hi), unless none up to 2^40
+                    if (!(excess(hi) > 0)) continue;
+                    while (hi - lo > 1) {
+                        const double mid = std::floor((lo + hi) / 2);
+                        (excess(mid) > 0 ? hi : lo) = mid;
+                    }
+                    const double before = excess(lo), after = excess(hi);
+                    o.compute_bound_batch = RidgeBatch::at(lo - before / (after - before));
+                }
             }
         };
         std::visit([&](const auto& a) {

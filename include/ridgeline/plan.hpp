@@ -669,7 +669,14 @@ inline PlanResult plan(const PlanRequest& r) {
                         "TTFT " + number_text(std::round(row.serving.ttft.in(ms))) + " ms";
         // A TTFT that holds a queue's wait says so (aggregated, prompts bringing more than a chunk a step).
         if (!row.serving.keeps_up) d += " with prompts queueing for chunks";
-        if (row.cost_per_million_tokens) d += ", " + number_text(std::round(*row.cost_per_million_tokens * 1000) / 1000) + " per million tokens";
+        // Three decimals, or two significant figures where those would show 0 (a review's 1e-5 an
+        // hour), as the table's column shows it.
+        if (row.cost_per_million_tokens) {
+            const double c = *row.cost_per_million_tokens, rounded = std::round(c * 1000) / 1000;
+            char small[32];
+            std::snprintf(small, sizeof small, "%.2g", c);
+            d += ", " + (rounded == 0 && c > 0 ? std::string(small) : number_text(rounded)) + " per million tokens";
+        }
         return d;
     };
     // Why `loser` did worse than `winner`.
@@ -717,7 +724,7 @@ inline PlanResult plan(const PlanRequest& r) {
     };
     // Without a latency target, what no plan does is fit (the model and one request's KV).
     const bool targets = r.tpot_target || r.ttft_target || r.itl_target;
-    const std::string limit = " within " + std::to_string(r.max_devices) + " devices";
+    const std::string limit = " within " + std::to_string(r.max_devices) + (r.max_devices == 1 ? " device" : " devices");
     const std::string within = (targets ? " plan meets the targets" : " plan fits in memory") + limit;
     if (out.plans.empty()) {
         // With targets, a search where nothing held its load in memory failed on memory first.
@@ -733,6 +740,9 @@ inline PlanResult plan(const PlanRequest& r) {
             if (const PlanRow* best = first_of(m))
                 out.verdict += std::string("; ") + mode_name(m) + " at best " + describe(*best) +
                                tied_below(*best, win).value_or(lost(m, win.mode));
+            else if (m == ServingMode::disaggregated && r.max_devices < 2)  // not memory, not the targets: the count
+                out.verdict += "; no disaggregated plan: it needs at least 2 devices (a decode replica and a prefill pool), above the " +
+                               std::to_string(r.max_devices) + " allowed";
             else if (!mode_served[i] && mode_refused[i])  // never served: why not, not the targets
                 out.verdict += std::string("; no ") + mode_name(m) + " plan: " +
                                naming_own_lever(mode_refused[i]->what(), link_bandwidth_lever, plan_link_lever);

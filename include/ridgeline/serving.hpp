@@ -39,7 +39,7 @@
 //    is sized to the arrival rate (its devices per decode replica may be fractional; a pipelined
 //    replica takes a prompt every stage; no queueing is modelled). TTFT is one prefill plus the
 //    prompt's KV (as kept: windows and recurrent states included) sent to the decode replica over the
-//    scale-out network; where the device has no scale-out figure, over the scale-up link if a
+//    scale-out network, each device receiving what it keeps (a replicated cache whole); where the device has no scale-out figure, over the scale-up link if a
 //    prefill replica and a decode replica fit in one domain, else over the link the deployment gives.
 //  - Prefill apart (co-located, but each prompt's prefill a forward pass of its own that carries
 //    no decode tokens while the running sequences wait: vLLM's V0 scheduler without chunked
@@ -515,10 +515,32 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             itl_added = step_with(last_mixed.added(most)) - s.decode_tpot;
             if (s.keeps_up) {
                 // Each of the prompt's own chunk steps, with the others' prompts in the room it leaves.
+                // A step carries one riding chunk of a kind with that kind's per_step chance, or
+                // none, and is costed with all its tokens at once: costed apart, each addition
+                // could hide under the same step's memory time and the sum miss the arithmetic
+                // that both together bring (a review found 12.3 ms where the step takes 14.7).
+                // A rider is cut to the room the step leaves (the budget is a chunk a step), its chance
+                // raised to keep its expected tokens, until the room is always full.
                 const auto chunk = static_cast<double>(traffic.prefill_chunk);
                 const auto own_step = [&](double tokens) {
-                    return step_with(mixed.added(tokens) +
-                                     serving_detail::riding_added(chunk_steps(traffic, load.room_rate * (chunk - tokens) / chunk), 1, mixed));
+                    const double room = chunk - tokens;
+                    std::array<ChunkSteps, 2> riders = chunk_steps(traffic, load.room_rate * room / chunk);
+                    double riding = 0;
+                    for (ChunkSteps& k : riders) {
+                        if (k.per_step <= 0 || room <= 0) {
+                            k.per_step = 0;
+                            continue;
+                        }
+                        if (k.tokens > room) {
+                            k.per_step *= k.tokens / room;
+                            k.tokens = room;
+                        }
+                        riding += k.per_step;
+                    }
+                    Seconds own{};
+                    for (const ChunkSteps& k : riders)
+                        if (k.per_step > 0) own += (riding > 1 ? k.per_step / riding : k.per_step) * mixed.added(tokens + k.tokens);
+                    return step_with(own + (riding < 1 ? 1 - riding : 0.0) * mixed.added(tokens));
                 };
                 const PromptChunks chunks = prompt_chunks(traffic);
                 s.ttft = static_cast<double>(chunks.full) * own_step(static_cast<double>(chunks.size)) +
@@ -554,17 +576,19 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         }
     } else {
         s.tpot = s.decode_tpot;
-        // The prompt's KV as kept (windowed layers their window, recurrent layers their state),
-        // every layer, to the decode replica.
-        const Bytes kv = kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(traffic.prompt), {}, w.precision.state_format());
+        // The prompt's KV as a decode device keeps it (windowed layers their window, recurrent
+        // layers their state; its share of the heads, or all of a replicated cache: MLA's latent,
+        // KV heads fewer than the devices; its rank's under attention data parallelism; the
+        // busiest stage's layers), which each device receives over its own port at once.
+        const Bytes kv = kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(traffic.prompt), d.parallel, w.precision.state_format());
         // Over the scale-out network where the preset has one (the pools are apart); else over the
         // link joining a prefill replica and a decode replica: the scale-up link while both fit in
         // one domain, past it the network the deployment gives (refused where there is none).
         const std::int64_t pair = d.device.scale_out_bandwidth ? d.device.scale_up_domain + 1 : 2 * d.parallel.replica_devices();
         const Link l = link_for_pair(d, w.assumptions, pair, "the prompt's KV, from a prefill device to a decode device");
-        // Each device sends its share over its own port, one direction; under attention data
-        // parallelism a sequence's cache lives on its rank's devices only.
-        s.kv_transfer = l.latency + kv / (l.one_way * (s.replica_devices / static_cast<double>(d.parallel.attention_data)));
+        // One direction; a review found the whole cache spread over every port, 8x short for
+        // MLA at TP 8, whose every device holds all of the latent.
+        s.kv_transfer = l.latency + kv / l.one_way;
         s.ttft = (fresh > 0 ? s.prefill_time : s.decode_tpot) + s.kv_transfer;
     }
     // A user's pace: a token each TPOT while a response streams; a one-token response comes

@@ -497,8 +497,11 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     double read = 0;  // in bytes
     const double table = all.embeddings;
     if (m.declared_parameters) {
-        // A document's declared count: the norms replicated, the rest split evenly.
-        read = ((*m.declared_parameters - table - all.norms) / T + all.norms) * per_weight;
+        // A document's declared count: the norms replicated, the rest split evenly, an untied LM
+        // head (vocab x hidden of it) in its own format as a structured model's is.
+        const double rest = *m.declared_parameters - table - all.norms;
+        const double head_part = m.tied_embeddings ? 0.0 : std::min(static_cast<double>(m.vocab_size) * h, rest > 0 ? rest : 0.0);
+        read = ((rest - head_part) / T + all.norms) * per_weight + head_part / T * per_head_weight;
     } else {
         read += h * per_weight + all.lm_head / T * per_head_weight;  // the final norm, replicated, and the LM head's share
         for (const auto& g : m) read += static_cast<double>(g.count) * layer_parameters_per_device(g.spec, h, t, ta) * per_weight;

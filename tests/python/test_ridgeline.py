@@ -271,6 +271,21 @@ def test_predict_equals_cli(model, hardware, calibration, batch, context, extra,
     same_row(ridgeline.predict(model, hardware, batch, context, calibration=calibration, **kwargs), theirs)
 
 
+@needs_cli
+def test_predict_without_hardware_is_on_the_calibrations_device():
+    # As the CLI without -H: torchao's preset was fitted on the A100 80GB.
+    theirs = cli_json("predict", "-m", "llama-2-7b", "-b", "1", "-c", "5", "--calibration", "torchao-a100-80gb")
+    ours = ridgeline.predict("llama-2-7b", batch=1, context=5, calibration="torchao-a100-80gb")
+    assert ours["hardware"] == "a100-80gb"
+    same_row(ours, theirs)
+
+
+def test_diagnose_names_a_misspelt_measurement():
+    # The CLI's flag name, not a keyword: a TypeError naming it, not "got none" for the other two.
+    with pytest.raises(TypeError, match="unexpected keyword argument 'measured_tpot_ms'"):
+        ridgeline.diagnose("llama-3.1-8b", "h100-sxm", 1, 4096, measured_tpot_ms=10)
+
+
 def test_plan_times_are_each_devices_terms():
     # A calibration's terms, as its preset file holds them (an absent term is 0).
     preset = json.loads((pathlib.Path(os.environ["RIDGELINE_DATA_DIR"]) / "efficiency" / "vllm-h100-sxm.json").read_text())

@@ -689,11 +689,15 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     const Diagnosis claim = diagnose(h100(), llama, at4k, s(1.0 / 70));
     REQUIRE(claim.verdict == Verdict::above_ceiling);
     CHECK(claim.fraction_of_ceiling == Approx(70 / 23.50).epsilon(1e-3));
-    // What would explain it. Fewer bits: the step's 1/70 s reads 47.86 GB, of which 1.34 GB is
-    // KV, leaving 46.52 GB for 70.6e9 weights: 5.27 bits each.
+    // What would explain it. Fewer bits for what --weights stores: the input table and the untied
+    // LM head (each 128,256 x 8,192 = 1,050,673,152 parameters, config.json) stay in bf16, as
+    // quantisers keep them. The step's 1/70 s reads 47.86 GB, of which 1.34 GB is KV and 4.20 GB
+    // the two tables, leaving 42.31 GB for the other 68,498,653,696 declared weights: 4.94 bits
+    // each (5.27 if the tables shrank with them, as a review found this once assumed).
+    const double table_bytes = 2 * 1050673152.0 * 2, rest = 70.6e9 - 2 * 1050673152.0;
     const double allowed = 3.35e12 / 70 - 4096.0 * 327680;
-    CHECK(*claim.max_bits_per_weight == Approx(8 * allowed / 70.6e9).epsilon(1e-9));
-    CHECK(*claim.max_bits_per_weight == Approx(5.27).margin(0.005));
+    CHECK(*claim.max_bits_per_weight == Approx(8 * (allowed - table_bytes) / rest).epsilon(1e-9));
+    CHECK(*claim.max_bits_per_weight == Approx(4.94).margin(0.005));
     // More devices: 142.5 GB a step is 47.9 GB a step on each of 3, but the 64 heads do not split
     // 3 ways, and TP 2 reads 71.3 GB (21.3 ms). TP 4 reads 35.64 GB (10.64 ms at 3.35 TB/s) and
     // its 160 all-reduces take 6 ring steps of 0.6 us + 4,096 B / 450 GB/s each (0.585 ms):
@@ -733,7 +737,7 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     const Diagnosis absurd = diagnose(h100(), llama, at4k, s(1.0 / 500));
     CHECK_FALSE(absurd.min_acceptance.has_value());  // 21x: no 4-token draft gets there
     CHECK_FALSE(absurd.min_accepted_tokens.has_value());
-    CHECK(*absurd.max_bits_per_weight == Approx(8 * (3.35e12 / 500 - 4096.0 * 327680) / 70.6e9).epsilon(1e-9));  // 0.61 bits
+    CHECK(*absurd.max_bits_per_weight == Approx(8 * (3.35e12 / 500 - 4096.0 * 327680 - table_bytes) / rest).epsilon(1e-9));  // 0.13 bits
     const Diagnosis impossible = diagnose(h100(), llama, at4k, s(1.0 / 5000));
     CHECK_FALSE(impossible.max_bits_per_weight.has_value());  // reading the KV alone takes 0.4 ms
     CHECK_THROWS_WITH(diagnose(h100(), llama, at4k, s(0)), "measured time per token: got 0 ms, expected a finite time of at least 1 ns");
@@ -756,13 +760,70 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     REQUIRE(busy.min_devices.has_value());
     CHECK(*busy.min_devices == 2);
 
+    // Below a compute-bound ceiling each term alone fills the 20 ms measured: a fixed 20 - 15.54 =
+    // 4.46 ms; the compute at 15.54 / 20 = 78% of peak; or the bandwidth at 15.0 GB / 3.35 TB/s =
+    // 4.48 ms over 20 ms, 22% (not 4.48 / (4.48 + 4.46) = 50%: at 50% the step is still 15.54 ms,
+    // bound by its arithmetic). A review found the reading offering the 50%.
+    const Diagnosis slow_busy = diagnose(h100(), load_model("llama-3.1-8b"), Workload{.batch = 1024, .context = 0}, ms(20));
+    REQUIRE(slow_busy.verdict == Verdict::gap);
+    const double arithmetic_ms = 1024 * 2 * 7504924672.0 / 989e12 * 1e3;
+    CHECK(slow_busy.overhead_alone.in(ms) == Approx(20 - arithmetic_ms).epsilon(1e-9));
+    CHECK(slow_busy.compute_efficiency_alone == Approx(arithmetic_ms / 20).epsilon(1e-9));
+    CHECK(slow_busy.bandwidth_efficiency_alone == Approx(15.01e9 / 3.35e12 * 1e3 / 20).margin(0.005));
+    // Each term alone, set as the workload's efficiency, takes the step to the measured time: the
+    // compute-bound case above, and two pipeline stages, whose fixed time is paid once a stage.
+    const auto takes = [](const Deployment& dep, const Model& model, Workload w, const Diagnosis& d, Seconds measured) {
+        for (int term = 0; term < 3; ++term) {
+            Workload at = w;
+            if (term == 0) at.efficiency.overhead = d.overhead_alone;
+            if (term == 1) at.efficiency.bandwidth = d.bandwidth_efficiency_alone;
+            if (term == 2) at.efficiency.compute = d.compute_efficiency_alone;
+            CHECK(decode_step(dep, model, at).step_time.in(ms) == Approx(measured.in(ms)).epsilon(1e-9));
+        }
+    };
+    takes(h100(), load_model("llama-3.1-8b"), Workload{.batch = 1024, .context = 0}, slow_busy, ms(20));
+    const Deployment staged{h100(), Parallelism{.pipeline = 2}};
+    const Diagnosis two_stages = diagnose(staged, load_model("llama-3.1-8b"), Workload{.context = 1024}, ms(12));
+    REQUIRE(two_stages.verdict == Verdict::gap);
+    CHECK(two_stages.overhead_alone.in(ms) == Approx((12 - two_stages.ceiling.step_time.in(ms)) / 2).epsilon(1e-12));
+    takes(staged, load_model("llama-3.1-8b"), Workload{.context = 1024}, two_stages, ms(12));
+    // Memory-bound, as seed 003's Qwen3-32B at 30 tok/s: the bandwidth at 60% alone, as the seed
+    // says ("you are at 60% of it"), and a fixed time of 1/30 - 1/50.24 s.
+    CHECK(slow.bandwidth_efficiency_alone == Approx(30 / 50.24).epsilon(1e-3));
+    CHECK(slow.overhead_alone.in(ms) == Approx(1e3 / 30 - 1e3 / 50.24).epsilon(1e-3));
+
+    // A checkpoint of mixed formats: gpt-oss-120b's experts in MXFP4, the rest in bf16 (its
+    // config.json), claimed at 900 tok/s at 4,096 tokens on an H100. The 1.111 ms step reads
+    // 3.722 GB at 3.35 TB/s; the KV takes about 0.156 GB and the untied bf16 LM head 201,088 x
+    // 2,880 x 2 B = 1.158 GB, leaving about 2.41 GB for the ~4.55e9 active linear and expert
+    // weights: about 4.23 bits each, between int4 (4 bits, faster than 900) and MXFP4 (4.25
+    // bits, slower). A review found 11.4 bits here: the checkpoint's bf16 scaled by the ratio.
+    {
+        const LoadedModel oss = load_model_with_formats("gpt-oss-120b");
+        Workload at{.precision = oss.precision, .batch = 1, .context = 4096};
+        const Diagnosis mixed = diagnose(h100(), oss.model, at, s(1.0 / 900));
+        REQUIRE(mixed.max_bits_per_weight.has_value());
+        CHECK(*mixed.max_bits_per_weight == Approx(4.23).margin(0.03));
+        const auto tok_s = [&](Format f) {
+            Workload stored = at;
+            store_weights_as(stored.precision, oss.precision, f);
+            return decode_step(h100(), oss.model, stored).tokens_per_s.in(per_s);
+        };
+        CHECK(tok_s(formats::int4) > 900);
+        CHECK(tok_s(formats::mxfp4) < 900);
+        CHECK(*mixed.max_bits_per_weight > 4.0);
+        CHECK(*mixed.max_bits_per_weight < 4.25);
+    }
+
     // Under tensor parallelism the links keep their time whatever the weights' bits: Llama-3.1-70B
     // in fp8 at TP 4, batch 1, context 1,024, claimed at 320 tok/s (3.125 ms). Each device reads
     // (70,553,706,496 parameters - 1,050,673,152 of the input table - 1,318,912 of norms) / 4 +
     // the norms = 17,376,747,520 weight bytes (config.json), plus 1,024 x 81,920 B of KV and one
     // 2,048 B row of the table; the 160 all-reduces take 0.585 ms (as above). So the weights get
-    // (3.125 - 0.585) ms x 3.35 TB/s - 83,886,080 - 2,048 = 8.426 GB: 3.879 bits each, not the
-    // 4.78 that ignoring the links gives.
+    // (3.125 - 0.585) ms x 3.35 TB/s - 83,886,080 - 2,048 = 8.426 GB. The LM head's quarter,
+    // 1,050,673,152 / 4 = 262,668,288 B, stays in its fp8 (what --weights would leave it in), so
+    // the other 17,114,079,232 weights get 8.163 GB: 3.816 bits each, not the 4.78 that ignoring
+    // the links gives.
     const Deployment tp4{h100(), Parallelism{.tensor = 4}};
     const Workload fp8{.precision = {formats::fp8}, .batch = 1, .context = 1024};
     const Diagnosis linked = diagnose(tp4, load_model("llama-3.1-70b"), fp8, s(1.0 / 320));
@@ -770,7 +831,7 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     const double links = 160 * 6 * (0.6e-6 + 16384.0 / 4 / 450e9);
     CHECK(linked.ceiling.communication_time.in(s) == Approx(links).epsilon(1e-9));
     REQUIRE(linked.max_bits_per_weight.has_value());
-    CHECK(*linked.max_bits_per_weight == Approx(8 * ((1.0 / 320 - links) * 3.35e12 - 83886080.0 - 2048) / 17376747520.0).epsilon(1e-6));
+    CHECK(*linked.max_bits_per_weight == Approx(8 * ((1.0 / 320 - links) * 3.35e12 - 83886080.0 - 2048 - 262668288.0) / 17114079232.0).epsilon(1e-6));
     // And no degree reaches it: TP 8 reads 8.69 GB of weights and 41.9 MB of KV (2.61 ms) and
     // spends 1.35 ms on links, 3.96 ms; past 8 the KV heads stop splitting and the links grow.
     CHECK_FALSE(linked.min_devices.has_value());
@@ -792,14 +853,15 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     // Fewer bits must also fit. Llama-3.1-70B in bf16 on one RTX 4090 at 10 tok/s and 1,024 tokens:
     // the 100 ms step would read 100.8 GB, 11.4 bits a weight, but the card's budget is 0.9 x
     // 24,564 MiB - 1 GiB = 22,107,756,953.6 B (rtx-4090.json), less 1,024 x 327,680 B of KV:
-    // 21,772,212,633.6 B for 70,553,706,496 x 2 B of bf16 weights (config.json), 2.469 bits (the
-    // activations, under 1 MB, left out: a 5e-5 share).
+    // 21,772,212,633.6 B. The input table and the LM head (2 x 1,050,673,152 parameters) stay in
+    // bf16, 4,202,692,608 B; the other 68,452,360,192 weights (config.json) get the rest, 2.053
+    // bits (the activations, under 1 MB, left out: a 5e-5 share).
     const Diagnosis crowded = diagnose(Deployment{load_hardware("rtx-4090")}, load_model("llama-3.1-70b"), Workload{.context = 1024}, ms(100));
     REQUIRE(crowded.verdict == Verdict::above_ceiling);
     CHECK(crowded.bits_limited_by_memory);
     REQUIRE(crowded.max_bits_per_weight.has_value());
-    CHECK(*crowded.max_bits_per_weight == Approx(16 * 21772212633.6 / (70553706496.0 * 2)).epsilon(1e-4));
-    CHECK_FALSE(claim.bits_limited_by_memory);  // seed 001's 5.27 bits: 46.5 GB, within an H100's 71.3 GB budget
+    CHECK(*crowded.max_bits_per_weight == Approx(8 * (21772212633.6 - 4202692608.0) / 68452360192.0).epsilon(1e-4));
+    CHECK_FALSE(claim.bits_limited_by_memory);  // seed 001's 4.94 bits: 46.5 GB, within an H100's 71.3 GB budget
     // The stated setting's own memory: 70,553,706,496 x 2 B of bf16 weights alone are over 141 GB,
     // six times the card's budget (22,107,756,953.6 B, whole bytes: 22,107,756,953), so what ran was not this setting.
     CHECK(crowded.memory.budget.in(bytes) == 22107756953.0);
@@ -1953,8 +2015,29 @@ TEST_CASE("operators: bytes and FLOPs add up to the step, and memory-bound times
     }
 }
 
+TEST_CASE("operators: routed experts turn compute-bound at one batch, whatever the row's", "[operators]") {
+    // Qwen3-Next-80B-A3B (config.json): 512 experts of 3 x 2,048 x 512 = 3,145,728 parameters,
+    // 10 a token. Once a batch touches all 512, a layer reads 512 x 3,145,728 x 2 B and does
+    // 10 x 2 x 3,145,728 FLOPs a token: compute-bound past 512 x 2 / 20 = 51.2 tokens per FLOP/B
+    // of the device's ridge, 989 TFLOP/s over 4.8 TB/s on an H200 (h200.json), 10,549.3. At that
+    // batch all 512 are touched (1 - (1 - 10/512)^10549 is 1 to 1e-90). A review found the row at
+    // batch 1 saying 206, the crossing of the bytes one sequence touches.
+    const Model m = load_model("qwen3-next-80b-a3b");
+    const Deployment d{load_hardware("h200")};
+    for (const std::int64_t batch : {1, 64, 206, 20000}) {
+        bool seen = false;
+        for (const Operator& o : operators(d, m, Workload{.batch = batch, .context = 4096}))
+            if (o.name == "routed experts") {
+                seen = true;
+                REQUIRE(o.compute_bound_batch.exists());
+                CHECK(o.compute_bound_batch.value() == Approx(51.2 * 989.0 / 4.8).epsilon(1e-9));
+            }
+        CHECK(seen);
+    }
+}
+
 TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused by its path", "[calibrate][json]") {
-    const auto load = [](const char* extra) {
+    const auto load = [](const std::string& extra) {
         return efficiency_from_json(nlohmann::json::parse(std::string(R"({"engine": "e", "hardware": "h100-sxm", "bandwidth_efficiency": 0.8)") +
                                                           extra + "}"),
                                     "p.json");
@@ -1975,10 +2058,19 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
     CHECK(load("").fit.bandwidth_basis.empty());
     CHECK_THROWS_WITH(load(R"(, "bandwidth_basis": 1)"), Catch::StartsWith("p.json: /bandwidth_basis: got 1"));
     // The rows it was fitted on are counted (list efficiency prints the count); none said, none counted.
-    CHECK(load(R"(, "rows": [39, 40, 115])").rows == 3u);
+    // A saved fit (it names its rows) has every term calibrate writes: one missing is a file cut
+    // short, refused rather than read as 0.
+    const std::string terms = R"(, "compute_efficiency": 1, "overhead_s": 0, "per_layer_s": 0)";
+    CHECK(load(terms + R"(, "rows": [39, 40, 115])").rows == 3u);
     CHECK_FALSE(load("").rows);
-    CHECK_THROWS_WITH(load(R"(, "rows": 3)"), "p.json: /rows: got 3, expected an array of the measurement rows fitted, by index");
-    CHECK_THROWS_WITH(load(R"(, "rows": [1, -2])"), "p.json: /rows/1: got -2, expected a row index >= 0");
+    CHECK_THROWS_WITH(load(terms + R"(, "rows": 3)"), "p.json: /rows: got 3, expected an array of the measurement rows fitted, by index");
+    CHECK_THROWS_WITH(load(terms + R"(, "rows": [1, -2])"), "p.json: /rows/1: got -2, expected a row index >= 0");
+    CHECK_THROWS_WITH(load(R"(, "compute_efficiency": 1, "per_layer_s": 0, "rows": [39])"),
+                      "p.json: /overhead_s: got nothing (the key is missing), expected a time in seconds from 0 to 1000");
+    CHECK_THROWS_WITH(load(R"(, "overhead_s": 0, "per_layer_s": 0, "rows": [39])"),
+                      "p.json: /compute_efficiency: got nothing (the key is missing), expected a fraction in [1e-6, 1]");
+    CHECK_THROWS_WITH(load(R"(, "per_sequence_term": true)"),
+                      "p.json: /per_sequence_s: got nothing (the key is missing), expected a time in seconds from 0 to 1");
     // Each term within the bound predict puts on it; errors finite and not negative (a fit that
     // bounds nothing has an error past its efficiency, and predict says so: test_cli.cpp).
     CHECK_THROWS_WITH(load(R"(, "per_layer_s": 5)"), "p.json: /per_layer_s: got 5, expected a time in seconds from 0 to 1");
@@ -1992,7 +2084,7 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
     CHECK_THROWS_WITH(load(R"(, "compute_efficiency": 0.01, "lowest_compute": 0.05)"),
                       "p.json: /compute_efficiency: got 0.01, expected at least lowest_compute (0.05), the floor its fit had");
     CHECK(load(R"(, "per_moe_layer_s": 0.000535, "per_moe_layer_term": true)").fit.per_moe_layer.in(us) == Approx(535));
-    CHECK(load(R"(, "per_moe_layer_term": true)").per_moe_layer_term);
+    CHECK(load(R"(, "per_moe_layer_term": true, "per_moe_layer_s": 0)").per_moe_layer_term);
     CHECK_FALSE(load("").per_moe_layer_term);
     CHECK(load(R"(, "per_moe_layer_error_s": 5e-5)").fit.per_moe_layer_error->in(us) == Approx(50));
     CHECK(*load(R"(, "bandwidth_efficiency_error": 0.9)").fit.bandwidth_efficiency_error == 0.9);

@@ -113,6 +113,20 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
     CHECK(packed.prefill_tokens_per_step == 2048);
     CHECK((packed.tpot - packed.decode_tpot).in(s) > matmuls - packed.decode_tpot.in(s));
     CHECK(packed.decode_tpot.in(ms) < 10);
+    // Two sequences, 1,024-token prompts, one token out: each turn is one step, so the other
+    // sequence's prompt rides the user's own chunk step in the room it leaves (2,048 - 1,024).
+    // That step does both prompts' arithmetic, compute-bound: the decode of 2 tokens, 2 x (2 x
+    // (params - table) + attention over 1,024), plus 2,048 prompt tokens each 2 x (params - 2 x
+    // table) + 2 x table / 1,024 (one sampled token a prompt) + attention over 1,025 / 2 on
+    // average. Costed apart, each prompt's 1,024 tokens hid under the weight read (a review found
+    // the TTFT 2.5 ms short of this).
+    Workload pair = w;
+    pair.batch = 2;
+    const Serving both = serve(d, m, pair, Traffic{1024, 1, 0, 2048}, ServingMode::aggregated);
+    const double prompt_flops = 2 * (l8_params - 2 * l8_table) + 2 * l8_table / 1024 + l8_attention * 1025 / 2;
+    const double pair_step = (2 * (2 * (l8_params - l8_table) + l8_attention * 1024) + 2048 * prompt_flops) / h100_peak;
+    CHECK(both.ttft.in(s) == Approx(pair_step).epsilon(1e-4));
+
     // Chunks of 32: a prompt is 64 chunk steps, a turn 64 + 255 = 319 steps, and the eight prompts
     // bring 8 x 2048 / 319 = 51 tokens a step, more than a chunk: they queue. Every step carries a
     // whole chunk, a turn is the 8 x 2048 / 32 = 512 steps that prefill them all, and all but its
@@ -139,6 +153,25 @@ TEST_CASE("serving, disaggregated: prefill on its own pool, the KV sent over the
     const double turn = l8_prefill + transfer + 255 * l8_decode;
     CHECK(sv.prefill_devices == Approx(8 / turn * l8_prefill).epsilon(1e-9));
     CHECK(sv.tokens_per_s_per_device.in(per_s) == Approx(8 * 256 / turn / (1 + sv.prefill_devices)).epsilon(1e-9));
+}
+
+TEST_CASE("serving, disaggregated: a replicated cache arrives whole at every decode device", "[plan][serving]") {
+    // DeepSeek-V3 at TP 8 on H200s: every device keeps all of the MLA latent, 61 layers x (512 +
+    // 64) values x 2 B (bf16) a token (config.json), so each receives a 100,000-token prompt's
+    // 7,027,200,000 B over its own port, 50 GB/s one way, plus NCCL's 2.7 us (h200.json): 140.5
+    // ms. A review found 17.6 ms, the cache spread over the eight ports as if split.
+    const LoadedModel v3 = load_model_with_formats("deepseek-v3");
+    Workload w{.precision = v3.precision, .batch = 1};
+    const Deployment d{load_hardware("h200"), Parallelism{.tensor = 8}};
+    const Serving sv = serve(d, v3.model, w, Traffic{100000, 16}, ServingMode::disaggregated);
+    CHECK(sv.kv_transfer.in(s) == Approx(61.0 * 576 * 2 * 100000 / 50e9 + 2.7e-6).epsilon(1e-9));
+    // Llama-3.1-8B's 8 KV heads at TP 8: one head a device, an eighth of the cache each. At TP 16
+    // two devices hold each head: each still receives an eighth, not a sixteenth.
+    for (const std::int64_t t : {8, 16}) {
+        const Serving split = serve(Deployment{load_hardware("h200"), Parallelism{.tensor = t}}, load_model("llama-3.1-8b"), Workload{},
+                                    Traffic{2048, 16}, ServingMode::disaggregated);
+        CHECK(split.kv_transfer.in(s) == Approx(2048 * l8_kv / 8 / 50e9 + 2.7e-6).epsilon(1e-9));
+    }
 }
 
 TEST_CASE("serving: one user's long prompt is its own TTFT, not its TPOT, and sizes its pool by its turns", "[plan][serving]") {
@@ -369,7 +402,7 @@ TEST_CASE("serving: a prompt's pass needs its workspace, on the decode devices o
     r.max_devices = 1;
     const PlanResult p = plan(r);
     CHECK(p.plans.empty());
-    CHECK(p.verdict == "no plan fits in memory within 1 devices");
+    CHECK(p.verdict == "no plan fits in memory within 1 device");
 }
 
 TEST_CASE("plan: a compute efficiency below 1 slows the prefill a plan is built on", "[plan][serving]") {
