@@ -9,7 +9,12 @@
 //   linear_num_value_heads=32, decoder_sparse_step=1, mlp_only_layers=[],
 //   shared_expert_intermediate_size=512, full_attention_interval=4 (layer_types absent:
 //   "linear_attention" if (i + 1) % 4 else "full_attention"), tie_word_embeddings=False.
-//   The checkpoint's multi-token-prediction weights are not in the config and not counted.
+// Multi-token prediction: the checkpoint carries one module (mtp.*) its config does not declare;
+// vLLM builds num_nextn_predict_layers of them, 1 where the config is silent, each a
+// full-attention MoE decoder layer behind fc (2h -> h) and two norms, sharing the embeddings and
+// LM head (vllm-project/vllm@ffdc985737c94233f2c88629c4450022e5bf4925
+// vllm/model_executor/models/qwen3_next_mtp.py, Qwen3NextMultiTokenPredictor): the model's
+// last layer (full attention every fourth, MoE) as mtp_block copies it. Not loaded to decode.
 #pragma once
 
 #include <algorithm>
@@ -57,6 +62,7 @@ inline void read_qwen3_next(const ConfigReader& c, Model& m) {
         }
     }
     add_layer_specs(m, specs, c);
+    m.mtp_layers = c.root().has("num_nextn_predict_layers") ? c.count_or_zero("num_nextn_predict_layers") : 1;
 }
 
 }  // namespace ridgeline::json_detail

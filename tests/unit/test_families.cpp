@@ -287,6 +287,16 @@ TEST_CASE("qwen3_next: Gated DeltaNet layers keep a fixed state, read and writte
     CHECK(two.state_bytes.in(bytes) == state);
     CHECK(first<Gqa>(m).output_gate);
     decodes(m, "h200", 2);
+    // Its config declares no MTP module; the checkpoint has one (mtp.*), which vLLM builds where
+    // the key is absent (qwen3_next_mtp.py: getattr(config, "num_nextn_predict_layers", 1)): a
+    // full-attention MoE layer (llama.cpp's GGUF of it lists blk.48.attn_q 2048 x 8192, the output
+    // gate doubling q) behind fc and two norms. By hand: attention 2048 x 8192 + 2 x 2048 x 512 +
+    // 4096 x 2048 + q/k norms 2 x 256 = 27,263,488; experts 512 x 3 x 2048 x 512 + router
+    // 2048 x 512 + shared expert 3 x 2048 x 512 + its gate 2048 = 1,614,809,088; the layer's two
+    // norms and the final one 3 x 2048; fc 2 x 2048 x 2048 and its two norms 2 x 2048.
+    CHECK(m.mtp_layers == 1);
+    CHECK(mtp_parameters(m) == 27263488.0 + 1614809088.0 + 3 * 2048.0 + 2 * 2048.0 * 2048 + 2 * 2048.0);
+    CHECK(with(hub("qwen3-next-80b-a3b-thinking.json"), "num_nextn_predict_layers", 0).mtp_layers == 0);
 }
 
 TEST_CASE("nemotron-nas: a block per layer, skipped attention, widths from ffn_mult", "[families][nemotron]") {
