@@ -87,8 +87,12 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
 // chunked layer at most its window or chunk (reach.hpp), and a recurrent layer's fixed state.
 // Under attention data parallelism, on a device of the rank that holds the sequence (its heads
 // split over that rank's devices only).
+// `state_slots`: recurrent states kept a sequence, 1 but while verifying g drafted tokens, when
+// an engine keeps one for each of the g + 1 positions so the accepted one can be taken up (vLLM's
+// MambaSpec: page_size x (1 + num_speculative_blocks), num_speculative_blocks = g;
+// vllm-project/vllm@bc8282e61df21719b12b391c3a976b1c900dfbb4 vllm/v1/kv_cache_interface.py).
 constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {},
-                                           std::optional<Format> state = std::nullopt) {
+                                           std::optional<Format> state = std::nullopt, double state_slots = 1) {
     validate(m);
     validate(par);
     model_detail::require_context_value(context);
@@ -96,7 +100,7 @@ constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double con
     for (const auto& g : m)
         std::visit([&](const auto& k) {
             held += static_cast<double>(g.count) * k.kv_share(par.attention_tensor()) *
-                    (g.spec.reach().kept(context) * k.cache_bytes_per_token(kv) + state_bytes(k, kv, state.value_or(kv)));
+                    (g.spec.reach().kept(context) * k.cache_bytes_per_token(kv) + state_slots * state_bytes(k, kv, state.value_or(kv)));
         }, g.spec.attention);
     const double stage = par.pipeline == 1 ? 1.0 : memory_detail::busiest_stage_factor(m, par.pipeline) / static_cast<double>(par.pipeline);
     return stage * held;
@@ -145,7 +149,7 @@ constexpr MemoryUse memory_use(const Deployment& d, const Model& m, const Worklo
     // share of them).
     u.kv = static_cast<double>(d.parallel.sequences_per_attention_rank(w.batch) * d.parallel.pipeline) *
            kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(w.context + w.tokens_per_sequence - 1), d.parallel,
-                                      w.precision.state_format());
+                                      w.precision.state_format(), static_cast<double>(w.tokens_per_sequence));
     if (w.assumptions.activation_workspace)
         u.activations = static_cast<double>(w.batch * w.tokens_per_sequence) * activation_bytes_per_token(m, d.parallel);
     return u;

@@ -172,12 +172,12 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
         };
         std::visit([&](const auto& a) {
             a.weights(h, attention_tp, attention_weight);
-            // A recurrent state: read and written once per sequence, its update per token.
+            // A recurrent state: read once a sequence and written once a token of it, its update per token.
             if (a.state_elements() > 0) {
                 const double layers = static_cast<double>(L) / b.stages;
                 const Flops update = as.attention_flops ? flop(layers * a.state_flops_per_token() / t) : Flops{};
                 b.add("recurrent state (read and written)", L, gi, Bytes{},
-                      bytes(2 * layers * a.kv_share(attention_tp) / ranks) * state_bytes(a, w.precision.kv, w.precision.state_format()).in(bytes),
+                      bytes((1 + b.tokens) * layers * a.kv_share(attention_tp) / ranks) * state_bytes(a, w.precision.kv, w.precision.state_format()).in(bytes),
                       b.tokens * update, context_batch);
             }
         }, g.spec.attention);

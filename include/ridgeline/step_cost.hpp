@@ -285,7 +285,7 @@ struct StepCost {
     // at most once however many tokens look it up, so past this many tokens the rows read stop
     // growing (0: no table read by rows).
     double embedding_rows = 0;
-    Bytes state_bytes{};         // each sequence's recurrent state, read and written once a step
+    Bytes state_bytes{};         // each sequence's recurrent state, read once and written once a token of the step
     // Each token's activations written and read back (Efficiency::activation_traffic; 0 without
     // it), on average over the attention ranks as the cache is; charged with the cache
     // (kv_bytes), so under attention data parallelism the FFN's share is rounded up to a whole
@@ -541,8 +541,11 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
         std::visit([&](const auto& k) {
             // Per sequence, on average over the attention ranks (one rank holds it, at its share).
             const double share = k.kv_share(ta) / D;
-            // A recurrent state is read and written each step.
-            c.state_bytes += 2 * L * share * state_bytes(k, w.precision.kv, w.precision.state_format());
+            // A recurrent state is read and written each step; a step of several tokens a sequence
+            // (a verification of g drafts) writes one for each, the slots kv_per_sequence_per_device
+            // keeps, so the accepted position's can be taken up.
+            c.state_bytes += (1.0 + static_cast<double>(w.tokens_per_sequence)) * L * share *
+                             state_bytes(k, w.precision.kv, w.precision.state_format());
             state_flops += L * k.state_flops_per_token() / T;
             k.reads(ta, [&](const ContextRead& r) {
                 StepCost::ContextTerm term;

@@ -285,6 +285,14 @@ TEST_CASE("qwen3_next: Gated DeltaNet layers keep a fixed state, read and writte
     const StepCost one = step_cost(m, w), two = step_cost(m, w, Parallelism{.tensor = 2});
     CHECK(one.state_bytes.in(bytes) == 2 * state);
     CHECK(two.state_bytes.in(bytes) == state);
+    // Verifying 4 drafts, each sequence keeps a state for each of the 5 positions (vLLM's
+    // MambaSpec: 1 + num_speculative_blocks pages) and the pass writes all 5 after reading one.
+    Workload verify = w;
+    verify.tokens_per_sequence = 5;
+    CHECK(step_cost(m, verify).state_bytes.in(bytes) == 6 * state);
+    const Deployment h200{load_hardware("h200")};
+    CHECK(memory_use(h200, m, verify).kv.in(bytes) == 4 * (1004 * 12 * 1024 * 2.0 + 5 * state));
+    CHECK(memory_use(h200, m, w).kv.in(bytes) == 4 * (1000 * 12 * 1024 * 2.0 + state));
     CHECK(first<Gqa>(m).output_gate);
     decodes(m, "h200", 2);
     // Its config declares no MTP module; the checkpoint has one (mtp.*), which vLLM builds where
