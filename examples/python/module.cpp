@@ -913,6 +913,14 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     if (const py::object given = k.take("mode"); !given.is_none()) {
         mode.clear();
         for (const auto& piece : names_of(given, "plan", "mode")) mode += (mode.empty() ? "" : ",") + piece;
+        // Each mode once, as the CLI's --mode: "agg,agg" in one string or as two items.
+        std::vector<std::string> pieces;
+        for (std::size_t from = 0; from <= mode.size();) {
+            const std::size_t comma = std::min(mode.find(',', from), mode.size());
+            pieces.push_back(mode.substr(from, comma - from));
+            from = comma + 1;
+        }
+        refuse_repeats("mode", given, pieces);
     }
     const auto modes = serving_modes_from(mode);
     if (!modes) throw ridgeline::error("", "mode", mode, "agg, apart, disagg or both, comma-separated");

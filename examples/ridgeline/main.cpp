@@ -1224,6 +1224,9 @@ int main(int argc, char** argv) {
 
     auto* capacity = app.add_subcommand("capacity", "KV tokens that fit, largest batch at a context, longest context at a batch");
     add_workload(capacity, capacity_o, Settings::lists);
+    redescribe(capacity, "--context",
+               "Contexts in tokens at which to find the largest batch: 4096,32768 or 1024..8192x2 (default 0: none asked, "
+               "its columns '-'; the longest context at each -b is always given)");
     capacity->footer("Example: ridgeline capacity -m llama-3.1-70b -H h200 -c 4096,32768 -b 1,16");
 
     GenerateOptions gen_o;

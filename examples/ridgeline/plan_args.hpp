@@ -124,6 +124,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
          [](PlanOptions& o, const std::string& f, const std::string& t) {
              const auto modes = serving_modes_from(t);
              if (!modes) bad_value(f, t, "agg, apart, disagg or both, comma-separated");
+             refuse_repeats(f, t, split_commas(f, t));
              o.modes = *modes;
          }},
         {"--kv", "kv", "KV-cache format (default bf16)",

@@ -69,7 +69,7 @@ inline Format compressed_tensors_weights(const Node& w) {
     const int bits = small_positive(w.need("num_bits", "4 or 8"), "4 or 8");
     const std::string type = w.need("type", "\"float\" or \"int\"").string("\"float\" or \"int\"");
     const bool grouped = w.has("group_size") && !w.at("group_size").value().is_null();
-    const int group = grouped ? small_positive(w.at("group_size"), "a positive group size") : 0;
+    const int group = grouped ? small_positive(w.at("group_size"), "a positive group size of at most 1,000,000") : 0;
     if (type == "float" && bits == 4 && group == 16) return formats::nvfp4;  // NVFP4: FP8 scale per 16
     if (type == "float" && bits == 8 && !grouped) return formats::fp8;       // per tensor or channel
     const Numeric element = bits == 4 ? Numeric::int4 : Numeric::int8;
@@ -157,9 +157,9 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         const int bits = json_detail::small_positive(q.need("bits", "4 or 8"), "4 or 8");
         if (bits != 4 && bits != 8) q.at("bits").fail("4 or 8");
         const Numeric element = bits == 4 ? Numeric::int4 : Numeric::int8;
-        const Node g = q.need("group_size", "a positive group size, or -1 for per-channel scales");
+        const Node g = q.need("group_size", "a positive group size of at most 1,000,000, or -1 for per-channel scales");
         if (g.value().is_number_integer() && g.value().get<std::int64_t>() == -1) quantised = Format{element};
-        else quantised = json_detail::scaled_format(g, element, 16, json_detail::small_positive(g, "a positive group size, or -1 for per-channel scales"),
+        else quantised = json_detail::scaled_format(g, element, 16, json_detail::small_positive(g, "a positive group size of at most 1,000,000, or -1 for per-channel scales"),
                                                     "a group size");
         p.weights = quantised;
         p.embeddings = dtype;

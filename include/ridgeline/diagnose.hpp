@@ -108,10 +108,7 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
             // at 8 and at 16 bits they give the line.
             const auto stored_at = [&](Format f) {
                 Workload at = ideal;
-                at.precision.embeddings = ideal.precision.embedding_format();
-                at.precision.lm_head = ideal.precision.lm_head_format();
-                at.precision.weights = f;
-                at.precision.experts.reset();
+                store_weights_as(at.precision, ideal.precision, f);
                 return std::pair{step_cost(m, at, dep.parallel).weight_bytes(w.batch) - rows, memory_use(dep, m, at).weights};
             };
             const auto [read8, held8] = stored_at(formats::fp8);

@@ -1,12 +1,22 @@
 // The one exception type ridgeline throws for bad input, from a file or from code.
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 namespace ridgeline {
+
+// Text a message echoes, cut to about `most` bytes (at a UTF-8 character's start) with the
+// length it had: a 100,000-character name in a file made a 100 KB message (a review).
+inline std::string clipped(const std::string& text, std::size_t most = 256) {
+    if (text.size() <= most) return text;
+    std::size_t end = most;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    return text.substr(0, end) + "... (" + std::to_string(text.size()) + " bytes)";
+}
 
 // Says where (file and JSON path, or the argument's name), what was found and what was
 // expected. what() reads: "<file>: <path>: got <value>, expected <expected>".
@@ -28,9 +38,9 @@ private:
     static std::string compose(const std::string& file, const std::string& path,
                                const std::string& value, const std::string& expected) {
         std::string m;
-        if (!file.empty()) m += file + ": ";
-        if (!path.empty()) m += path + ": ";
-        m += "got " + value + ", expected " + expected;
+        if (!file.empty()) m += clipped(file) + ": ";
+        if (!path.empty()) m += clipped(path) + ": ";
+        m += "got " + clipped(value) + ", expected " + expected;
         return m;
     }
     std::string file_, path_, value_, expected_;

@@ -213,6 +213,8 @@ public:
         return d;
     }
     [[nodiscard]] std::int64_t positive_integer() const {
+        // Past 2^64 the parser keeps a whole number as a double: say the bound it broke.
+        if (v_->is_number_float() && v_->get<double>() >= 0x1p53) fail("a positive integer below 2^53");
         if (!v_->is_number_integer()) fail("a positive integer");
         if (v_->is_number_unsigned()) {
             const auto u = v_->get<std::uint64_t>();

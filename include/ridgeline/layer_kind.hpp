@@ -44,13 +44,18 @@ namespace layer_detail {
 constexpr double gated_mlp(double h, double intermediate) { return 3 * h * intermediate; }
 constexpr double d(std::int64_t v) { return static_cast<double>(v); }
 // `check(field, value, expected)` reports a bad field; the model supplies it.
+// Widths, heads and expert counts past this are not models; the bound keeps every product of
+// two sizes inside int64, and each field is checked against it by name.
+inline constexpr std::int64_t max_dimension = std::int64_t{1} << 24;
 template <class Check>
 constexpr void positive(Check& check, std::int64_t v, const char* field) {
     if (v <= 0) check(field, std::to_string(v), "a positive integer");
+    if (v > max_dimension) check(field, std::to_string(v), "at most " + std::to_string(max_dimension));
 }
 template <class Check>
 constexpr void non_negative(Check& check, std::int64_t v, const char* field) {
     if (v < 0) check(field, std::to_string(v), "an integer >= 0");
+    if (v > max_dimension) check(field, std::to_string(v), "at most " + std::to_string(max_dimension));
 }
 constexpr std::int64_t widest_of(std::initializer_list<std::int64_t> values) {
     std::int64_t w = 0;

@@ -142,7 +142,7 @@ constexpr void non_negative(const Model& m, std::int64_t v, const char* field) {
     if (v < 0) fail(m, field, std::to_string(v), "an integer >= 0");
 }
 // Sizes past these are not models; the bounds keep every product of two sizes inside int64.
-inline constexpr std::int64_t max_dimension = std::int64_t{1} << 24;  // widths, heads, experts
+inline constexpr std::int64_t max_dimension = layer_detail::max_dimension;  // widths, heads, experts
 inline constexpr std::int64_t max_vocab = std::int64_t{1} << 31;
 constexpr void bounded(const Model& m, std::int64_t v, std::int64_t limit, const char* field) {
     if (v > limit) fail(m, field, std::to_string(v), "at most " + std::to_string(limit));

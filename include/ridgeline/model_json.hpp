@@ -203,7 +203,7 @@ inline FamilyChoice choose_family(const Node& root) {
         if (!f) text.at("model_type").fail("a supported model_type, one of: " + family_list());
         require_lm_head(root, true);
         return {f, text,
-                "language model read from text_config (model_type " + inner + ") of a " + type +
+                "language model read from text_config (model_type " + inner + ") of a " + clipped(json_detail::printable(type)) +
                     " checkpoint; vision tower: " + vision_tower_note(root),
                 true};
     }
@@ -212,7 +212,7 @@ inline FamilyChoice choose_family(const Node& root) {
             if (a.is_string())
                 if (const Family* f = family_for_architecture(a.get<std::string>()))
                     return {f, root,
-                            "model_type " + type + " read as " + std::string(f->model_type) + " (architectures names " +
+                            "model_type " + clipped(json_detail::printable(type)) + " read as " + std::string(f->model_type) + " (architectures names " +
                                 a.get<std::string>() + ")"};
     root.at("model_type").fail("a supported model_type, one of: " + family_list() +
                                "; or a wrapper whose text_config has one; or architectures naming one of their classes");

@@ -143,19 +143,21 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
                 // it rises (they are all touched, the FLOPs keep growing): doubling from one
                 // sequence finds the first power of two past the crossing, bisection the first
                 // positive batch below it, and the crossing is interpolated from the batch before.
+                const auto reading = [&](double sequences) {
+                    const auto n = static_cast<std::int64_t>(sequences) * w.tokens_per_sequence;
+                    return rt.layers * expected_busiest_group_experts(rt.experts, rt.per_token, n, rt.groups) * rt.bytes_per_expert / b.rates.bandwidth;
+                };
                 const auto excess = [&](double sequences) {
                     const auto n = static_cast<std::int64_t>(sequences) * w.tokens_per_sequence;
-                    const Bytes read = rt.layers * expected_busiest_group_experts(rt.experts, rt.per_token, n, rt.groups) * rt.bytes_per_expert;
-                    return ((sequences * per_sequence + rt.imbalance_flops(n)) / b.rates.peak - read / b.rates.bandwidth).in(s);
+                    return ((sequences * per_sequence + rt.imbalance_flops(n)) / b.rates.peak - reading(sequences)).in(s);
                 };
                 Operator& o = b.out.back();
                 o.compute_bound_batch = RidgeBatch::never();
                 constexpr double most = 1099511627776.0;  // 2^40 sequences: the batch flags' bound
                 if (const double one = excess(1); one > 0) {
                     // Compute-bound from one sequence: where one sequence's experts would meet it.
-                    const Seconds reading = (rt.layers * expected_busiest_group_experts(rt.experts, rt.per_token, w.tokens_per_sequence, rt.groups) *
-                                             rt.bytes_per_expert) / b.rates.bandwidth;
-                    o.compute_bound_batch = RidgeBatch::at(reading.in(s) / (one + reading.in(s)));
+                    const double read_one = reading(1).in(s);
+                    o.compute_bound_batch = RidgeBatch::at(read_one / (one + read_one));
                 } else {
                     double hi = 2;
                     while (hi < most && !(excess(hi) > 0)) hi *= 2;

@@ -13,7 +13,8 @@
 namespace ridgeline {
 
 struct Prefill {
-    // What it counts: the workload's, with attention FLOPs always counted (the quadratic term).
+    // What it counts: the workload's. Its attention FLOPs (the quadratic term) are counted in
+    // `flops` and the time unless the workload turns them off, as the seeds' 2P does.
     Assumptions assumptions{};
     std::int64_t prompt_tokens = 0;
     std::int64_t chunk_tokens = 0;  // tokens per sequence per chunk
@@ -21,7 +22,7 @@ struct Prefill {
     Bytes bytes_per_device{};       // weights once per chunk, KV read and written
     Bytes kv_bytes_per_device{};    // of those, the KV read and written (and activations, Efficiency::activation_traffic)
     Flops flops{};                  // all devices: matmuls and attention
-    Flops attention_flops{};        // all devices
+    Flops attention_flops{};        // all devices; reported always, in `flops` only when counted
     Seconds memory_time{};          // summed over chunks, one stage
     Seconds compute_time{};
     Seconds imbalance_time{};       // of compute_time, the busiest expert group's extra (StepCost::routed_imbalance_flops)
@@ -33,8 +34,8 @@ struct Prefill {
 // Prefill of `prompt` tokens for each of the workload's batch, in chunks of `chunk` tokens
 // (0: the whole prompt at once). The workload's context is ignored: the prompt starts empty, or
 // with its first `cached` tokens already in the cache (an earlier turn's), which the chunks of
-// the rest attend to and do not compute again. Attention FLOPs are always counted here; they are
-// the quadratic term.
+// the rest attend to and do not compute again. Attention FLOPs are counted as the workload says
+// (by default; they are the quadratic term), so a footer saying they are not is true here too.
 constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt, std::int64_t chunk = 0,
                           std::int64_t cached = 0) {
     if (prompt < 1 || prompt > max_context) throw error("", "prompt", std::to_string(prompt), "an integer from 1 to 2^40 tokens");
@@ -46,9 +47,9 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         throw error("", "chunk", std::to_string(chunk), "a chunk giving at most 1,000,000 chunks for a " + std::to_string(prompt) + "-token prompt");
     validate(dep, m);
     Workload wa = w;
-    wa.assumptions.attention_flops = true;
     wa.tokens_per_sequence = 1;
     const StepCost c = step_cost(m, wa, dep.parallel);
+    const bool count_attention = w.assumptions.attention_flops;
     const Rates rates = effective_rates(dep.device, w);
     const auto B = static_cast<double>(w.batch);
     const auto devices = static_cast<double>(c.tensor * c.pipeline);
@@ -106,9 +107,10 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         // devices counts each sequence once.
         const bool ranks = c.attention_data > 1;
         const Flops shared = len * (c.flops_per_token - c.rank_flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token;
-        const Flops own = len * c.rank_flops_per_token + attention;
+        const Flops counted = count_attention ? attention : Flops{};
+        const Flops own = len * c.rank_flops_per_token + counted;
         const Flops flops = ranks ? B * shared + c.context_batch(B) * own
-                                  : B * (len * (c.flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token + attention);
+                                  : B * (len * (c.flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token + counted);
 
         const Seconds memory = bytes / rates.bandwidth;
         // The step waits for the busiest expert group's matmuls too (StepCost::routed_imbalance_flops).

@@ -72,7 +72,7 @@ constexpr void validate(const Speculation& s) {
         const std::int64_t most = std::min(tree_candidates(s) + 1, most_verify_tokens);
         const auto tree = [&s] { return "with a tree (tree width " + std::to_string(s.tree_width) + ") "; };  // only to throw
         if (s.verify_tokens < 2 || s.verify_tokens > most)
-            throw error("", "speculation.verify_tokens", s.verify_tokens == 0 ? "none" : std::to_string(s.verify_tokens),
+            throw error("", "speculation.verify_tokens", s.verify_tokens == 0 ? "0 (none given)" : std::to_string(s.verify_tokens),
                         tree() + "the tokens a sequence verifies: from 2 to " + std::to_string(most) +
                             " (1 + the drafts the tree offers, at most " + std::to_string(most_verify_tokens) + ")");
         if (s.accepted_tokens == 0)

@@ -729,7 +729,11 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
                       "q.json: /quantization_config/weight_block_size/0: got 0, expected two positive block sides, e.g. [128, 128]");
     j["quantization_config"] = nlohmann::json::parse(R"({"quant_method": "awq", "bits": 4, "group_size": 0})");
     CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
-                      "q.json: /quantization_config/group_size: got 0, expected a positive group size, or -1 for per-channel scales");
+                      "q.json: /quantization_config/group_size: got 0, expected a positive group size of at most 1,000,000, or -1 for per-channel scales");
+    // Past its bound the message says the bound (a review found it unsaid).
+    j["quantization_config"] = nlohmann::json::parse(R"({"quant_method": "gptq", "bits": 4, "group_size": 1000000000000})");
+    CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
+                      "q.json: /quantization_config/group_size: got 1000000000000, expected a positive group size of at most 1,000,000, or -1 for per-channel scales");
     // Groups so small that their scales outweigh the values: no name parse_format reads back
     // (int4 in 4s: 4 + 16 / 4 = 8 bits; int8 in 2s: 8 + 16 / 2 = 16; fp8 blocks of 2: 8 + 32 / 2 = 24).
     j["quantization_config"] = nlohmann::json::parse(R"({"quant_method": "gptq", "bits": 4, "group_size": 4})");

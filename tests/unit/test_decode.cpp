@@ -418,19 +418,48 @@ TEST_CASE("capacity: under the seeds' memory budget, KV beside the weights, and 
 }
 
 TEST_CASE("results say what they count: prefill, generation and serving carry the workload's assumptions", "[decode][assumptions]") {
-    // The seeds' accounting on one H100: every answer records it, as a decode step does; the
-    // prefill with attention FLOPs counted whatever the workload says (its quadratic term).
+    // The seeds' accounting on one H100: every answer records it, as a decode step does, the
+    // prefill too (its attention FLOPs left out as the seeds leave them out; next test).
     const Model m = load_model("llama-3.1-8b");
     const Deployment d{load_hardware("h100-sxm")};
     Workload w{.batch = 4, .context = 1024};
     w.assumptions = assumptions::seed_003;
     CHECK(decode_step(d, m, w).assumptions == assumptions::seed_003);
     const Prefill p = prefill(d, m, w, 512);
-    CHECK(p.assumptions.accounting == WeightAccounting::every_parameter);
-    CHECK(p.assumptions.attention_flops);
+    CHECK(p.assumptions == assumptions::seed_003);
     CHECK_FALSE(assumptions::seed_003.attention_flops);
     CHECK(generate(d, m, w, 512, 16).assumptions == assumptions::seed_003);
     CHECK(generate(d, m, w, 0, 1).assumptions == assumptions::seed_003);
     CHECK(serve(d, m, w, Traffic{.prompt = 512, .output = 64}, ServingMode::aggregated).assumptions == assumptions::seed_003);
     CHECK(serve(d, m, Workload{.batch = 4}, Traffic{.prompt = 512, .output = 64}, ServingMode::aggregated).assumptions == assumptions::physical);
+}
+
+TEST_CASE("prefill counts attention FLOPs as the workload says", "[decode][assumptions]") {
+    // A review found generate's TTFT unchanged by --attention-flops off under a footer saying
+    // they were not counted. Llama 3.1 8B (its config: hidden 4096, 32 layers, 32 heads of 128,
+    // vocabulary 128,256, untied head; 8,030,261,248 parameters) prefilling 32,000 tokens on one
+    // H100 (989 TFLOP/s BF16, its whitepaper's 989.4 rounded in the preset). By hand:
+    //   matmuls: 2 x (8,030,261,248 - 2 x 4096 x 128,256) x 32,000 = 446,693,638,144,000 FLOPs,
+    //            and the LM head for the sampled token, 2 x 4096 x 128,256 = 1,050,673,152;
+    //   attention: per (query, key) pair QK^T and PV, 2 x 2 x 32 x 128 = 16,384 a layer,
+    //            x 32 layers = 524,288, over 32,000 x 32,001 / 2 = 512,016,000 causal pairs.
+    const Model m = load_model("llama-3.1-8b");
+    const Deployment d{load_hardware("h100-sxm")};
+    Workload w{};
+    w.assumptions.attention_flops = false;
+    const double matmuls = 446'693'638'144'000.0 + 1'050'673'152.0;
+    const double pairs = 524'288.0 * 512'016'000.0;
+    const Prefill off = prefill(d, m, w, 32000);
+    CHECK_FALSE(off.assumptions.attention_flops);
+    CHECK(off.flops.in(flop) == Approx(matmuls).epsilon(1e-9));
+    CHECK(off.attention_flops.in(flop) == Approx(pairs).epsilon(1e-9));  // reported, not counted
+    CHECK(off.time.in(s) == Approx(matmuls / 989e12).epsilon(1e-9));
+    w.assumptions.attention_flops = true;
+    const Prefill on = prefill(d, m, w, 32000);
+    CHECK(on.flops.in(flop) == Approx(matmuls + pairs).epsilon(1e-9));
+    CHECK(on.time.in(s) == Approx((matmuls + pairs) / 989e12).epsilon(1e-9));
+    // generate's TTFT is that prefill.
+    CHECK(generate(d, m, w, 32000, 16).time_to_first_token.in(s) == Approx(on.time.in(s)).epsilon(1e-12));
+    w.assumptions.attention_flops = false;
+    CHECK(generate(d, m, w, 32000, 16).time_to_first_token.in(s) == Approx(off.time.in(s)).epsilon(1e-12));
 }

@@ -262,9 +262,17 @@ TEST_CASE("properties: extreme inputs are rejected with the documented error", "
     CHECK_THROWS_WITH(model_from_config(nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":4611686018427387904,
         "num_attention_heads":1,"intermediate_size":1,"vocab_size":1})"), "m.json"),
                       "m.json: /hidden_size: got 4611686018427387904, expected a positive integer below 2^53");
+    // Past 2^64 the parser holds it as a double: the same bound is said, not "a positive integer".
+    CHECK_THROWS_WITH(model_from_config(nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":18446744073709551616,
+        "hidden_size":8,"num_attention_heads":1,"intermediate_size":1,"vocab_size":1})"), "m.json"),
+                      "m.json: /num_hidden_layers: got 1.8446744073709552e+19, expected a positive integer below 2^53");
     CHECK_THROWS_WITH(model_from_config(nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":33554432,
         "num_attention_heads":1,"intermediate_size":1,"vocab_size":1})"), "m.json"),
                       "m.json: model 'model' hidden_size: got 33554432, expected at most 16777216");
+    // A layer's own width names its field (a review found "an attention width or head count").
+    CHECK_THROWS_WITH(model_from_config(nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":8,
+        "head_dim":1099511627776,"num_attention_heads":1,"intermediate_size":1,"vocab_size":1})"), "m.json"),
+                      "m.json: model 'model' head_dim: got 1099511627776, expected at most 16777216");
     // Python's bare NaN / Infinity (which transformers writes into Mamba-2 configs) are read as
     // strings, so no NaN gets in: a key that needs a number names the string.
     CHECK(parse_json_text("{\"a\": NaN, \"b\": [0.0, Infinity], \"c\": -Infinity, \"d\": \"NaN: Infinity\"}", "n.json") ==
