@@ -368,7 +368,7 @@ struct Mamba2 {
     }
     [[nodiscard]] std::string split_requirement(std::int64_t t) const {
         if (heads % t != 0) return "a divisor of the Mamba-2 heads (" + std::to_string(heads) + ")";
-        return "a divisor of the Mamba-2 groups (" + std::to_string(groups) + "), or any divisor of the heads with one group";
+        return "any divisor of the heads where there is one Mamba-2 group, else a divisor of the groups (" + std::to_string(groups) + ")";
     }
     [[nodiscard]] constexpr std::int64_t widest() const {
         return layer_detail::widest_of({heads, head_dim, state_size, groups, conv_kernel});

@@ -23,15 +23,18 @@ constexpr std::optional<std::int64_t> largest_batch(const Deployment& d, const M
     Workload single = w;
     single.batch = 1;
     single.context = context;
-    const MemoryUse base = memory_use(d, m, single);
-    const Bytes fixed = base.weights;
-    const Bytes per_sequence = base.kv + base.activations;
-    if (!(base.budget >= fixed + per_sequence)) return std::nullopt;
-    // Under attention data parallelism a device holds the KV of its rank's sequences only: on
-    // average a 1/ranks share of each (the settling below finds the busiest rank's whole count).
-    const Bytes average = base.kv / static_cast<double>(d.parallel.attention_data) + base.activations;
-    const double batch = static_cast<double>((base.budget - fixed) / average);
-    std::int64_t most = batch >= static_cast<double>(max_batch) ? max_batch : static_cast<std::int64_t>(batch);
+    if (!memory_use(d, m, single).fits()) return std::nullopt;
+    // Each pipeline stage holds its own layers' weights and cache: the batch is the fewest any
+    // stage holds.
+    std::int64_t most = max_batch;
+    for (std::int64_t s = 0; s < d.parallel.pipeline; ++s) {
+        const MemoryUse base = stage_memory_use(d, m, single, s);
+        // Under attention data parallelism a device holds the KV of its rank's sequences only: on
+        // average a 1/ranks share of each (the settling below finds the busiest rank's whole count).
+        const Bytes average = base.kv / static_cast<double>(d.parallel.attention_data) + base.activations;
+        const double batch = static_cast<double>((base.budget - base.weights) / average);
+        if (batch < static_cast<double>(most)) most = batch < 1 ? 1 : static_cast<std::int64_t>(batch);
+    }
     // The division can round across a whole number: settle on the batch memory_use agrees fits.
     const auto fits = [&](std::int64_t b) {
         single.batch = b;

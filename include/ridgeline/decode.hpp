@@ -215,6 +215,28 @@ struct DecodeStep {
 // the roofline's bound ("memory" or "compute").
 constexpr const char* limit_name(const DecodeStep& d) noexcept { return d.links_bound ? "links" : name_of(d.bound); }
 
+// The cost of all of a pipeline's stages together on one tensor rank, for a step's totals: the
+// caller's cost without a pipeline (it is then the whole model), else the model costed unsplit
+// by stages.
+class WholeCost {
+public:
+    constexpr WholeCost(const Deployment& dep, const Model& m, const Workload& w, const StepCost& c) : cost_(&c) {
+        if (c.pipeline == 1) return;
+        Parallelism one = dep.parallel;
+        one.pipeline = 1;
+        own_ = step_cost(m, w, one);
+        cost_ = &own_;
+    }
+    WholeCost(const WholeCost&) = delete;  // cost_ may point into the object
+    WholeCost& operator=(const WholeCost&) = delete;
+    constexpr const StepCost* operator->() const noexcept { return cost_; }
+    constexpr const StepCost& get() const noexcept { return *cost_; }
+
+private:
+    StepCost own_{};
+    const StepCost* cost_;
+};
+
 namespace decode_detail {
 // A decode step from its cost, already computed: `c` is step_cost(m, v, dep.parallel) for a
 // workload v that differs from w at most in its context (a cost does not depend on it), and the
@@ -227,7 +249,6 @@ constexpr DecodeStep step_from_cost(const Deployment& dep, const Model& m, const
     const Rates rates = effective_rates(hw, w);
     const double B = static_cast<double>(w.batch);
     const double n = static_cast<double>(w.context);
-    const auto devices = static_cast<double>(c.tensor * c.pipeline);
     const auto stages = static_cast<double>(c.pipeline);
 
     DecodeStep d;
@@ -237,13 +258,16 @@ constexpr DecodeStep step_from_cost(const Deployment& dep, const Model& m, const
     d.devices = dep.devices();
     const Bytes weights = c.weight_bytes(w.batch);
     d.bytes_per_device = weights + c.step_kv_bytes(B, n);
-    d.weight_bytes = devices * c.mean_weight_bytes(w.batch);
+    // Totals: every stage's own (the cost is the busiest stage's), each over its tensor ranks.
+    const WholeCost whole(dep, m, w, c);
+    const auto ranks_of_stage = static_cast<double>(c.tensor);
+    d.weight_bytes = ranks_of_stage * whole->mean_weight_bytes(w.batch);
     // Every sequence once, not the busiest rank's for all.
-    d.activation_bytes = devices * (B * static_cast<double>(c.tokens_per_sequence) * c.activation_bytes);
-    d.kv_bytes = devices * (B * c.cache_bytes(n));
+    d.activation_bytes = ranks_of_stage * (B * static_cast<double>(c.tokens_per_sequence) * whole->activation_bytes);
+    d.kv_bytes = ranks_of_stage * (B * whole->cache_bytes(n));
     d.total_bytes = d.weight_bytes + d.kv_bytes + d.activation_bytes;
     d.attention_flops = B * static_cast<double>(w.tokens_per_sequence) * attention_flops_per_token(m, n);
-    d.flops = devices * (B * c.flops(n));
+    d.flops = ranks_of_stage * (B * whole->flops(n));
     const StepTimes times = step_times(c, rates, w.batch, w.context);
     d.memory_time = times.memory;
     d.compute_time = times.compute;

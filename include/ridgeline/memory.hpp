@@ -7,15 +7,18 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <variant>
 
 #include "deployment.hpp"
 #include "model.hpp"
+#include "pipeline_stages.hpp"
 #include "workload.hpp"
 
 namespace ridgeline {
 
-// One device's memory, on the busiest pipeline stage (the most layers, plus the embedding
-// table on the first stage or the LM head on the last, whichever is larger).
+// One device's memory, on the busiest pipeline stage: the stage whose own layers (in the
+// model's order, pipeline_stages.hpp), table or LM head, cache and workspace need the most.
 struct MemoryUse {
     Bytes capacity{};     // as the device reports it, or the datasheet's when the preset has no report
     Bytes reserve{};      // kept back for the runtime
@@ -29,11 +32,13 @@ struct MemoryUse {
 };
 
 namespace memory_detail {
-// ceil(L / p) / (L / p): the busiest stage's share of the layers over the average stage's.
-constexpr double busiest_stage_factor(const Model& m, std::int64_t stages) {
-    const std::int64_t L = layer_count(m);
-    const std::int64_t most = (L + stages - 1) / stages;
-    return static_cast<double>(most) * static_cast<double>(stages) / static_cast<double>(L);
+// What one device holds of one layer of a group: its share of the layer's weights, and of the
+// routed experts (every device holds 1/t of them), each in its format.
+constexpr double layer_bytes(const LayerSpec& spec, double h, const Precision& p, const Parallelism& par) {
+    const RoutedExperts e = routed_experts(spec, h);
+    return layer_parameters_per_device(spec, h, par.tensor, par.attention_tensor()) * p.weights.bytes_per_element().in(bytes) +
+           static_cast<double>(e.experts) * e.parameters_per_expert / static_cast<double>(par.tensor) *
+               p.expert_format().bytes_per_element().in(bytes);
 }
 }  // namespace memory_detail
 
@@ -42,68 +47,87 @@ constexpr Bytes layer_weights_per_device(const Model& m, const Precision& p, con
     validate(m);
     validate(par);
     const double h = static_cast<double>(m.hidden_size);
-    const double pw = p.weights.bytes_per_element().in(bytes);
     double layers = 0;
-    for (const auto& g : m) {
-        const double L = static_cast<double>(g.count);
-        layers += L * layer_parameters_per_device(g.spec, h, par.tensor, par.attention_tensor()) * pw;
-        // Every device holds 1/t of the routed experts, in their format.
-        const RoutedExperts e = routed_experts(g.spec, h);
-        layers += L * static_cast<double>(e.experts) * e.parameters_per_expert / static_cast<double>(par.tensor) *
-                  p.expert_format().bytes_per_element().in(bytes);
-    }
+    for (const auto& g : m) layers += static_cast<double>(g.count) * memory_detail::layer_bytes(g.spec, h, p, par);
     return bytes(layers);
 }
 
-// Weights resident on one device: every parameter in its storage format (the input table and a
-// tied head in the embeddings' format, an untied head and routed experts in theirs), split as the
-// layer kinds say.
+// Weights resident on one device of one stage: its layers' share in their storage formats, the
+// input table on the first stage, the final norm and the LM head on the last (a tied head is a
+// copy of the table there, unless the stage is the first too). A declared count has no layers
+// to place: the rest of it is split evenly.
+constexpr Bytes stage_weights_per_device(const Model& m, const Precision& p, const Parallelism& par, const StageLayers& stage) {
+    const double h = static_cast<double>(m.hidden_size);
+    const auto T = static_cast<double>(par.tensor);
+    const double pw = p.weights.bytes_per_element().in(bytes);
+    const double table = derived_parameters(m).embeddings;
+    const double table_bytes = table / T * p.embedding_format().bytes_per_element().in(bytes);
+    const bool head_copy = m.tied_embeddings && !stage.first;  // the last stage's copy of a tied table
+    if (m.declared_parameters) {
+        const double others = *m.declared_parameters - table;
+        const double head_part = m.tied_embeddings ? 0.0 : std::min(static_cast<double>(m.vocab_size) * h, others > 0 ? others : 0.0);
+        const double rest = (others - head_part) / T * pw / static_cast<double>(par.pipeline);
+        return bytes(rest + (stage.first ? table_bytes : 0.0) +
+                     (stage.last ? (head_copy ? table_bytes : head_part / T * p.lm_head_format().bytes_per_element().in(bytes)) : 0.0));
+    }
+    double layers = 0;
+    for (std::size_t g = 0; g < m.group_count; ++g)
+        if (stage.counts[g] > 0) layers += static_cast<double>(stage.counts[g]) * memory_detail::layer_bytes(m.groups[g].spec, h, p, par);
+    const double head = m.tied_embeddings ? (head_copy ? table_bytes : 0.0)
+                                          : static_cast<double>(m.vocab_size) * h / T * p.lm_head_format().bytes_per_element().in(bytes);
+    return bytes(layers + (stage.first ? table_bytes : 0.0) + (stage.last ? head + h * pw : 0.0));  // + the final norm
+}
+
+// Weights resident on one device of the stage that holds the most: every parameter in its
+// storage format (the input table and a tied head in the embeddings' format, an untied head and
+// routed experts in theirs), split as the layer kinds say.
 // DeepSeek's multi-token-prediction module is not loaded (engines load it only to speculate).
 constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Parallelism& par = {}) {
     validate(m);
     validate(par);
-    const double h = static_cast<double>(m.hidden_size);
-    const std::int64_t t = par.tensor;
-    const auto T = static_cast<double>(t);
-    const double pw = p.weights.bytes_per_element().in(bytes);
-    const double table = derived_parameters(m).embeddings;
-    const double table_bytes = table / T * p.embedding_format().bytes_per_element().in(bytes);
-    if (m.declared_parameters) {  // a declared count: split evenly, no layer structure; an untied head in its format
-        const double others = *m.declared_parameters - table;
-        const double head_part = m.tied_embeddings ? 0.0 : std::min(static_cast<double>(m.vocab_size) * h, others > 0 ? others : 0.0);
-        const double rest = (others - head_part) / T * pw + head_part / T * p.lm_head_format().bytes_per_element().in(bytes);
-        return bytes((rest + table_bytes) / static_cast<double>(par.pipeline));
+    Bytes most{};
+    for (std::int64_t s = 0; s < par.pipeline; ++s) {
+        const Bytes b = stage_weights_per_device(m, p, par, stage_layers(m, par.pipeline, s));
+        if (b > most) most = b;
     }
-    const double layers = layer_weights_per_device(m, p, par).in(bytes);
-    const double head = (m.tied_embeddings ? table_bytes : static_cast<double>(m.vocab_size) * h / T * p.lm_head_format().bytes_per_element().in(bytes)) +
-                        h * pw;  // + final norm
-    if (par.pipeline == 1) return bytes(layers + table_bytes + (m.tied_embeddings ? h * pw : head));
-    const double stage = layers / static_cast<double>(par.pipeline) * memory_detail::busiest_stage_factor(m, par.pipeline);
-    return bytes(stage + (table_bytes > head ? table_bytes : head));
+    return most;
 }
 
-// KV one sequence keeps on one device at `context` tokens: each layer's share of its cache
-// (its KV heads, or all of MLA's latent; a top-k attention keeps every token), a windowed or
-// chunked layer at most its window or chunk (reach.hpp), and a recurrent layer's fixed state.
-// Under attention data parallelism, on a device of the rank that holds the sequence (its heads
-// split over that rank's devices only).
+// KV one sequence keeps on one device of one stage at `context` tokens: each of the stage's
+// layers' share of its cache (its KV heads, or all of MLA's latent; a top-k attention keeps every
+// token), a windowed or chunked layer at most its window or chunk (reach.hpp), and a recurrent
+// layer's fixed state. Under attention data parallelism, on a device of the rank that holds the
+// sequence (its heads split over that rank's devices only).
 // `state_slots`: recurrent states kept a sequence, 1 but while verifying g drafted tokens, when
 // an engine keeps one for each of the g + 1 positions so the accepted one can be taken up (vLLM's
 // MambaSpec: page_size x (1 + num_speculative_blocks), num_speculative_blocks = g;
 // vllm-project/vllm@bc8282e61df21719b12b391c3a976b1c900dfbb4 vllm/v1/kv_cache_interface.py).
+constexpr Bytes stage_kv_per_sequence(const Model& m, Format kv, double context, const Parallelism& par, const StageLayers& stage,
+                                      std::optional<Format> state = std::nullopt, double state_slots = 1) {
+    Bytes held{};
+    for (std::size_t g = 0; g < m.group_count; ++g) {
+        if (stage.counts[g] == 0) continue;
+        const LayerSpec& spec = m.groups[g].spec;
+        std::visit([&](const auto& k) {
+            held += static_cast<double>(stage.counts[g]) * k.kv_share(par.attention_tensor()) *
+                    (spec.reach().kept(context) * k.cache_bytes_per_token(kv) + state_slots * state_bytes(k, kv, state.value_or(kv)));
+        }, spec.attention);
+    }
+    return held;
+}
+
+// The same on the stage that keeps the most.
 constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {},
                                            std::optional<Format> state = std::nullopt, double state_slots = 1) {
     validate(m);
     validate(par);
     model_detail::require_context_value(context);
-    Bytes held{};
-    for (const auto& g : m)
-        std::visit([&](const auto& k) {
-            held += static_cast<double>(g.count) * k.kv_share(par.attention_tensor()) *
-                    (g.spec.reach().kept(context) * k.cache_bytes_per_token(kv) + state_slots * state_bytes(k, kv, state.value_or(kv)));
-        }, g.spec.attention);
-    const double stage = par.pipeline == 1 ? 1.0 : memory_detail::busiest_stage_factor(m, par.pipeline) / static_cast<double>(par.pipeline);
-    return stage * held;
+    Bytes most{};
+    for (std::int64_t s = 0; s < par.pipeline; ++s) {
+        const Bytes b = stage_kv_per_sequence(m, kv, context, par, stage_layers(m, par.pipeline, s), state, state_slots);
+        if (b > most) most = b;
+    }
+    return most;
 }
 
 // Workspace per token in flight on one device: the live activations of one layer (residual,
@@ -139,20 +163,36 @@ constexpr MemoryUse memory_budget(const Hardware& hw, const Assumptions& a) {
 
 // One device's memory for a batch of `batch` sequences at `context` tokens, each pushing
 // `tokens_per_sequence` tokens through the step.
-constexpr MemoryUse memory_use(const Deployment& d, const Model& m, const Workload& w) {
+// On the stage `stage` of the deployment's pipeline (0-based; 0 without one).
+constexpr MemoryUse stage_memory_use(const Deployment& d, const Model& m, const Workload& w, std::int64_t stage) {
     validate(w);
     validate(d, m);
+    if (stage < 0 || stage >= d.parallel.pipeline)
+        throw error("", "pipeline stage", std::to_string(stage), "a stage from 0 to " + std::to_string(d.parallel.pipeline - 1));
+    const auto context = static_cast<double>(w.context + w.tokens_per_sequence - 1);
+    model_detail::require_context_value(context);
     MemoryUse u = memory_budget(d.device, w.assumptions);
-    u.weights = weights_per_device(m, w.precision, d.parallel);
+    const StageLayers layers = stage_layers(m, d.parallel.pipeline, stage);
+    u.weights = stage_weights_per_device(m, w.precision, d.parallel, layers);
     // A pipeline keeps one micro-batch of `batch` sequences in flight per stage, and each stage
     // holds its layers' KV for all of them (under attention data parallelism, the busiest rank's
     // share of them).
     u.kv = static_cast<double>(d.parallel.sequences_per_attention_rank(w.batch) * d.parallel.pipeline) *
-           kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(w.context + w.tokens_per_sequence - 1), d.parallel,
-                                      w.precision.state_format(), static_cast<double>(w.tokens_per_sequence));
+           stage_kv_per_sequence(m, w.precision.kv, context, d.parallel, layers,
+                                 w.precision.state_format(), static_cast<double>(w.tokens_per_sequence));
     if (w.assumptions.activation_workspace)
         u.activations = static_cast<double>(w.batch * w.tokens_per_sequence) * activation_bytes_per_token(m, d.parallel);
     return u;
+}
+
+// On the stage that needs the most (the first of equals): the one that fits last.
+constexpr MemoryUse memory_use(const Deployment& d, const Model& m, const Workload& w) {
+    MemoryUse most = stage_memory_use(d, m, w, 0);
+    for (std::int64_t s = 1; s < d.parallel.pipeline; ++s) {
+        const MemoryUse u = stage_memory_use(d, m, w, s);
+        if (u.used() > most.used()) most = u;
+    }
+    return most;
 }
 
 }  // namespace ridgeline

@@ -53,9 +53,19 @@ struct LayerGroup {
     friend constexpr bool operator==(const LayerGroup&, const LayerGroup&) = default;
 };
 
+// Consecutive layers of one group: the model's layers in order are its runs (Model::runs).
+struct LayerRun {
+    std::size_t group = 0;
+    std::int64_t count = 0;
+    friend constexpr bool operator==(const LayerRun&, const LayerRun&) = default;
+};
+
 struct Model {
     // Distinct layer kinds a model may have (Llama-3.1-Nemotron-Ultra-253B has the most known).
     static constexpr std::size_t max_groups = 64;
+    // Runs of alike layers in a row kept (Llama-3.3-Nemotron-Super-49B's 80 layers make 25);
+    // past them the order is dropped (order_lost), not the model.
+    static constexpr std::size_t max_runs = 512;
 
     Name name;
     std::int64_t hidden_size = 0;
@@ -63,6 +73,12 @@ struct Model {
     bool tied_embeddings = false;  // tie_word_embeddings: the LM head is the input table
     std::array<LayerGroup, max_groups> groups{};
     std::size_t group_count = 0;
+    // The layers in the order they were added, as runs of one group: which layers a pipeline
+    // stage holds (pipeline_stages.hpp). Group counts changed by hand since leave them
+    // inconsistent; the layers are then taken in group order (layer_runs_consistent).
+    std::array<LayerRun, max_runs> runs{};
+    std::size_t run_count = 0;
+    bool order_lost = false;  // more runs than max_runs: layers are taken in group order
     // The group the last layer added joined: the model's last layer, which an MTP module copies
     // (groups merge layers of one kind wherever they sit, so it need not be the last group).
     std::size_t last_group = 0;
@@ -85,17 +101,24 @@ struct Model {
         max_context = tokens;
         return *this;
     }
-    // Layers identical to an existing group join it (order does not change a sum).
+    // Layers identical to an existing group join it (order does not change a sum); the order
+    // is kept in the runs, for the layers each pipeline stage holds.
     constexpr Model& add_layers(std::int64_t count, const LayerSpec& spec) {
+        std::size_t joined = group_count;
         for (std::size_t i = 0; i < group_count; ++i)
             if (groups[i].spec == spec) {
-                groups[i].count += count;
-                last_group = i;
-                return *this;
+                joined = i;
+                break;
             }
-        if (group_count == max_groups) throw std::length_error("ridgeline::Model: more than 64 distinct layer kinds");
-        last_group = group_count;
-        groups[group_count++] = LayerGroup{count, spec};
+        if (joined == group_count && group_count == max_groups) throw std::length_error("ridgeline::Model: more than 64 distinct layer kinds");
+        const bool extends = run_count > 0 && runs[run_count - 1].group == joined;
+        const bool new_run = count > 0 && !extends;  // no layers, nothing to order
+        if (new_run && run_count == max_runs) order_lost = true;
+        if (joined == group_count) groups[group_count++] = LayerGroup{0, spec};
+        groups[joined].count += count;
+        if (!order_lost && new_run) runs[run_count++] = LayerRun{joined, count};
+        else if (!order_lost && count > 0) runs[run_count - 1].count += count;
+        last_group = joined;
         return *this;
     }
     // The group holding the last layer; a group count cut by hand (below last_group) leaves the
@@ -124,6 +147,32 @@ constexpr std::int64_t layer_count(const Model& m) noexcept {
     std::int64_t n = 0;
     for (const auto& g : m) n += g.count;
     return n;
+}
+
+// The runs add up to the groups' counts (no count was changed by hand since the layers were
+// added).
+constexpr bool layer_runs_consistent(const Model& m) noexcept {
+    if (m.order_lost) return false;
+    std::array<std::int64_t, Model::max_groups> counted{};
+    for (std::size_t r = 0; r < m.run_count; ++r) {
+        if (m.runs[r].group >= m.group_count || m.runs[r].count <= 0) return false;
+        counted[m.runs[r].group] += m.runs[r].count;
+    }
+    for (std::size_t g = 0; g < m.group_count; ++g)
+        if (counted[g] != m.groups[g].count) return false;
+    return true;
+}
+
+// Calls f(group, count) for the model's layers in order: its runs, or where they no longer match
+// the groups, each group whole in group order.
+template <class F>
+constexpr void for_each_layer_run(const Model& m, F&& f) {
+    if (layer_runs_consistent(m)) {
+        for (std::size_t r = 0; r < m.run_count; ++r) f(m.runs[r].group, m.runs[r].count);
+    } else {
+        for (std::size_t g = 0; g < m.group_count; ++g)
+            if (m.groups[g].count > 0) f(g, m.groups[g].count);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -379,6 +428,9 @@ constexpr Model mtp_block(const Model& m) {
     Model one = m;
     one.group_count = 0;
     one.groups = {};
+    one.run_count = 0;
+    one.runs = {};
+    one.order_lost = false;
     one.mtp_layers = 0;
     one.declared_parameters.reset();
     one.add_layers(1, m.groups[m.last_layer_group()].spec);

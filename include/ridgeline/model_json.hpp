@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "config_reader.hpp"
 #include "family_registry.hpp"
@@ -277,14 +278,20 @@ inline ConfigReading read_config(const nlohmann::json& j, const std::string& fil
                         "max_position_embeddings", "layer_groups", "last_layer_group", "ridgeline"});
         m.mtp_layers = c.count_or_zero("num_nextn_predict_layers");
         const Node groups = root.need("layer_groups", "an array of layer groups");
-        if (!groups.value().is_array() || groups.value().empty() || groups.value().size() > Model::max_groups)
-            groups.fail("an array of 1 to " + std::to_string(Model::max_groups) + " layer groups");
+        // Entries in layer order; identical ones merge into one group and keep their order.
+        if (!groups.value().is_array() || groups.value().empty() || groups.value().size() > Model::max_runs)
+            groups.fail("an array of 1 to " + std::to_string(Model::max_runs) + " layer groups");
         // The group each entry joined (identical entries merge), for last_layer_group's index.
         std::vector<std::size_t> joined;
         for (std::size_t i = 0; i < groups.value().size(); ++i) {
             const Node g = groups.at(i);
             g.require_object("a layer group object");
-            m.add_layers(g.need("count", "a positive integer").positive_integer(), json_detail::read_own_group(g));
+            const std::int64_t count = g.need("count", "a positive integer").positive_integer();
+            try {
+                m.add_layers(count, json_detail::read_own_group(g));
+            } catch (const std::length_error&) {
+                g.fail("at most " + std::to_string(Model::max_groups) + " distinct kinds of layer among the entries");
+            }
             joined.push_back(m.last_group);
         }
         // Which entry the model's last layer is in (an MTP module copies it), where not the last.
@@ -324,7 +331,9 @@ inline Model model_from_config(const nlohmann::json& j, const std::string& file 
 
 inline void to_json(nlohmann::json& j, const Model& m) {
     using nlohmann::json;
-    json groups = json::array();
+    // Each group's kind, then the layers in order: an entry a run (identical entries merge back
+    // into one group when read, and keep the order).
+    std::vector<json> kinds;
     for (const auto& g : m) {
         json at;
         if (const auto* a = std::get_if<Gqa>(&g.spec.attention))
@@ -370,13 +379,16 @@ inline void to_json(nlohmann::json& j, const Model& m) {
                    {"ungated", e->ungated}};
         else
             ffn = {{"kind", "none"}, {"linear", std::get<NoFfn>(g.spec.ffn).linear}};
-        groups.push_back({{"count", g.count},
-                          {"attention", at},
-                          {"window", g.spec.window},
-                          {"chunked", g.spec.chunked},
-                          {"norms", g.spec.norms},
-                          {"ffn", ffn}});
+        kinds.push_back({{"attention", at}, {"window", g.spec.window}, {"chunked", g.spec.chunked}, {"norms", g.spec.norms}, {"ffn", ffn}});
     }
+    json groups = json::array();
+    std::vector<std::size_t> entry_group;
+    for_each_layer_run(m, [&](std::size_t g, std::int64_t count) {
+        json entry = kinds[g];
+        entry["count"] = count;
+        groups.push_back(std::move(entry));
+        entry_group.push_back(g);
+    });
     j = json::object();
     j["model_type"] = "ridgeline";
     j["hidden_size"] = m.hidden_size;
@@ -385,7 +397,13 @@ inline void to_json(nlohmann::json& j, const Model& m) {
     j["num_nextn_predict_layers"] = m.mtp_layers;
     if (m.max_context > 0) j["max_position_embeddings"] = m.max_context;
     j["layer_groups"] = groups;
-    if (m.group_count > 0 && m.last_layer_group() != m.group_count - 1) j["last_layer_group"] = m.last_layer_group();
+    // The entry of the model's last layer's group, where it is not the last entry (a count cut by hand).
+    if (!entry_group.empty() && m.last_layer_group() != entry_group.back())
+        for (std::size_t e = entry_group.size(); e-- > 0;)
+            if (entry_group[e] == m.last_layer_group()) {
+                j["last_layer_group"] = e;
+                break;
+            }
     j["ridgeline"] = {{"name", std::string(m.name.view())}};
     if (m.declared_parameters) j["ridgeline"]["parameters"] = *m.declared_parameters;
 }

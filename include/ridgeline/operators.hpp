@@ -36,7 +36,7 @@ struct Builder {
     double tokens;  // tokens per sequence in the step
     double per_weight_bytes;
     double t;       // tensor-parallel degree
-    double stages;
+    step_cost_detail::CostedStage stage;  // the layers of the device's stage (the step's), its table and head shares
     std::vector<Operator> out{};
 
     // An operator reading `shared` bytes once and `per_sequence` bytes per sequence, doing
@@ -68,7 +68,12 @@ struct Builder {
     // them share the batch, and the busiest holds `sequences` / `ranks` (StepCost::context_batch).
     void weights(std::string_view name, std::int64_t layers, std::size_t group, double params, double per_device,
                            double bytes_per_param = 0, bool matmul = true, bool even = false, double ranks = 1, double sequences = 0) {
-        const double L = static_cast<double>(layers == 0 ? 1 : layers) / stages;  // 0: once per model
+        held(name, layers, group, stage.layers[group], params, per_device, bytes_per_param, matmul, even, ranks, sequences);
+    }
+    // The same for `L` of them on the device's stage (a once-a-model weight: its share, 0 or 1).
+    void held(std::string_view name, std::int64_t layers, std::size_t group, double L, double params, double per_device,
+              double bytes_per_param = 0, bool matmul = true, bool even = false, double ranks = 1, double sequences = 0) {
+        if (L == 0) return;  // not on the device's stage
         const double width = bytes_per_param > 0 ? bytes_per_param : per_weight_bytes;
         add(name, layers, group, bytes(L * per_device * width), Bytes{},
             matmul ? flop(2.0 * L * (even ? params / t : per_device / ranks) * tokens) : Flops{}, sequences);
@@ -88,7 +93,8 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
                                 static_cast<double>(w.tokens_per_sequence),
                                 w.precision.weights.bytes_per_element().in(bytes),
                                 static_cast<double>(d.parallel.tensor),
-                                static_cast<double>(d.parallel.pipeline)};
+                                c.stage < 0 ? step_cost_detail::average_stage(m, d.parallel.pipeline)
+                                            : step_cost_detail::pipeline_stage(m, d.parallel.pipeline, c.stage)};
     if (m.declared_parameters)
         throw error("", "model '" + std::string(m.name.view()) + "' declared parameters",
                     std::to_string(*m.declared_parameters), "a derived count: operators need the architecture");
@@ -106,18 +112,20 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
     // Input embeddings: the table, or one row per token read; a lookup, so FLOPs only when the
     // assumptions charge them.
     if (read_rows) {
-        const Flops lookup = as.embedding_lookup_flops ? flop(2.0 * all.embeddings / (t * b.stages) * b.tokens) : Flops{};
+        const Flops lookup = as.embedding_lookup_flops ? flop(b.stage.first * 2.0 * all.embeddings / t * b.tokens) : Flops{};
         // A row per token, until the batch's tokens outnumber the table's rows: then the table,
         // each row read once (StepCost::row_bytes).
         const double tokens = b.batch * b.tokens;
         if (tokens <= c.embedding_rows) b.add("embeddings (rows)", 0, 0, Bytes{}, c.row_bytes(b.tokens), lookup);
         else b.add("embeddings (rows)", 0, 0, c.row_bytes(tokens), Bytes{}, lookup);
     } else if (!m.tied_embeddings) {
-        b.weights("embeddings", 0, 0, all.embeddings, all.embeddings / t, table_bytes, as.embedding_lookup_flops);
+        b.held("embeddings", 0, 0, b.stage.first, all.embeddings, all.embeddings / t, table_bytes, as.embedding_lookup_flops);
     }
     for (std::size_t gi = 0; gi < m.group_count; ++gi) {
         const LayerGroup& g = m.groups[gi];
-        const std::int64_t L = g.count;
+        // The layers of it on the device's stage (all of them without a pipeline); none: not listed.
+        const auto L = static_cast<std::int64_t>(b.stage.layers[gi]);
+        if (L == 0) continue;
         // Each kind names its weights (layers.hpp); routed experts are costed by what the batch touches.
         const auto attention_weight = [&](const char* name, Part, double whole, double per_device) {
             b.weights(name, L, gi, whole, per_device, 0, true, false, ranks, context_batch);
@@ -176,7 +184,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
             a.weights(h, attention_tp, attention_weight);
             // A recurrent state: read once a sequence and written once a token of it, its update per token.
             if (a.state_elements() > 0) {
-                const double layers = static_cast<double>(L) / b.stages;
+                const double layers = b.stage.layers[gi];
                 const Flops update = as.attention_flops ? flop(layers * a.state_flops_per_token() / t) : Flops{};
                 b.add("recurrent state (read and written)", L, gi, Bytes{},
                       bytes((1 + b.tokens) * layers * a.kv_share(attention_tp) / ranks) * state_bytes(a, w.precision.kv, w.precision.state_format()).in(bytes),
@@ -198,14 +206,14 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
         // Each token's activations through memory, where the efficiency says so (StepCost::kv_bytes charges them per sequence).
         if (w.efficiency.activation_traffic)
             b.add("activations (written and read back)", L, gi, Bytes{},
-                  b.tokens * (static_cast<double>(L) / b.stages) * layer_activation_traffic(g.spec, h, tp, d.parallel.attention_data) *
+                  b.tokens * b.stage.layers[gi] * layer_activation_traffic(g.spec, h, tp, d.parallel.attention_data) *
                       d.parallel.activations.bytes_per_element(),
                   Flops{}, context_batch);
     }
-    b.weights("final norm", 0, 0, h, h, 0, true, true);
+    b.held("final norm", 0, 0, b.stage.last, h, h, 0, true, true);
     // LM head: its own matrix, or the tied input table.
-    if (m.tied_embeddings) b.weights("lm_head (tied to the embeddings)", 0, 0, all.embeddings, all.embeddings / t, table_bytes);
-    else b.weights("lm_head", 0, 0, all.embeddings, all.embeddings / t, w.precision.lm_head_format().bytes_per_element().in(bytes));
+    if (m.tied_embeddings) b.held("lm_head (tied to the embeddings)", 0, 0, b.stage.last, all.embeddings, all.embeddings / t, table_bytes);
+    else b.held("lm_head", 0, 0, b.stage.last, all.embeddings, all.embeddings / t, w.precision.lm_head_format().bytes_per_element().in(bytes));
     return b.out;
 }
 

@@ -48,11 +48,15 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     validate(dep, m);
     Workload wa = w;
     wa.tokens_per_sequence = 1;
-    const StepCost c = step_cost(m, wa, dep.parallel);
+    // Under a pipeline, the stage doing the most FLOPs a prompt token, at the prompt's middle.
+    wa.context = prompt / 2;
+    const StepCost c = step_cost(m, wa, dep.parallel, StageBy::flops);
     const bool count_attention = w.assumptions.attention_flops;
     const Rates rates = effective_rates(dep.device, w);
     const auto B = static_cast<double>(w.batch);
-    const auto devices = static_cast<double>(c.tensor * c.pipeline);
+    // Totals are every stage's own over its tensor ranks (the cost is the busiest stage's).
+    const WholeCost whole(dep, m, wa, c);
+    const auto devices = static_cast<double>(c.tensor);
 
     Prefill p;
     p.assumptions = wa.assumptions;
@@ -91,26 +95,37 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         // Each sequence's cache so far, and the chunk's len tokens' cache and activations.
         const Bytes kv = c.context_batch(B) * (c.cache_bytes(static_cast<double>(start)) + len * (kv_written_per_token + c.activation_bytes));
         const Bytes bytes = c.fixed_bytes + routed + c.row_bytes(B * len) + kv;
-        Flops attention{};
-        for (std::size_t i = 0; i < c.context_count; ++i) {
-            const auto& t = c.context_terms[i];
-            // In prefill's own form (MLA expanded; attention_layers.hpp), per device: the chunk's
-            // queries' pairs, each capped by its window or kept within its chunk (reach.hpp).
-            attention += (t.reach.pairs(static_cast<double>(end)) - t.reach.pairs(static_cast<double>(start))) *
-                         t.prefill_flops_per_pair;
-            attention += StepCost::span(t, static_cast<double>(start)) * t.prefix_flops_per_token;  // re-expanded cache
-        }
         // The LM head runs for the token each prompt samples, its last, unless every token's logits are asked.
         const double head_tokens = p.logits_every_token ? len : end == prompt ? 1.0 : 0.0;
-        // The busiest attention rank's sequences (StepCost::context_batch) do their attention's
-        // projections and pairs; every device does the rest for the batch. The total over the
-        // devices counts each sequence once.
         const bool ranks = c.attention_data > 1;
-        const Flops shared = len * (c.flops_per_token - c.rank_flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token;
-        const Flops counted = count_attention ? attention : Flops{};
-        const Flops own = len * c.rank_flops_per_token + counted;
-        const Flops flops = ranks ? B * shared + c.context_batch(B) * own
-                                  : B * (len * (c.flops_per_token - c.head_flops_per_token) + head_tokens * c.head_flops_per_token + counted);
+        // One device's FLOPs for the chunk, by a cost's layers: its attention pairs, what an
+        // attention rank does for its own sequences (own), and the rest for the batch (shared).
+        struct ChunkFlops {
+            Flops attention, shared, own, device;
+        };
+        const auto chunk_flops = [&](const StepCost& k) {
+            ChunkFlops f{};
+            for (std::size_t i = 0; i < k.context_count; ++i) {
+                const auto& t = k.context_terms[i];
+                // In prefill's own form (MLA expanded; attention_layers.hpp), per device: the chunk's
+                // queries' pairs, each capped by its window or kept within its chunk (reach.hpp).
+                f.attention += (t.reach.pairs(static_cast<double>(end)) - t.reach.pairs(static_cast<double>(start))) *
+                               t.prefill_flops_per_pair;
+                f.attention += StepCost::span(t, static_cast<double>(start)) * t.prefix_flops_per_token;  // re-expanded cache
+            }
+            // The busiest attention rank's sequences (StepCost::context_batch) do their attention's
+            // projections and pairs; every device does the rest for the batch. The total over the
+            // devices counts each sequence once.
+            f.shared = len * (k.flops_per_token - k.rank_flops_per_token - k.head_flops_per_token) + head_tokens * k.head_flops_per_token;
+            const Flops counted = count_attention ? f.attention : Flops{};
+            f.own = len * k.rank_flops_per_token + counted;
+            f.device = ranks ? B * f.shared + k.context_batch(B) * f.own
+                             : B * (len * (k.flops_per_token - k.head_flops_per_token) + head_tokens * k.head_flops_per_token + counted);
+            return f;
+        };
+        const ChunkFlops stage = chunk_flops(c);
+        const ChunkFlops all = c.pipeline > 1 ? chunk_flops(whole.get()) : stage;
+        const Flops flops = stage.device;
 
         const Seconds memory = bytes / rates.bandwidth;
         // The step waits for the busiest expert group's matmuls too (StepCost::routed_imbalance_flops).
@@ -121,8 +136,8 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         p.compute_time += compute;
         p.bytes_per_device += bytes;
         p.kv_bytes_per_device += kv;
-        p.flops += devices * (ranks ? B * shared + B * own : flops);
-        p.attention_flops += devices * B * attention;
+        p.flops += devices * (ranks ? B * all.shared + B * all.own : all.device);
+        p.attention_flops += devices * B * all.attention;
         chunks.add((memory < compute ? compute : memory) + link.per_stage + c.stage_overhead(w.efficiency), link.pipeline_hops);
     }
     // The per-sequence time once, for the first token each prompt samples.

@@ -21,6 +21,7 @@
 #include "name.hpp"       // IWYU pragma: export
 #include "operators.hpp"  // IWYU pragma: export
 #include "plan.hpp"       // IWYU pragma: export
+#include "pipeline_stages.hpp"  // IWYU pragma: export
 #include "prefill.hpp"    // IWYU pragma: export
 #include "ridge.hpp"      // IWYU pragma: export
 #include "serving.hpp"    // IWYU pragma: export

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "model.hpp"
+#include "pipeline_stages.hpp"
 #include "units.hpp"
 #include "workload.hpp"
 
@@ -266,6 +267,7 @@ struct StepCost {
     // cost); the step waits for the busiest rank, which holds ceil(B / attention_data) of B
     // sequences: context_batch.
     std::int64_t attention_data = 1;
+    std::int64_t stage = -1;      // the pipeline stage costed (0-based); -1: the whole model, or a declared count's average stage
     double layers_per_stage = 0;  // for the per-layer overhead
     double moe_layers_per_stage = 0;
     // The efficiency's fixed times each stage pays for one pass (a decode step, a prefill chunk):
@@ -454,10 +456,42 @@ struct StepCost {
     }
 };
 
-// The cost model for one device (one tensor-parallel rank of one pipeline stage, the average
-// stage). With no parallelism that device is the whole model. Each layer kind says what one of
-// t devices holds and caches (layers.hpp).
-constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelism& par = {}) {
+namespace step_cost_detail {
+// The layers one device of a stage holds, and its share of the input table and of the final
+// norm and LM head: the whole model without a pipeline; a declared count, which has no layers
+// to place, the average stage.
+struct CostedStage {
+    std::array<double, Model::max_groups> layers{};  // of each group
+    double count = 0;                                 // all its layers
+    double first = 1;                                 // its share of the input table
+    double last = 1;                                  // its share of the final norm and the LM head
+};
+constexpr CostedStage average_stage(const Model& m, std::int64_t pipeline) {
+    CostedStage out;
+    const auto stages = static_cast<double>(pipeline);
+    for (std::size_t g = 0; g < m.group_count; ++g) out.layers[g] = static_cast<double>(m.groups[g].count) / stages;
+    out.count = static_cast<double>(layer_count(m)) / stages;
+    out.first = out.last = 1 / stages;
+    return out;
+}
+constexpr CostedStage pipeline_stage(const Model& m, std::int64_t pipeline, std::int64_t s) {
+    const StageLayers stage = stage_layers(m, pipeline, s);
+    CostedStage out;
+    for (std::size_t g = 0; g < m.group_count; ++g) out.layers[g] = static_cast<double>(stage.counts[g]);
+    out.count = static_cast<double>(stage.layers);
+    out.first = stage.first ? 1.0 : 0.0;
+    out.last = stage.last ? 1.0 : 0.0;
+    return out;
+}
+}  // namespace step_cost_detail
+
+// Which pipeline stage a step cost is for: the one whose step moves the most bytes (decode,
+// memory-bound), or does the most FLOPs for each prompt token (prefill, compute-bound).
+enum class StageBy { bytes, flops };
+
+// The cost model for one device of one stage: one tensor-parallel rank. With no parallelism that
+// device is the whole model. Each layer kind says what one of t devices holds and caches (layers.hpp).
+constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Parallelism& par, const step_cost_detail::CostedStage& stage) {
     validate(m);
     validate(w);
     validate(par);
@@ -490,10 +524,10 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     c.pipeline = par.pipeline;
     c.expert = par.expert;
     c.attention_data = par.attention_data;
-    c.layers_per_stage = static_cast<double>(layer_count(m)) / stages;
+    c.layers_per_stage = stage.count;
     c.tokens_per_sequence = w.tokens_per_sequence;
 
-    // Weights one device reads each step, whatever the batch (all stages; divided below).
+    // Weights one device of the stage reads each step, whatever the batch.
     double read = 0;  // in bytes
     const double table = all.embeddings;
     if (m.declared_parameters) {
@@ -501,43 +535,60 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
         // head (vocab x hidden of it) in its own format as a structured model's is.
         const double rest = *m.declared_parameters - table - all.norms;
         const double head_part = m.tied_embeddings ? 0.0 : std::min(static_cast<double>(m.vocab_size) * h, rest > 0 ? rest : 0.0);
-        read = ((rest - head_part) / T + all.norms) * per_weight + head_part / T * per_head_weight;
+        read = (((rest - head_part) / T + all.norms) * per_weight + head_part / T * per_head_weight) / stages;
     } else {
-        read += h * per_weight + all.lm_head / T * per_head_weight;  // the final norm, replicated, and the LM head's share
-        for (const auto& g : m) read += static_cast<double>(g.count) * layer_parameters_per_device(g.spec, h, t, ta) * per_weight;
+        // The final norm, replicated, and the LM head's share, on the last stage.
+        read += stage.last * (h * per_weight + all.lm_head / T * per_head_weight);
+        for (std::size_t g = 0; g < m.group_count; ++g)
+            read += stage.layers[g] * layer_parameters_per_device(m.groups[g].spec, h, t, ta) * per_weight;
     }
     {
-        // The input table: a tied one is the LM head and is read whole; an untied one is read a
-        // row per token, unless every parameter is charged.
-        if (m.tied_embeddings || a.accounting == WeightAccounting::every_parameter) read += table / T * per_table_weight;
+        // The input table: a tied one is the LM head (the last stage's) and is read whole; an
+        // untied one (the first stage's) is read a row per token, unless every parameter is charged.
+        if (m.tied_embeddings || a.accounting == WeightAccounting::every_parameter)
+            read += (m.tied_embeddings ? stage.last : stage.first) * table / T * per_table_weight;
         else {
-            c.per_sequence_bytes = bytes(h * per_table_weight / (T * stages));
+            c.per_sequence_bytes = bytes(stage.first * h * per_table_weight / T);
             c.embedding_rows = table / h;
         }
     }
-    c.fixed_bytes = bytes(read / stages);
+    c.fixed_bytes = bytes(read);
 
     // Matmul FLOPs per token: 2 per active parameter, less the input lookup unless counted, a
     // t-th on each device, and each device's own copy of what it holds whole (a declared count
     // is split evenly, as its bytes are).
-    double per_token = m.declared_parameters ? *m.declared_parameters : active.total();
-    if (!m.tied_embeddings && !a.embedding_lookup_flops) per_token -= table;
-    double replicated = 0;
-    if (!m.declared_parameters)
-        for (const auto& g : m) replicated += static_cast<double>(g.count) * replicated_parameters(g.spec, h, t, par.attention_data);
-    c.flops_per_token = flop(2.0 * (per_token / T + replicated) / stages);
+    const double head = m.tied_embeddings ? table : m.declared_parameters ? static_cast<double>(m.vocab_size) * h : all.lm_head;
+    if (par.pipeline == 1 || m.declared_parameters) {  // the whole model, or a declared count's average stage
+        double per_token = m.declared_parameters ? *m.declared_parameters : active.total();
+        if (!m.tied_embeddings && !a.embedding_lookup_flops) per_token -= table;
+        double replicated = 0;
+        if (!m.declared_parameters)
+            for (const auto& g : m) replicated += static_cast<double>(g.count) * replicated_parameters(g.spec, h, t, par.attention_data);
+        c.flops_per_token = flop(2.0 * (per_token / T + replicated) / stages);
+    } else {
+        // The stage's own layers (their active experts), the final norm and head on the last,
+        // the table's lookup on the first where it is charged.
+        double per_token = stage.last * (h + head), replicated = 0;
+        if (!m.tied_embeddings && a.embedding_lookup_flops) per_token += stage.first * table;
+        for (std::size_t g = 0; g < m.group_count; ++g) {
+            const LayerSpec& spec = m.groups[g].spec;
+            const RoutedExperts e = routed_experts(spec, h);
+            per_token += stage.layers[g] * (layer_parameters_per_device(spec, h, 1) + static_cast<double>(e.per_token) * e.parameters_per_expert);
+            replicated += stage.layers[g] * replicated_parameters(spec, h, t, par.attention_data);
+        }
+        c.flops_per_token = flop(2.0 * (per_token / T + replicated));
+    }
     // Of those, the LM head's (the tied table, else the head; a declared count's vocab x hidden),
     // which prefill does only for the token a prompt samples.
-    const double head = m.tied_embeddings ? table : m.declared_parameters ? static_cast<double>(m.vocab_size) * h : all.lm_head;
     // At most every FLOP of the token: a declared count smaller than the head cannot make prefill's negative.
-    const Flops head_flops = flop(2.0 * head / T / stages);
+    const Flops head_flops = flop(2.0 * stage.last * head / T);
     c.head_flops_per_token = head_flops < c.flops_per_token ? head_flops : c.flops_per_token;
 
     double state_flops = 0;
     double rank_flops = 0;  // per token, the attention projections a rank's device does, averaged over the ranks
     for (std::size_t gi = 0; gi < m.group_count; ++gi) {
         const LayerSpec& spec = m.groups[gi].spec;
-        const double L = static_cast<double>(m.groups[gi].count) / stages;
+        const double L = stage.layers[gi];
         std::visit([&](const auto& k) {
             // Per sequence, on average over the attention ranks (one rank holds it, at its share).
             const double share = k.kv_share(ta) / D;
@@ -586,6 +637,37 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     if (a.attention_flops) c.flops_per_token += flop(state_flops);
     if (par.attention_data > 1) c.rank_flops_per_token = flop(rank_flops + (a.attention_flops ? state_flops : 0.0));
     return c;
+}
+
+// The cost model for one device of the pipeline's busiest stage, whose pace the pipeline runs
+// at: each stage holds its own layers (pipeline_stages.hpp), the table on the first, the head
+// on the last, and the busiest is chosen at the workload's batch and context (`by`), so a cost
+// used at other ones keeps that stage. Without a pipeline, the whole model; a declared count's
+// stages are its average.
+constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelism& par = {}, StageBy by = StageBy::bytes) {
+    validate(m);
+    validate(par);
+    if (par.pipeline == 1 || m.declared_parameters)
+        return stage_step_cost(m, w, par, step_cost_detail::average_stage(m, par.pipeline));
+    StepCost busiest{};
+    double most = -1;
+    const auto B = static_cast<double>(w.batch);
+    for (std::int64_t s = 0; s < par.pipeline; ++s) {
+        StepCost c = stage_step_cost(m, w, par, step_cost_detail::pipeline_stage(m, par.pipeline, s));
+        c.stage = s;
+        // Decode: the bytes its step moves; prefill: its FLOPs for each prompt token (the LM head
+        // only for the token sampled, so left out, unless every prompt token's logits are asked)
+        // and its attention at the context.
+        const Flops head = w.assumptions.prompt_logits ? Flops{} : c.head_flops_per_token;
+        const double load = by == StageBy::bytes
+                                ? (c.weight_bytes(w.batch) + c.step_kv_bytes(B, static_cast<double>(w.context))).in(bytes)
+                                : (c.flops(static_cast<double>(w.context)) - head).in(flop);
+        if (load > most) {
+            most = load;
+            busiest = c;
+        }
+    }
+    return busiest;
 }
 
 }  // namespace ridgeline

@@ -51,28 +51,27 @@ TEST_CASE("presets: every hardware preset loads, round-trips, and cites each fig
     }
 }
 
-TEST_CASE("presets: the own form says which group the last layer is in, where not the last", "[presets][mtp]") {
+TEST_CASE("presets: the own form keeps the layer order, and says which group the last layer is in", "[presets][mtp]") {
     // Gemma 3 27B: 62 layers, every sixth global (its config.json's layer_types end "full,
-    // sliding, sliding"), so layer 62 is a sliding one, in the group layer 1 opened.
+    // sliding, sliding"): ten runs of 5 sliding and 1 full, then 2 sliding, 21 entries written
+    // in layer order, so the last entry is the last layer's and no key is needed.
     const Model gemma = load_model("gemma-3-27b");
     nlohmann::json j = gemma;
-    REQUIRE(j.contains("last_layer_group"));
-    CHECK(j.at("last_layer_group") == 0);
+    CHECK_FALSE(j.contains("last_layer_group"));
+    REQUIRE(j.at("layer_groups").size() == 21);
+    CHECK(j.at("layer_groups")[20].at("count") == 2);
     CHECK(gemma.groups[0].spec.window > 0);
+    CHECK(gemma.last_layer_group() == 0);
     CHECK(model_from_config(j) == gemma);
-    // DeepSeek-V3 ends on the kind it met last: no key.
     CHECK_FALSE(nlohmann::json(load_model("deepseek-v3")).contains("last_layer_group"));
-    j["last_layer_group"] = std::int64_t{0};  // as signed as a file's 0 may be read
+    j["last_layer_group"] = std::int64_t{20};  // as signed as a file's 20 may be read
     CHECK(model_from_config(j) == gemma);
-    for (const nlohmann::json& past : {nlohmann::json(2), nlohmann::json(2u), nlohmann::json(-1)}) {
+    for (const nlohmann::json& past : {nlohmann::json(21), nlohmann::json(21u), nlohmann::json(-1)}) {
         j["last_layer_group"] = past;
         CHECK_THROWS_WITH(model_from_config(j, "own.json"), "own.json: /last_layer_group: got " + past.dump() +
-                                                                ", expected an index into layer_groups, an integer from 0 to 1");
+                                                                ", expected an index into layer_groups, an integer from 0 to 20");
     }
-    // Entries that merge count as written: [sliding, full, sliding] holds two groups, and entry
-    // 2 is the sliding one.
-    j["layer_groups"].push_back(j["layer_groups"][0]);
-    j["layer_groups"][0]["count"] = 1;
+    // Entries that merge count as written: entry 1 is the first full run, the second group.
     j["last_layer_group"] = 1;
     CHECK(model_from_config(j).last_layer_group() == 1);
     j["last_layer_group"] = 2;

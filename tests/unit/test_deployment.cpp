@@ -123,14 +123,18 @@ TEST_CASE("deployment: tensor parallelism past the KV heads replicates them", "[
     CHECK(kv_per_sequence_per_device(m, formats::bf16, 1000, Parallelism{.tensor = 16}).in(bytes) == 1000.0 * 32 * 2 * 128 * 2);
 }
 
-TEST_CASE("deployment: pipeline stages hold their layers and the larger of the two ends", "[deployment][memory]") {
+TEST_CASE("deployment: pipeline stages hold their own layers, as vLLM places them, and the table or the head", "[deployment][memory]") {
     const Model m = load_model("llama-3.3-70b");  // Llama-3.1-70B's shape
-    // 80 layers over 3 stages: the busiest holds ceil(80/3) = 27 layers of 855,654,400 BF16
-    // parameters, and the larger end: the LM head and final norm, (128,256 x 8192 + 8192) x 2 B.
+    // 80 layers over 3 stages as vLLM's get_pp_indices places them: 26 each, and the 2 left over
+    // on the stages before the last, so [27, 27, 26]. Layers of 855,654,400 BF16 parameters; the
+    // first stage holds the input table, 128,256 x 8192, the last the LM head and final norm,
+    // (128,256 x 8192 + 8192): the first is the busiest, by 8192 x 2 B.
     const double layer = 2.0 * 8192 * 8192 + 2.0 * 8192 * 1024 + 3.0 * 8192 * 28672 + 2 * 8192;
     CHECK(layer == 855'654'400.0);
-    const double stage = 27 * layer * 2 + (128256.0 * 8192 + 8192) * 2;
+    const double stage = 27 * layer * 2 + 128256.0 * 8192 * 2;
     CHECK(weights_per_device(m, Precision{}, Parallelism{.pipeline = 3}).in(bytes) == Approx(stage).epsilon(1e-15));
+    CHECK(stage_weights_per_device(m, Precision{}, Parallelism{.pipeline = 3}, stage_layers(m, 3, 2)).in(bytes) ==
+          Approx(26 * layer * 2 + (128256.0 * 8192 + 8192) * 2).epsilon(1e-15));
     CHECK(kv_per_sequence_per_device(m, formats::bf16, 100, Parallelism{.pipeline = 3}).in(bytes) ==
           Approx(100.0 * 27 * 2 * 8 * 128 * 2).epsilon(1e-15));
     // Tensor x pipeline: 40 layers of a TP-2 slice and the larger end over 2.
@@ -144,6 +148,96 @@ TEST_CASE("deployment: pipeline stages hold their layers and the larger of the t
     w.context = 1000;
     const MemoryUse u = memory_use(Deployment{load_hardware("h100-sxm"), Parallelism{.pipeline = 3}}, m, w);
     CHECK(u.kv.in(bytes) == Approx(12 * 1000.0 * 27 * 2 * 8 * 128 * 2).epsilon(1e-15));
+}
+
+TEST_CASE("deployment: a stage's weights and cache are its own layers', in the model's order", "[deployment][memory]") {
+    // A review found a pipeline's busiest stage taken as the average layer: Llama-3.3-Nemotron-
+    // Super-49B over two stages read 49.87 GB a device and 15 sequences of 8k fitting, where its
+    // first 40 layers hold 37 of its 49 attention blocks and most of its wide MLPs. A model of two
+    // kinds shows it by hand: A, a GQA layer (8 heads of 128 over 8 KV heads) with a 4096-wide
+    // gated MLP; B, the same MLP without attention; hidden 1024, vocabulary 1000, untied.
+    //   A: attention 4 x 1024 x 1024 = 4,194,304, MLP 3 x 1024 x 4096 = 12,582,912, norms 2,048:
+    //      16,779,264 parameters, and 2 x 8 x 128 x 2 B = 4,096 B of BF16 cache a token.
+    //   B: 12,582,912 + 2,048 = 12,584,960, no cache.
+    //   table and head 1,024,000 each; the final norm 1,024.
+    const LayerSpec a{Gqa{8, 8, 128}, 0, DenseMlp{4096}};
+    const LayerSpec b{NoAttention{}, 0, DenseMlp{4096}};
+    const auto built = [&](std::initializer_list<const LayerSpec*> order) {
+        Model m;
+        m.name = Name{"two-kinds"};
+        m.hidden_size = 1024;
+        m.vocab_size = 1000;
+        for (const LayerSpec* spec : order) m.add_layers(1, *spec);
+        return m;
+    };
+    const Model grouped = built({&a, &a, &b, &b}), alternating = built({&a, &b, &a, &b});
+    CHECK(grouped.group_count == 2);  // the same two groups, in another order
+    CHECK(derived_parameters(grouped).total() == derived_parameters(alternating).total());
+    const Parallelism two{.pipeline = 2};
+    // A A | B B: the first stage holds both A layers and the table, 2 x 16,779,264 + 1,024,000
+    // parameters, 69,165,056 B; the second 2 x 12,584,960 + 1,024,000 + 1,024, 52,389,888 B.
+    CHECK(weights_per_device(grouped, Precision{}, two).in(bytes) == 69'165'056.0);
+    CHECK(stage_weights_per_device(grouped, Precision{}, two, stage_layers(grouped, 2, 1)).in(bytes) == 52'389'888.0);
+    // A B | A B: 16,779,264 + 12,584,960 + 1,024,000 = 30,388,224 parameters on the first,
+    // and 1,024 more (the final norm) on the last: 60,778,496 B.
+    CHECK(weights_per_device(alternating, Precision{}, two).in(bytes) == 60'778'496.0);
+    // The cache at 1,000 tokens: both A layers' on one stage, 8,192,000 B, or one on each.
+    CHECK(kv_per_sequence_per_device(grouped, formats::bf16, 1000, two).in(bytes) == 8'192'000.0);
+    CHECK(kv_per_sequence_per_device(alternating, formats::bf16, 1000, two).in(bytes) == 4'096'000.0);
+    // The busiest stage at a batch is the one whose weights and cache together are the most:
+    // with 2 micro-batches of 3 sequences at 1,000 tokens, the first stage of A A | B B holds
+    // 69,165,056 + 6 x 8,192,000 B, the second none of the cache.
+    Workload w{.batch = 3, .context = 1000};
+    w.assumptions.activation_workspace = false;
+    const MemoryUse u = memory_use(Deployment{load_hardware("h100-sxm"), two}, grouped, w);
+    CHECK(u.weights.in(bytes) == 69'165'056.0);
+    CHECK(u.kv.in(bytes) == 6 * 8'192'000.0);
+    // The order survives ridgeline's own JSON form: entries in layer order, merged into groups.
+    const Model back = model_from_config(nlohmann::json(alternating));
+    CHECK(back == alternating);
+    CHECK(weights_per_device(back, Precision{}, two).in(bytes) == 60'778'496.0);
+    // A step runs at its busiest stage's pace: the one reading the most. A A | B B: the first,
+    // its two A layers (67,117,056 B), a BF16 row a token (2,048 B) and their cache at 1,000
+    // tokens (8,192,000 B); A B | A B: the second, A + B with the head and norm (60,778,496 B)
+    // and one A layer's cache (4,096,000 B).
+    const Deployment pair{load_hardware("h100-sxm"), two};
+    const Workload one_sequence{.batch = 1, .context = 1000};
+    CHECK(decode_step(pair, grouped, one_sequence).bytes_per_device.in(bytes) == 67'117'056.0 + 2'048 + 8'192'000);
+    CHECK(decode_step(pair, alternating, one_sequence).bytes_per_device.in(bytes) == 60'778'496.0 + 4'096'000);
+    // The step's totals are every layer's once, whichever the order.
+    CHECK(decode_step(pair, grouped, one_sequence).total_bytes == decode_step(pair, alternating, one_sequence).total_bytes);
+    // Which stage is busiest moves with the batch: a model A A M M, M an MoE layer (the same
+    // attention, 64 experts of 3 x 1024 x 512 = 1,572,864 parameters, top-2, a 1024 x 64 router),
+    // holds far more on its second stage, but at one sequence that stage reads only 2 experts a
+    // layer (a review found the stage chosen by what it holds). By hand, BF16, context 0:
+    //   first:  2 x 16,779,264 x 2 B + a row, 2,048 B                        = 67,119,104 B
+    //   second: 2 x (4,194,304 + 2,048 + 65,536) x 2 B + 2 x 2 x 1,572,864 x 2 B
+    //           + the head and norm, 2,050,048 B                                = 31,680,512 B
+    // and at 4,096 sequences the second reads all 64 experts a layer: 17,047,552 +
+    // 2 x 64 x 1,572,864 x 2 + 2,050,048 = 421,750,784 B (the first: 67,117,056 B and the
+    // table's 1,000 rows, 2,048,000 B).
+    const LayerSpec moe{Gqa{8, 8, 128}, 0, Moe{64, 2, 512}};
+    Model routed;
+    routed.name = Name{"dense-then-moe"};
+    routed.hidden_size = 1024;
+    routed.vocab_size = 1000;
+    routed.add_layers(2, a).add_layers(2, moe);
+    CHECK(decode_step(pair, routed, Workload{.batch = 1}).bytes_per_device.in(bytes) == 67'119'104.0);
+    CHECK(decode_step(pair, routed, Workload{.batch = 4096}).bytes_per_device.in(bytes) == Approx(421'750'784.0).epsilon(1e-12));
+    CHECK(decode_step(pair, routed, Workload{.batch = 1}).step_time >= decode_step(Deployment{load_hardware("h100-sxm")}, routed, Workload{.batch = 1}).step_time);
+    // A prefill is paced by the stage doing the most FLOPs a prompt token (the head only for the
+    // token sampled): over two stages its first token takes at least as long as on one device.
+    const Model ds = load_model("deepseek-v3");
+    const Workload four{.batch = 4};
+    CHECK(prefill(Deployment{load_hardware("h200"), Parallelism{.tensor = 8, .pipeline = 2}}, ds, four, 8192).time >=
+          prefill(Deployment{load_hardware("h200"), Parallelism{.tensor = 8}}, ds, four, 8192).time);
+    // vLLM's placement (get_pp_indices): 10 layers over 4 stages are [2, 3, 3, 2]; 11 are
+    // [3, 3, 3, 2]: the last stage never takes one left over.
+    CHECK(stage_first_layer(10, 4, 1) == 2);
+    CHECK(stage_first_layer(10, 4, 2) == 5);
+    CHECK(stage_first_layer(10, 4, 3) == 8);
+    CHECK(stage_first_layer(11, 4, 3) == 9);
+    CHECK(stage_first_layer(11, 4, 4) == 11);
 }
 
 TEST_CASE("deployment: MLA replicates its down-projections and latent cache over tensor ranks", "[deployment][memory][mla]") {
@@ -671,10 +765,14 @@ TEST_CASE("generation: with no prompt the first token is a decode step at contex
 }
 
 TEST_CASE("composer: prefill chunks overlap across pipeline stages", "[deployment][prefill]") {
-    // Llama-3.3-70B, a 32k prompt in 4 chunks of 8k, over 4 pipeline stages of 20 layers: each
-    // chunk takes t_i / 4 on every stage (t_i: its time on one device holding all layers), so the
-    // last chunk leaves the last stage after sum(t_i) / 4 + 3 max(t_i) / 4, plus its 3 hops of
-    // 8,192 x 8,192 x 2 B activations (0.6 us + 134,217,728 B / 450 GB/s each).
+    // Llama-3.3-70B, a 32k prompt in 4 chunks of 8k, over 4 pipeline stages of 20 layers, under
+    // the seeds' accounting (the table's lookup and the LM head 2 FLOPs a parameter for every
+    // token). Chunk i takes t_i on one device holding all layers: its layers' FLOPs, and H for
+    // the table and H for the head (2 x 128,256 x 8,192 x 8,192 each) and N for the final norm
+    // (2 x 8,192 x 8,192). The last stage, the busiest, does a quarter of the layers' and the
+    // head's and norm's: t_i / 4 + (H / 2 + 3 N / 4) / 989 TFLOP/s. Every stage is paced by it,
+    // so the last chunk leaves the last stage after the four chunks' sum and 3 x the longest,
+    // plus 3 hops of 8,192 x 8,192 x 2 B activations (0.6 us + 134,217,728 B / 450 GB/s each).
     const Model m = load_model("llama-3.3-70b");
     const Workload w = seed::seed_003(Workload{});
     const Prefill one = prefill(h100(), m, w, 32768, 8192);
@@ -685,8 +783,10 @@ TEST_CASE("composer: prefill chunks overlap across pipeline stages", "[deploymen
     }
     const double longest = *std::max_element(t.begin(), t.end());
     const double hop = 0.6e-6 + 8192.0 * 8192 * 2 / 450e9;
+    const double H = 2.0 * 128256 * 8192 * 8192, N = 2.0 * 8192 * 8192;
+    const double extra = (H / 2 + 3 * N / 4) / 989e12;  // the last stage's beyond a quarter of t_i
     const Prefill four = prefill(Deployment{h100(), Parallelism{.pipeline = 4}}, m, w, 32768, 8192);
-    CHECK(four.time.in(s) == Approx(one.time.in(s) / 4 + 3 * longest / 4 + 3 * hop).epsilon(1e-9));
+    CHECK(four.time.in(s) == Approx(one.time.in(s) / 4 + 4 * extra + 3 * (longest / 4 + extra) + 3 * hop).epsilon(1e-9));
     CHECK(four.time < one.time);  // pipelined, not 4 x 4 chunk-stages in turn
 }
 

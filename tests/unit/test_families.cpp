@@ -907,7 +907,7 @@ TEST_CASE("granitemoehybrid: Granite-4.0-H-350M, Mamba-2 layers keep a fixed sta
     CHECK_FALSE(s.splits_over(5));
     CHECK(s.split_requirement(5) == "a divisor of the Mamba-2 heads (48)");
     CHECK_FALSE(eight.splits_over(16));
-    CHECK(eight.split_requirement(16) == "a divisor of the Mamba-2 groups (8), or any divisor of the heads with one group");
+    CHECK(eight.split_requirement(16) == "any divisor of the heads where there is one Mamba-2 group, else a divisor of the groups (8)");
     CHECK(s.describe() == "Mamba-2 48 heads x 32, state 128, 1 group, conv 4");
     decodes(m);
     decodes(m, "h200", 2);

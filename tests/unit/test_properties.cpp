@@ -262,6 +262,19 @@ TEST_CASE("properties: extreme inputs are rejected with the documented error", "
     CHECK_THROWS_WITH(model_from_config(nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":4611686018427387904,
         "num_attention_heads":1,"intermediate_size":1,"vocab_size":1})"), "m.json"),
                       "m.json: /hidden_size: got 4611686018427387904, expected a positive integer below 2^53");
+    // A long value is cut in the message, with its length (a review found a 100 KB message).
+    const std::string long_name(1000, 'x');
+    try {
+        (void)hardware_from_json(nlohmann::json{{"name", long_name}, {"memory_capacity_GB", 80}, {"memory_bandwidth_GB_per_s", 1},
+                                                {"dense_TFLOP_per_s", {{"bf16", 1}}}},
+                                 "x.json");
+        FAIL("a 1000-character name was taken");
+    } catch (const ridgeline::error& e) {
+        const std::string what = e.what();
+        CHECK(what.size() < 400);
+        CHECK(what.find("... (1013 bytes)") != std::string::npos);  // the value as shown: quoted, "(a string)"
+        CHECK(e.value().size() > 1000);                             // kept whole in the error
+    }
     // Past 2^64 the parser holds it as a double: the same bound is said, not "a positive integer".
     CHECK_THROWS_WITH(model_from_config(nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":18446744073709551616,
         "hidden_size":8,"num_attention_heads":1,"intermediate_size":1,"vocab_size":1})"), "m.json"),
