@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "model.hpp"
 
@@ -31,9 +32,14 @@ constexpr std::int64_t stage_first_layer(std::int64_t layers, std::int64_t stage
     return stage * base + before;
 }
 
-// The layers of stage `stage` of `stages` (0-based), from the model's layer order.
+// The layers of stage `stage` of `stages` (0-based), from the model's layer order. More stages
+// than layers are no pipeline, refused as validate(Deployment, Model) refuses them, before any
+// caller walks a million empty stages (a fuzzer found one).
 constexpr StageLayers stage_layers(const Model& m, std::int64_t stages, std::int64_t stage) {
     const std::int64_t all = layer_count(m);
+    if (stages > all)
+        throw error("", "pipeline-parallel degree", std::to_string(stages),
+                    "at most the layers (" + std::to_string(all) + ") of model '" + std::string(m.name.view()) + "'");
     const std::int64_t begin = stage_first_layer(all, stages, stage), end = stage_first_layer(all, stages, stage + 1);
     StageLayers s;
     s.first = stage == 0;

@@ -231,6 +231,11 @@ TEST_CASE("deployment: a stage's weights and cache are its own layers', in the m
     const Workload four{.batch = 4};
     CHECK(prefill(Deployment{load_hardware("h200"), Parallelism{.tensor = 8, .pipeline = 2}}, ds, four, 8192).time >=
           prefill(Deployment{load_hardware("h200"), Parallelism{.tensor = 8}}, ds, four, 8192).time);
+    // More stages than layers are refused at once, not walked (a fuzzer found 2^20 of them slow).
+    CHECK_THROWS_WITH(weights_per_device(grouped, Precision{}, Parallelism{.pipeline = 1 << 20}),
+                      "pipeline-parallel degree: got 1048576, expected at most the layers (4) of model 'two-kinds'");
+    CHECK_THROWS_WITH(step_cost(grouped, Workload{}, Parallelism{.pipeline = 5}),
+                      "pipeline-parallel degree: got 5, expected at most the layers (4) of model 'two-kinds'");
     // vLLM's placement (get_pp_indices): 10 layers over 4 stages are [2, 3, 3, 2]; 11 are
     // [3, 3, 3, 2]: the last stage never takes one left over.
     CHECK(stage_first_layer(10, 4, 1) == 2);
