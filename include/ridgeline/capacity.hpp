@@ -28,7 +28,7 @@ constexpr std::optional<std::int64_t> largest_batch(const Deployment& d, const M
     // stage holds.
     std::int64_t most = max_batch;
     for (std::int64_t s = 0; s < d.parallel.pipeline; ++s) {
-        const MemoryUse base = stage_memory_use(d, m, single, s);
+        const MemoryUse base = memory_detail::stage_use(d, m, single, s);  // memory_use checked the arguments
         // Under attention data parallelism a device holds the KV of its rank's sequences only: on
         // average a 1/ranks share of each (the settling below finds the busiest rank's whole count).
         const Bytes average = base.kv / static_cast<double>(d.parallel.attention_data) + base.activations;

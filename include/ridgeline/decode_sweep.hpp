@@ -133,10 +133,8 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
             }
         return;
     }
-    const StepCost c = step_cost(m, base, dep.parallel);
+    const StepCost c = step_cost(m, base, dep.parallel);  // one stage: the whole model
     const Rates rates = effective_rates(dep.device, base);
-    // Totals are every stage's own over its tensor ranks (the cost is the busiest stage's).
-    const WholeCost whole(dep, m, base, c);
     const auto devices = static_cast<double>(c.tensor);
     const auto stages = static_cast<double>(c.pipeline);
     const auto q = static_cast<double>(base.tokens_per_sequence);
@@ -154,18 +152,11 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
     const bool by_ranks = c.attention_data > 1;
     const double batch_flops = c.batch_flops().in(flop);
     std::vector<double> kv_n(nc), cache_n(out.kv_bytes ? nc : 0), flops_n(nc), rank_flops_n(by_ranks ? nc : 0);  // bytes, FLOPs
-    // The whole pipeline's, for the totals (the stage's own without one).
-    const bool staged = c.pipeline > 1;
-    std::vector<double> whole_kv_n(staged ? nc : 0), whole_flops_n(staged ? nc : 0);
     for (std::size_t j = 0; j < nc; ++j) {
         const auto n = static_cast<double>(contexts[j]);
         kv_n[j] = c.kv_bytes(n).in(bytes);
-        if (out.kv_bytes) cache_n[j] = whole->cache_bytes(n).in(bytes);
+        if (out.kv_bytes) cache_n[j] = c.cache_bytes(n).in(bytes);
         flops_n[j] = c.flops(n).in(flop);
-        if (staged) {
-            whole_kv_n[j] = whole->kv_bytes(n).in(bytes);
-            whole_flops_n[j] = whole->flops(n).in(flop);
-        }
         if (by_ranks) rank_flops_n[j] = c.rank_flops(n).in(flop);
         if (memory_columns)
             held_n[j] = kv_per_sequence_per_device(m, base.precision.kv, static_cast<double>(contexts[j] + base.tokens_per_sequence - 1),
@@ -202,21 +193,19 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
         if (out.links_bound)
             for (std::size_t j = 0; j < nc; ++j)
                 out.links_bound[at + j] = communication_time.in(s) > stages * std::max(compute_time[j], memory_time[j]);
-        const double weight_total = (devices * whole->mean_weight_bytes(b)).in(bytes);
-        const std::vector<double>& all_kv_n = staged ? whole_kv_n : kv_n;
-        const std::vector<double>& all_flops_n = staged ? whole_flops_n : flops_n;
+        const double weight_total = (devices * c.mean_weight_bytes(b)).in(bytes);
         if (out.weight_bytes) std::fill_n(out.weight_bytes + at, nc, weight_total);
         // kv_n holds each sequence's activations too (StepCost::kv_bytes); its cache alone is cache_n.
         if (out.kv_bytes)
             for (std::size_t j = 0; j < nc; ++j) out.kv_bytes[at + j] = devices * (B * cache_n[j]);
-        if (out.activation_bytes) std::fill_n(out.activation_bytes + at, nc, devices * (B * q * whole->activation_bytes.in(bytes)));
+        if (out.activation_bytes) std::fill_n(out.activation_bytes + at, nc, devices * (B * q * c.activation_bytes.in(bytes)));
         if (out.bytes_per_step)
-            for (std::size_t j = 0; j < nc; ++j) out.bytes_per_step[at + j] = weight_total + devices * (B * all_kv_n[j]);
+            for (std::size_t j = 0; j < nc; ++j) out.bytes_per_step[at + j] = weight_total + devices * (B * kv_n[j]);
         if (out.bytes_per_device)
             for (std::size_t j = 0; j < nc; ++j) out.bytes_per_device[at + j] = weights.in(bytes) + row.batch * kv_n[j];
         if (out.arithmetic_intensity)
             for (std::size_t j = 0; j < nc; ++j)
-                out.arithmetic_intensity[at + j] = (devices * (B * all_flops_n[j])) / (weight_total + devices * (B * all_kv_n[j]));
+                out.arithmetic_intensity[at + j] = (devices * (B * flops_n[j])) / (weight_total + devices * (B * kv_n[j]));
         if (out.communication_time) std::fill_n(out.communication_time + at, nc, communication_time.in(s));
         if (memory_columns) {
             Bytes activations{};
@@ -226,7 +215,6 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
                 u.weights = resident;
                 u.kv = static_cast<double>(dep.parallel.sequences_per_attention_rank(b) * dep.parallel.pipeline) * held_n[j];
                 u.activations = activations;
-
                 if (out.memory_per_device) out.memory_per_device[at + j] = u.used().in(bytes);
                 if (out.memory_budget) out.memory_budget[at + j] = u.budget.in(bytes);
                 if (out.fits) out.fits[at + j] = u.fits();

@@ -161,16 +161,10 @@ constexpr MemoryUse memory_budget(const Hardware& hw, const Assumptions& a) {
     return u;
 }
 
-// One device's memory for a batch of `batch` sequences at `context` tokens, each pushing
-// `tokens_per_sequence` tokens through the step.
-// On the stage `stage` of the deployment's pipeline (0-based; 0 without one).
-constexpr MemoryUse stage_memory_use(const Deployment& d, const Model& m, const Workload& w, std::int64_t stage) {
-    validate(w);
-    validate(d, m);
-    if (stage < 0 || stage >= d.parallel.pipeline)
-        throw error("", "pipeline stage", std::to_string(stage), "a stage from 0 to " + std::to_string(d.parallel.pipeline - 1));
+namespace memory_detail {
+// One stage's memory, its arguments already validated (memory_use walks every stage).
+constexpr MemoryUse stage_use(const Deployment& d, const Model& m, const Workload& w, std::int64_t stage) {
     const auto context = static_cast<double>(w.context + w.tokens_per_sequence - 1);
-    model_detail::require_context_value(context);
     MemoryUse u = memory_budget(d.device, w.assumptions);
     const StageLayers layers = stage_layers(m, d.parallel.pipeline, stage);
     u.weights = stage_weights_per_device(m, w.precision, d.parallel, layers);
@@ -178,18 +172,35 @@ constexpr MemoryUse stage_memory_use(const Deployment& d, const Model& m, const 
     // holds its layers' KV for all of them (under attention data parallelism, the busiest rank's
     // share of them).
     u.kv = static_cast<double>(d.parallel.sequences_per_attention_rank(w.batch) * d.parallel.pipeline) *
-           stage_kv_per_sequence(m, w.precision.kv, context, d.parallel, layers,
-                                 w.precision.state_format(), static_cast<double>(w.tokens_per_sequence));
+           stage_kv_per_sequence(m, w.precision.kv, context, d.parallel, layers, w.precision.state_format(),
+                                 static_cast<double>(w.tokens_per_sequence));
     if (w.assumptions.activation_workspace)
         u.activations = static_cast<double>(w.batch * w.tokens_per_sequence) * activation_bytes_per_token(m, d.parallel);
     return u;
 }
+constexpr void require_use(const Deployment& d, const Model& m, const Workload& w) {
+    validate(w);
+    validate(d, m);
+    model_detail::require_context_value(static_cast<double>(w.context + w.tokens_per_sequence - 1));
+}
+}  // namespace memory_detail
 
-// On the stage that needs the most (the first of equals): the one that fits last.
+// One device's memory for a batch of `batch` sequences at `context` tokens, each pushing
+// `tokens_per_sequence` tokens through the step, on the stage `stage` of the deployment's
+// pipeline (0-based; 0 without one).
+constexpr MemoryUse stage_memory_use(const Deployment& d, const Model& m, const Workload& w, std::int64_t stage) {
+    memory_detail::require_use(d, m, w);
+    if (stage < 0 || stage >= d.parallel.pipeline)
+        throw error("", "pipeline stage", std::to_string(stage), "a stage from 0 to " + std::to_string(d.parallel.pipeline - 1));
+    return memory_detail::stage_use(d, m, w, stage);
+}
+
+// The same on the stage that needs the most (the first of equals): the one that fits last.
 constexpr MemoryUse memory_use(const Deployment& d, const Model& m, const Workload& w) {
-    MemoryUse most = stage_memory_use(d, m, w, 0);
+    memory_detail::require_use(d, m, w);
+    MemoryUse most = memory_detail::stage_use(d, m, w, 0);
     for (std::int64_t s = 1; s < d.parallel.pipeline; ++s) {
-        const MemoryUse u = stage_memory_use(d, m, w, s);
+        const MemoryUse u = memory_detail::stage_use(d, m, w, s);
         if (u.used() > most.used()) most = u;
     }
     return most;
