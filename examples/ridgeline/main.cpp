@@ -477,7 +477,7 @@ void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& se
     fmt::print("formats: {}{}\n", cli::printable(s.formats_source),
                s.weights_flag ? " (--weights sets the linear layers and experts; the embeddings and an untied LM head stay as the "
                                 "checkpoint stores them, as AWQ, GPTQ and FP8 checkpoints keep them, unless --embeddings and "
-                                "--lm-head set them)"
+                                "--lm-head set them; norms and routers as the embeddings, or the weights where those are wider)"
                               : "");
     if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
     if (!s.attention_note.empty()) fmt::print("{}\n", s.attention_note);

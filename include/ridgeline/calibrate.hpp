@@ -349,9 +349,11 @@ inline Fitted fit(Prepared& p, const std::vector<std::size_t>& subset, const Cal
     // of the shared reading's (0.72 at 3 rows, 0.92 at 12), each the fit's own on its prepared
     // rows (whole requests' decode sampled as calibrate_rows.hpp says, so it can differ from
     // Calibration::rms_relative_error in the last digits). Rows that cannot tell the readings
-    // apart keep the physical one.
+    // apart keep the physical one, as do rows the shared reading already fits exactly (as many
+    // rows as terms): what is left of its error is rounding, which no reading pays for.
     const auto n = static_cast<double>(subset.size());
-    return fit_paid(p, subset, terms, per_query.rms() < std::exp(-1 / n) * shared.rms() ? per_query : shared);
+    const bool exact = shared.rms() < 1e-9;
+    return fit_paid(p, subset, terms, !exact && per_query.rms() < std::exp(-1 / n) * shared.rms() ? per_query : shared);
 }
 
 // The rows of `subset` but i.

@@ -189,7 +189,8 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         q.at("quant_method").fail(methods);
     }
     source += "; quantization_config " + method + ": " + (method == "mxfp4" ? "experts " : "weights ") + format_name(quantised);
-    if (p.embeddings || method == "mxfp4") source += ", embeddings " + format_name(dtype);
+    // Routers and norms are stored as the table (Precision::router_and_norm_format).
+    if (p.embeddings || method == "mxfp4") source += ", embeddings, norms and routers " + format_name(dtype);
     if (p.lm_head) source += ", lm_head " + format_name(*p.lm_head);
     return {p, source};
 }

@@ -32,11 +32,13 @@ struct MemoryUse {
 };
 
 namespace memory_detail {
-// What one device holds of one layer of a group: its share of the layer's weights, and of the
-// routed experts (every device holds 1/t of them), each in its format.
+// What one device holds of one layer of a group: its share of the layer's weights, its norms and
+// router, and of the routed experts (every device holds 1/t of them), each in its format.
 constexpr double layer_bytes(const LayerSpec& spec, double h, const Precision& p, const Parallelism& par) {
     const RoutedExperts e = routed_experts(spec, h);
-    return layer_parameters_per_device(spec, h, par.tensor, par.attention_tensor()) * p.weights.bytes_per_element().in(bytes) +
+    const double kept = layer_router_and_norm_parameters(spec, h);
+    return (layer_parameters_per_device(spec, h, par.tensor, par.attention_tensor()) - kept) * p.weights.bytes_per_element().in(bytes) +
+           kept * p.router_and_norm_format().bytes_per_element().in(bytes) +
            static_cast<double>(e.experts) * e.parameters_per_expert / static_cast<double>(par.tensor) *
                p.expert_format().bytes_per_element().in(bytes);
 }
@@ -75,7 +77,8 @@ constexpr Bytes stage_weights_per_device(const Model& m, const Precision& p, con
         if (stage.counts[g] > 0) layers += static_cast<double>(stage.counts[g]) * memory_detail::layer_bytes(m.groups[g].spec, h, p, par);
     const double head = m.tied_embeddings ? (head_copy ? table_bytes : 0.0)
                                           : static_cast<double>(m.vocab_size) * h / T * p.lm_head_format().bytes_per_element().in(bytes);
-    return bytes(layers + (stage.first ? table_bytes : 0.0) + (stage.last ? head + h * pw : 0.0));  // + the final norm
+    const double final_norm = h * p.router_and_norm_format().bytes_per_element().in(bytes);
+    return bytes(layers + (stage.first ? table_bytes : 0.0) + (stage.last ? head + final_norm : 0.0));
 }
 
 // Weights resident on one device of the stage that holds the most: every parameter in its

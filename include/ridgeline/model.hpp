@@ -311,6 +311,17 @@ constexpr double layer_parameters_per_device(const LayerSpec& spec, double h, st
     return p;
 }
 
+// What every device keeps whole of one layer, whatever t: its norms and its router (and shared
+// gate), stored in Precision::router_and_norm_format, not the linear layers' format.
+constexpr double layer_router_and_norm_parameters(const LayerSpec& spec, double h) {
+    double p = static_cast<double>(spec.norms) * h;
+    const auto add = [&](const char*, Part part, double, double per_device) {
+        if (part == Part::router) p += per_device;
+    };
+    std::visit([&](const auto& k) { k.weights(h, 1, add); }, spec.ffn);
+    return p;
+}
+
 // Per token, the parameters one of t devices multiplies beyond an even t-th share of the
 // layer's, routed experts and the layer's norms aside: the weights it keeps whole (a router,
 // MLA's down-projections) or in part past their split (KV heads past t = kv_heads). It

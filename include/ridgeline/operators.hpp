@@ -108,6 +108,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
     const Assumptions& as = w.assumptions;
     const bool read_rows = as.accounting == WeightAccounting::bytes_read && !m.tied_embeddings;
     const double table_bytes = w.precision.embedding_format().bytes_per_element().in(bytes);
+    const double kept_bytes = w.precision.router_and_norm_format().bytes_per_element().in(bytes);
 
     // Input embeddings: the table, or one row per token read; a lookup, so FLOPs only when the
     // assumptions charge them.
@@ -132,7 +133,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
         };
         const auto weight = [&](const char* name, Part part, double whole, double per_device) {
             if (part != Part::experts) {
-                b.weights(name, L, gi, whole, per_device);
+                b.weights(name, L, gi, whole, per_device, part == Part::router ? kept_bytes : 0);
                 return;
             }
             for (std::size_t r = 0; r < c.routed_count; ++r) {
@@ -201,7 +202,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
         std::visit([&](const auto& f) { f.weights(h, tp, weight); }, g.spec.ffn);
         if (g.spec.norms > 0) {
             const double norms = static_cast<double>(g.spec.norms) * h;
-            b.weights("norms", L, gi, norms, norms, 0, true, true);
+            b.weights("norms", L, gi, norms, norms, kept_bytes, true, true);
         }
         // Each token's activations through memory, where the efficiency says so (StepCost::kv_bytes charges them per sequence).
         if (w.efficiency.activation_traffic)
@@ -210,7 +211,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
                       d.parallel.activations.bytes_per_element(),
                   Flops{}, context_batch);
     }
-    b.held("final norm", 0, 0, b.stage.last, h, h, 0, true, true);
+    b.held("final norm", 0, 0, b.stage.last, h, h, kept_bytes, true, true);
     // LM head: its own matrix, or the tied input table.
     if (m.tied_embeddings) b.held("lm_head (tied to the embeddings)", 0, 0, b.stage.last, all.embeddings, all.embeddings / t, table_bytes);
     else b.held("lm_head", 0, 0, b.stage.last, all.embeddings, all.embeddings / t, w.precision.lm_head_format().bytes_per_element().in(bytes));

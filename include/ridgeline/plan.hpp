@@ -327,8 +327,8 @@ inline PlanResult plan(const PlanRequest& r) {
         const Precision& c = r.checkpoint_formats;
         out.assumptions.push_back(
             std::string("weights: a format asked for sets the linear layers and experts; the embeddings") +
-            (r.model.tied_embeddings ? " (tied to the LM head)" : " and LM head") + " stay as the checkpoint stores them (" +
-            "embeddings " + format_name(c.embedding_format()) +
+            (r.model.tied_embeddings ? " (tied to the LM head), norms and routers" : ", norms, routers and LM head") + " stay as the checkpoint stores them (" +
+            "embeddings, norms and routers " + format_name(c.embedding_format()) +
             (r.model.tied_embeddings ? "" : ", lm_head " + format_name(c.lm_head_format())) + ", as AWQ, GPTQ and FP8 checkpoints keep them)");
     }
     // Each device's terms where it has its own (a calibration), else the request's.

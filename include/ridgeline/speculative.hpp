@@ -322,7 +322,7 @@ constexpr SpeculativeDecode speculative_decode(const Deployment& hw, const Model
         // DeepSeek-V3's README_WEIGHTS.md).
         const double modules = static_cast<double>(target.mtp_layers);
         const MemoryUse drafting = memory_use(hw, block, first);
-        const Bytes head_norm = static_cast<double>(target.hidden_size) * w.precision.weights.bytes_per_element();
+        const Bytes head_norm = static_cast<double>(target.hidden_size) * w.precision.router_and_norm_format().bytes_per_element();
         speculative_detail::add_draft_memory(
             r, modules * (layer_weights_per_device(block, w.precision, hw.parallel) + head_norm + mtp_projection_bytes(target, w.precision)),
             MemoryUse{{}, {}, {}, {}, modules * drafting.kv, drafting.activations});

@@ -537,10 +537,14 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
         const double head_part = m.tied_embeddings ? 0.0 : std::min(static_cast<double>(m.vocab_size) * h, rest > 0 ? rest : 0.0);
         read = (((rest - head_part) / T + all.norms) * per_weight + head_part / T * per_head_weight) / stages;
     } else {
-        // The final norm, replicated, and the LM head's share, on the last stage.
-        read += stage.last * (h * per_weight + all.lm_head / T * per_head_weight);
-        for (std::size_t g = 0; g < m.group_count; ++g)
-            read += stage.layers[g] * layer_parameters_per_device(m.groups[g].spec, h, t, ta) * per_weight;
+        // The final norm, replicated, and the LM head's share, on the last stage; each layer's
+        // norms and router in their own format (Precision::router_and_norm_format).
+        const double per_kept_weight = w.precision.router_and_norm_format().bytes_per_element().in(bytes);
+        read += stage.last * (h * per_kept_weight + all.lm_head / T * per_head_weight);
+        for (std::size_t g = 0; g < m.group_count; ++g) {
+            const double kept = layer_router_and_norm_parameters(m.groups[g].spec, h);
+            read += stage.layers[g] * ((layer_parameters_per_device(m.groups[g].spec, h, t, ta) - kept) * per_weight + kept * per_kept_weight);
+        }
     }
     {
         // The input table: a tied one is the LM head (the last stage's) and is read whole; an

@@ -35,6 +35,18 @@ struct Precision {
     [[nodiscard]] constexpr Format embedding_format() const noexcept { return embeddings ? *embeddings : weights; }
     [[nodiscard]] constexpr Format expert_format() const noexcept { return experts ? *experts : weights; }
     [[nodiscard]] constexpr Format lm_head_format() const noexcept { return lm_head ? *lm_head : weights; }
+    // Routers and norms are stored as the input table is, or as the linear layers where those are
+    // wider: quantisers convert the linear layers and leave both in the checkpoint's torch_dtype,
+    // as they leave the table (DeepSeek-V3's FP8 checkpoint keeps its Gate and RMSNorm weights in
+    // the default bf16, deepseek-ai/DeepSeek-V3@1ea5a1a7 inference/model.py, where Linear takes
+    // float8_e4m3fn; AutoAWQ and llm-compressor quantise linear layers only), and a --weights flag keeps the
+    // checkpoint's table (store_weights_as). Never narrower than the linear layers: a draft head
+    // in fp16 beside an fp8 target's table keeps its norms in fp16. Where the table is quantised
+    // too (MLC's q4f16_1), they follow it; all of them are small beside one expert.
+    [[nodiscard]] constexpr Format router_and_norm_format() const noexcept {
+        const Format table = embedding_format();
+        return table.bits_per_element() >= weights.bits_per_element() ? table : weights;
+    }
     friend constexpr bool operator==(const Precision&, const Precision&) = default;
 };
 

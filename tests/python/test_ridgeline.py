@@ -136,16 +136,16 @@ def test_decode_equals_cli(model, extra, kwargs):
 
 
 def test_weights_keep_the_checkpoint_embeddings_and_head():
-    # weights= sets the linear layers; Llama-3.1-8B's BF16 tables stay, as an AWQ or GPTQ checkpoint
-    # keeps them. The layers and norms, (1,342,177,280 + 5,637,144,576 + 266,240) x 4.125 / 8 B,
-    # one 4,096 x 2 B input row and the 525,336,576 x 2 B head: 4,649,531,456 B a step (the same
-    # hand calculation as the CLI's case in tests/cli/CMakeLists.txt).
+    # weights= sets the linear layers; Llama-3.1-8B's BF16 tables and norms stay, as an AWQ or GPTQ
+    # checkpoint keeps them. The layers, (1,342,177,280 + 5,637,144,576) x 4.125 / 8 B, the 266,240
+    # norms at 2 B, one 4,096 x 2 B input row and the 525,336,576 x 2 B head: 4,649,926,656 B a step
+    # (the same hand calculation as the CLI's case in tests/cli/CMakeLists.txt).
     row = ridgeline.decode("llama-3.1-8b", "h100-sxm", weights="int4/g128")
     assert (row["embeddings"], row["lm_head"], row["formats_source"]) == ("bf16", "bf16", "--weights")
-    assert row["weight_bytes"] == 4_649_531_456
+    assert row["weight_bytes"] == 4_649_926_656
     # lm_head= beside it sets the head: 525,336,576 x 4.125 / 8 = 270,876,672 B instead.
     head = ridgeline.decode("llama-3.1-8b", "h100-sxm", weights="int4/g128", lm_head="int4/g128")
-    assert head["weight_bytes"] == 4_649_531_456 - 1_050_673_152 + 270_876_672
+    assert head["weight_bytes"] == 4_649_926_656 - 1_050_673_152 + 270_876_672
 
 
 @needs_cli

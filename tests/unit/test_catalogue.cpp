@@ -622,18 +622,19 @@ TEST_CASE("checkpoint formats: an AWQ checkpoint's LM head is read at 16 bits", 
     // 4 + 16/128 = 4.125 bits, 0.515625 B). By hand from its config.json (hidden 4096, vocab 128256,
     // 32 layers, untied): 8,030,261,248 parameters, of which the input table and the LM head are
     // 128256 x 4096 = 525,336,576 each and the norms 32 x 2 x 4096 + 4096 = 266,240. A batch-1 step
-    // at context 0 reads every layer weight and norm at 0.515625 B, the head at 2 B (AWQ leaves it
-    // in bf16), and one 8,192-byte row of the table:
-    //   (8,030,261,248 - 2 x 525,336,576) x 0.515625 + 525,336,576 x 2 + 8,192 = 4,649,531,456 B,
-    // where a head counted at the weights' format would give 3,869,734,976 B, 17% less.
+    // at context 0 reads every layer weight at 0.515625 B, the norms and the head at 2 B (AWQ
+    // leaves them in bf16), and one 8,192-byte row of the table:
+    //   (8,030,261,248 - 2 x 525,336,576 - 266,240) x 0.515625 + (266,240 + 525,336,576) x 2 + 8,192
+    //   = 4,649,926,656 B,
+    // where a head counted at the weights' format would give 3,870,130,176 B, 17% less.
     nlohmann::json j = preset_config("llama-3.1-8b");
     j["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true}, {"version", "gemm"}};
     const Model m = model_from_config(j);
     Workload w;
     w.precision = checkpoint_formats(j).first;
-    CHECK(decode_step(load_hardware("h100-sxm"), m, w).weight_bytes.in(bytes) == Approx(4'649'531'456.0).epsilon(1e-12));
+    CHECK(decode_step(load_hardware("h100-sxm"), m, w).weight_bytes.in(bytes) == Approx(4'649'926'656.0).epsilon(1e-12));
     w.precision.lm_head.reset();  // what --weights int4/g128 alone says: the head too
-    CHECK(decode_step(load_hardware("h100-sxm"), m, w).weight_bytes.in(bytes) == Approx(3'869'734'976.0).epsilon(1e-12));
+    CHECK(decode_step(load_hardware("h100-sxm"), m, w).weight_bytes.in(bytes) == Approx(3'870'130'176.0).epsilon(1e-12));
 }
 
 TEST_CASE("checkpoint formats: a float32 checkpoint is served in 16 bits", "[catalogue][formats]") {
@@ -672,7 +673,7 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
     CHECK(oss.precision.expert_format().bits_per_element() == 4.25);
     CHECK(oss.precision.weights == formats::bf16);
     CHECK(oss.precision.embedding_format() == formats::bf16);
-    CHECK(oss.precision_source == "no torch_dtype: bf16 assumed; quantization_config mxfp4: experts mxfp4, embeddings bf16");
+    CHECK(oss.precision_source == "no torch_dtype: bf16 assumed; quantization_config mxfp4: experts mxfp4, embeddings, norms and routers bf16");
     // DeepSeek-V3: quant_method fp8, weight_block_size [128, 128]: one FP32 scale per 128 x 128
     // block, 8 + 32 / 16384 bits per weight; torch_dtype bfloat16 for the embeddings.
     const LoadedModel ds = load_model_with_formats("deepseek-v3");
@@ -681,11 +682,39 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
     CHECK(ds.precision.expert_format() == ds.precision.weights);
     CHECK(ds.precision.embedding_format() == formats::bf16);
     CHECK(ds.precision.lm_head_format() == formats::bf16);
-    CHECK(ds.precision_source == "torch_dtype bfloat16; quantization_config fp8: weights fp8/g16384/s32, embeddings bf16, lm_head bf16");
+    CHECK(ds.precision_source == "torch_dtype bfloat16; quantization_config fp8: weights fp8/g16384/s32, embeddings, norms and routers bf16, lm_head bf16");
     // What its files weigh (`ridgeline show`'s checkpoint_weight_bytes): the 671,026,419,200
     // parameters (MTP aside) less the input table and the head, 129,280 x 7,168 = 926,679,040 each,
-    // at 1 + 1/4096 B, and the two tables at 2 B: 669,173,061,120 x (1 + 1/4096) + 3,706,716,160.
-    CHECK(weights_per_device(ds.model, ds.precision).in(bytes) == Approx(669'173'061'120.0 * (1 + 1.0 / 4096) + 3'706'716'160.0).epsilon(1e-12));
+    // and less the routers and norms the checkpoint keeps in bf16 (its inference code,
+    // deepseek-ai/DeepSeek-V3@1ea5a1a7 inference/model.py, builds Gate.weight and RMSNorm as plain
+    // Parameters in the default bf16 while Linear takes float8_e4m3fn), at 1 + 1/4096 B; the two
+    // tables, routers and norms at 2 B. The routers:
+    // 58 MoE layers x (7,168 x 256 + 256 of e_score_correction_bias) = 106,445,312; the norms:
+    // 61 x 2 x 7,168 + 7,168 = 881,664; 107,326,976 in all (0.107 GB more than at fp8).
+    const double kept = 58 * (7168.0 * 256 + 256) + 61 * 2 * 7168.0 + 7168;
+    CHECK(kept == 107'326'976.0);
+    CHECK(weights_per_device(ds.model, ds.precision).in(bytes) ==
+          Approx((669'173'061'120.0 - kept) * (1 + 1.0 / 4096) + 3'706'716'160.0 + 2 * kept).epsilon(1e-12));
+    // Every device keeps the routers whole and reads them each step: at TP 8 each of the eight
+    // reads 58 x 1,835,264 x 2 B = 212,890,624 B of them, in the operators' list and in the step,
+    // whose bytes fall by half of that if the routers were stored in fp8 as the linear layers are,
+    // with the norms (61 x 2 x 7,168 and the final 7,168, whole on each device) and the device's
+    // eighth of the token's table row (7,168 / 8), 2 B against 1 + 1/4096.
+    const Deployment eight{load_hardware("h200"), Parallelism{.tensor = 8}};
+    const Workload ds_w{.precision = ds.precision, .context = 4096};
+    bool listed = false;
+    for (const Operator& o : operators(eight, ds.model, ds_w))
+        if (o.name == "router") {
+            listed = true;
+            CHECK(o.bytes.in(bytes) == Approx(58 * 1'835'264.0 * 2).epsilon(1e-12));
+        }
+    CHECK(listed);
+    Workload narrow = ds_w;
+    narrow.precision.embeddings = ds.precision.weights;  // a table (and so routers and norms) in the weights' fp8
+    CHECK((decode_step(eight, ds.model, ds_w).bytes_per_device - decode_step(eight, ds.model, narrow).bytes_per_device).in(bytes) ==
+          Approx(58 * 1'835'264.0 * (2 - (1 + 1.0 / 4096)) + 61 * 2 * 7168.0 * (2 - (1 + 1.0 / 4096)) + 7168 * (2 - (1 + 1.0 / 4096)) +
+                 7168 / 8.0 * (2 - (1 + 1.0 / 4096)))
+              .epsilon(1e-9));
     // No quantization_config: torch_dtype alone (Llama-2-7B ships float16).
     const LoadedModel l2 = load_model_with_formats("llama-2-7b");
     CHECK(l2.precision == Precision{formats::fp16});
@@ -699,7 +728,7 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
     CHECK(awq.weights == *parse_format("int4/g128"));
     CHECK(awq.embedding_format() == formats::bf16);
     CHECK(awq.lm_head_format() == formats::bf16);
-    CHECK(awq_source == "torch_dtype bfloat16; quantization_config awq: weights int4/g128, embeddings bf16, lm_head bf16");
+    CHECK(awq_source == "torch_dtype bfloat16; quantization_config awq: weights int4/g128, embeddings, norms and routers bf16, lm_head bf16");
     j["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}, {"group_size", -1}, {"sym", true}};
     CHECK(checkpoint_formats(j).first.weights == formats::int4);
     CHECK(checkpoint_formats(j).first.lm_head_format() == formats::bf16);

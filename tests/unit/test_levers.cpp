@@ -803,16 +803,18 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
 
     // A checkpoint of mixed formats: gpt-oss-120b's experts in MXFP4, the rest in bf16 (its
     // config.json), claimed at 900 tok/s at 4,096 tokens on an H100. The 1.111 ms step reads
-    // 3.722 GB at 3.35 TB/s; the KV takes about 0.156 GB and the untied bf16 LM head 201,088 x
-    // 2,880 x 2 B = 1.158 GB, leaving about 2.41 GB for the ~4.55e9 active linear and expert
-    // weights: about 4.23 bits each, between int4 (4 bits, faster than 900) and MXFP4 (4.25
-    // bits, slower). A review found 11.4 bits here: the checkpoint's bf16 scaled by the ratio.
+    // 3.722 GB at 3.35 TB/s; the KV takes about 0.156 GB, the untied bf16 LM head 201,088 x
+    // 2,880 x 2 B = 1.158 GB, and the routers (36 x (2,880 x 128 + 128) = 13,275,648) and norms
+    // (36 x 2 x 2,880 + 2,880 = 210,240), in bf16 as the table, 0.027 GB, leaving about 2.38 GB
+    // for the ~4.54e9 active linear and expert weights: about 4.20 bits each, between int4 (4
+    // bits, faster than 900) and MXFP4 (4.25 bits, slower). A review found 11.4 bits here: the
+    // checkpoint's bf16 scaled by the ratio.
     {
         const LoadedModel oss = load_model_with_formats("gpt-oss-120b");
         Workload at{.precision = oss.precision, .batch = 1, .context = 4096};
         const Diagnosis mixed = diagnose(h100(), oss.model, at, s(1.0 / 900));
         REQUIRE(mixed.max_bits_per_weight.has_value());
-        CHECK(*mixed.max_bits_per_weight == Approx(4.23).margin(0.03));
+        CHECK(*mixed.max_bits_per_weight == Approx(4.20).margin(0.01));
         const auto tok_s = [&](Format f) {
             Workload stored = at;
             store_weights_as(stored.precision, oss.precision, f);
@@ -830,9 +832,9 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     // the norms = 17,376,747,520 weight bytes (config.json), plus 1,024 x 81,920 B of KV and one
     // 2,048 B row of the table; the 160 all-reduces take 0.585 ms (as above). So the weights get
     // (3.125 - 0.585) ms x 3.35 TB/s - 83,886,080 - 2,048 = 8.426 GB. The LM head's quarter,
-    // 1,050,673,152 / 4 = 262,668,288 B, stays in its fp8 (what --weights would leave it in), so
-    // the other 17,114,079,232 weights get 8.163 GB: 3.816 bits each, not the 4.78 that ignoring
-    // the links gives.
+    // 1,050,673,152 / 4 = 262,668,288 B, stays in its fp8 (what --weights would leave it in), and
+    // so do the 1,318,912 norms (as the fp8 table), so the other 17,112,760,320 weights get
+    // 8.162 GB: 3.816 bits each, not the 4.78 that ignoring the links gives.
     const Deployment tp4{h100(), Parallelism{.tensor = 4}};
     const Workload fp8{.precision = {formats::fp8}, .batch = 1, .context = 1024};
     const Diagnosis linked = diagnose(tp4, load_model("llama-3.1-70b"), fp8, s(1.0 / 320));
@@ -840,7 +842,8 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     const double links = 160 * 6 * (0.6e-6 + 16384.0 / 4 / 450e9);
     CHECK(linked.ceiling.communication_time.in(s) == Approx(links).epsilon(1e-9));
     REQUIRE(linked.max_bits_per_weight.has_value());
-    CHECK(*linked.max_bits_per_weight == Approx(8 * ((1.0 / 320 - links) * 3.35e12 - 83886080.0 - 2048 - 262668288.0) / 17114079232.0).epsilon(1e-6));
+    CHECK(*linked.max_bits_per_weight ==
+          Approx(8 * ((1.0 / 320 - links) * 3.35e12 - 83886080.0 - 2048 - 262668288.0 - 1318912.0) / 17112760320.0).epsilon(1e-6));
     // And no degree reaches it: TP 8 reads 8.69 GB of weights and 41.9 MB of KV (2.61 ms) and
     // spends 1.35 ms on links, 3.96 ms; past 8 the KV heads stop splitting and the links grow.
     CHECK_FALSE(linked.min_devices.has_value());
@@ -863,13 +866,14 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     // the 100 ms step would read 100.8 GB, 11.4 bits a weight, but the card's budget is 0.9 x
     // 24,564 MiB - 1 GiB = 22,107,756,953.6 B (rtx-4090.json), less 1,024 x 327,680 B of KV:
     // 21,772,212,633.6 B. The input table and the LM head (2 x 1,050,673,152 parameters) stay in
-    // bf16, 4,202,692,608 B; the other 68,452,360,192 weights (config.json) get the rest, 2.053
-    // bits (the activations, under 1 MB, left out: a 5e-5 share).
+    // bf16, 4,202,692,608 B, and so do the 1,318,912 norms, 2,637,824 B; the other 68,451,041,280
+    // weights (config.json) get the rest, 2.053 bits (the activations, under 1 MB, left out: a
+    // 5e-5 share).
     const Diagnosis crowded = diagnose(Deployment{load_hardware("rtx-4090")}, load_model("llama-3.1-70b"), Workload{.context = 1024}, ms(100));
     REQUIRE(crowded.verdict == Verdict::above_ceiling);
     CHECK(crowded.bits_limited_by_memory);
     REQUIRE(crowded.max_bits_per_weight.has_value());
-    CHECK(*crowded.max_bits_per_weight == Approx(8 * (21772212633.6 - 4202692608.0) / 68452360192.0).epsilon(1e-4));
+    CHECK(*crowded.max_bits_per_weight == Approx(8 * (21772212633.6 - 4202692608.0 - 2637824.0) / 68451041280.0).epsilon(1e-4));
     CHECK_FALSE(claim.bits_limited_by_memory);  // seed 001's 4.94 bits: 46.5 GB, within an H100's 71.3 GB budget
     // The stated setting's own memory: 70,553,706,496 x 2 B of bf16 weights alone are over 141 GB,
     // six times the card's budget (22,107,756,953.6 B, whole bytes: 22,107,756,953), so what ran was not this setting.
@@ -933,12 +937,15 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     CHECK(*tp.bandwidth_efficiency_error < 0.01);
 
     // Two int8 rows fix two terms exactly. By hand, at 2,039 GB/s, every parameter charged (the
-    // seeds' accounting), int8 linear layers and a bf16 input table, 5 tokens of KV:
-    //   Llama-2-7B:  6,738,415,616 parameters, table 32,000 x 4,096; KV 524,288 B a token
-    //   Llama-2-70B: 68,976,648,192 parameters, table 32,000 x 8,192; KV 327,680 B a token
+    // seeds' accounting), int8 linear layers and a bf16 input table, its norms in bf16 as the
+    // table (Precision::router_and_norm_format), 5 tokens of KV:
+    //   Llama-2-7B:  6,738,415,616 parameters, table 32,000 x 4,096, norms 32 x 2 x 4,096 + 4,096
+    //                = 266,240; KV 524,288 B a token
+    //   Llama-2-70B: 68,976,648,192 parameters, table 32,000 x 8,192, norms 80 x 2 x 8,192 + 8,192
+    //                = 1,318,912; KV 327,680 B a token
     //   measured: 155.58 and 19.13 tok/s (gpt-fast's README)
-    const double m7 = (6738415616.0 + 32000.0 * 4096 + 5 * 524288.0) / 2039e9;
-    const double m70 = (68976648192.0 + 32000.0 * 8192 + 5 * 327680.0) / 2039e9;
+    const double m7 = (6738415616.0 + 32000.0 * 4096 + 266240 + 5 * 524288.0) / 2039e9;
+    const double m70 = (68976648192.0 + 32000.0 * 8192 + 1318912 + 5 * 327680.0) / 2039e9;
     const double y7 = 1 / 155.58, y70 = 1 / 19.13;
     const double slope = (y70 - y7) / (m70 - m7), intercept = y7 - slope * m7;
     const Calibration q = calibrate(a100, int8, ceiling_bytes());

@@ -977,8 +977,9 @@ TEST_CASE("plan: the checkpoint's own formats are a storage to try", "[plan][for
     mxfp4_linear.lm_head = formats::bf16;
     CHECK(mxfp4_layers->serving.memory.weights == weights_per_device(oss.model, mxfp4_linear));
     CHECK(std::find(result.assumptions.begin(), result.assumptions.end(),
-                    "weights: a format asked for sets the linear layers and experts; the embeddings and LM head stay as the "
-                    "checkpoint stores them (embeddings bf16, lm_head bf16, as AWQ, GPTQ and FP8 checkpoints keep them)") !=
+                    "weights: a format asked for sets the linear layers and experts; the embeddings, norms, routers and LM head stay "
+                    "as the checkpoint stores them (embeddings, norms and routers bf16, lm_head bf16, as AWQ, GPTQ and FP8 checkpoints "
+                    "keep them)") !=
           result.assumptions.end());
     // The BF16 layers are 16 bits against 4.25: the checkpoint holds more than MXFP4 layers do.
     CHECK(checkpoint->serving.memory.weights > mxfp4_layers->serving.memory.weights);
