@@ -61,7 +61,7 @@ struct PyAssumptions {
 };
 
 // A workload: batch, context, formats, efficiency and assumptions. A weights format sets the
-// linear layers and experts; the embeddings and LM head stay the checkpoint's unless given.
+// linear layers and experts; the embeddings, LM head, norms and routers stay the checkpoint's unless given.
 struct WorkloadSpec {
     Workload w{};
     bool weights_given = false, embeddings_given = false, experts_given = false, lm_head_given = false;
@@ -484,6 +484,7 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     if (!spec.experts_given) p.experts = pm.precision.experts;
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
     if (!spec.lm_head_given) p.lm_head = pm.precision.lm_head;
+    p.router_and_norms = pm.precision.router_and_norms;
     // Overrides of some of the checkpoint's formats, in the CLI's words (rows are the same in both).
     const auto given = [](bool is, std::optional<Format> f) { return is ? f : std::nullopt; };
     return {w, "the checkpoint: " + pm.precision_source +

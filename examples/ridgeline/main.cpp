@@ -267,6 +267,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
         p.embeddings = loaded.precision.embeddings;
         p.lm_head = loaded.precision.lm_head;
         p.state = loaded.precision.state;
+        p.router_and_norms = loaded.precision.router_and_norms;
         s.formats_source = "the checkpoint: " + loaded.precision_source;
     }
     // Flags that override some of the checkpoint's formats say so in the record, then a compute
@@ -475,9 +476,9 @@ void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& se
                a.activation_workspace ? " and the activation workspace" : "", links);
     // What --weights leaves is in the rows' weights column; why, here.
     fmt::print("formats: {}{}\n", cli::printable(s.formats_source),
-               s.weights_flag ? " (--weights sets the linear layers and experts; the embeddings and an untied LM head stay as the "
-                                "checkpoint stores them, as AWQ, GPTQ and FP8 checkpoints keep them, unless --embeddings and "
-                                "--lm-head set them; norms and routers as the embeddings, or the weights where those are wider)"
+               s.weights_flag ? " (--weights sets the linear layers and experts; the embeddings, an untied LM head, the norms and "
+                                "routers stay as the checkpoint stores them, as AWQ, GPTQ and FP8 checkpoints keep them, unless "
+                                "--embeddings and --lm-head set them)"
                               : "");
     if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
     if (!s.attention_note.empty()) fmt::print("{}\n", s.attention_note);

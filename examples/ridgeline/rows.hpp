@@ -459,8 +459,8 @@ inline Table show_table(const std::string& target) {
 inline std::string model_counts_note(bool kv_in_row_format) {
     return std::string("active: the weights a token's step multiplies, plus the input table (as Meta, Qwen and Mistral count; "
                        "OpenAI's 5.1B for gpt-oss-120b leaves it out); ") +
-           (kv_in_row_format ? "weights: as --weights stores them, the linear layers and experts in the row's format, the embeddings "
-                               "and an untied LM head as the checkpoint stores them; "
+           (kv_in_row_format ? "weights: as --weights stores them, the linear layers and experts in the row's format, the embeddings, "
+                               "an untied LM head, the norms and routers as the checkpoint stores them; "
                              : "") +
            "KV/token: every layer's" + (kv_in_row_format ? ", in the row's format (the checkpoint's row: bf16, the --kv default)" : "") +
            ", before sliding windows and recurrent state (decode applies both)";

@@ -270,7 +270,7 @@ try {
   check("tp 4 llama-3.1-70b fp8: the formats keep the checkpoint's bf16 embeddings and LM head, as the CLI's",
         await page.textContent("#r-formats"),
         tp4.weights + ", embeddings " + tp4.embeddings + ", lm_head " + tp4.lm_head + " (from the weights field, which sets the linear " +
-        "layers and experts; the embeddings and an untied LM head stay as the checkpoint stores them)");
+        "layers and experts; the embeddings, an untied LM head, the norms and routers stay as the checkpoint stores them)");
   check("tp 4: the title says so", (await page.textContent("#chart svg title")).includes(": fp8 weights, bf16 KV, TP 4 ("), true);
   check("tp 4 llama-3.1-70b fp8 fits", [await page.getAttribute("#r-fits", "data-fits"), tp4.fits], ["true", true]);
   // The attention data-parallel over the four, one rank a device, as --attention-dp tp: the CLI's

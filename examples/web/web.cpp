@@ -183,7 +183,7 @@ json evaluate(const json& request) {
         formats_source = "the checkpoint: " + loaded.precision_source;
     } else {
         store_weights_as(w.precision, loaded.precision, format(request, "weights"));
-        formats_source += ", which sets the linear layers and experts; the embeddings and an untied LM head stay as the checkpoint stores them" +
+        formats_source += ", which sets the linear layers and experts; the embeddings, an untied LM head, the norms and routers stay as the checkpoint stores them" +
                           kept_state_source(loaded.precision);
     }
     w.precision.kv = format(request, "kv");

@@ -148,6 +148,7 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
             quantised = json_detail::scaled_format(b, Numeric::fp8, 32, rows * cols, "blocks (rows x columns)");
         }
         p.weights = quantised;
+        p.router_and_norms = dtype;  // quantisers convert linear layers only
         p.embeddings = dtype;
         p.lm_head = dtype;
     } else if (method == "mxfp4") {
@@ -162,6 +163,7 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         else quantised = json_detail::scaled_format(g, element, 16, json_detail::small_positive(g, "a positive group size of at most 1,000,000, or -1 for per-channel scales"),
                                                     "a group size");
         p.weights = quantised;
+        p.router_and_norms = dtype;  // quantisers convert linear layers only
         p.embeddings = dtype;
         const bool head_quantised = method == "gptq" && q.has("lm_head") && q.at("lm_head").boolean();
         if (!head_quantised) p.lm_head = dtype;
@@ -178,6 +180,7 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         }
         quantised = *all;
         p.weights = quantised;
+        p.router_and_norms = dtype;  // quantisers convert linear layers only
         p.embeddings = dtype;
         if (q.has("ignore") && !q.at("ignore").value().is_null()) {
             const Node ignore = q.at("ignore");

@@ -104,30 +104,20 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
             // The bits are those of what --weights stores (the linear layers and the experts); the
             // embeddings and an untied LM head keep the formats the stated precision gives them
             // (unset: the weights', as stated), as --weights over it would leave them
-            // (store_weights_as), and the norms and routers the wider of the table's and the
-            // weights' (Precision::router_and_norm_format). So the bytes are affine in those bits
-            // between the table's bits and beyond, not proportional: stored at 8 and at 16 bits
-            // they give the line, and at 4 and 8 bits below 8, where an 8-bit table holds the
-            // norms at 8 bits whatever the weights take.
+            // (store_weights_as), as do the norms and routers. So the bytes are affine in those
+            // bits, not proportional: stored at 8 and at 16 bits they give the line.
             const auto stored_at = [&](Format f) {
                 Workload at = ideal;
                 store_weights_as(at.precision, ideal.precision, f);
                 return std::pair{step_cost(m, at, dep.parallel).weight_bytes(w.batch) - rows, memory_use(dep, m, at).weights};
             };
-            const auto [read4, held4] = stored_at(formats::int4);
             const auto [read8, held8] = stored_at(formats::fp8);
             const auto [read16, held16] = stored_at(formats::bf16);
-            // The bits at which `target` bytes are read or held, on the line through 8 and 16
-            // bits, or through 4 and 8 where that one falls below 8.
-            const auto bits_for = [](Bytes target, Bytes at4, Bytes at8, Bytes at16) {
-                const double above = 8.0 + 8.0 * static_cast<double>((target - at8) / (at16 - at8));
-                return above >= 8 ? above : 8.0 + 4.0 * static_cast<double>((target - at8) / (at8 - at4));
-            };
-            d.max_bits_per_weight = bits_for(allowed, read4, read8, read16);
+            d.max_bits_per_weight = 8.0 + 8.0 * static_cast<double>((allowed - read8) / (read16 - read8));
             // And they must fit: the busiest device's weights move with their bits too.
             const MemoryUse& mem = d.ceiling.memory;
             const Bytes room = mem.budget - mem.kv - mem.activations;
-            const double fitting = bits_for(room, held4, held8, held16);
+            const double fitting = 8.0 + 8.0 * static_cast<double>((room - held8) / (held16 - held8));
             if (*d.max_bits_per_weight <= 0) d.max_bits_per_weight.reset();  // the tables and the KV alone take longer
             if (d.max_bits_per_weight && fitting < *d.max_bits_per_weight) {
                 d.bits_limited_by_memory = true;

@@ -85,7 +85,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         const Node r = list.at(i);  // errors name the file and the row: /measurements/<i>/...
         r.require_object("a measurement object");
         r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "lm_head", "tensor_parallel",
-                     "pipeline_parallel", "expert_parallel", "attention_data_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prefill_steps", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
+                     "router_and_norms", "pipeline_parallel", "expert_parallel", "attention_data_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prefill_steps", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
                      "link_GB_per_s", "max_context", "engine", "engine_version", "date", "source", "notes", "flagged"});
         MeasuredRow row;
         row.hardware = r.need("hardware", "a hardware preset name or path").string();
@@ -97,6 +97,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         if (r.has("embeddings")) w.precision.embeddings = json_detail::format_at(r.at("embeddings"));
         if (r.has("experts")) w.precision.experts = json_detail::format_at(r.at("experts"));
         if (r.has("lm_head")) w.precision.lm_head = json_detail::format_at(r.at("lm_head"));
+        if (r.has("router_and_norms")) w.precision.router_and_norms = json_detail::format_at(r.at("router_and_norms"));
         if (r.has("tensor_parallel")) row.parallel.tensor = r.at("tensor_parallel").positive_integer();
         if (r.has("pipeline_parallel")) row.parallel.pipeline = r.at("pipeline_parallel").positive_integer();
         if (r.has("batch")) w.batch = r.at("batch").positive_integer();
@@ -205,8 +206,8 @@ inline MeasurementSet load_measurements(std::string_view name_or_path) {
         auto known = models.find(r.model);
         if (known == models.end()) known = models.emplace(r.model, load_model_with_formats(r.model)).first;
         const std::int64_t limit = known->second.model.max_context;
-        // The row's weights format is its linear layers'; the embeddings and an untied LM head it
-        // does not name are as the checkpoint stores them, as --weights keeps them.
+        // The row's weights format is its linear layers'; the embeddings, an untied LM head, the norms and
+        // routers it does not name are as the checkpoint stores them, as --weights keeps them.
         Precision& p = r.workload.precision;
         // A format for a part the model does not have would be kept and never read (as the CLI's --experts and --lm-head refuse).
         const Model& model = known->second.model;
@@ -218,6 +219,7 @@ inline MeasurementSet load_measurements(std::string_view name_or_path) {
                         "no lm_head: model '" + json_detail::printable(r.model) + "' ties its LM head to the input table (give embeddings)");
         if (!p.embeddings) p.embeddings = known->second.precision.embedding_format();
         if (!p.lm_head && !known->second.model.tied_embeddings) p.lm_head = known->second.precision.lm_head_format();
+        if (!p.router_and_norms) p.router_and_norms = known->second.precision.router_and_norm_format();
         if (r.max_context) {
             if (*r.max_context < longest)
                 throw error(json_detail::printable(file.string()), row + "max_context", std::to_string(*r.max_context),

@@ -66,9 +66,13 @@ constexpr Bytes stage_weights_per_device(const Model& m, const Precision& p, con
     const double table_bytes = table / T * p.embedding_format().bytes_per_element().in(bytes);
     const bool head_copy = m.tied_embeddings && !stage.first;  // the last stage's copy of a tied table
     if (m.declared_parameters) {
-        const double others = *m.declared_parameters - table;
+        // As the step reads it: the norms whole on every device in their own format, the rest
+        // split evenly, an untied head's vocab x hidden on the last stage.
+        const double norms = derived_parameters(m).norms;
+        const double others = *m.declared_parameters - table - norms;
         const double head_part = m.tied_embeddings ? 0.0 : std::min(static_cast<double>(m.vocab_size) * h, others > 0 ? others : 0.0);
-        const double rest = (others - head_part) / T * pw / static_cast<double>(par.pipeline);
+        const double rest = ((others - head_part) / T * pw + norms * p.router_and_norm_format().bytes_per_element().in(bytes)) /
+                            static_cast<double>(par.pipeline);
         return bytes(rest + (stage.first ? table_bytes : 0.0) +
                      (stage.last ? (head_copy ? table_bytes : head_part / T * p.lm_head_format().bytes_per_element().in(bytes)) : 0.0));
     }

@@ -328,8 +328,9 @@ inline PlanResult plan(const PlanRequest& r) {
         out.assumptions.push_back(
             std::string("weights: a format asked for sets the linear layers and experts; the embeddings") +
             (r.model.tied_embeddings ? " (tied to the LM head), norms and routers" : ", norms, routers and LM head") + " stay as the checkpoint stores them (" +
-            "embeddings, norms and routers " + format_name(c.embedding_format()) +
-            (r.model.tied_embeddings ? "" : ", lm_head " + format_name(c.lm_head_format())) + ", as AWQ, GPTQ and FP8 checkpoints keep them)");
+            "embeddings " + format_name(c.embedding_format()) +
+            (r.model.tied_embeddings ? "" : ", lm_head " + format_name(c.lm_head_format())) + ", norms and routers " +
+            format_name(c.router_and_norm_format()) + ", as AWQ, GPTQ and FP8 checkpoints keep them)");
     }
     // Each device's terms where it has its own (a calibration), else the request's.
     const bool own_terms = std::any_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.efficiency.has_value(); });
@@ -414,6 +415,7 @@ inline PlanResult plan(const PlanRequest& r) {
             w.precision.experts = storage.experts;
             w.precision.embeddings = storage.embeddings;
             w.precision.lm_head = storage.lm_head;
+            w.precision.router_and_norms = storage.router_and_norms;
             if (r.device_compute) w.precision.compute = plan_detail::unasked_compute(dev.device, storage);
             const Format weights = storage.weights;
             // Named as asked, so a row's weights go back to --weights (weights=) as they are.

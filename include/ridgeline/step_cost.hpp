@@ -531,11 +531,12 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
     double read = 0;  // in bytes
     const double table = all.embeddings;
     if (m.declared_parameters) {
-        // A document's declared count: the norms replicated, the rest split evenly, an untied LM
-        // head (vocab x hidden of it) in its own format as a structured model's is.
+        // A document's declared count: the norms replicated in their own format, the rest split
+        // evenly, an untied LM head (vocab x hidden of it) in its own format as a structured model's is.
+        const double per_kept_weight = w.precision.router_and_norm_format().bytes_per_element().in(bytes);
         const double rest = *m.declared_parameters - table - all.norms;
         const double head_part = m.tied_embeddings ? 0.0 : std::min(static_cast<double>(m.vocab_size) * h, rest > 0 ? rest : 0.0);
-        read = (((rest - head_part) / T + all.norms) * per_weight + head_part / T * per_head_weight) / stages;
+        read = ((rest - head_part) / T * per_weight + all.norms * per_kept_weight + head_part / T * per_head_weight) / stages;
     } else {
         // The final norm, replicated, and the LM head's share, on the last stage; each layer's
         // norms and router in their own format (Precision::router_and_norm_format).

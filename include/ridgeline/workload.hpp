@@ -30,23 +30,23 @@ struct Precision {
     // format: a config's mamba_ssm_cache_dtype (Nemotron-H: float32, which vLLM keeps them in).
     // The convolutions' last inputs stay in the KV's format.
     std::optional<Format> state{};
+    // The norms' and MoE routers' format, if not the default below: a GGUF keeps both in fp32
+    // (llama.cpp's convert_hf_to_gguf.py writes norms and ffn_gate_inp in F32 and llama-quant.cpp
+    // never quantises them, ggml-org/llama.cpp@8784689f).
+    std::optional<Format> router_and_norms{};
 
     [[nodiscard]] constexpr Format state_format() const noexcept { return state ? *state : kv; }
     [[nodiscard]] constexpr Format embedding_format() const noexcept { return embeddings ? *embeddings : weights; }
     [[nodiscard]] constexpr Format expert_format() const noexcept { return experts ? *experts : weights; }
     [[nodiscard]] constexpr Format lm_head_format() const noexcept { return lm_head ? *lm_head : weights; }
-    // Routers and norms are stored as the input table is, or as the linear layers where those are
-    // wider: quantisers convert the linear layers and leave both in the checkpoint's torch_dtype,
-    // as they leave the table (DeepSeek-V3's FP8 checkpoint keeps its Gate and RMSNorm weights in
-    // the default bf16, deepseek-ai/DeepSeek-V3@1ea5a1a7 inference/model.py, where Linear takes
-    // float8_e4m3fn; AutoAWQ and llm-compressor quantise linear layers only), and a --weights flag keeps the
-    // checkpoint's table (store_weights_as). Never narrower than the linear layers: a draft head
-    // in fp16 beside an fp8 target's table keeps its norms in fp16. Where the table is quantised
-    // too (MLC's q4f16_1), they follow it; all of them are small beside one expert.
-    [[nodiscard]] constexpr Format router_and_norm_format() const noexcept {
-        const Format table = embedding_format();
-        return table.bits_per_element() >= weights.bits_per_element() ? table : weights;
-    }
+    // Norms and routers, unset, follow the weights as the other parts do; a checkpoint's formats
+    // (checkpoint_formats.hpp) and a weights flag over them (store_weights_as) set them to what
+    // the checkpoint stores. Quantisers convert linear layers (and some, tables) and leave both
+    // in its 16 bits: DeepSeek-V3's FP8 checkpoint builds its Gate and RMSNorm weights in the
+    // default bf16 (deepseek-ai/DeepSeek-V3@1ea5a1a7 inference/model.py, where Linear takes
+    // float8_e4m3fn); AutoAWQ, GPTQ, llm-compressor and MLC's q4f16_1 quantise linear layers and
+    // tables only.
+    [[nodiscard]] constexpr Format router_and_norm_format() const noexcept { return router_and_norms ? *router_and_norms : weights; }
     friend constexpr bool operator==(const Precision&, const Precision&) = default;
 };
 
@@ -69,9 +69,9 @@ inline bool stored_alike(const Precision& a, const Precision& b, bool tied_embed
 }
 
 // A weights flag (--weights, Python's weights=, the page's field) over a checkpoint: the linear
-// layers and the experts stored in `weights`; the embeddings and an untied LM head as the
-// checkpoint stores them, as quantisers leave them (AutoAWQ, GPTQ, and FP8 from ModelOpt,
-// llm-compressor or Quark keep them in 16 bits); the recurrent state the checkpoint's. kv and
+// layers and the experts stored in `weights`; the embeddings, an untied LM head, the norms and
+// the routers as the checkpoint stores them, as quantisers leave them (AutoAWQ, GPTQ, and FP8
+// from ModelOpt, llm-compressor or Quark keep them in 16 bits); the recurrent state the checkpoint's. kv and
 // compute stay the caller's. A checkpoint that quantises those tables too (MLC's q4f16_1, GGUF)
 // says so with embeddings and lm_head.
 constexpr void store_weights_as(Precision& p, const Precision& checkpoint, Format weights) noexcept {
@@ -80,6 +80,7 @@ constexpr void store_weights_as(Precision& p, const Precision& checkpoint, Forma
     p.embeddings = checkpoint.embedding_format();
     p.lm_head = checkpoint.lm_head_format();
     p.state = checkpoint.state;
+    p.router_and_norms = checkpoint.router_and_norm_format();
 }
 
 namespace precisions {

@@ -699,11 +699,12 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     REQUIRE(claim.verdict == Verdict::above_ceiling);
     CHECK(claim.fraction_of_ceiling == Approx(70 / 23.50).epsilon(1e-3));
     // What would explain it. Fewer bits for what --weights stores: the input table and the untied
-    // LM head (each 128,256 x 8,192 = 1,050,673,152 parameters, config.json) stay in bf16, as
-    // quantisers keep them. The step's 1/70 s reads 47.86 GB, of which 1.34 GB is KV and 4.20 GB
-    // the two tables, leaving 42.31 GB for the other 68,498,653,696 declared weights: 4.94 bits
-    // each (5.27 if the tables shrank with them, as a review found this once assumed).
-    const double table_bytes = 2 * 1050673152.0 * 2, rest = 70.6e9 - 2 * 1050673152.0;
+    // LM head (each 128,256 x 8,192 = 1,050,673,152 parameters, config.json) and the 80 x 2 x
+    // 8,192 + 8,192 = 1,318,912 norms stay in bf16, as quantisers keep them. The step's 1/70 s
+    // reads 47.86 GB, of which 1.34 GB is KV and 4.20 GB the two tables and norms, leaving 42.31 GB
+    // for the other 68,497,334,784 declared weights: 4.94 bits each (5.27 if the tables shrank
+    // with them, as a review found this once assumed).
+    const double table_bytes = (2 * 1050673152.0 + 1318912.0) * 2, rest = 70.6e9 - 2 * 1050673152.0 - 1318912.0;
     const double allowed = 3.35e12 / 70 - 4096.0 * 327680;
     CHECK(*claim.max_bits_per_weight == Approx(8 * (allowed - table_bytes) / rest).epsilon(1e-9));
     CHECK(*claim.max_bits_per_weight == Approx(4.94).margin(0.005));
@@ -2176,6 +2177,26 @@ TEST_CASE("measurements: a row's weights are its linear layers', and tables it d
     const std::string f = (std::filesystem::temp_directory_path() / "ridgeline-lm-head.json").string();
     CHECK_THROWS_WITH(from_file(R"(, "lm_head": "int5")"), f + ": /measurements/0/lm_head: got \"int5\" (a string), expected a format name: "
                                                           "fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
+    // Norms and routers likewise: the checkpoint's BF16 unless named (a GGUF's F32).
+    CHECK(plain.router_and_norm_format() == formats::bf16);
+    CHECK(from_file(R"(, "router_and_norms": "fp32")").rows[0].workload.precision.router_and_norm_format() == formats::fp32);
+    CHECK_THROWS_WITH(from_file(R"(, "router_and_norms": 32)"),
+                      f + ": /measurements/0/router_and_norms: got 32, expected a format name: "
+                          "fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, nvfp4, or e.g. int4/g128");
+    // The published llama.cpp rows name F32: Qwen3-30B-A3B in Q4_0 (row 53) reads its 48 routers
+    // of 128 x 2,048 whole each step at 4 B, 50,331,648 B, where its 4.5-bit weights would give
+    // 7,077,888 B (a review found 43 MB, 2.4% of the step, missing).
+    const MeasurementSet set = load_measurements("published");
+    const MeasuredRow& q4 = set.rows.at(53);
+    REQUIRE(q4.model == "qwen3-30b-a3b");
+    REQUIRE(q4.engine == "llama.cpp");
+    bool listed = false;
+    for (const Operator& o : operators(load_hardware("rtx-4090"), load_model("qwen3-30b-a3b"), q4.workload))
+        if (o.name == "router") {
+            listed = true;
+            CHECK(o.bytes.in(bytes) == 48 * 128 * 2048 * 4.0);
+        }
+    CHECK(listed);
 }
 
 TEST_CASE("measurements: a split over PCIe cards names its link", "[calibrate][json]") {

@@ -964,8 +964,8 @@ TEST_CASE("plan: the checkpoint's own formats are a storage to try", "[plan][for
         return nullptr;
     };
     const PlanRow* checkpoint = row_of("bf16, experts mxfp4");
-    // MXFP4 asked for (the row named as asked): the attention and router too, the embeddings and
-    // head kept in BF16 as the checkpoint stores them, and the plan says so.
+    // MXFP4 asked for (the row named as asked): the attention too, the embeddings, head, norms and
+    // router kept in BF16 as the checkpoint stores them, and the plan says so.
     const PlanRow* mxfp4_layers = row_of("mxfp4");
     REQUIRE(checkpoint != nullptr);
     REQUIRE(mxfp4_layers != nullptr);
@@ -975,11 +975,12 @@ TEST_CASE("plan: the checkpoint's own formats are a storage to try", "[plan][for
     mxfp4_linear.experts = formats::mxfp4;
     mxfp4_linear.embeddings = formats::bf16;
     mxfp4_linear.lm_head = formats::bf16;
+    mxfp4_linear.router_and_norms = formats::bf16;
     CHECK(mxfp4_layers->serving.memory.weights == weights_per_device(oss.model, mxfp4_linear));
     CHECK(std::find(result.assumptions.begin(), result.assumptions.end(),
                     "weights: a format asked for sets the linear layers and experts; the embeddings, norms, routers and LM head stay "
-                    "as the checkpoint stores them (embeddings, norms and routers bf16, lm_head bf16, as AWQ, GPTQ and FP8 checkpoints "
-                    "keep them)") !=
+                    "as the checkpoint stores them (embeddings bf16, lm_head bf16, norms and routers bf16, as AWQ, GPTQ and FP8 "
+                    "checkpoints keep them)") !=
           result.assumptions.end());
     // The BF16 layers are 16 bits against 4.25: the checkpoint holds more than MXFP4 layers do.
     CHECK(checkpoint->serving.memory.weights > mxfp4_layers->serving.memory.weights);
