@@ -118,13 +118,48 @@ constexpr void require_steps(const Model& m, std::int64_t prompt, std::int64_t n
 }
 }  // namespace generation_detail
 
+namespace generation_detail {
+// steps_from_cost with each step paced by its own busiest pipeline stage (step_cost.hpp): the
+// stage can change as the cache grows, where an earlier stage's extra layer's KV overtakes the
+// last stage's LM head (Llama-3.1-70B over three stages, 27, 27 and 26 layers, from the last to
+// the first). The steps before the change take the first step's stage, found by bisection on the
+// context, and the rest are costed again from there. `c` is the step cost at the prompt's
+// context (without a pipeline, at any: it does not depend on it). Arguments checked (require_steps).
+constexpr Generation steps_by_stage(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
+                                    std::int64_t new_tokens, const StepCost& c) {
+    const auto cost_at = [&](std::int64_t context) {
+        Workload at = w;
+        at.context = context;
+        return step_cost(m, at, dep.parallel);
+    };
+    const std::int64_t last = prompt + new_tokens - 1;
+    if (dep.parallel.pipeline == 1 || new_tokens == 1 || cost_at(last).stage == c.stage)
+        return steps_from_cost(dep, m, w, prompt, new_tokens, c);
+    std::int64_t lo = prompt, hi = last;  // c's stage is the busiest at lo and not at hi
+    while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        (cost_at(mid).stage == c.stage ? lo : hi) = mid;
+    }
+    Generation g = steps_from_cost(dep, m, w, prompt, hi - prompt, c);
+    const Generation rest = steps_by_stage(dep, m, w, hi, last + 1 - hi, cost_at(hi));
+    g.new_tokens = new_tokens;
+    g.decode_time += rest.decode_time;
+    g.total_time = g.decode_time;
+    g.compute_bound_steps += rest.compute_bound_steps;
+    g.decode_tokens_per_s = static_cast<double>(new_tokens) / g.decode_time;
+    return g;
+}
+}  // namespace generation_detail
+
 // Decode time of m steps after a prompt of n0 tokens, without the prefill.
 constexpr Generation decode_steps(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                                   std::int64_t new_tokens) {
     generation_detail::require_steps(m, prompt, new_tokens);
-    const StepCost c = step_cost(m, w, dep.parallel);
+    Workload at = w;
+    at.context = prompt;
+    const StepCost c = step_cost(m, at, dep.parallel);
     validate(dep, m);
-    return generation_detail::steps_from_cost(dep, m, w, prompt, new_tokens, c);
+    return generation_detail::steps_by_stage(dep, m, w, prompt, new_tokens, c);
 }
 
 // `new_tokens` tokens after a prompt: the prefill (chunked if `chunk` > 0) makes the first, then

@@ -355,11 +355,13 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
 // The cost must outlive the result, which refers to it: no temporary.
 constexpr Aggregated aggregated(const Deployment&, const Model&, const Workload&, const Traffic&, const StepCost&&) = delete;
 
-// w's step cost, at any context the model holds: the cost does not depend on it.
-constexpr StepCost cost_of(const Deployment& d, const Model& m, const Workload& w) {
-    Workload at_start = w;
-    at_start.context = 0;
-    return step_cost(m, at_start, d.parallel);
+// w's step cost at `context`. Without a pipeline it is the same at any context the model holds;
+// with one, the stage it costs is the busiest at that context (step_cost.hpp), so serving takes
+// the mean step's, the traffic's mid context.
+constexpr StepCost cost_of(const Deployment& d, const Model& m, const Workload& w, std::int64_t context) {
+    Workload at = w;
+    at.context = d.parallel.pipeline == 1 ? 0 : context;
+    return step_cost(m, at, d.parallel);
 }
 
 // The chunks riding a step the user sees, each with its weight a decode step: serve()'s TPOT is
@@ -472,11 +474,14 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         }
     }
 
-    // The mean pure decode step over the generation's contexts, exactly (generation.hpp). Every
-    // step here is priced from one cost.
-    const StepCost cost = serving_detail::cost_of(d, m, w);
+    // The mean pure decode step over the generation's contexts, exactly (generation.hpp), each
+    // paced by its own busiest stage under a pipeline. The other steps here are priced from one
+    // cost, the mid step's.
+    const StepCost cost = serving_detail::cost_of(d, m, w, traffic.prompt + traffic.output / 2);
     generation_detail::require_steps(m, traffic.prompt, traffic.output);
-    s.decode_tpot = generation_detail::steps_from_cost(d, m, w, traffic.prompt, traffic.output, cost).decode_time /
+    s.decode_tpot = generation_detail::steps_by_stage(d, m, w, traffic.prompt, traffic.output,
+                                                      d.parallel.pipeline == 1 ? cost : serving_detail::cost_of(d, m, w, traffic.prompt))
+                        .decode_time /
                     static_cast<double>(traffic.output);
 
     // One prompt's new tokens alone, on one replica.
@@ -637,7 +642,7 @@ constexpr InterleavedPrefill interleaved_prefill(const Deployment& d, const Mode
         p.decode = decode_step(d, m, mid);
         return p;
     }
-    const StepCost cost = serving_detail::cost_of(d, m, w);
+    const StepCost cost = serving_detail::cost_of(d, m, w, traffic.prompt + traffic.output / 2);
     const serving_detail::Aggregated a = serving_detail::aggregated(d, m, w, traffic, cost);
     const serving_detail::MixedStep mixed = a.mixed(d, m);
     p.decode = a.step;

@@ -150,6 +150,38 @@ TEST_CASE("deployment: pipeline stages hold their own layers, as vLLM places the
     CHECK(u.kv.in(bytes) == Approx(12 * 1000.0 * 27 * 2 * 8 * 128 * 2).epsilon(1e-15));
 }
 
+TEST_CASE("deployment: a generation under a pipeline is paced by each step's own busiest stage", "[deployment][pipeline]") {
+    // A review found a generation and serving's mean step costed with the stage chosen at one
+    // context. Llama-3.3-70B over 3 stages ([27, 27, 26], above) at 64 sequences in BF16: a step
+    // of the first stage reads 27 layers of 1,711,308,800 B, a 16,384-byte table row a sequence
+    // (1,048,576 B) and 27 layers' cache; the last 26 layers, the head and final norm
+    // ((128,256 x 8,192 + 8,192) x 2 = 2,101,362,688 B) and 26 layers' cache. The first's extra
+    // layer reads 64 x 8 KV heads x 128 x 2 x 2 B = 262,144 B a cached token, so it passes the
+    // last once (2,101,362,688 - 1,711,308,800 - 1,048,576) / 262,144 = 1,483.9 tokens are cached:
+    // the last stage paces the steps before, the first those after.
+    const Model m = load_model("llama-3.3-70b");
+    const Deployment d{load_hardware("h200"), Parallelism{.pipeline = 3}};
+    CHECK((2'101'362'688.0 - 1'711'308'800.0 - 1'048'576.0) / 262'144.0 == Approx(1483.9).margin(0.05));
+    Workload w{.batch = 64, .context = 1400};
+    CHECK(step_cost(m, w, d.parallel).stage == 2);
+    w.context = 1600;
+    CHECK(step_cost(m, w, d.parallel).stage == 0);
+    // A thousand steps from 1,000 tokens cross it: their time is the sum of the steps each costed
+    // alone (decode_step takes each step's own busiest stage), not the first step's stage's.
+    double alone = 0;
+    for (std::int64_t n = 1000; n < 2000; ++n) {
+        w.context = n;
+        alone += decode_step(d, m, w).step_time.in(s);
+    }
+    w.context = 0;
+    const Generation g = decode_steps(d, m, w, 1000, 1000);
+    CHECK(g.decode_time.in(s) == Approx(alone).epsilon(1e-9));
+    CHECK(g.decode_tokens_per_s.in(per_s) == Approx(1000 / alone).epsilon(1e-9));
+    // Serving's mean pure decode step over the same contexts, prompt 1,000 and 1,000 new tokens.
+    const Serving served = serve(d, m, w, Traffic{.prompt = 1000, .output = 1000}, ServingMode::aggregated);
+    CHECK(served.decode_tpot.in(s) == Approx(alone / 1000).epsilon(1e-9));
+}
+
 TEST_CASE("deployment: a stage's weights and cache are its own layers', in the model's order", "[deployment][memory]") {
     // A review found a pipeline's busiest stage taken as the average layer: Llama-3.3-Nemotron-
     // Super-49B over two stages read 49.87 GB a device and 15 sequences of 8k fitting, where its
@@ -481,7 +513,7 @@ TEST_CASE("expert parallelism: a mixed step charges the busiest group once, for 
     const Traffic traffic{.prompt = 2048, .output = 1024};
     const auto compute = [&](std::int64_t ep, double tokens) {
         const Deployment d{h200, Parallelism{.tensor = 8, .expert = ep}};
-        const StepCost cost = serving_detail::cost_of(d, ds, w);
+        const StepCost cost = serving_detail::cost_of(d, ds, w, traffic.prompt + traffic.output / 2);
         return serving_detail::aggregated(d, ds, w, traffic, cost).mixed(d, ds).with(tokens).compute;
     };
     const double busiest = 2112 + 1.424 * std::sqrt(2112 * 7.0 / 8 * 248 / 255) / std::sqrt(7.0 / 8);
@@ -815,7 +847,7 @@ TEST_CASE("a step priced from the workload's shared cost is the step priced alon
         const Model m = load_model(name);
         const Deployment d{load_hardware("h200"), Parallelism{.tensor = 2}};
         Workload w{.precision = {.weights = formats::fp8}, .batch = 48};
-        const StepCost cost = serving_detail::cost_of(d, m, w);
+        const StepCost cost = serving_detail::cost_of(d, m, w, 0);  // no pipeline: any context
         for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{4095}, std::int64_t{4097}, std::int64_t{7000}}) {
             w.context = n;
             const DecodeStep shared = decode_detail::step_from_cost(d, m, w, cost), alone = decode_step(d, m, w);
