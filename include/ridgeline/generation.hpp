@@ -121,31 +121,61 @@ constexpr void require_steps(const Model& m, std::int64_t prompt, std::int64_t n
 namespace generation_detail {
 // steps_from_cost with each step paced by its own busiest pipeline stage (step_cost.hpp): the
 // stage can change as the cache grows, where an earlier stage's extra layer's KV overtakes the
-// last stage's LM head (Llama-3.1-70B over three stages, 27, 27 and 26 layers, from the last to
-// the first). The steps before the change take the first step's stage, found by bisection on the
-// context, and the rest are costed again from there. `c` is the step cost at the prompt's
-// context (without a pipeline, at any: it does not depend on it). Arguments checked (require_steps).
+// last stage's LM head (Llama-3.3-70B over three stages, 27, 27 and 26 layers, from the last to
+// the first), and back and forth where windows fill and chunks start (Llama-4-Maverick over five
+// stages changes in every 8,192-token chunk). Between the model's corners every stage's bytes are
+// linear in the context, so the busiest holds an interval of it: a stage busiest at both ends of
+// a piece is the busiest throughout, and else bisection finds where it stops being. Each run of
+// steps is costed from its own stage. `c` is the step cost at the prompt's context (without a
+// pipeline, at any: it does not depend on it). Arguments checked (require_steps).
 constexpr Generation steps_by_stage(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                                     std::int64_t new_tokens, const StepCost& c) {
+    if (dep.parallel.pipeline == 1 || new_tokens == 1) return steps_from_cost(dep, m, w, prompt, new_tokens, c);
     const auto cost_at = [&](std::int64_t context) {
         Workload at = w;
         at.context = context;
         return step_cost(m, at, dep.parallel);
     };
-    const std::int64_t last = prompt + new_tokens - 1;
-    if (dep.parallel.pipeline == 1 || new_tokens == 1 || cost_at(last).stage == c.stage)
-        return steps_from_cost(dep, m, w, prompt, new_tokens, c);
-    std::int64_t lo = prompt, hi = last;  // c's stage is the busiest at lo and not at hi
-    while (hi - lo > 1) {
-        const std::int64_t mid = lo + (hi - lo) / 2;
-        (cost_at(mid).stage == c.stage ? lo : hi) = mid;
-    }
-    Generation g = steps_from_cost(dep, m, w, prompt, hi - prompt, c);
-    const Generation rest = steps_by_stage(dep, m, w, hi, last + 1 - hi, cost_at(hi));
+    // Every layer kind's corners: the whole model's, on one stage.
+    Parallelism one = dep.parallel;
+    one.pipeline = 1;
+    Workload from = w;
+    from.context = prompt;
+    const StepCost whole = step_cost(m, from, one);
+    const std::int64_t end = prompt + new_tokens;
+    Generation g;
+    g.assumptions = w.assumptions;
+    g.prompt_tokens = prompt;
     g.new_tokens = new_tokens;
-    g.decode_time += rest.decode_time;
+    StepCost at = c;
+    std::int64_t pieces = 0, piece_end = -1;
+    for (std::int64_t a = prompt; a < end;) {
+        const double corner = whole.next_corner(static_cast<double>(a));
+        // The first whole context at or past the corner (past `a`, by next_corner's contract).
+        const auto floor = static_cast<std::int64_t>(corner);
+        const std::int64_t next_end =
+            corner < 0 || corner > static_cast<double>(end) ? end : (static_cast<double>(floor) < corner ? floor + 1 : floor);
+        if (next_end != piece_end && ++pieces > 1'000'000)
+            throw error("", "new_tokens", std::to_string(new_tokens),
+                        "a generation crossing at most 1,000,000 chunks of the model's chunked layers (chunk " +
+                            std::to_string(static_cast<std::int64_t>(whole.chunk_period())) + ")");
+        piece_end = next_end;
+        std::int64_t b = piece_end;  // the first context of the piece past `at`'s stage
+        if (piece_end - 1 > a && cost_at(piece_end - 1).stage != at.stage) {
+            std::int64_t lo = a, hi = piece_end - 1;  // at's stage is the busiest at lo and not at hi
+            while (hi - lo > 1) {
+                const std::int64_t mid = lo + (hi - lo) / 2;
+                (cost_at(mid).stage == at.stage ? lo : hi) = mid;
+            }
+            b = hi;
+        }
+        const Generation run = steps_from_cost(dep, m, w, a, b - a, at);
+        g.decode_time += run.decode_time;
+        g.compute_bound_steps += run.compute_bound_steps;
+        a = b;
+        if (a < end) at = cost_at(a);
+    }
     g.total_time = g.decode_time;
-    g.compute_bound_steps += rest.compute_bound_steps;
     g.decode_tokens_per_s = static_cast<double>(new_tokens) / g.decode_time;
     return g;
 }

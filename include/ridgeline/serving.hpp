@@ -494,7 +494,10 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     // what the prefill it carries adds.
     Workload last = w;
     last.context = traffic.prompt + traffic.output - 1;
-    const DecodeStep last_step = decode_detail::step_from_cost(d, m, last, cost, false);  // its times (s.memory is at the end)
+    // Its times (s.memory is at the end), under a pipeline from the stage busiest there.
+    std::optional<StepCost> last_cost;
+    if (d.parallel.pipeline > 1) last_cost = serving_detail::cost_of(d, m, w, last.context);
+    const DecodeStep last_step = decode_detail::step_from_cost(d, m, last, last_cost ? *last_cost : cost, false);
     Seconds itl_added{};
     if (fresh > 0) {
         if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / turn_steps(traffic, mode);

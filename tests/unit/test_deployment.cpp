@@ -180,6 +180,33 @@ TEST_CASE("deployment: a generation under a pipeline is paced by each step's own
     // Serving's mean pure decode step over the same contexts, prompt 1,000 and 1,000 new tokens.
     const Serving served = serve(d, m, w, Traffic{.prompt = 1000, .output = 1000}, ServingMode::aggregated);
     CHECK(served.decode_tpot.in(s) == Approx(alone / 1000).epsilon(1e-9));
+
+    // Back and forth: Llama-4-Maverick's chunked layers (8,192 tokens) make each stage's bytes a
+    // sawtooth, and over five stages at 1,024 sequences the busiest stage changes again and again
+    // (a review found the first change alone taken, 4.7% short over 256 to 8,192 tokens).
+    const Model maverick = load_model("llama-4-maverick");
+    const Deployment five{load_hardware("h200"), Parallelism{.pipeline = 5}};
+    Workload many{.batch = 1024};
+    double each = 0;
+    int changes = 0, last_stage = -2;
+    for (std::int64_t n = 6000; n < 10000; ++n) {
+        many.context = n;
+        each += decode_step(five, maverick, many).step_time.in(s);
+        const int stage = step_cost(maverick, many, five.parallel).stage;
+        if (last_stage != -2 && stage != last_stage) ++changes;
+        last_stage = stage;
+    }
+    CHECK(changes >= 2);
+    many.context = 0;
+    CHECK(decode_steps(five, maverick, many, 6000, 4000).decode_time.in(s) == Approx(each).epsilon(1e-9));
+    // The longest wait is the last step's, at its own busiest stage: Gemma 3 27B over eight stages
+    // at 256 sequences, 2,048 tokens out of no prompt (a review found it priced at the mid step's
+    // stage, 7.6% short).
+    const Model gemma = load_model("gemma-3-27b");
+    const Deployment eight{load_hardware("h200"), Parallelism{.pipeline = 8}};
+    Workload busy{.batch = 256, .context = 2047};
+    const Serving gemma_served = serve(eight, gemma, busy, Traffic{.prompt = 0, .output = 2048}, ServingMode::aggregated);
+    CHECK(gemma_served.max_itl.in(s) == Approx(decode_step(eight, gemma, busy).step_time.in(s)).epsilon(1e-9));
 }
 
 TEST_CASE("deployment: a stage's weights and cache are its own layers', in the model's order", "[deployment][memory]") {
