@@ -24,12 +24,8 @@ constexpr Seconds roofline_time(Bytes moved, Flops work, BytesPerSecond bandwidt
     return memory < compute ? compute : memory;
 }
 
-// The rates a workload gets: peak bandwidth and peak FLOP/s for its compute format, scaled by
-// its efficiency.
-struct Rates {
-    BytesPerSecond bandwidth{};
-    FlopsPerSecond peak{};
-};
+// The rates a workload gets (Rates, step_cost.hpp): peak bandwidth and peak FLOP/s for its
+// compute format, scaled by its efficiency.
 constexpr Rates effective_rates(const Hardware& hw, const Workload& w) {
     return Rates{hw.memory_bandwidth * w.efficiency.bandwidth, hw.require_peak(w.precision.compute) * w.efficiency.compute};
 }
@@ -238,6 +234,13 @@ private:
 };
 
 namespace decode_detail {
+// A decode step's cost on the deployment's device: under a pipeline, the stage whose step takes
+// longest at the device's rates (step_cost.hpp); without one, the whole model.
+constexpr StepCost device_step_cost(const Deployment& dep, const Model& m, const Workload& w) {
+    if (dep.parallel.pipeline == 1) return step_cost(m, w, dep.parallel);
+    return step_cost(m, w, dep.parallel, effective_rates(dep.device, w));
+}
+
 // A decode step from its cost, already computed: `c` is step_cost(m, v, dep.parallel) for a
 // workload v that differs from w at most in its context (a cost does not depend on it), and the
 // caller has validated dep, m and w. Without `with_memory` the step's memory is left empty,
@@ -298,7 +301,7 @@ constexpr DecodeStep step_from_cost(const Deployment& dep, const Model& m, const
 // sequence (tokens_per_sequence > 1 is a verification pass, whose tokens the caller counts).
 constexpr DecodeStep decode_step(const Deployment& dep, const Model& m, const Workload& w) {
     validate(dep, m);
-    return decode_detail::step_from_cost(dep, m, w, step_cost(m, w, dep.parallel));
+    return decode_detail::step_from_cost(dep, m, w, decode_detail::device_step_cost(dep, m, w));
 }
 
 // The ideal ceiling (peak rates, no overhead) and the estimate with the workload's efficiency.

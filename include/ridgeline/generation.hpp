@@ -123,18 +123,22 @@ namespace generation_detail {
 // stage can change as the cache grows, where an earlier stage's extra layer's KV overtakes the
 // last stage's LM head (Llama-3.3-70B over three stages, 27, 27 and 26 layers, from the last to
 // the first), and back and forth where windows fill and chunks start (Llama-4-Maverick over five
-// stages changes in every 8,192-token chunk). Between the model's corners every stage's bytes are
-// linear in the context, so the busiest holds an interval of it: a stage busiest at both ends of
-// a piece is the busiest throughout, and else bisection finds where it stops being. Each run of
-// steps is costed from its own stage. `c` is the step cost at the prompt's context (without a
-// pipeline, at any: it does not depend on it). Arguments checked (require_steps).
+// stages changes in every 8,192-token chunk). The busiest is the slowest at the device's rates
+// (decode_detail::device_step_cost). Between the model's corners every stage's bytes and FLOPs
+// are linear in the context, so where its steps stay memory- (or compute-) bound the busiest
+// holds an interval: a stage busiest at both ends of a piece is taken as the busiest throughout,
+// and else bisection finds where it stops being. (A stage that turns compute-bound inside a
+// piece could in principle lose and regain it there; then the steps between are costed from it.)
+// Each run of steps is costed from its own stage. `c` is the step cost at the prompt's context,
+// its stage chosen so (without a pipeline, at any: it does not depend on it). Arguments checked
+// (require_steps).
 constexpr Generation steps_by_stage(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                                     std::int64_t new_tokens, const StepCost& c) {
     if (dep.parallel.pipeline == 1 || new_tokens == 1) return steps_from_cost(dep, m, w, prompt, new_tokens, c);
     const auto cost_at = [&](std::int64_t context) {
         Workload at = w;
         at.context = context;
-        return step_cost(m, at, dep.parallel);
+        return decode_detail::device_step_cost(dep, m, at);
     };
     // Every layer kind's corners: the whole model's, on one stage.
     Parallelism one = dep.parallel;
@@ -187,9 +191,10 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
     generation_detail::require_steps(m, prompt, new_tokens);
     Workload at = w;
     at.context = prompt;
-    const StepCost c = step_cost(m, at, dep.parallel);
+    const StepCost c = step_cost(m, at, dep.parallel);  // the model and workload checked first
     validate(dep, m);
-    return generation_detail::steps_by_stage(dep, m, w, prompt, new_tokens, c);
+    return generation_detail::steps_by_stage(dep, m, w, prompt, new_tokens,
+                                             dep.parallel.pipeline == 1 ? c : decode_detail::device_step_cost(dep, m, at));
 }
 
 // `new_tokens` tokens after a prompt: the prefill (chunked if `chunk` > 0) makes the first, then

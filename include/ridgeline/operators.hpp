@@ -85,7 +85,7 @@ struct Builder {
 // build in constant expressions.
 inline std::vector<Operator> operators(const Deployment& d, const Model& m, const Workload& w) {
     validate(d, m);
-    const StepCost c = step_cost(m, w, d.parallel);
+    const StepCost c = decode_detail::device_step_cost(d, m, w);  // decode_step's stage
     const ParameterBreakdown all = derived_parameters(m);
     operators_detail::Builder b{c,
                                 effective_rates(d.device, w),

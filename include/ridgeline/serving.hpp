@@ -361,7 +361,7 @@ constexpr Aggregated aggregated(const Deployment&, const Model&, const Workload&
 constexpr StepCost cost_of(const Deployment& d, const Model& m, const Workload& w, std::int64_t context) {
     Workload at = w;
     at.context = d.parallel.pipeline == 1 ? 0 : context;
-    return step_cost(m, at, d.parallel);
+    return decode_detail::device_step_cost(d, m, at);
 }
 
 // The chunks riding a step the user sees, each with its weight a decode step: serve()'s TPOT is

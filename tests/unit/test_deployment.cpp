@@ -274,7 +274,11 @@ TEST_CASE("deployment: a stage's weights and cache are its own layers', in the m
     //           + the head and norm, 2,050,048 B                                = 31,680,512 B
     // and at 4,096 sequences the second reads all 64 experts a layer: 17,047,552 +
     // 2 x 64 x 1,572,864 x 2 + 2,050,048 = 421,750,784 B (the first: 67,117,056 B and the
-    // table's 1,000 rows, 2,048,000 B).
+    // table's 1,000 rows, 2,048,000 B). But there the steps are compute-bound, and a step is as
+    // slow as its slowest stage at the device's rates: the first multiplies 2 x 16,779,264 x 2
+    // FLOPs a token, 274.9 GFLOP for 4,096 (0.278 ms at the H100's 989 TFLOP/s), the second
+    // 2 x (4,194,304 + 2 x 1,572,864 + 65,536) x 2 + 1,024,000 x 2 a token, 130.6 GFLOP, and reads
+    // its 421.75 MB in 0.126 ms: the first paces it.
     const LayerSpec moe{Gqa{8, 8, 128}, 0, Moe{64, 2, 512}};
     Model routed;
     routed.name = Name{"dense-then-moe"};
@@ -282,7 +286,14 @@ TEST_CASE("deployment: a stage's weights and cache are its own layers', in the m
     routed.vocab_size = 1000;
     routed.add_layers(2, a).add_layers(2, moe);
     CHECK(decode_step(pair, routed, Workload{.batch = 1}).bytes_per_device.in(bytes) == 67'119'104.0);
-    CHECK(decode_step(pair, routed, Workload{.batch = 4096}).bytes_per_device.in(bytes) == Approx(421'750'784.0).epsilon(1e-12));
+    const Workload crowd{.batch = 4096};
+    const StepCost by_bytes = step_cost(routed, crowd, pair.parallel);
+    CHECK(by_bytes.stage == 1);
+    CHECK((by_bytes.weight_bytes(4096) + by_bytes.step_kv_bytes(4096, 0)).in(bytes) == Approx(421'750'784.0).epsilon(1e-12));
+    const DecodeStep crowded = decode_step(pair, routed, crowd);
+    CHECK(crowded.bound == Bound::compute);
+    CHECK(crowded.bytes_per_device.in(bytes) == Approx(67'117'056.0 + 2'048'000).epsilon(1e-12));
+    CHECK(crowded.step_time.in(s) >= 2 * 4096 * 2.0 * 2 * 16'779'264 / 989e12);
     CHECK(decode_step(pair, routed, Workload{.batch = 1}).step_time >= decode_step(Deployment{load_hardware("h100-sxm")}, routed, Workload{.batch = 1}).step_time);
     // A prefill is paced by the stage doing the most FLOPs a prompt token (the head only for the
     // token sampled): over two stages its first token takes at least as long as on one device.
