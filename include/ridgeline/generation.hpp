@@ -5,9 +5,11 @@
 // memory-bound.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 #include <cstddef>
 
 #include "decode.hpp"
@@ -119,66 +121,118 @@ constexpr void require_steps(const Model& m, std::int64_t prompt, std::int64_t n
 }  // namespace generation_detail
 
 namespace generation_detail {
-// steps_from_cost with each step paced by its own busiest pipeline stage (step_cost.hpp): the
-// stage can change as the cache grows, where an earlier stage's extra layer's KV overtakes the
-// last stage's LM head (Llama-3.3-70B over three stages, 27, 27 and 26 layers, from the last to
-// the first), and back and forth where windows fill and chunks start (Llama-4-Maverick over five
-// stages changes in every 8,192-token chunk). The busiest is the slowest at the device's rates
-// (decode_detail::device_step_cost). Between the model's corners every stage's bytes and FLOPs
-// are linear in the context, so where its steps stay memory- (or compute-) bound the busiest
-// holds an interval: a stage busiest at both ends of a piece is taken as the busiest throughout,
-// and else bisection finds where it stops being. (A stage that turns compute-bound inside a
-// piece could in principle lose and regain it there; then the steps between are costed from it.)
-// Each run of steps is costed from its own stage. `c` is the step cost at the prompt's context,
-// its stage chosen so (without a pipeline, at any: it does not depend on it). Arguments checked
-// (require_steps).
+// steps_from_cost with each step paced by its own slowest pipeline stage at the device's rates
+// (decode_detail::device_step_cost). The stage can change as the cache grows, where an earlier
+// stage's extra layer's KV overtakes the last stage's LM head (Llama-3.3-70B over three stages,
+// 27, 27 and 26 layers, from the last to the first), back and forth where windows fill and
+// chunks start (Llama-4-Maverick over five stages changes in every 8,192-token chunk), and where
+// one stage turns compute-bound before another (DeepSeek-V3 over two B200s at 3,156 sequences
+// changes there and back in 6,000 tokens). A stage's cost does not depend on the context, so every
+// stage's is built once and its time read at any context by arithmetic. Between the model's
+// corners and each stage's own crossing from memory- to compute-bound, every stage's time is
+// linear in the context, so the slowest holds an interval there: bisection finds where it stops
+// being. A stage stays the slowest until another is slower by more than rounding (stages of one
+// kind tie). Each run of steps at one stage is costed once from it. `c` is the step cost at the
+// prompt's context, its stage chosen so (without a pipeline, at any: it does not depend on it).
+// Arguments checked (require_steps). Not constexpr in effect for a pipeline: the stages' costs
+// are held in a std::vector.
 constexpr Generation steps_by_stage(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                                     std::int64_t new_tokens, const StepCost& c) {
     if (dep.parallel.pipeline == 1 || new_tokens == 1) return steps_from_cost(dep, m, w, prompt, new_tokens, c);
-    const auto cost_at = [&](std::int64_t context) {
-        Workload at = w;
-        at.context = context;
-        return decode_detail::device_step_cost(dep, m, at);
+    const Rates rates = effective_rates(dep.device, w);
+    const auto B = static_cast<double>(w.batch);
+    Workload from = w;
+    from.context = prompt;
+    std::vector<StepCost> stages;
+    stages.reserve(static_cast<std::size_t>(dep.parallel.pipeline));
+    for (std::int64_t s = 0; s < dep.parallel.pipeline; ++s) {
+        stages.push_back(stage_step_cost(m, from, dep.parallel, step_cost_detail::pipeline_stage(m, dep.parallel.pipeline, s)));
+        stages.back().stage = s;
+    }
+    const auto memory_at = [&](const StepCost& k, double n) { return ((k.weight_bytes(w.batch) + k.step_kv_bytes(B, n)) / rates.bandwidth).in(s); };
+    const auto compute_at = [&](const StepCost& k, double n) { return (k.step_flops(B, n) / rates.peak).in(s); };
+    const auto time_at = [&](const StepCost& k, double n) { return std::max(memory_at(k, n), compute_at(k, n)); };
+    // The slowest stage at n, staying with `current` unless another is slower beyond rounding.
+    const auto slowest_at = [&](double n, std::size_t current) {
+        std::size_t most = current;
+        double longest = time_at(stages[current], n);
+        for (std::size_t k = 0; k < stages.size(); ++k)
+            if (const double t = time_at(stages[k], n); t > longest * (1 + 1e-12)) most = k, longest = t;
+        return most;
     };
     // Every layer kind's corners: the whole model's, on one stage.
     Parallelism one = dep.parallel;
     one.pipeline = 1;
-    Workload from = w;
-    from.context = prompt;
     const StepCost whole = step_cost(m, from, one);
     const std::int64_t end = prompt + new_tokens;
     Generation g;
     g.assumptions = w.assumptions;
     g.prompt_tokens = prompt;
     g.new_tokens = new_tokens;
-    StepCost at = c;
-    std::int64_t pieces = 0, piece_end = -1;
+    const auto run = [&](std::size_t stage, std::int64_t first, std::int64_t last_plus_one) {
+        if (last_plus_one <= first) return;
+        const Generation r = steps_from_cost(dep, m, w, first, last_plus_one - first, stages[stage]);
+        g.decode_time += r.decode_time;
+        g.compute_bound_steps += r.compute_bound_steps;
+    };
+    std::size_t current = static_cast<std::size_t>(c.stage < 0 ? 0 : c.stage);
+    current = slowest_at(static_cast<double>(prompt), current);
+    std::int64_t run_start = prompt, pieces = 0;
+    std::vector<std::int64_t> cuts;
     for (std::int64_t a = prompt; a < end;) {
         const double corner = whole.next_corner(static_cast<double>(a));
-        // The first whole context at or past the corner (past `a`, by next_corner's contract).
         const auto floor = static_cast<std::int64_t>(corner);
-        const std::int64_t next_end =
+        const std::int64_t piece_end =
             corner < 0 || corner > static_cast<double>(end) ? end : (static_cast<double>(floor) < corner ? floor + 1 : floor);
-        if (next_end != piece_end && ++pieces > 1'000'000)
+        if (++pieces > 1'000'000)
             throw error("", "new_tokens", std::to_string(new_tokens),
                         "a generation crossing at most 1,000,000 chunks of the model's chunked layers (chunk " +
                             std::to_string(static_cast<std::int64_t>(whole.chunk_period())) + ")");
-        piece_end = next_end;
-        std::int64_t b = piece_end;  // the first context of the piece past `at`'s stage
-        if (piece_end - 1 > a && cost_at(piece_end - 1).stage != at.stage) {
-            std::int64_t lo = a, hi = piece_end - 1;  // at's stage is the busiest at lo and not at hi
-            while (hi - lo > 1) {
-                const std::int64_t mid = lo + (hi - lo) / 2;
-                (cost_at(mid).stage == at.stage ? lo : hi) = mid;
+        // Inside the piece each stage's memory and compute times are lines; where they cross
+        // the stage's time bends, so the piece is cut there too.
+        cuts.clear();
+        if (piece_end - a > 1) {
+            const auto lo = static_cast<double>(a), hi = static_cast<double>(piece_end - 1);
+            for (const StepCost& k : stages) {
+                const double d0 = memory_at(k, lo) - compute_at(k, lo), d1 = memory_at(k, hi) - compute_at(k, hi);
+                if ((d0 < 0) == (d1 < 0) || d0 == d1) continue;
+                const double x = lo + d0 / (d0 - d1) * (hi - lo);
+                const auto whole_x = static_cast<std::int64_t>(x);
+                const std::int64_t cut = static_cast<double>(whole_x) < x ? whole_x + 1 : whole_x;
+                if (cut > a && cut < piece_end) cuts.push_back(cut);
             }
-            b = hi;
+            std::sort(cuts.begin(), cuts.end());
         }
-        const Generation run = steps_from_cost(dep, m, w, a, b - a, at);
-        g.decode_time += run.decode_time;
-        g.compute_bound_steps += run.compute_bound_steps;
-        a = b;
-        if (a < end) at = cost_at(a);
+        cuts.push_back(piece_end);
+        std::int64_t from_n = a;
+        for (const std::int64_t to : cuts) {
+            // [from_n, to): every stage's time linear; the slowest changes where bisection finds it.
+            while (from_n < to) {
+                // A cut can hand the lead to another stage at its first context.
+                if (const std::size_t at_start = slowest_at(static_cast<double>(from_n), current); at_start != current) {
+                    run(current, run_start, from_n);
+                    run_start = from_n;
+                    current = at_start;
+                }
+                const std::size_t at_end = slowest_at(static_cast<double>(to - 1), current);
+                if (at_end == current) {
+                    from_n = to;
+                    break;
+                }
+                std::int64_t lo = from_n, hi = to - 1;  // current is the slowest at lo and not at hi
+                while (hi - lo > 1) {
+                    const std::int64_t mid = lo + (hi - lo) / 2;
+                    (slowest_at(static_cast<double>(mid), current) == current ? lo : hi) = mid;
+                }
+                run(current, run_start, hi);
+                run_start = hi;
+                current = slowest_at(static_cast<double>(hi), current);
+                from_n = hi;
+            }
+        }
+        a = piece_end;
     }
+    run(current, run_start, end);
     g.total_time = g.decode_time;
     g.decode_tokens_per_s = static_cast<double>(new_tokens) / g.decode_time;
     return g;

@@ -519,7 +519,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                 if (k.per_step > 0 && k.tokens > most) most = k.tokens;
             // Carried by the last step, at its own roofline (a chunk that makes it compute-bound
             // hides the KV it has grown since the middle of the generation).
-            const serving_detail::MixedStep last_mixed{last_step, a.cost, d, m, last, a.rates, a.load};
+            const serving_detail::MixedStep last_mixed{last_step, last_cost ? *last_cost : a.cost, d, m, last, a.rates, a.load};
             itl_added = step_with(last_mixed.added(most)) - s.decode_tpot;
             if (s.keeps_up) {
                 // Each of the prompt's own chunk steps, with the others' prompts in the room it leaves.

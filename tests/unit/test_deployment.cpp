@@ -207,6 +207,33 @@ TEST_CASE("deployment: a generation under a pipeline is paced by each step's own
     Workload busy{.batch = 256, .context = 2047};
     const Serving gemma_served = serve(eight, gemma, busy, Traffic{.prompt = 0, .output = 2048}, ServingMode::aggregated);
     CHECK(gemma_served.max_itl.in(s) == Approx(decode_step(eight, gemma, busy).step_time.in(s)).epsilon(1e-9));
+    // A chunk riding that last step adds to it, not to the mid step's stage (a review found
+    // Llama-3.3-70B over TP 4 x PP 3 with a 1,000-token prompt and 100,000 out giving a longest
+    // wait below the bare last step).
+    const Deployment tp4_pp3{load_hardware("h200"), Parallelism{.tensor = 4, .pipeline = 3}};
+    Workload alone_one{.batch = 1, .context = 100'999};
+    const Serving long_run = serve(tp4_pp3, m, alone_one, Traffic{.prompt = 1000, .output = 100'000}, ServingMode::aggregated);
+    CHECK(long_run.max_itl >= decode_step(tp4_pp3, m, alone_one).step_time);
+
+    // Stages that turn compute-bound at different contexts: DeepSeek-V3 (its FP8 checkpoint)
+    // over two B200s at 3,156 sequences changes its slowest stage twice in 6,000 tokens, there and
+    // back inside one stretch without a corner (a review found neither taken, 0.17% short).
+    const LoadedModel dsv3 = load_model_with_formats("deepseek-v3");
+    const Deployment b200_two{load_hardware("b200"), Parallelism{.pipeline = 2}};
+    Workload wide{.precision = dsv3.precision, .batch = 3156};
+    double summed = 0;
+    int turns = 0;
+    std::int64_t before = -2;
+    for (std::int64_t n = 1; n <= 6000; ++n) {
+        wide.context = n;
+        summed += decode_step(b200_two, dsv3.model, wide).step_time.in(s);
+        const std::int64_t stage = decode_detail::device_step_cost(b200_two, dsv3.model, wide).stage;
+        if (before != -2 && stage != before) ++turns;
+        before = stage;
+    }
+    CHECK(turns >= 2);
+    wide.context = 0;
+    CHECK(decode_steps(b200_two, dsv3.model, wide, 1, 6000).decode_time.in(s) == Approx(summed).epsilon(1e-9));
 }
 
 TEST_CASE("deployment: a stage's weights and cache are its own layers', in the model's order", "[deployment][memory]") {
