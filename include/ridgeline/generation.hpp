@@ -134,11 +134,11 @@ namespace generation_detail {
 // being. A stage stays the slowest until another is slower by more than rounding (stages of one
 // kind tie). Each run of steps at one stage is costed once from it. `c` is the step cost at the
 // prompt's context, its stage chosen so (without a pipeline, at any: it does not depend on it).
-// Arguments checked (require_steps). Not constexpr in effect for a pipeline: the stages' costs
-// are held in a std::vector.
-constexpr Generation steps_by_stage(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
+// Arguments checked (require_steps). Not constexpr: the stages' costs are held in a std::vector,
+// which some standard libraries (libc++ 14, Emscripten's) cannot build in constant expressions;
+// steps_by_stage, below, is, for one stage.
+inline Generation steps_over_stages(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                                     std::int64_t new_tokens, const StepCost& c) {
-    if (dep.parallel.pipeline == 1 || new_tokens == 1) return steps_from_cost(dep, m, w, prompt, new_tokens, c);
     const Rates rates = effective_rates(dep.device, w);
     const auto B = static_cast<double>(w.batch);
     Workload from = w;
@@ -236,6 +236,13 @@ constexpr Generation steps_by_stage(const Deployment& dep, const Model& m, const
     g.total_time = g.decode_time;
     g.decode_tokens_per_s = static_cast<double>(new_tokens) / g.decode_time;
     return g;
+}
+
+// steps_from_cost, or under a pipeline steps_over_stages.
+constexpr Generation steps_by_stage(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
+                                    std::int64_t new_tokens, const StepCost& c) {
+    if (dep.parallel.pipeline == 1 || new_tokens == 1) return steps_from_cost(dep, m, w, prompt, new_tokens, c);
+    return steps_over_stages(dep, m, w, prompt, new_tokens, c);
 }
 }  // namespace generation_detail
 
