@@ -30,19 +30,6 @@ constexpr Rates effective_rates(const Hardware& hw, const Workload& w) {
     return Rates{hw.memory_bandwidth * w.efficiency.bandwidth, hw.require_peak(w.precision.compute) * w.efficiency.compute};
 }
 
-// The memory and compute terms of one device's step, from a precomputed cost: the hot path of
-// decode_step, for sweeps that evaluate one model and device at many batches and contexts.
-struct StepTimes {
-    Seconds memory{};
-    Seconds compute{};
-    [[nodiscard]] constexpr Seconds roofline() const noexcept { return memory < compute ? compute : memory; }
-};
-constexpr StepTimes step_times(const StepCost& c, const Rates& r, std::int64_t batch, std::int64_t context) noexcept {
-    const auto B = static_cast<double>(batch);
-    const auto n = static_cast<double>(context);
-    return StepTimes{(c.weight_bytes(batch) + c.step_kv_bytes(B, n)) / r.bandwidth, c.step_flops(B, n) / r.peak};
-}
-
 // Tokens/s per sequence (the roofline term only) for many batches at one context: the inner
 // loop of a sweep. For a dense model the per-batch work is a multiply-add and a division, in a
 // loop the compiler vectorises; with routed experts each batch goes through step_times.

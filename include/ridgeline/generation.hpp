@@ -34,6 +34,12 @@ struct Generation {
 };
 
 namespace generation_detail {
+// The first whole context at or past x >= 0.
+constexpr std::int64_t first_whole_from(double x) noexcept {
+    const auto whole = static_cast<std::int64_t>(x);
+    return static_cast<double>(whole) < x ? whole + 1 : whole;
+}
+
 // A linear function of the context n over a range where it is linear: value(n) = at0 + slope * n.
 struct Line {
     double at0 = 0;
@@ -92,8 +98,7 @@ constexpr Generation steps_from_cost(const Deployment& dep, const Model& m, cons
         if (memory.slope != compute.slope) {
             const double x = (compute.at0 - memory.at0) / (memory.slope - compute.slope);
             if (x > a && x < b) {
-                const auto whole = static_cast<double>(static_cast<std::int64_t>(x));
-                split = whole < x ? whole + 1 : whole;  // the first whole context past the crossing
+                split = static_cast<double>(first_whole_from(x));  // the first whole context past the crossing
             }
         }
         for (const auto& [lo, hi] : {std::pair{a, split}, std::pair{split, b}}) {
@@ -132,28 +137,20 @@ namespace generation_detail {
 // corners and each stage's own crossing from memory- to compute-bound, every stage's time is
 // linear in the context, so the slowest holds an interval there: bisection finds where it stops
 // being. A stage stays the slowest until another is slower by more than rounding (stages of one
-// kind tie). Each run of steps at one stage is costed once from it. `c` is the step cost at the
-// prompt's context, its stage chosen so (without a pipeline, at any: it does not depend on it).
-// Arguments checked (require_steps). Not constexpr: the stages' costs are held in a std::vector,
+// kind tie). Each run of steps at one stage is costed once from it. Arguments checked (require_steps). Not constexpr: the stages' costs are held in a std::vector,
 // which some standard libraries (libc++ 14, Emscripten's) cannot build in constant expressions;
 // steps_by_stage, below, is, for one stage.
 inline Generation steps_over_stages(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
-                                    std::int64_t new_tokens, const StepCost& c) {
+                                    std::int64_t new_tokens) {
     const Rates rates = effective_rates(dep.device, w);
-    const auto B = static_cast<double>(w.batch);
     Workload from = w;
     from.context = prompt;
     std::vector<StepCost> stages;
     stages.reserve(static_cast<std::size_t>(dep.parallel.pipeline));
-    for (std::int64_t s = 0; s < dep.parallel.pipeline; ++s) {
-        stages.push_back(stage_step_cost(m, from, dep.parallel, step_cost_detail::pipeline_stage(m, dep.parallel.pipeline, s)));
-        stages.back().stage = s;
-    }
-    const auto memory_at = [&](const StepCost& k, double n) { return ((k.weight_bytes(w.batch) + k.step_kv_bytes(B, n)) / rates.bandwidth).in(s); };
-    const auto compute_at = [&](const StepCost& k, double n) { return (k.step_flops(B, n) / rates.peak).in(s); };
-    const auto time_at = [&](const StepCost& k, double n) { return std::max(memory_at(k, n), compute_at(k, n)); };
+    for (std::int64_t s = 0; s < dep.parallel.pipeline; ++s) stages.push_back(step_cost_detail::costed_stage(m, from, dep.parallel, s));
+    const auto time_at = [&](const StepCost& k, std::int64_t n) { return step_times(k, rates, w.batch, n).roofline().in(s); };
     // The slowest stage at n, staying with `current` unless another is slower beyond rounding.
-    const auto slowest_at = [&](double n, std::size_t current) {
+    const auto slowest_at = [&](std::int64_t n, std::size_t current) {
         std::size_t most = current;
         double longest = time_at(stages[current], n);
         for (std::size_t k = 0; k < stages.size(); ++k)
@@ -175,15 +172,12 @@ inline Generation steps_over_stages(const Deployment& dep, const Model& m, const
         g.decode_time += r.decode_time;
         g.compute_bound_steps += r.compute_bound_steps;
     };
-    std::size_t current = static_cast<std::size_t>(c.stage < 0 ? 0 : c.stage);
-    current = slowest_at(static_cast<double>(prompt), current);
+    std::size_t current = slowest_at(prompt, 0);  // the first on a tie, as step_cost chooses
     std::int64_t run_start = prompt, pieces = 0;
     std::vector<std::int64_t> cuts;
     for (std::int64_t a = prompt; a < end;) {
         const double corner = whole.next_corner(static_cast<double>(a));
-        const auto floor = static_cast<std::int64_t>(corner);
-        const std::int64_t piece_end =
-            corner < 0 || corner > static_cast<double>(end) ? end : (static_cast<double>(floor) < corner ? floor + 1 : floor);
+        const std::int64_t piece_end = corner < 0 || corner > static_cast<double>(end) ? end : first_whole_from(corner);
         if (++pieces > 1'000'000)
             throw error("", "new_tokens", std::to_string(new_tokens),
                         "a generation crossing at most 1,000,000 chunks of the model's chunked layers (chunk " +
@@ -192,13 +186,11 @@ inline Generation steps_over_stages(const Deployment& dep, const Model& m, const
         // the stage's time bends, so the piece is cut there too.
         cuts.clear();
         if (piece_end - a > 1) {
-            const auto lo = static_cast<double>(a), hi = static_cast<double>(piece_end - 1);
             for (const StepCost& k : stages) {
-                const double d0 = memory_at(k, lo) - compute_at(k, lo), d1 = memory_at(k, hi) - compute_at(k, hi);
+                const StepTimes t0 = step_times(k, rates, w.batch, a), t1 = step_times(k, rates, w.batch, piece_end - 1);
+                const double d0 = (t0.memory - t0.compute).in(s), d1 = (t1.memory - t1.compute).in(s);
                 if ((d0 < 0) == (d1 < 0) || d0 == d1) continue;
-                const double x = lo + d0 / (d0 - d1) * (hi - lo);
-                const auto whole_x = static_cast<std::int64_t>(x);
-                const std::int64_t cut = static_cast<double>(whole_x) < x ? whole_x + 1 : whole_x;
+                const std::int64_t cut = first_whole_from(static_cast<double>(a) + d0 / (d0 - d1) * static_cast<double>(piece_end - 1 - a));
                 if (cut > a && cut < piece_end) cuts.push_back(cut);
             }
             std::sort(cuts.begin(), cuts.end());
@@ -209,12 +201,12 @@ inline Generation steps_over_stages(const Deployment& dep, const Model& m, const
             // [from_n, to): every stage's time linear; the slowest changes where bisection finds it.
             while (from_n < to) {
                 // A cut can hand the lead to another stage at its first context.
-                if (const std::size_t at_start = slowest_at(static_cast<double>(from_n), current); at_start != current) {
+                if (const std::size_t at_start = slowest_at(from_n, current); at_start != current) {
                     run(current, run_start, from_n);
                     run_start = from_n;
                     current = at_start;
                 }
-                const std::size_t at_end = slowest_at(static_cast<double>(to - 1), current);
+                const std::size_t at_end = slowest_at(to - 1, current);
                 if (at_end == current) {
                     from_n = to;
                     break;
@@ -222,11 +214,11 @@ inline Generation steps_over_stages(const Deployment& dep, const Model& m, const
                 std::int64_t lo = from_n, hi = to - 1;  // current is the slowest at lo and not at hi
                 while (hi - lo > 1) {
                     const std::int64_t mid = lo + (hi - lo) / 2;
-                    (slowest_at(static_cast<double>(mid), current) == current ? lo : hi) = mid;
+                    (slowest_at(mid, current) == current ? lo : hi) = mid;
                 }
                 run(current, run_start, hi);
                 run_start = hi;
-                current = slowest_at(static_cast<double>(hi), current);
+                current = slowest_at(hi, current);
                 from_n = hi;
             }
         }
@@ -238,11 +230,12 @@ inline Generation steps_over_stages(const Deployment& dep, const Model& m, const
     return g;
 }
 
-// steps_from_cost, or under a pipeline steps_over_stages.
+// steps_from_cost, or under a pipeline steps_over_stages, which costs each stage itself
+// (`c` is used only without one).
 constexpr Generation steps_by_stage(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                                     std::int64_t new_tokens, const StepCost& c) {
-    if (dep.parallel.pipeline == 1 || new_tokens == 1) return steps_from_cost(dep, m, w, prompt, new_tokens, c);
-    return steps_over_stages(dep, m, w, prompt, new_tokens, c);
+    if (dep.parallel.pipeline == 1) return steps_from_cost(dep, m, w, prompt, new_tokens, c);
+    return steps_over_stages(dep, m, w, prompt, new_tokens);
 }
 }  // namespace generation_detail
 
@@ -254,8 +247,7 @@ constexpr Generation decode_steps(const Deployment& dep, const Model& m, const W
     at.context = prompt;
     const StepCost c = step_cost(m, at, dep.parallel);  // the model and workload checked first
     validate(dep, m);
-    return generation_detail::steps_by_stage(dep, m, w, prompt, new_tokens,
-                                             dep.parallel.pipeline == 1 ? c : decode_detail::device_step_cost(dep, m, at));
+    return generation_detail::steps_by_stage(dep, m, w, prompt, new_tokens, c);
 }
 
 // `new_tokens` tokens after a prompt: the prefill (chunked if `chunk` > 0) makes the first, then

@@ -36,9 +36,8 @@ namespace memory_detail {
 // router, and of the routed experts (every device holds 1/t of them), each in its format.
 constexpr double layer_bytes(const LayerSpec& spec, double h, const Precision& p, const Parallelism& par) {
     const RoutedExperts e = routed_experts(spec, h);
-    const double kept = layer_router_and_norm_parameters(spec, h);
-    return (layer_parameters_per_device(spec, h, par.tensor, par.attention_tensor()) - kept) * p.weights.bytes_per_element().in(bytes) +
-           kept * p.router_and_norm_format().bytes_per_element().in(bytes) +
+    return layer_bytes_outside_experts(spec, h, par.tensor, par.attention_tensor(), p.weights.bytes_per_element().in(bytes),
+                                       p.router_and_norm_format().bytes_per_element().in(bytes)) +
            static_cast<double>(e.experts) * e.parameters_per_expert / static_cast<double>(par.tensor) *
                p.expert_format().bytes_per_element().in(bytes);
 }

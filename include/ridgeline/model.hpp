@@ -322,6 +322,21 @@ constexpr double layer_router_and_norm_parameters(const LayerSpec& spec, double 
     return p;
 }
 
+// The chunk of a model's chunked-attention layers (one size a model, validate), 0 if it has none.
+constexpr std::int64_t attention_chunk(const Model& m) noexcept {
+    for (const auto& g : m)
+        if (g.spec.chunked) return g.spec.window;
+    return 0;
+}
+
+// The bytes one of t devices holds of one layer outside its routed experts: its share of the
+// linear layers at `per_weight` bytes a parameter, and its norms and router whole at `per_kept`.
+constexpr double layer_bytes_outside_experts(const LayerSpec& spec, double h, std::int64_t t, std::int64_t attention_t,
+                                             double per_weight, double per_kept) {
+    const double kept = layer_router_and_norm_parameters(spec, h);
+    return (layer_parameters_per_device(spec, h, t, attention_t) - kept) * per_weight + kept * per_kept;
+}
+
 // Per token, the parameters one of t devices multiplies beyond an even t-th share of the
 // layer's, routed experts and the layer's norms aside: the weights it keeps whole (a router,
 // MLA's down-projections) or in part past their split (KV heads past t = kv_heads). It

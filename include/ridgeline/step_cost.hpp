@@ -495,6 +495,19 @@ struct Rates {
     FlopsPerSecond peak{};
 };
 
+// The memory and compute terms of one device's step, from a precomputed cost: the hot path of
+// decode_step, for sweeps that evaluate one model and device at many batches and contexts.
+struct StepTimes {
+    Seconds memory{};
+    Seconds compute{};
+    [[nodiscard]] constexpr Seconds roofline() const noexcept { return memory < compute ? compute : memory; }
+};
+constexpr StepTimes step_times(const StepCost& c, const Rates& r, std::int64_t batch, std::int64_t context) noexcept {
+    const auto B = static_cast<double>(batch);
+    const auto n = static_cast<double>(context);
+    return StepTimes{(c.weight_bytes(batch) + c.step_kv_bytes(B, n)) / r.bandwidth, c.step_flops(B, n) / r.peak};
+}
+
 // The cost model for one device of one stage: one tensor-parallel rank. With no parallelism that
 // device is the whole model. Each layer kind says what one of t devices holds and caches (layers.hpp).
 constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Parallelism& par, const step_cost_detail::CostedStage& stage) {
@@ -548,10 +561,8 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
         // norms and router in their own format (Precision::router_and_norm_format).
         const double per_kept_weight = w.precision.router_and_norm_format().bytes_per_element().in(bytes);
         read += stage.last * (h * per_kept_weight + all.lm_head / T * per_head_weight);
-        for (std::size_t g = 0; g < m.group_count; ++g) {
-            const double kept = layer_router_and_norm_parameters(m.groups[g].spec, h);
-            read += stage.layers[g] * ((layer_parameters_per_device(m.groups[g].spec, h, t, ta) - kept) * per_weight + kept * per_kept_weight);
-        }
+        for (std::size_t g = 0; g < m.group_count; ++g)
+            read += stage.layers[g] * layer_bytes_outside_experts(m.groups[g].spec, h, t, ta, per_weight, per_kept_weight);
     }
     {
         // The input table: a tied one is the LM head (the last stage's) and is read whole; an
@@ -656,6 +667,13 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
 // used at other ones keeps that stage. Without a pipeline, the whole model; a declared count's
 // stages are its average.
 namespace step_cost_detail {
+// Stage s of a pipeline's cost, marked with its index.
+constexpr StepCost costed_stage(const Model& m, const Workload& w, const Parallelism& par, std::int64_t s) {
+    StepCost c = stage_step_cost(m, w, par, pipeline_stage(m, par.pipeline, s));
+    c.stage = s;
+    return c;
+}
+
 // The stage for which `load` (of a stage's cost) is the largest, the first on a tie.
 template <class Load>
 constexpr StepCost busiest_stage(const Model& m, const Workload& w, const Parallelism& par, Load&& load) {
@@ -665,8 +683,7 @@ constexpr StepCost busiest_stage(const Model& m, const Workload& w, const Parall
     StepCost busiest{};
     double most = -1;
     for (std::int64_t s = 0; s < par.pipeline; ++s) {
-        StepCost c = stage_step_cost(m, w, par, pipeline_stage(m, par.pipeline, s));
-        c.stage = s;
+        const StepCost c = costed_stage(m, w, par, s);
         if (const double l = load(c); l > most) {
             most = l;
             busiest = c;
@@ -694,12 +711,8 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
 // FLOPs (gpt-oss-120b over eight stages at 1,024 sequences: the last, with the LM head, where
 // the first moves more bytes; a review found it 19% slower than the stage chosen by bytes).
 constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelism& par, const Rates& rates) {
-    const auto B = static_cast<double>(w.batch);
-    const auto n = static_cast<double>(w.context);
     return step_cost_detail::busiest_stage(m, w, par, [&](const StepCost& c) {
-        const Seconds memory = (c.weight_bytes(w.batch) + c.step_kv_bytes(B, n)) / rates.bandwidth;
-        const Seconds compute = c.step_flops(B, n) / rates.peak;
-        return (memory < compute ? compute : memory).in(s);
+        return step_times(c, rates, w.batch, w.context).roofline().in(s);
     });
 }
 
