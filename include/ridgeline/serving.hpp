@@ -50,8 +50,9 @@
 //    pass, half a decode step (the step under way when it arrives, on average) and a step's share.
 //
 // The longest wait between two of a user's tokens (Serving::max_itl), what an inter-token
-// latency target bounds where TPOT is a mean: a step with every sequence at its last token's
-// context, carrying the most prefill one of the user's steps carries. Aggregated: the largest
+// latency target bounds where TPOT is a mean: the longest step (every sequence at its last
+// token's context, or under chunked attention at the last before a chunk starts), carrying the
+// most prefill one of the user's steps carries. Aggregated: the largest
 // chunk that rides its steps (others' prompts; a whole chunk where they queue), at the last
 // step's roofline, the other micro-batches' chunks at their mean. Prefill apart: the other
 // prompts' passes a step waits for, at least one where any arrive (engines run a waiting
@@ -128,15 +129,16 @@ inline std::string mode_assumptions(ServingMode m, const Traffic& t) {
                    " tokens a step, each chunk at its whole size; the other sequences' prompts, one each a turn, ride the room the user's "
                    "steps leave, or queue where more than a chunk a step arrives (closed loop: a sequence's next request starts as its "
                    "last ends); TPOT is the mean of a turn's steps (one carrying a chunk takes longer); TTFT is the steps carrying its "
-                   "chunks, and any wait in the queue; max ITL is a step at the last token's context carrying the largest chunk a "
+                   "chunks, and any wait in the queue; max ITL is the longest step "
+                   "(the last, or the last before an attention chunk starts) carrying the largest chunk a "
                    "user's step carries";
         case ServingMode::disaggregated:
             return "disaggregated: prefill on a pool of the same devices, one prompt at a time, no queueing; TTFT is one prefill plus "
-                   "the prompt's KV over the scale-out link; max ITL is a decode step at the last token's context";
+                   "the prompt's KV over the scale-out link; max ITL is the longest decode step (the last, or the last before an attention chunk starts)";
         case ServingMode::prefill_apart:
             return "prefill-apart: each prompt's whole prefill is a pass of its own that every running decode waits for; TTFT is "
                    "that pass plus half a decode step; the other sequences' passes, one each a turn, stall every step (closed loop: a sequence's "
-                   "next request starts as its last ends); max ITL is a step at the last token's context and the most passes one waits "
+                   "next request starts as its last ends); max ITL is the longest step (the last, or the last before an attention chunk starts) and the most passes one waits "
                    "for (at least one where any arrive)";
     }
     return "";
@@ -479,9 +481,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     // cost, the mid step's.
     const StepCost cost = serving_detail::cost_of(d, m, w, traffic.prompt + traffic.output / 2);
     generation_detail::require_steps(m, traffic.prompt, traffic.output);
-    s.decode_tpot = generation_detail::steps_by_stage(d, m, w, traffic.prompt, traffic.output,
-                                                      d.parallel.pipeline == 1 ? cost : serving_detail::cost_of(d, m, w, traffic.prompt))
-                        .decode_time /
+    s.decode_tpot = generation_detail::steps_by_stage(d, m, w, traffic.prompt, traffic.output, cost).decode_time /
                     static_cast<double>(traffic.output);
 
     // One prompt's new tokens alone, on one replica.
@@ -490,15 +490,37 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     one.batch = 1;
     const auto output = static_cast<double>(traffic.output);
     const auto B = static_cast<double>(w.batch);
-    // The longest wait (max_itl): the last step, every sequence at its last token's context, and
-    // what the prefill it carries adds.
-    Workload last = w;
-    last.context = traffic.prompt + traffic.output - 1;
-    // Its times (s.memory is at the end), under a pipeline from the stage busiest there.
-    std::optional<StepCost> last_cost;
-    if (d.parallel.pipeline > 1) last_cost = serving_detail::cost_of(d, m, w, last.context);
-    const DecodeStep last_step = decode_detail::step_from_cost(d, m, last, last_cost ? *last_cost : cost, false);
+    // The longest wait (max_itl): the longest step, and what the prefill it carries adds. Between
+    // the model's corners a step only grows with the context, and only a chunk's start makes it
+    // drop (reach.hpp), so the longest is the last step, every sequence at its last token's
+    // context, or under chunked attention the step before the last chunk the generation starts
+    // (Llama 4 Scout at 256 sequences and 8,193 tokens out: the step at 8,191, not at 8,192, whose
+    // chunked layers read nothing). Each at its own busiest stage under a pipeline.
+    struct Longest {
+        Workload at;
+        std::optional<StepCost> cost;
+        DecodeStep step;
+    };
+    std::array<std::optional<Longest>, 2> candidates;
+    {
+        const std::int64_t end = traffic.prompt + traffic.output - 1, chunk = attention_chunk(m);
+        const std::int64_t before_chunk = chunk > 0 ? end / chunk * chunk - 1 : -1;
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const std::int64_t n = i == 0 ? end : before_chunk;
+            if (n < traffic.prompt || (i > 0 && n == end)) continue;
+            Longest& l = candidates[i].emplace();
+            l.at = w;
+            l.at.context = n;
+            if (d.parallel.pipeline > 1) l.cost = serving_detail::cost_of(d, m, w, n);
+            l.step = decode_detail::step_from_cost(d, m, l.at, l.cost ? *l.cost : cost, false);
+        }
+    }
+    // The longest pure step, and the added wait that each candidate carries (aggregated: its own).
+    Seconds longest_step{};
+    for (const auto& l : candidates)
+        if (l && l->step.step_time > longest_step) longest_step = l->step.step_time;
     Seconds itl_added{};
+    Seconds longest_mixed{};  // aggregated: the longest step with what it carries, 0 otherwise
     if (fresh > 0) {
         if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / turn_steps(traffic, mode);
         if (mode == ServingMode::aggregated) {
@@ -517,10 +539,14 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             double most = 0;  // the most prompt tokens one of the user's steps carries
             for (const ChunkSteps& k : load.mine)
                 if (k.per_step > 0 && k.tokens > most) most = k.tokens;
-            // Carried by the last step, at its own roofline (a chunk that makes it compute-bound
-            // hides the KV it has grown since the middle of the generation).
-            const serving_detail::MixedStep last_mixed{last_step, last_cost ? *last_cost : a.cost, d, m, last, a.rates, a.load};
-            itl_added = step_with(last_mixed.added(most)) - s.decode_tpot;
+            // Carried by each candidate step, at its own roofline (a chunk that makes it
+            // compute-bound hides the KV it has grown since the middle of the generation).
+            for (const auto& l : candidates) {
+                if (!l) continue;
+                const serving_detail::MixedStep carried{l->step, l->cost ? *l->cost : a.cost, d, m, l->at, a.rates, a.load};
+                const Seconds wait = l->step.step_time + step_with(carried.added(most)) - s.decode_tpot;
+                if (wait > longest_mixed) longest_mixed = wait;
+            }
             if (s.keeps_up) {
                 // Each of the prompt's own chunk steps, with the others' prompts in the room it leaves.
                 // A step carries one riding chunk of a kind with that kind's per_step chance, or
@@ -576,7 +602,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             }
         }
     }
-    s.max_itl = last_step.step_time + itl_added;
+    s.max_itl = longest_mixed > Seconds{} ? longest_mixed : longest_step + itl_added;
     if (mode != ServingMode::disaggregated) {
         if (fresh == 0) {  // nothing to prefill: the first token is one step
             s.tpot = s.decode_tpot;

@@ -272,6 +272,36 @@ TEST_CASE("serving: the longest wait between two tokens is the last step and the
     CHECK(pp2.max_itl.in(s) == Approx((last_pp2 + pp2.prefill_time / 2).in(s)).epsilon(1e-9));
 }
 
+TEST_CASE("serving: under chunked attention the longest wait is the step before the last chunk starts", "[plan][serving]") {
+    // Llama 4 Scout (48 layers, every fourth global, the other 36 in aligned 8,192-token chunks;
+    // 8 KV heads of 128 in BF16: config.json) over eight H200s at TP 8, 256 users, 1,000-token
+    // prompts and 7,193 out: the last token's context is 8,192, where the chunked layers start a
+    // chunk and read nothing, so the last step is among the shortest. The step at 8,191 reads
+    // 8,191 tokens in each chunked layer and one fewer in each global one: per device (one KV
+    // head each, 2 x 128 x 2 = 512 bytes a token a layer) (36 x 8,191 - 12) x 512 x 256 bytes
+    // more, 38.6 GB, at 4.8 TB/s (the datasheet) 8.05 ms more, the step memory-bound at both (17B
+    // active parameters x 256 tokens is 1.1 ms of BF16 arithmetic a device).
+    const Model m = load_model("llama-4-scout");
+    const Deployment d{load_hardware("h200"), Parallelism{.tensor = 8}};
+    const Workload w{.batch = 256};
+    const Traffic t{1000, 7193, 0, 2048};
+    Workload before_chunk = w, at_end = w;
+    before_chunk.context = 8191;
+    at_end.context = 8192;
+    const DecodeStep longest = decode_step(d, m, before_chunk), last = decode_step(d, m, at_end);
+    REQUIRE(longest.bound == Bound::memory);
+    REQUIRE(last.bound == Bound::memory);
+    CHECK((longest.step_time - last.step_time).in(s) == Approx((36.0 * 8191 - 12) * 512 * 256 / 4.8e12).epsilon(1e-6));
+    CHECK(serve(d, m, w, t, ServingMode::disaggregated).max_itl.in(s) == Approx(longest.step_time.in(s)).epsilon(1e-9));
+    // In every mode the longest wait is at least the mean one (before, 10.0 ms against a 12.7 ms TPOT).
+    for (const ServingMode mode : {ServingMode::aggregated, ServingMode::prefill_apart, ServingMode::disaggregated}) {
+        INFO(mode_name(mode));
+        const Serving served = serve(d, m, w, t, mode);
+        CHECK(served.max_itl >= served.tpot);
+        CHECK(served.max_itl >= longest.step_time);
+    }
+}
+
 TEST_CASE("plan: an ITL target rules out the stall a TPOT target averages away", "[plan][serving]") {
     // Two users of Llama-3.1-8B in BF16, 100,000-token prompts, 10 out, prefill apart on H100s:
     // one replica's TPOT is a decode step and a tenth of a 4-second pass, under 500 ms, but a
