@@ -486,7 +486,7 @@ void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& se
         fmt::print("pipeline: batch is one micro-batch's; a pipeline of p stages keeps p micro-batches in flight, so tok/s and the "
                    "sequences held count batch x p, while a step's bytes are one micro-batch's; bytes/device, the step's pace and "
                    "memory are the busiest stage's (its own layers as vLLM places them, the table on the first, the LM head on "
-                   "the last)\n");
+                   "the last); the ridge batch and n* are where the slowest stage's step turns compute-bound\n");
     if (s.replicated)
         fmt::print("replicas: each of the dp replicas runs its own batch on its own devices; all weights, all KV and all bytes are one "
                    "replica's, and tok/s counts every replica's sequences\n");

@@ -2,10 +2,13 @@
 // which no batch ever gets there.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "decode.hpp"
 
@@ -75,6 +78,35 @@ constexpr Positive positive_part(const StepCost& c, const Rates& r, double from,
     }
     return out;
 }
+
+// The last batch where a step turns from memory- to compute-bound, interpolated, for a `gap`
+// (compute less memory time at a whole batch, negative at 0) that need not be monotone: where
+// a step waits for its busiest attention rank (ceil(B / ranks) sequences) it can turn back to
+// memory just past a multiple of the ranks, and the experts a batch touches grow unevenly. The
+// last crossing: the first period of `ranks` batches whose first batch is compute-bound, by
+// doubling and bisection; then the last memory-bound batch before it, scanning back at most a
+// period, or after it within eight periods. nullopt where no batch up to 2^40 is compute-bound.
+template <class Gap>
+constexpr std::optional<double> last_crossing(Gap&& gap, std::int64_t ranks) {
+    const auto first_of = [ranks](std::int64_t period) { return period * ranks + 1; };
+    std::int64_t lo = -1, hi = 0;  // periods: lo's first batch memory-bound (-1: none), hi's compute-bound
+    while (gap(first_of(hi)) < 0) {
+        if (first_of(hi) >= (std::int64_t{1} << 40)) return std::nullopt;
+        lo = hi;
+        hi = hi == 0 ? 1 : 2 * hi;
+    }
+    while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        (gap(first_of(mid)) >= 0 ? hi : lo) = mid;
+    }
+    std::int64_t last = first_of(hi) - 1;  // gap(0) < 0: the weights are read whatever the batch
+    while (last > 0 && gap(last) >= 0) --last;
+    const std::int64_t window = 8 * ranks;
+    for (std::int64_t b = last + 1, evaluated = 0; b <= last + window && evaluated < 1'000'000; ++b, ++evaluated)
+        if (gap(b) < 0) last = b;
+    const double g_last = gap(last), g_next = gap(last + 1);
+    return static_cast<double>(last) + (-g_last) / (g_next - g_last);
+}
 }  // namespace ridge_detail
 
 // The batch where memory time equals compute time:
@@ -97,42 +129,14 @@ constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t
         // rank's crossing can be batches off (DeepSeek-V3 over 8 ranks, 8 tokens a sequence at
         // 4,096: 139.45 where 137 is already compute-bound), and the step's own bound can turn
         // back to memory just past a multiple of the ranks, where every busiest rank takes one
-        // more sequence's cache. The ridge is the last crossing: the first period of `ranks`
-        // batches whose first batch is compute-bound (each period's first gains on the one
-        // before by ranks sequences' surplus, positive here), by doubling and bisection; then the
-        // last memory-bound batch before it, scanning back at most a period, or after it within
-        // eight periods; interpolated.
-        const std::int64_t ranks = c.attention_data;
+        // more sequence's cache. The ridge is the last crossing (each period's first batch gains
+        // on the one before by ranks sequences' surplus, positive here).
         const auto gap = [&](std::int64_t batch) {
             const StepTimes t = step_times(c, r, batch, context);
             return (t.compute - t.memory).in(s);
         };
-        const auto first_of = [ranks](std::int64_t period) { return period * ranks + 1; };
-        std::int64_t lo = -1, hi = 0;  // periods: lo's first batch memory-bound (-1: none), hi's compute-bound
-        bool found = true;
-        while (gap(first_of(hi)) < 0) {
-            if (first_of(hi) >= (std::int64_t{1} << 40)) {
-                found = false;  // past any batch the library takes: the mean rank's answer below is as good
-                break;
-            }
-            lo = hi;
-            hi = hi == 0 ? 1 : 2 * hi;
-        }
-        if (found) {
-            while (hi - lo > 1) {
-                const std::int64_t mid = lo + (hi - lo) / 2;
-                (gap(first_of(mid)) >= 0 ? hi : lo) = mid;
-            }
-            std::int64_t last = first_of(hi) - 1;  // gap(0) < 0: the weights are read whatever the batch
-            while (last > 0 && gap(last) >= 0) --last;
-            // The experts a batch touches and the busiest group's share do not grow evenly either:
-            // the ridge is a memory-bound batch followed by eight periods of compute-bound ones.
-            const std::int64_t window = 8 * ranks;
-            for (std::int64_t b = last + 1, evaluated = 0; b <= last + window && evaluated < 1'000'000; ++b, ++evaluated)
-                if (gap(b) < 0) last = b;
-            const double g_last = gap(last), g_next = gap(last + 1);
-            return RidgeBatch::at(static_cast<double>(last) + (-g_last) / (g_next - g_last));
-        }
+        // Past any batch the library takes, the mean rank's answer below is as good.
+        if (const std::optional<double> b = ridge_detail::last_crossing(gap, c.attention_data)) return RidgeBatch::at(*b);
     }
     if (!c.has_routed_experts()) {
         if (per_sequence > Seconds{}) {
@@ -163,8 +167,47 @@ constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t
     return RidgeBatch::at(static_cast<double>(lo) + (-g_lo) / (g_hi - g_lo));
 }
 
+namespace ridge_detail {
+// Every stage of a pipeline's cost, each marked with its index.
+inline std::vector<StepCost> pipeline_stage_costs(const Model& m, const Workload& w, const Parallelism& par) {
+    std::vector<StepCost> stages;
+    stages.reserve(static_cast<std::size_t>(par.pipeline));
+    for (std::int64_t s = 0; s < par.pipeline; ++s) stages.push_back(step_cost_detail::costed_stage(m, w, par, s));
+    return stages;
+}
+
+// The ridge under a pipeline. A step is paced by its slowest stage at the device's rates
+// (decode_step), and that stage is compute-bound exactly where the most compute time of any
+// stage reaches the most memory time of any: the ridge is where max compute meets max memory,
+// which can be neither stage's own ridge where one stage holds more layers (the most bytes) and
+// another the LM head (the most FLOPs). gpt-oss-120b over eight H100s at 1,000 tokens: 39,768
+// where the stage moving the most bytes at batch 1 turns compute-bound at 9,406. Not constexpr
+// (a std::vector, as generation.hpp's steps_over_stages).
+inline RidgeBatch pipeline_ridge(const Deployment& d, const Model& m, const Workload& w) {
+    require_context_range(w.context);
+    const std::vector<StepCost> stages = pipeline_stage_costs(m, w, d.parallel);
+    const Rates r = effective_rates(d.device, w);
+    const auto gap = [&](std::int64_t batch) {
+        Seconds memory{}, compute{};
+        for (const StepCost& c : stages) {
+            const StepTimes t = step_times(c, r, batch, w.context);
+            memory = memory < t.memory ? t.memory : memory;
+            compute = compute < t.compute ? t.compute : compute;
+        }
+        return (compute - memory).in(s);
+    };
+    if (const std::optional<double> b = last_crossing(gap, d.parallel.attention_data)) return RidgeBatch::at(*b);
+    // Past 2^40 batches every expert is touched and every table row read: the gap is a line.
+    constexpr std::int64_t far = std::int64_t{1} << 40;
+    const double g0 = gap(far), g1 = gap(2 * far);
+    if (!(g1 > g0)) return RidgeBatch::never();
+    return RidgeBatch::at(static_cast<double>(far) * (1 - g0 / (g1 - g0)));
+}
+}  // namespace ridge_detail
+
 constexpr RidgeBatch ridge_batch(const Deployment& d, const Model& m, const Workload& w) {
     validate(d, m);
+    if (d.parallel.pipeline > 1 && !m.declared_parameters) return ridge_detail::pipeline_ridge(d, m, w);
     return ridge_batch(step_cost(m, w, d.parallel), effective_rates(d.device, w), w.context);
 }
 
@@ -181,9 +224,209 @@ constexpr RidgeBatch ridge_batch(const Deployment& d, const Model& m, const Work
 // filling, a chunk starting, where the chunked layers' read restarts. Past the last window it
 // repeats every chunk, shifted by the full layers' growth, so n* is found in the last chunk
 // whose surplus still turns positive, not by walking every chunk.
+namespace ridge_detail {
+// Under a pipeline the ridge exists at a context while the most compute time a sequence brings
+// to any stage beats the most memory time it brings to any (pipeline_ridge, at a large batch):
+// S(n) = max_s F_s(n) - max_s K_s(n), each stage's F and K its surplus's two sides. Between
+// the stages' corners every F and K is a line, so S is linear between the points where two of
+// them cross.
+class StageSurplus {
+public:
+    StageSurplus(std::vector<StepCost> stages, const Rates& r)
+        : stages_(std::move(stages)), rates_(r), f_(stages_.size()), f_slope_(stages_.size()), k_(stages_.size()), k_slope_(stages_.size()),
+          in_f_(stages_.size(), 1), in_k_(stages_.size(), 1) {}
+
+    [[nodiscard]] std::size_t size() const noexcept { return stages_.size(); }
+    [[nodiscard]] const std::vector<StepCost>& stages() const noexcept { return stages_; }
+    // Every stage's lines on the piece that starts at `at`.
+    void lines_at(double at) {
+        at_ = at;
+        for (std::size_t i = 0; i < stages_.size(); ++i) {
+            const StepCost& c = stages_[i];
+            f_[i] = (c.flops(at) / rates_.peak).in(s);
+            f_slope_[i] = (c.attention_growth(at) / rates_.peak).in(s);
+            k_[i] = (c.kv_bytes(at) / rates_.bandwidth).in(s);
+            k_slope_[i] = (c.kv_growth(at) / rates_.bandwidth).in(s);
+        }
+    }
+    [[nodiscard]] double f(std::size_t i, double n) const noexcept { return f_[i] + f_slope_[i] * (n - at_); }
+    [[nodiscard]] double k(std::size_t i, double n) const noexcept { return k_[i] + k_slope_[i] * (n - at_); }
+    // S at n on the current piece, over the stages taken for each side.
+    [[nodiscard]] double at(double n) const noexcept {
+        double most_f = -1e300, most_k = -1e300;
+        for (std::size_t i = 0; i < stages_.size(); ++i) {
+            if (in_f_[i]) most_f = std::max(most_f, f(i, n));
+            if (in_k_[i]) most_k = std::max(most_k, k(i, n));
+        }
+        return most_f - most_k;
+    }
+    // S's slope past `n` on the current piece, where no two lines cross again.
+    [[nodiscard]] double slope_after(double n) const noexcept {
+        const auto lead = [&](const std::vector<double>& v, const std::vector<double>& slope, const std::vector<char>& in) {
+            std::size_t best = v.size();
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                if (!in[i]) continue;
+                const double here = v[i] + slope[i] * (n + 1 - at_), there = best < v.size() ? v[best] + slope[best] * (n + 1 - at_) : -1e300;
+                if (best == v.size() || here > there || (here == there && slope[i] > slope[best])) best = i;
+            }
+            return slope[best];
+        };
+        return lead(f_, f_slope_, in_f_) - lead(k_, k_slope_, in_k_);
+    }
+    // The last offset past `from` where two lines of one side cross (0 if none).
+    [[nodiscard]] double last_crossing_after(double from) const noexcept {
+        double last = from;
+        const auto side = [&](const std::vector<double>& v, const std::vector<double>& slope, const std::vector<char>& in) {
+            for (std::size_t i = 0; i < v.size(); ++i)
+                for (std::size_t j = i + 1; j < v.size(); ++j)
+                    if (in[i] && in[j] && slope[i] != slope[j]) {
+                        const double x = at_ + (v[j] - v[i]) / (slope[i] - slope[j]);
+                        if (x > last) last = x;
+                    }
+        };
+        side(f_, f_slope_, in_f_);
+        side(k_, k_slope_, in_k_);
+        return last;
+    }
+    // Where S is positive on [a, b) of the current piece, into `out` (positive_part's terms).
+    void scan(double a, double b, Positive& out) {
+        points_.assign({a, b});
+        const auto side = [&](const std::vector<double>& v, const std::vector<double>& slope, const std::vector<char>& in) {
+            for (std::size_t i = 0; i < v.size(); ++i)
+                for (std::size_t j = i + 1; j < v.size(); ++j)
+                    if (in[i] && in[j] && slope[i] != slope[j]) {
+                        const double x = at_ + (v[j] - v[i]) / (slope[i] - slope[j]);
+                        if (x > a && x < b) points_.push_back(x);
+                    }
+        };
+        side(f_, f_slope_, in_f_);
+        side(k_, k_slope_, in_k_);
+        std::sort(points_.begin(), points_.end());
+        for (std::size_t i = 0; i + 1 < points_.size(); ++i) {
+            const double x0 = points_[i], x1 = points_[i + 1];
+            if (!(x1 > x0)) continue;
+            const double v0 = at(x0), v1 = at(x1);
+            const Seconds most = s(v0 > v1 ? v0 : v1);
+            if (!out.any || most > out.most) out.most = most;
+            out.any = true;
+            if (v1 > 0) out.last = x1;
+            else if (v0 > 0) out.last = x0 + v0 / (v0 - v1) * (x1 - x0);
+        }
+    }
+    // Walks [from, to) piece by piece between every stage's corners, at most a million pieces.
+    void walk(double from, double to, Positive& out, std::int64_t& pieces, double chunk) {
+        for (double a = from; a < to;) {
+            if (++pieces > 1'000'000)
+                throw error("", "n*", "more than 1,000,000 pieces of context to walk",
+                            "chunked layers whose chunk is not tiny beside the model's windows, over the pipeline's stages (chunk " +
+                                std::to_string(static_cast<std::int64_t>(chunk)) + ")");
+            double next = -1;
+            for (const StepCost& c : stages_)
+                if (const double x = c.next_corner(a); x > a && (next < 0 || x < next)) next = x;
+            if (next < 0 || next > to) next = to;
+            lines_at(a);
+            scan(a, next, out);
+            a = next;
+        }
+    }
+    // Which stages each side takes (all by default).
+    std::vector<char>& f_side() noexcept { return in_f_; }
+    std::vector<char>& k_side() noexcept { return in_k_; }
+
+private:
+    std::vector<StepCost> stages_;
+    Rates rates_;
+    double at_ = 0;
+    std::vector<double> f_, f_slope_, k_, k_slope_, points_;
+    std::vector<char> in_f_, in_k_;
+};
+
+// n* under a pipeline, from StageSurplus. Past the last window without chunks every line runs
+// on for ever: past their last crossing S is one line. With chunks each stage's F and K grow by
+// their own shift a chunk, so the stage with the largest shift leads each side once enough
+// chunks have passed (a bound from every pair at the chunk's corners): the chunks before are
+// walked, and past it S at a chunk's phase p is A(p) + k D, D the two leaders' shifts' difference.
+inline std::optional<double> pipeline_n_star(const Deployment& d, const Model& m, const Workload& w) {
+    StageSurplus sur(pipeline_stage_costs(m, w, d.parallel), effective_rates(d.device, w));
+    double tail = 0;
+    for (const StepCost& c : sur.stages()) tail = std::max(tail, c.last_fixed_corner());
+    const auto period = static_cast<double>(attention_chunk(m));
+    std::int64_t pieces = 0;
+    Positive walked;
+    if (period == 0) {
+        sur.walk(0, tail, walked, pieces, period);
+        sur.lines_at(tail);
+        const double end = sur.last_crossing_after(tail);
+        if (end > tail) sur.scan(tail, end, walked);
+        const double value = sur.at(end), slope = sur.slope_after(end);
+        if (slope > 0 || (slope == 0 && value > 0)) return std::nullopt;
+        if (value > 0) return end + value / -slope;
+        return walked.last < 0 ? 0.0 : walked.last;
+    }
+    auto whole = static_cast<double>(static_cast<std::int64_t>(tail / period));
+    if (whole * period < tail) whole += 1;
+    const double start = whole * period;
+    // Each stage's shift a chunk, and the leaders of each side: the largest shift.
+    const std::size_t P = sur.size();
+    std::vector<double> shift_f(P), shift_k(P);
+    sur.lines_at(start + period);
+    for (std::size_t i = 0; i < P; ++i) shift_f[i] = sur.f(i, start + period), shift_k[i] = sur.k(i, start + period);
+    sur.lines_at(start);
+    for (std::size_t i = 0; i < P; ++i) shift_f[i] -= sur.f(i, start), shift_k[i] -= sur.k(i, start);
+    const double lead_f = *std::max_element(shift_f.begin(), shift_f.end()), lead_k = *std::max_element(shift_k.begin(), shift_k.end());
+    const auto leads = [](const std::vector<double>& shift, double lead) {
+        std::vector<char> in(shift.size());
+        for (std::size_t i = 0; i < shift.size(); ++i) in[i] = shift[i] >= lead - 1e-9 * std::abs(lead);
+        return in;
+    };
+    const std::vector<char> leads_f = leads(shift_f, lead_f), leads_k = leads(shift_k, lead_k);
+    // The chunks after which no other stage can be above a leader at any phase: pairwise, at
+    // the chunk's corners (each difference is a line between them).
+    double settled = 0;
+    for (double a = start; a < start + period;) {
+        double next = -1;
+        for (const StepCost& c : sur.stages())
+            if (const double x = c.next_corner(a); x > a && (next < 0 || x < next)) next = x;
+        if (next < 0 || next > start + period) next = start + period;
+        sur.lines_at(a);
+        for (const double n : {a, next})
+            for (std::size_t i = 0; i < P; ++i)
+                for (std::size_t l = 0; l < P; ++l) {
+                    if (!leads_f[i] && leads_f[l] && sur.f(i, n) > sur.f(l, n))
+                        settled = std::max(settled, (sur.f(i, n) - sur.f(l, n)) / (shift_f[l] - shift_f[i]));
+                    if (!leads_k[i] && leads_k[l] && sur.k(i, n) > sur.k(l, n))
+                        settled = std::max(settled, (sur.k(i, n) - sur.k(l, n)) / (shift_k[l] - shift_k[i]));
+                }
+        a = next;
+    }
+    const double chunks = static_cast<double>(static_cast<std::int64_t>(std::min(settled, 0x1p40))) + 1;
+    sur.walk(0, start + chunks * period, walked, pieces, period);
+    // Past those chunks: A(p), the leaders' S in the first chunk, plus k D in chunk k.
+    sur.f_side() = leads_f;
+    sur.k_side() = leads_k;
+    Positive first;
+    sur.walk(start, start + period, first, pieces, period);
+    const double D = lead_f - lead_k, most = first.most.in(s);
+    if (D > 0 || (D == 0 && most > 0)) return std::nullopt;
+    if (most > 0) {
+        const double ratio = most / -D;
+        auto k = static_cast<double>(static_cast<std::int64_t>(ratio < 0x1p62 ? ratio : 0x1p62));
+        if (k >= ratio) k -= 1;
+        if (k >= chunks) {
+            if (start + (k + 1) * period > 0x1p50) return first.last + k * period;
+            Positive last;
+            sur.walk(start + k * period, start + (k + 1) * period, last, pieces, period);
+            return last.last >= 0 ? last.last : first.last + k * period;
+        }
+    }
+    return walked.last < 0 ? 0.0 : walked.last;
+}
+}  // namespace ridge_detail
+
 constexpr std::optional<double> n_star(const Deployment& d, const Model& m, const Workload& w) {
     using ridge_detail::positive_part;
     validate(d, m);
+    if (d.parallel.pipeline > 1 && !m.declared_parameters) return ridge_detail::pipeline_n_star(d, m, w);
     const StepCost c = step_cost(m, w, d.parallel);
     const Rates r = effective_rates(d.device, w);
     std::int64_t pieces = 0;

@@ -332,6 +332,70 @@ TEST_CASE("chunks: n* is found in the last chunk whose surplus still turns posit
     CHECK_THROWS_WITH(validate(none), Catch::Contains("chunked layer's window") && Catch::Contains("its chunk size"));
 }
 
+TEST_CASE("pipeline: the ridge is where the slowest stage turns compute-bound, and n* where no batch gets there", "[ridge][pipeline]") {
+    // gpt-oss-120b over eight H100s, one stage each, at 1,000 cached tokens. Its 36 layers
+    // split 4, 4, 4, 5, 5, 5, 5, 4; the last stage also holds the LM head, so it does the most
+    // FLOPs and, at one sequence, moves the most bytes (step_cost's stage by bytes). At large
+    // batches, where every expert is read and the KV grows, a five-layer stage moves more. A
+    // step is paced by the slowest stage (decode_step), so the ridge is the batch where that
+    // step turns compute-bound, far past the last stage's own.
+    const Model oss = load_model("gpt-oss-120b");
+    const Deployment eight{load_hardware("h100-sxm"), Parallelism{.pipeline = 8}};
+    Workload at = Workload{.context = 1000};
+    const RidgeBatch ridge = ridge_batch(eight, oss, at);
+    REQUIRE(ridge.exists());
+    const auto bound_at = [&](const Deployment& d, const Model& m, Workload w, std::int64_t batch, std::int64_t context) {
+        w.batch = batch;
+        w.context = context;
+        return decode_step(d, m, w).bound;
+    };
+    const auto below = static_cast<std::int64_t>(ridge.value());
+    CHECK(bound_at(eight, oss, at, below, 1000) == Bound::memory);
+    CHECK(bound_at(eight, oss, at, below + 1, 1000) == Bound::compute);
+    const RidgeBatch first_stage = ridge_batch(step_cost(oss, at, eight.parallel), effective_rates(eight.device, at), 1000);
+    REQUIRE(first_stage.exists());
+    CHECK(bound_at(eight, oss, at, 2 * static_cast<std::int64_t>(first_stage.value()), 1000) == Bound::memory);
+    // n*: just before it a batch still turns the step compute-bound; just past it none does,
+    // not even 2^24 sequences.
+    const std::optional<double> n = n_star(eight, oss, Workload{});
+    REQUIRE(n.has_value());
+    const auto last = static_cast<std::int64_t>(*n);
+    const RidgeBatch near = ridge_batch(eight, oss, Workload{.context = last});
+    REQUIRE(near.exists());
+    CHECK(bound_at(eight, oss, at, static_cast<std::int64_t>(near.value()) + 1, last) == Bound::compute);
+    CHECK(ridge_batch(eight, oss, Workload{.context = last + 1}).is_never());
+    CHECK(bound_at(eight, oss, at, std::int64_t{1} << 24, last + 1) == Bound::memory);
+
+    // By hand, with chunks: the chunk test's model (Mistral-7B-v0.1's layers, 24 chunked at 64
+    // tokens, then 8 full) over two stages of 16 layers. Seed 003's accounting, so each stage's
+    // FLOPs a token are 2 per parameter it holds: 16 layers of 218,112,000 (q and o 4096 x 4096,
+    // k and v 4096 x 1024, three 4096 x 14336 MLP matrices, two norms), and on the first the
+    // 32,000 x 4,096 table, on the last the untied head of the same size and the final norm:
+    // the last does the most. The last also reads the most KV: 8 chunked and 8 full layers,
+    // 8 x 4,096 B (n + n mod 64) against the first's 16 x 4,096 B (n mod 64). So n* is where
+    // the last stage's surplus f - 32,768 (n + n mod 64) / bw turns negative for good: in chunk
+    // k = floor(f bw / (64 x 32,768)), on its line of slope 65,536 / bw.
+    Model m = load_model("mistral-7b-v0.1");
+    LayerSpec full = m.groups[0].spec;
+    full.window = 0;
+    m.groups[0].count = 24;
+    m.groups[0].spec.window = 64;
+    m.groups[0].spec.chunked = true;
+    m.add_layers(8, full);
+    const Deployment two{load_hardware("h100-sxm"), Parallelism{.pipeline = 2}};
+    const Workload w = seed::seed_003(Workload{});
+    const double f = 2 * (16 * 218112000.0 + 32000.0 * 4096 + 4096) / 989e12, bw = 3.35e12;
+    const double k = std::floor(f * bw / (64 * 32768.0));
+    const double expected = 64 * k + (f - 64 * k * 32768 / bw) / (65536 / bw);
+    REQUIRE(k > 2);
+    REQUIRE(expected < 64 * (k + 1));
+    CHECK(*n_star(two, m, w) == Approx(expected).epsilon(1e-12));
+    const auto ridge_at = [&](std::int64_t context) { return ridge_batch(two, m, seed::seed_003(Workload{.context = context})); };
+    CHECK(ridge_at(static_cast<std::int64_t>(expected)).exists());
+    for (auto c = static_cast<std::int64_t>(expected) + 1; c < static_cast<std::int64_t>(expected) + 1000; ++c)
+        if (!ridge_at(c).is_never()) FAIL("the ridge returns at context " << c);
+}
+
 namespace {
 // A preset's config.json as parsed, to take keys out of.
 nlohmann::json preset_config(const std::string& name) {
