@@ -221,11 +221,26 @@ private:
 };
 
 namespace decode_detail {
-// A decode step's cost on the deployment's device: under a pipeline, the stage whose step takes
-// longest at the device's rates (step_cost.hpp); without one, the whole model.
+// What a stage's step takes beyond its roofline: its tensor-parallel and expert links, and its
+// fixed times (per step, per layer, per MoE layer). Neither depends on the context.
+constexpr Seconds stage_extra(const Deployment& dep, const Model& m, const Workload& w, const StepCost& c) {
+    return communication(dep, m, w, c).per_stage + c.stage_overhead(w.efficiency);
+}
+
+// A decode step's cost on the deployment's device: without a pipeline, the whole model; under
+// one, the stage whose step takes longest, its roofline at the device's rates and its links
+// and fixed times. Where memory-bound that is the stage moving the most bytes, where
+// compute-bound the one doing the most FLOPs (gpt-oss-120b over eight stages at 1,024
+// sequences: the last, with the LM head, where the first moves more bytes; a review found it
+// 19% slower than the stage chosen by bytes), and a stage with a layer more has more
+// all-reduces and more per-layer time (a review found the roofline alone up to 7.8% short at
+// TP 4 and 8 on the H200, and 12.6% with 20 us a layer).
 constexpr StepCost device_step_cost(const Deployment& dep, const Model& m, const Workload& w) {
     if (dep.parallel.pipeline == 1) return step_cost(m, w, dep.parallel);
-    return step_cost(m, w, dep.parallel, effective_rates(dep.device, w));
+    const Rates r = effective_rates(dep.device, w);
+    return step_cost_detail::busiest_stage(m, w, dep.parallel, [&](const StepCost& c) {
+        return (step_times(c, r, w.batch, w.context).roofline() + stage_extra(dep, m, w, c)).in(s);
+    });
 }
 
 // A decode step from its cost, already computed: `c` is step_cost(m, v, dep.parallel) for a

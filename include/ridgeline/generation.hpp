@@ -126,9 +126,9 @@ constexpr void require_steps(const Model& m, std::int64_t prompt, std::int64_t n
 }  // namespace generation_detail
 
 namespace generation_detail {
-// steps_from_cost with each step paced by its own slowest pipeline stage at the device's rates
-// (decode_detail::device_step_cost). The stage can change as the cache grows, where an earlier
-// stage's extra layer's KV overtakes the last stage's LM head (Llama-3.3-70B over three stages,
+// steps_from_cost with each step paced by its own slowest pipeline stage, its roofline at the
+// device's rates and its links and fixed times (decode_detail::device_step_cost). The stage can
+// change as the cache grows, where an earlier stage's extra layer's KV overtakes the last stage's LM head (Llama-3.3-70B over three stages,
 // 27, 27 and 26 layers, from the last to the first), back and forth where windows fill and
 // chunks start (Llama-4-Maverick over five stages changes in every 8,192-token chunk), and where
 // one stage turns compute-bound before another (DeepSeek-V3 over two B200s at 3,156 sequences
@@ -147,14 +147,19 @@ inline Generation steps_over_stages(const Deployment& dep, const Model& m, const
     from.context = prompt;
     std::vector<StepCost> stages;
     stages.reserve(static_cast<std::size_t>(dep.parallel.pipeline));
-    for (std::int64_t s = 0; s < dep.parallel.pipeline; ++s) stages.push_back(step_cost_detail::costed_stage(m, from, dep.parallel, s));
-    const auto time_at = [&](const StepCost& k, std::int64_t n) { return step_times(k, rates, w.batch, n).roofline().in(s); };
+    std::vector<double> extra;  // each stage's links and fixed times, seconds (decode_detail::stage_extra)
+    extra.reserve(stages.capacity());
+    for (std::int64_t i = 0; i < dep.parallel.pipeline; ++i) {
+        stages.push_back(step_cost_detail::costed_stage(m, from, dep.parallel, i));
+        extra.push_back(decode_detail::stage_extra(dep, m, from, stages.back()).in(s));
+    }
+    const auto time_at = [&](std::size_t k, std::int64_t n) { return step_times(stages[k], rates, w.batch, n).roofline().in(s) + extra[k]; };
     // The slowest stage at n, staying with `current` unless another is slower beyond rounding.
     const auto slowest_at = [&](std::int64_t n, std::size_t current) {
         std::size_t most = current;
-        double longest = time_at(stages[current], n);
+        double longest = time_at(current, n);
         for (std::size_t k = 0; k < stages.size(); ++k)
-            if (const double t = time_at(stages[k], n); t > longest * (1 + 1e-12)) most = k, longest = t;
+            if (const double t = time_at(k, n); t > longest * (1 + 1e-12)) most = k, longest = t;
         return most;
     };
     // Every layer kind's corners: the whole model's, on one stage.

@@ -705,15 +705,4 @@ constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelis
     });
 }
 
-// A decode step's cost on a device: the stage whose step takes longest at `rates`, the larger of
-// its bytes over the bandwidth and its FLOPs over the peak. Where the steps are memory-bound
-// that is the stage moving the most bytes; where they are compute-bound, the one doing the most
-// FLOPs (gpt-oss-120b over eight stages at 1,024 sequences: the last, with the LM head, where
-// the first moves more bytes; a review found it 19% slower than the stage chosen by bytes).
-constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelism& par, const Rates& rates) {
-    return step_cost_detail::busiest_stage(m, w, par, [&](const StepCost& c) {
-        return step_times(c, rates, w.batch, w.context).roofline().in(s);
-    });
-}
-
 }  // namespace ridgeline

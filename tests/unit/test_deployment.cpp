@@ -236,6 +236,39 @@ TEST_CASE("deployment: a generation under a pipeline is paced by each step's own
     CHECK(decode_steps(b200_two, dsv3.model, wide, 1, 6000).decode_time.in(s) == Approx(summed).epsilon(1e-9));
 }
 
+TEST_CASE("deployment: the slowest stage counts its links and fixed times, not its roofline alone", "[deployment][pipeline]") {
+    // Llama-3.1-8B in BF16 over TP 8 x PP 3 H100s ([11, 11, 10] layers), one sequence, no cache.
+    // Per device a layer is 218,103,808 parameters split 8 ways and its two 4,096-wide norms whole:
+    // 54,542,336 B. The first stage reads 11 layers and a 1,024-byte share of a table row,
+    // 599,966,720 B; the last 10 layers, its share of the 128,256 x 4,096 head and the final norm,
+    // 676,765,696 B: 22.9 us more at 3.35 TB/s. The first has two all-reduces more, each a ring of
+    // 14 steps over NVLink, 0.6 us (NCCL's figure, the preset) and 1,024 B at 450 GB/s a step:
+    // 16.9 us. So on the roofline and links the last stage is the slowest; with 30 us a layer
+    // (kernel launches, as a calibration fits them) the first is, by 30 - 22.9 + 16.9 us.
+    const Model m = load_model("llama-3.1-8b");
+    const Deployment d{load_hardware("h100-sxm"), Parallelism{.tensor = 8, .pipeline = 3}};
+    const double ring = 14 * (0.6e-6 + 1024 / 450e9);
+    const double first = 599'966'720 / 3.35e12 + 22 * ring, last = 676'765'696 / 3.35e12 + 20 * ring;
+    REQUIRE(last > first);
+    Workload plain{.batch = 1};
+    CHECK(decode_detail::device_step_cost(d, m, plain).stage == 2);
+    Workload launched = plain;
+    launched.efficiency.per_layer = us(30);
+    CHECK(decode_detail::device_step_cost(d, m, launched).stage == 0);
+    // Three stages a step: the per-layer time adds 3 x (the first stage's time with it - the
+    // last stage's without), 971.8 us, not 3 x 10 x 30 us (the last stage kept).
+    const double added = decode_step(d, m, launched).step_time.in(s) - decode_step(d, m, plain).step_time.in(s);
+    CHECK(added == Approx(3 * (first + 11 * 30e-6 - last)).epsilon(1e-9));
+    CHECK(added * 1e6 == Approx(971.8).margin(0.05));
+    // A generation over many contexts, and serving's mean step, take it too.
+    double alone = 0;
+    for (std::int64_t n = 100; n < 300; ++n) {
+        launched.context = n;
+        alone += decode_step(d, m, launched).step_time.in(s);
+    }
+    CHECK(decode_steps(d, m, launched, 100, 200).decode_time.in(s) == Approx(alone).epsilon(1e-9));
+}
+
 TEST_CASE("deployment: a stage's weights and cache are its own layers', in the model's order", "[deployment][memory]") {
     // A review found a pipeline's busiest stage taken as the average layer: Llama-3.3-Nemotron-
     // Super-49B over two stages read 49.87 GB a device and 15 sequences of 8k fitting, where its
