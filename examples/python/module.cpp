@@ -64,7 +64,7 @@ struct PyAssumptions {
 // linear layers and experts; the embeddings, LM head, norms and routers stay the checkpoint's unless given.
 struct WorkloadSpec {
     Workload w{};
-    bool weights_given = false, embeddings_given = false, experts_given = false, lm_head_given = false;
+    bool weights_given = false, embeddings_given = false, experts_given = false, lm_head_given = false, router_and_norms_given = false;
     bool compute_given = false;  // else the device's default_compute, as the CLI's --compute
 };
 struct PyWorkload {
@@ -300,7 +300,7 @@ Numeric numeric_arg(const char* what, const std::string& s) {
 
 // The keywords a workload takes, besides batch and context.
 const std::vector<const char*> workload_keys{"weights",    "kv",          "compute",    "embeddings",      "experts",      "lm_head",
-                                             "efficiency", "overhead_s",  "assumptions", "accounting",     "attention_flops",
+                                             "router_and_norms", "efficiency", "overhead_s",  "assumptions", "accounting",     "attention_flops",
                                              "memory_fraction", "runtime_reserve_bytes"};
 const std::vector<const char*> parallel_keys{"tp", "pp", "ep", "dp", "attention_dp", "link_latency_s", "link_bandwidth_bytes_per_s"};
 
@@ -355,6 +355,10 @@ WorkloadSpec read_workload(Kwargs& k, bool read_weights = true) {
     if (const auto e = k.optional_text("lm_head")) {
         w.precision.lm_head = format_arg("lm_head", *e);
         spec.lm_head_given = true;
+    }
+    if (const auto e = k.optional_text("router_and_norms")) {
+        w.precision.router_and_norms = format_arg("router_and_norms", *e);
+        spec.router_and_norms_given = true;
     }
     w.efficiency.bandwidth = k.number("efficiency", 1.0);
     w.efficiency.overhead = seconds(k.optional_overhead_s().value_or(0.0));
@@ -476,6 +480,7 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
         if (spec.experts_given) p.experts = asked.experts;
         if (spec.embeddings_given) p.embeddings = asked.embeddings;
         if (spec.lm_head_given) p.lm_head = asked.lm_head;
+        if (spec.router_and_norms_given) p.router_and_norms = asked.router_and_norms;
         return {w, "--weights" + kept_state_source(pm.precision) + compute_note};
     }
     // The recurrent state's format is the cache's, not the weights'.
@@ -484,12 +489,12 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     if (!spec.experts_given) p.experts = pm.precision.experts;
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
     if (!spec.lm_head_given) p.lm_head = pm.precision.lm_head;
-    p.router_and_norms = pm.precision.router_and_norms;
+    if (!spec.router_and_norms_given) p.router_and_norms = pm.precision.router_and_norms;
     // Overrides of some of the checkpoint's formats, in the CLI's words (rows are the same in both).
     const auto given = [](bool is, std::optional<Format> f) { return is ? f : std::nullopt; };
     return {w, "the checkpoint: " + pm.precision_source +
                    cli::format_overrides(given(spec.embeddings_given, p.embeddings), given(spec.experts_given, p.experts),
-                                         given(spec.lm_head_given, p.lm_head)) +
+                                         given(spec.lm_head_given, p.lm_head), given(spec.router_and_norms_given, p.router_and_norms)) +
                    compute_note};
 }
 
@@ -1543,7 +1548,7 @@ PYBIND11_MODULE(ridgeline, m) {
 
     py::class_<PyWorkload>(m, "Workload",
                            "A workload: Workload(batch=1, context=0, **settings) with the answers' workload keywords (weights, kv, "
-                           "compute, embeddings, experts, lm_head, efficiency, overhead_s, assumptions, accounting, attention_flops, "
+                           "compute, embeddings, experts, lm_head, router_and_norms, efficiency, overhead_s, assumptions, accounting, attention_flops, "
                            "memory_fraction, runtime_reserve_bytes). Pass it to an answer as workload=.")
         .def(py::init(&make_workload), py::arg("batch") = 1, py::arg("context") = 0)
         .def_property_readonly("batch", [](const PyWorkload& w) { return w.spec.w.batch; })
@@ -1565,6 +1570,10 @@ PYBIND11_MODULE(ridgeline, m) {
         })
         .def_property_readonly("lm_head", [](const PyWorkload& w) -> std::optional<std::string> {
             return w.spec.lm_head_given ? std::optional<std::string>(format_name(w.spec.w.precision.lm_head_format())) : std::nullopt;
+        })
+        .def_property_readonly("router_and_norms", [](const PyWorkload& w) -> std::optional<std::string> {
+            return w.spec.router_and_norms_given ? std::optional<std::string>(format_name(w.spec.w.precision.router_and_norm_format()))
+                                                 : std::nullopt;
         })
         .def_property_readonly("efficiency", [](const PyWorkload& w) { return w.spec.w.efficiency.bandwidth; })
         .def_property_readonly("overhead_s", [](const PyWorkload& w) { return w.spec.w.efficiency.overhead.in(seconds); })
@@ -1625,7 +1634,7 @@ PYBIND11_MODULE(ridgeline, m) {
 
     const std::string settings =
         " Settings (keyword only, as the CLI's flags, in SI units): tp, pp, ep, dp, attention_dp (an integer, or 'tp': one attention rank a device), link_latency_s, link_bandwidth_bytes_per_s (or hardware as a ridgeline.Deployment); "
-        "weights (default: the checkpoint's), kv, compute, embeddings, experts, lm_head, efficiency, overhead_s, assumptions ('physical', "
+        "weights (default: the checkpoint's), kv, compute, embeddings, experts, lm_head, router_and_norms, efficiency, overhead_s, assumptions ('physical', "
         "'seed_003' or a ridgeline.Assumptions), accounting ('read' or 'every'), attention_flops (bool), memory_fraction, "
         "runtime_reserve_bytes (or workload=ridgeline.Workload(...), whose batch and context are the defaults); max_context.";
     const auto doc = [&](const char* what) { return std::string(what) + settings; };
@@ -1633,9 +1642,9 @@ PYBIND11_MODULE(ridgeline, m) {
     // their settings say so rather than list them (a review found them listed).
     const auto doc_without_times = [&](const char* what, const char* why) {
         std::string text = std::string(what) + settings;
-        const std::string listed = "lm_head, efficiency, overhead_s, assumptions";
+        const std::string listed = "router_and_norms, efficiency, overhead_s, assumptions";
         if (const auto at = text.find(listed); at != std::string::npos)
-            text.replace(at, listed.size(), std::string("lm_head, assumptions"));
+            text.replace(at, listed.size(), std::string("router_and_norms, assumptions"));
         return text + " Not efficiency or overhead_s: " + why;
     };
     m.def("decode", &decode_py, py::arg("model"), py::arg("hardware"), py::arg("batch") = py::none(), py::arg("context") = py::none(),

@@ -74,7 +74,7 @@ struct WorkloadOptions {
     std::string weights_text = "checkpoint";                    // --weights as typed
     Format kv = formats::bf16;
     std::optional<Numeric> compute;  // unset: default_compute(the device), bf16 but on a V100
-    std::optional<Format> embeddings, experts, lm_head;
+    std::optional<Format> embeddings, experts, lm_head, router_and_norms;
     cli::ListFlag batches{{1}, "1"}, contexts{{0}, "0"};
     std::vector<std::int64_t> tp{1}, pp{1}, ep{1};
     std::int64_t dp = 1;
@@ -136,6 +136,8 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
     add_read(app, "--embeddings", o.embeddings, read_format, "Format of the input embedding table, if not the checkpoint's");
     add_read(app, "--experts", o.experts, read_format, "Format of the routed experts, if not the weights'");
     add_read(app, "--lm-head", o.lm_head, read_format, "Format of an untied LM head, if not the checkpoint's");
+    add_read(app, "--router-and-norms", o.router_and_norms, read_format,
+             "Format of the norms and MoE routers, if not the checkpoint's (a GGUF keeps them in fp32)");
     const bool point = settings == Settings::point;
     const auto points = [point](std::int64_t least) {
         return [point, least](const std::string& f, const std::string& t) {
@@ -272,7 +274,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     }
     // Flags that override some of the checkpoint's formats say so in the record, then a compute
     // format the device chose (Python's rows read the same).
-    if (!weights) s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head);
+    if (!weights) s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head, o.router_and_norms);
     if (!o.compute) s.formats_source += default_compute_note(s.hw);
     if (o.embeddings) p.embeddings = *o.embeddings;
     if (o.experts) {
@@ -289,6 +291,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
                            "no --lm-head: model '" + std::string(s.m.name.view()) + "' ties its LM head to the input table (use --embeddings)");
         p.lm_head = *o.lm_head;
     }
+    if (o.router_and_norms) p.router_and_norms = *o.router_and_norms;
     if (o.max_context) {
         // It raises the limit; a lower one would only make the model refuse contexts it takes.
         if (const auto expected = lowers_context_limit(s.m, *o.max_context))
@@ -478,7 +481,7 @@ void print_assumptions(cli::Output format, const Setting& s, const LinksSeen& se
     fmt::print("formats: {}{}\n", cli::printable(s.formats_source),
                s.weights_flag ? " (--weights sets the linear layers and experts; the embeddings, an untied LM head, the norms and "
                                 "routers stay as the checkpoint stores them, as AWQ, GPTQ and FP8 checkpoints keep them, unless "
-                                "--embeddings and --lm-head set them)"
+                                "--embeddings, --lm-head and --router-and-norms set them)"
                               : "");
     if (!s.model_notes.empty()) fmt::print("model: {}\n", cli::printable(s.model_notes));
     if (!s.attention_note.empty()) fmt::print("{}\n", s.attention_note);

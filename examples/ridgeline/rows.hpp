@@ -56,9 +56,11 @@ struct Resolved {
 // What a setting's record adds to "the checkpoint: ..." where flags override part of its
 // formats, in the CLI's words ("; --experts fp8"): the CLI and Python build rows alike with it.
 inline std::string format_overrides(const std::optional<ridgeline::Format>& embeddings, const std::optional<ridgeline::Format>& experts,
-                                    const std::optional<ridgeline::Format>& lm_head) {
+                                    const std::optional<ridgeline::Format>& lm_head,
+                                    const std::optional<ridgeline::Format>& router_and_norms) {
     std::string out;
-    for (const auto& [flag, given] : {std::pair{"--embeddings", embeddings}, std::pair{"--experts", experts}, std::pair{"--lm-head", lm_head}})
+    for (const auto& [flag, given] : {std::pair{"--embeddings", embeddings}, std::pair{"--experts", experts}, std::pair{"--lm-head", lm_head},
+                                      std::pair{"--router-and-norms", router_and_norms}})
         if (given) out += std::string("; ") + flag + " " + ridgeline::format_name(*given);
     return out;
 }
@@ -103,7 +105,7 @@ inline std::vector<Column> input_columns() {
             {"memory_fraction", "memory fraction", true, false},
             {"runtime_reserve_bytes", "reserve", true, false}, {"experts", "experts", false, false},
             {"embeddings", "embeddings", false, false}, {"lm_head", "lm_head", false, false},
-            {"formats_source", "formats from", false, false}};
+            {"router_and_norms", "norms and routers", false, false}, {"formats_source", "formats from", false, false}};
 }
 
 inline std::vector<Cell> input_cells(const Resolved& s) {
@@ -122,7 +124,7 @@ inline std::vector<Cell> input_cells(const Resolved& s) {
             text(a.prompt_logits ? "every" : "last"),
             number(a.memory_fraction, 2), number(a.runtime_reserve.in(bytes), 0),
             text(format_name(p.expert_format())), text(format_name(p.embedding_format())), text(format_name(p.lm_head_format())),
-            text(s.formats_source)};
+            text(format_name(p.router_and_norm_format())), text(s.formats_source)};
 }
 
 // The setting a record (diagnose, predict) was computed for, after its hardware and model: the
@@ -953,7 +955,8 @@ inline Table calibrate_table(const CalibrateRun& run) {
     Table t({{"row", "row"}, {"engine", "engine", false}, {"hardware", "hardware", false, false}, {"model", "model", false},
              {"weights", "weights", false}, {"kv", "kv", false, false}, {"compute", "compute", false, false},
              {"experts", "experts", false, false},
-             {"embeddings", "embeddings", false, false}, {"lm_head", "lm_head", false, false}, {"tp", "tp"},
+             {"embeddings", "embeddings", false, false}, {"lm_head", "lm_head", false, false},
+             {"router_and_norms", "norms and routers", false, false}, {"tp", "tp"},
              {"pp", "pp", true, run.pipelined}, {"ep", "ep", true, ep}, {"attention_dp", "attention dp", true, adp},
              {"batch", "batch"}, {"context_tokens", "context"}, {"timed", "timed", false}, {"measured_step_s", "measured"},
              {"predicted_step_s", "predicted"},
@@ -973,7 +976,8 @@ inline Table calibrate_table(const CalibrateRun& run) {
         t.add({integer(static_cast<std::int64_t>(run.kept[i])), text(r.engine.empty() ? "-" : r.engine), text(r.hardware), text(r.model),
                text(format_name(p.weights)), text(format_name(p.kv)), text(std::string(name_of(p.compute))),
                text(format_name(p.expert_format())),
-               text(format_name(p.embedding_format())), text(format_name(p.lm_head_format())), integer(r.parallel.tensor),
+               text(format_name(p.embedding_format())), text(format_name(p.lm_head_format())),
+               text(format_name(p.router_and_norm_format())), integer(r.parallel.tensor),
                integer(r.parallel.pipeline), integer(r.parallel.expert), integer(r.parallel.attention_data), integer(r.workload.batch),
                integer(r.workload.context),
                text(r.requests.timed == Timed::decode_steps ? std::string("steps")

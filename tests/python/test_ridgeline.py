@@ -124,6 +124,7 @@ def test_seed001_diagnosis_of_70_tok_s():
     ("llama-3.1-70b", ["--kv", "fp8", "--assumptions", "seed_003", "--efficiency", "0.8", "--memory-fraction", "0.85", "--pp", "2"],
      {"kv": "fp8", "assumptions": "seed_003", "efficiency": 0.8, "memory_fraction": 0.85, "pp": 2}),
     ("llama-3.1-8b", ["--weights", "int4/g128", "--lm-head", "fp8"], {"weights": "int4/g128", "lm_head": "fp8"}),
+    ("qwen3-30b-a3b", ["--weights", "int4", "--router-and-norms", "fp32"], {"weights": "int4", "router_and_norms": "fp32"}),
     ("gpt-oss-120b", ["--overhead-us", "20", "--link-latency-us", "3", "--accounting", "every", "--attention-flops", "off"],
      {"overhead_s": 20 * 1e-6, "link_latency_s": 3 * 1e-6, "accounting": "every", "attention_flops": False}),
 ])
@@ -146,6 +147,12 @@ def test_weights_keep_the_checkpoint_embeddings_and_head():
     # lm_head= beside it sets the head: 525,336,576 x 4.125 / 8 = 270,876,672 B instead.
     head = ridgeline.decode("llama-3.1-8b", "h100-sxm", weights="int4/g128", lm_head="int4/g128")
     assert head["weight_bytes"] == 4_649_926_656 - 1_050_673_152 + 270_876_672
+    # router_and_norms= sets the 266,240 norms: 2 bytes more each in fp32.
+    norms = ridgeline.decode("llama-3.1-8b", "h100-sxm", weights="int4/g128", router_and_norms="fp32")
+    assert norms["router_and_norms"] == "fp32"
+    assert norms["weight_bytes"] == 4_649_926_656 + 532_480
+    assert ridgeline.Workload(router_and_norms="fp32").router_and_norms == "fp32"
+    assert ridgeline.Workload().router_and_norms is None
 
 
 @needs_cli
@@ -1020,7 +1027,7 @@ def test_python_type_errors():
 # ---------------------------------------------------------------------------------------------
 
 DECODE_KEYS = ["hardware", "model", "weights", "kv", "compute", "tp", "pp", "ep", "dp", "attention_dp", "assumptions", "accounting", "attention_flops",
-               "embedding_lookup_flops", "prompt_logits", "memory_fraction", "runtime_reserve_bytes", "experts", "embeddings", "lm_head", "formats_source", "batch",
+               "embedding_lookup_flops", "prompt_logits", "memory_fraction", "runtime_reserve_bytes", "experts", "embeddings", "lm_head", "router_and_norms", "formats_source", "batch",
                "context_tokens", "weight_bytes", "kv_bytes", "activation_bytes", "bytes_per_step", "bytes_per_device", "step_time_s", "tokens_per_s", "total_tokens_per_s", "bound",
                "arithmetic_intensity_flop_per_byte", "communication_time_s", "memory_per_device_bytes", "memory_budget_bytes", "fits"]
 
