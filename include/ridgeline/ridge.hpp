@@ -44,9 +44,10 @@ namespace ridge_detail {
 constexpr Seconds surplus(const StepCost& c, const Rates& r, double context) {
     return c.flops(context) / r.peak - c.kv_bytes(context) / r.bandwidth;
 }
-// Its slope per token of context on the piece that starts at `at`.
+// Its slope per token of context on the piece that starts at `at`: each of the sequence's
+// tokens attends to one more (StepCost::flops), its cache is read once.
 constexpr Seconds surplus_slope(const StepCost& c, const Rates& r, double at) {
-    return c.attention_growth(at) / r.peak - c.kv_growth(at) / r.bandwidth;
+    return static_cast<double>(c.tokens_per_sequence) * c.attention_growth(at) / r.peak - c.kv_growth(at) / r.bandwidth;
 }
 
 // Where the surplus is positive on [from, to), walked piece by piece between the corners
@@ -176,23 +177,27 @@ inline std::vector<StepCost> pipeline_stage_costs(const Model& m, const Workload
     return stages;
 }
 
-// The ridge under a pipeline. A step is paced by its slowest stage at the device's rates
-// (decode_step), and that stage is compute-bound exactly where the most compute time of any
-// stage reaches the most memory time of any: the ridge is where max compute meets max memory,
-// which can be neither stage's own ridge where one stage holds more layers (the most bytes) and
-// another the LM head (the most FLOPs). gpt-oss-120b over eight H100s at 1,000 tokens: 39,768
-// where the stage moving the most bytes at batch 1 turns compute-bound at 9,406. Not constexpr
-// (a std::vector, as generation.hpp's steps_over_stages).
+// The ridge under a pipeline. A step is paced by its slowest stage, its roofline plus its links
+// and fixed times E (decode_step), and is compute-bound where that stage is: where the largest
+// compute time + E of any stage reaches the largest memory time + E of any. That can be neither
+// stage's own ridge where one stage holds more layers (the most bytes) and another the LM head
+// (the most FLOPs): gpt-oss-120b over eight H100s at 1,000 tokens turns compute-bound at 39,768,
+// where the stage moving the most bytes at batch 1 does at 9,406; with TP 4 too, a stage with a
+// layer more also has more all-reduces, and 99,617 (a review found 38,347 without them). Not
+// constexpr (a std::vector, as generation.hpp's steps_over_stages).
 inline RidgeBatch pipeline_ridge(const Deployment& d, const Model& m, const Workload& w) {
     require_context_range(w.context);
     const std::vector<StepCost> stages = pipeline_stage_costs(m, w, d.parallel);
     const Rates r = effective_rates(d.device, w);
     const auto gap = [&](std::int64_t batch) {
+        Workload at = w;
+        at.batch = batch;
         Seconds memory{}, compute{};
         for (const StepCost& c : stages) {
             const StepTimes t = step_times(c, r, batch, w.context);
-            memory = memory < t.memory ? t.memory : memory;
-            compute = compute < t.compute ? t.compute : compute;
+            const Seconds extra = decode_detail::stage_extra(d, m, at, c);
+            memory = memory < t.memory + extra ? t.memory + extra : memory;
+            compute = compute < t.compute + extra ? t.compute + extra : compute;
         }
         return (compute - memory).in(s);
     };
@@ -225,16 +230,17 @@ constexpr RidgeBatch ridge_batch(const Deployment& d, const Model& m, const Work
 // repeats every chunk, shifted by the full layers' growth, so n* is found in the last chunk
 // whose surplus still turns positive, not by walking every chunk.
 namespace ridge_detail {
-// Under a pipeline the ridge exists at a context while the most compute time a sequence brings
-// to any stage beats the most memory time it brings to any (pipeline_ridge, at a large batch):
-// S(n) = max_s F_s(n) - max_s K_s(n), each stage's F and K its surplus's two sides. Between
-// the stages' corners every F and K is a line, so S is linear between the points where two of
-// them cross.
+// Under a pipeline the ridge exists at a context while, at a large enough batch, the stage
+// pacing the step is compute-bound (pipeline_ridge): per sequence, the most compute time + link
+// time of any stage beats the most memory time + link time of any (the fixed times stay as the
+// batch grows, the links' bytes grow with it): S(n) = max_s (F_s(n) + L_s) - max_s (K_s(n) + L_s),
+// each stage's F and K its surplus's two sides. Between the stages' corners every F and K is a
+// line, so S is linear between the points where two of them cross.
 class StageSurplus {
 public:
-    StageSurplus(std::vector<StepCost> stages, const Rates& r)
-        : stages_(std::move(stages)), rates_(r), f_(stages_.size()), f_slope_(stages_.size()), k_(stages_.size()), k_slope_(stages_.size()),
-          in_f_(stages_.size(), 1), in_k_(stages_.size(), 1) {}
+    StageSurplus(std::vector<StepCost> stages, const Rates& r, std::vector<double> links)
+        : stages_(std::move(stages)), rates_(r), links_(std::move(links)), f_(stages_.size()), f_slope_(stages_.size()),
+          k_(stages_.size()), k_slope_(stages_.size()), in_f_(stages_.size(), 1), in_k_(stages_.size(), 1) {}
 
     [[nodiscard]] std::size_t size() const noexcept { return stages_.size(); }
     [[nodiscard]] const std::vector<StepCost>& stages() const noexcept { return stages_; }
@@ -243,9 +249,9 @@ public:
         at_ = at;
         for (std::size_t i = 0; i < stages_.size(); ++i) {
             const StepCost& c = stages_[i];
-            f_[i] = (c.flops(at) / rates_.peak).in(s);
-            f_slope_[i] = (c.attention_growth(at) / rates_.peak).in(s);
-            k_[i] = (c.kv_bytes(at) / rates_.bandwidth).in(s);
+            f_[i] = (c.flops(at) / rates_.peak).in(s) + links_[i];
+            f_slope_[i] = (static_cast<double>(c.tokens_per_sequence) * c.attention_growth(at) / rates_.peak).in(s);
+            k_[i] = (c.kv_bytes(at) / rates_.bandwidth).in(s) + links_[i];
             k_slope_[i] = (c.kv_growth(at) / rates_.bandwidth).in(s);
         }
     }
@@ -336,6 +342,7 @@ public:
 private:
     std::vector<StepCost> stages_;
     Rates rates_;
+    std::vector<double> links_;  // L_s, seconds a sequence
     double at_ = 0;
     std::vector<double> f_, f_slope_, k_, k_slope_, points_;
     std::vector<char> in_f_, in_k_;
@@ -347,7 +354,16 @@ private:
 // chunks have passed (a bound from every pair at the chunk's corners): the chunks before are
 // walked, and past it S at a chunk's phase p is A(p) + k D, D the two leaders' shifts' difference.
 inline std::optional<double> pipeline_n_star(const Deployment& d, const Model& m, const Workload& w) {
-    StageSurplus sur(pipeline_stage_costs(m, w, d.parallel), effective_rates(d.device, w));
+    std::vector<StepCost> stages = pipeline_stage_costs(m, w, d.parallel);
+    // Each stage's link time a sequence: its links' growth between two large batches.
+    std::vector<double> links;
+    constexpr std::int64_t large = std::int64_t{1} << 30;
+    Workload one = w, two = w;
+    one.batch = large;
+    two.batch = 2 * large;
+    for (const StepCost& c : stages)
+        links.push_back(((communication(d, m, two, c).per_stage - communication(d, m, one, c).per_stage) / static_cast<double>(large)).in(s));
+    StageSurplus sur(std::move(stages), effective_rates(d.device, w), std::move(links));
     double tail = 0;
     for (const StepCost& c : sur.stages()) tail = std::max(tail, c.last_fixed_corner());
     const auto period = static_cast<double>(attention_chunk(m));

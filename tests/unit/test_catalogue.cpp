@@ -333,38 +333,55 @@ TEST_CASE("chunks: n* is found in the last chunk whose surplus still turns posit
 }
 
 TEST_CASE("pipeline: the ridge is where the slowest stage turns compute-bound, and n* where no batch gets there", "[ridge][pipeline]") {
-    // gpt-oss-120b over eight H100s, one stage each, at 1,000 cached tokens. Its 36 layers
-    // split 4, 4, 4, 5, 5, 5, 5, 4; the last stage also holds the LM head, so it does the most
+    // gpt-oss-120b (all BF16) over eight H100s, one stage each, at 1,000 cached tokens. Its 36
+    // layers split 4, 4, 4, 5, 5, 5, 5, 4; the last stage also holds the LM head, so it does the most
     // FLOPs and, at one sequence, moves the most bytes (step_cost's stage by bytes). At large
     // batches, where every expert is read and the KV grows, a five-layer stage moves more. A
     // step is paced by the slowest stage (decode_step), so the ridge is the batch where that
     // step turns compute-bound, far past the last stage's own.
     const Model oss = load_model("gpt-oss-120b");
     const Deployment eight{load_hardware("h100-sxm"), Parallelism{.pipeline = 8}};
-    Workload at = Workload{.context = 1000};
-    const RidgeBatch ridge = ridge_batch(eight, oss, at);
-    REQUIRE(ridge.exists());
-    const auto bound_at = [&](const Deployment& d, const Model& m, Workload w, std::int64_t batch, std::int64_t context) {
+    const auto bound_at = [&](const Deployment& d, Workload w, std::int64_t batch, std::int64_t context) {
         w.batch = batch;
         w.context = context;
-        return decode_step(d, m, w).bound;
+        return decode_step(d, oss, w).bound;
     };
-    const auto below = static_cast<std::int64_t>(ridge.value());
-    CHECK(bound_at(eight, oss, at, below, 1000) == Bound::memory);
-    CHECK(bound_at(eight, oss, at, below + 1, 1000) == Bound::compute);
-    const RidgeBatch first_stage = ridge_batch(step_cost(oss, at, eight.parallel), effective_rates(eight.device, at), 1000);
-    REQUIRE(first_stage.exists());
-    CHECK(bound_at(eight, oss, at, 2 * static_cast<std::int64_t>(first_stage.value()), 1000) == Bound::memory);
-    // n*: just before it a batch still turns the step compute-bound; just past it none does,
-    // not even 2^24 sequences.
-    const std::optional<double> n = n_star(eight, oss, Workload{});
-    REQUIRE(n.has_value());
-    const auto last = static_cast<std::int64_t>(*n);
-    const RidgeBatch near = ridge_batch(eight, oss, Workload{.context = last});
-    REQUIRE(near.exists());
-    CHECK(bound_at(eight, oss, at, static_cast<std::int64_t>(near.value()) + 1, last) == Bound::compute);
-    CHECK(ridge_batch(eight, oss, Workload{.context = last + 1}).is_never());
-    CHECK(bound_at(eight, oss, at, std::int64_t{1} << 24, last + 1) == Bound::memory);
+    const Workload at{.context = 1000};
+    const RidgeBatch last_stage = ridge_batch(step_cost(oss, at, eight.parallel), effective_rates(eight.device, at), 1000);
+    REQUIRE(last_stage.exists());
+    CHECK(bound_at(eight, at, 2 * static_cast<std::int64_t>(last_stage.value()), 1000) == Bound::memory);
+    // The stage pacing a step also counts its links and fixed times (decode_step): with TP 4 a
+    // stage with a layer more has more all-reduces, and a time per layer favours it too. Each
+    // setting's ridge sits between a memory- and a compute-bound step; just before n* a batch is
+    // compute-bound, just past it not even 2^24 sequences are. With a verification pass of four
+    // tokens a sequence each token attends to the cache, which is read once: n* moves out.
+    Workload launched{};
+    launched.efficiency.per_layer = us(200);
+    Workload verifying{};
+    verifying.tokens_per_sequence = 4;
+    const Deployment tp4{load_hardware("h100-sxm"), Parallelism{.tensor = 4, .pipeline = 8}};
+    for (const auto& [d, base] : {std::pair{eight, Workload{}}, std::pair{tp4, Workload{}}, std::pair{eight, launched},
+                                  std::pair{tp4, verifying}}) {
+        INFO("tp " << d.parallel.tensor << ", per layer " << base.efficiency.per_layer.in(s) << " s, " << base.tokens_per_sequence
+                   << " tokens a sequence");
+        Workload w = base;
+        w.context = 1000;
+        const RidgeBatch ridge = ridge_batch(d, oss, w);
+        REQUIRE(ridge.exists());
+        const auto below = static_cast<std::int64_t>(ridge.value());
+        CHECK(bound_at(d, base, below, 1000) == Bound::memory);
+        CHECK(bound_at(d, base, below + 1, 1000) == Bound::compute);
+        const std::optional<double> n = n_star(d, oss, base);
+        REQUIRE(n.has_value());
+        const auto last = static_cast<std::int64_t>(*n);
+        w.context = last;
+        const RidgeBatch near = ridge_batch(d, oss, w);
+        REQUIRE(near.exists());
+        CHECK(bound_at(d, base, static_cast<std::int64_t>(near.value()) + 1, last) == Bound::compute);
+        w.context = last + 1;
+        CHECK(ridge_batch(d, oss, w).is_never());
+        CHECK(bound_at(d, base, std::int64_t{1} << 24, last + 1) == Bound::memory);
+    }
 
     // By hand, with chunks: the chunk test's model (Mistral-7B-v0.1's layers, 24 chunked at 64
     // tokens, then 8 full) over two stages of 16 layers. Seed 003's accounting, so each stage's

@@ -386,6 +386,10 @@ TEST_CASE("ridge: 'bytes read' and attention FLOPs move n* the way the algebra s
     const double a = 4.0 * 32 * 32 * 128 / 989e12;
     CHECK(att == Approx((2 * P / 989e12) / (k - a)).epsilon(1e-12));
     CHECK(att > every);
+    // A verification pass of q = 4 tokens a sequence: each token's FLOPs and its attention, the
+    // cache read once: n* = (q 2P/F) / (k/bw - q a/F).
+    attention.tokens_per_sequence = 4;
+    CHECK(*n_star(h100(), llama8b(), attention) == Approx((4 * 2 * P / 989e12) / (k - 4 * a)).epsilon(1e-12));
 }
 
 TEST_CASE("capacity: under the seeds' memory budget, KV beside the weights, and 'does not fit' is a result", "[capacity]") {
