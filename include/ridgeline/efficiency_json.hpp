@@ -121,9 +121,21 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     if (root.has("explanation")) p.fit.explanation = root.at("explanation").string();
     if (root.has("bandwidth_basis")) p.fit.bandwidth_basis = root.at("bandwidth_basis").string();
     if (root.has("compute_basis")) p.fit.compute_basis = root.at("compute_basis").string();
+    // The filters its rows passed (calibrate writes "model=..." and each --where as key=value).
+    if (root.has("filters")) {
+        const Node f = root.at("filters");
+        const char* expected = "an array of the filters the fit's rows passed, each a \"key=value\" string";
+        if (!f.value().is_array()) f.fail(expected);
+        for (std::size_t i = 0; i < f.value().size(); ++i) {
+            const auto& v = f.value()[i];
+            const std::size_t eq = v.is_string() ? v.get<std::string>().find('=') : std::string::npos;
+            if (eq == std::string::npos || eq == 0 || eq + 1 == v.get<std::string>().size()) f.at(i).fail("a \"key=value\" filter");
+        }
+    }
     if (root.has("rows")) {
         const Node r = root.at("rows");
         if (!r.value().is_array()) r.fail("an array of the measurement rows fitted, by index");
+        if (r.value().empty()) r.fail("at least one row index: a fit has the rows it was fitted on");
         for (std::size_t i = 0; i < r.value().size(); ++i) {
             const auto& v = r.value()[i];
             if (!v.is_number_integer() || v.get<std::int64_t>() < 0) r.at(i).fail("a row index >= 0");

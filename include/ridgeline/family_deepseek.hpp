@@ -32,8 +32,17 @@ inline void read_deepseek(const ConfigReader& c, Model& m) {
     const bool v3 = f != "deepseek_v2";
     Mla l;
     l.heads = c.integer("num_attention_heads");
-    // DeepseekV2Config and DeepseekV3Config q_lora_rank=1536 when absent; null means none.
-    l.q_lora_rank = c.root().has("q_lora_rank") ? c.count_or_zero("q_lora_rank") : 1536;
+    // DeepseekV2Config and DeepseekV3Config q_lora_rank=1536 when absent; null means none (the
+    // attention projects queries directly where it is None). 0 is not none there: it would be a
+    // down-projection to nothing, so it is refused.
+    l.q_lora_rank = 1536;
+    if (c.root().has("q_lora_rank")) {
+        const Node q = c.root().at("q_lora_rank");
+        if (q.value().is_null()) l.q_lora_rank = 0;
+        else if (q.value().is_number_integer() && q.value().get<std::int64_t>() == 0)
+            q.fail("a positive integer, or null for queries projected directly (no low-rank query)");
+        else l.q_lora_rank = q.positive_integer();
+    }
     l.kv_lora_rank = c.integer("kv_lora_rank");
     l.qk_nope_head_dim = c.integer("qk_nope_head_dim");
     l.qk_rope_head_dim = c.integer("qk_rope_head_dim");

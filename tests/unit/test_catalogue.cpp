@@ -530,6 +530,11 @@ TEST_CASE("defaults: deepseek_v3 and deepseek_v2, as DeepseekV3Config and Deepse
     nlohmann::json null_q = j;
     null_q["q_lora_rank"] = nullptr;  // None: queries projected directly
     CHECK(std::get<Mla>(model_from_config(null_q).groups[0].spec.attention).q_lora_rank == 0);
+    // 0 is not None: DeepseekV3Attention would build a down-projection to nothing.
+    nlohmann::json zero_q = j;
+    zero_q["q_lora_rank"] = 0;
+    CHECK_THROWS_WITH(model_from_config(zero_q, "v3.json"),
+                      "v3.json: /q_lora_rank: got 0, expected a positive integer, or null for queries projected directly (no low-rank query)");
 
     // DeepseekV2Config: the same file read as model_type deepseek_v2 (no V2 preset in the catalogue).
     nlohmann::json v2 = j;

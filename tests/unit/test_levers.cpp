@@ -2084,6 +2084,15 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
     CHECK_FALSE(load("").rows);
     CHECK_THROWS_WITH(load(terms + R"(, "rows": 3)"), "p.json: /rows: got 3, expected an array of the measurement rows fitted, by index");
     CHECK_THROWS_WITH(load(terms + R"(, "rows": [1, -2])"), "p.json: /rows/1: got -2, expected a row index >= 0");
+    CHECK_THROWS_WITH(load(terms + R"(, "rows": [])"), "p.json: /rows: got an array, expected at least one row index: a fit has "
+                                                    "the rows it was fitted on");
+    // The filters its rows passed, as calibrate writes them.
+    CHECK(load(R"(, "filters": ["model=llama-3.1-8b", "engine=vLLM"])").fit.bandwidth_efficiency > 0);
+    CHECK_THROWS_WITH(load(R"(, "filters": "x")"),
+                      "p.json: /filters: got \"x\" (a string), expected an array of the filters the fit's rows passed, each a "
+                      "\"key=value\" string");
+    CHECK_THROWS_WITH(load(R"(, "filters": ["x"])"), "p.json: /filters/0: got \"x\" (a string), expected a \"key=value\" filter");
+    CHECK_THROWS_WITH(load(R"(, "filters": ["model="])"), "p.json: /filters/0: got \"model=\" (a string), expected a \"key=value\" filter");
     CHECK_THROWS_WITH(load(R"(, "compute_efficiency": 1, "per_layer_s": 0, "rows": [39])"),
                       "p.json: /overhead_s: got nothing (the key is missing), expected a time in seconds from 0 to 1000");
     CHECK_THROWS_WITH(load(R"(, "overhead_s": 0, "per_layer_s": 0, "rows": [39])"),
