@@ -473,6 +473,12 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
         throw ridgeline::error("", "lm_head", format_name(p.lm_head_format()),
                                "no lm_head format: model '" + std::string(pm.model.name.view()) +
                                    "' ties its LM head to the input table (use embeddings=)");
+    // Overrides of some formats, in the CLI's words (rows are the same in both), with or without weights=.
+    const auto overrides = [&] {
+        const auto given = [](bool is, std::optional<Format> f) { return is ? f : std::nullopt; };
+        return cli::format_overrides(given(spec.embeddings_given, p.embeddings), given(spec.experts_given, p.experts),
+                                     given(spec.lm_head_given, p.lm_head), given(spec.router_and_norms_given, p.router_and_norms));
+    };
     if (spec.weights_given) {  // as the CLI resolves and records it: rows are the same in both
         const Precision asked = p;
         store_weights_as(p, pm.precision, asked.weights);
@@ -481,7 +487,7 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
         if (spec.embeddings_given) p.embeddings = asked.embeddings;
         if (spec.lm_head_given) p.lm_head = asked.lm_head;
         if (spec.router_and_norms_given) p.router_and_norms = asked.router_and_norms;
-        return {w, "--weights" + kept_state_source(pm.precision) + compute_note};
+        return {w, "--weights" + kept_state_source(pm.precision) + overrides() + compute_note};
     }
     // The recurrent state's format is the cache's, not the weights'.
     p.state = pm.precision.state;
@@ -490,12 +496,7 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
     if (!spec.lm_head_given) p.lm_head = pm.precision.lm_head;
     if (!spec.router_and_norms_given) p.router_and_norms = pm.precision.router_and_norms;
-    // Overrides of some of the checkpoint's formats, in the CLI's words (rows are the same in both).
-    const auto given = [](bool is, std::optional<Format> f) { return is ? f : std::nullopt; };
-    return {w, "the checkpoint: " + pm.precision_source +
-                   cli::format_overrides(given(spec.embeddings_given, p.embeddings), given(spec.experts_given, p.experts),
-                                         given(spec.lm_head_given, p.lm_head), given(spec.router_and_norms_given, p.router_and_norms)) +
-                   compute_note};
+    return {w, "the checkpoint: " + pm.precision_source + overrides() + compute_note};
 }
 
 cli::Resolved make_setting(const PyModel& pm, const std::string& hardware_name, const Hardware& hw, const Parallelism& par,

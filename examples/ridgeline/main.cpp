@@ -274,7 +274,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     }
     // Flags that override some of the checkpoint's formats say so in the record, then a compute
     // format the device chose (Python's rows read the same).
-    if (!weights) s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head, o.router_and_norms);
+    s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head, o.router_and_norms);
     if (!o.compute) s.formats_source += default_compute_note(s.hw);
     if (o.embeddings) p.embeddings = *o.embeddings;
     if (o.experts) {
