@@ -291,10 +291,9 @@ TEST_CASE("windows: n* walks past the window corners, and all-windowed models ne
     CHECK_FALSE(memory_use(card, mistral, at).fits());
 }
 
-TEST_CASE("chunks: n* is found in the last chunk whose surplus still turns positive", "[ridge][chunked]") {
-    const Hardware h = load_hardware("h100-sxm");
-    // Mistral-7B-v0.1's layers (K and V of 8 heads x 128 in bf16: 4,096 B a token each), 24 of
-    // them chunked at 64 tokens and 8 full, so that n* lies many chunks out.
+namespace {
+// Mistral-7B-v0.1's 32 layers, the first 24 in aligned 64-token chunks and the last 8 full.
+Model mistral_chunked_at_64() {
     Model m = load_model("mistral-7b-v0.1");
     LayerSpec full = m.groups[0].spec;
     full.window = 0;
@@ -302,6 +301,15 @@ TEST_CASE("chunks: n* is found in the last chunk whose surplus still turns posit
     m.groups[0].spec.window = 64;
     m.groups[0].spec.chunked = true;
     m.add_layers(8, full);
+    return m;
+}
+}  // namespace
+
+TEST_CASE("chunks: n* is found in the last chunk whose surplus still turns positive", "[ridge][chunked]") {
+    const Hardware h = load_hardware("h100-sxm");
+    // Mistral-7B-v0.1's layers (K and V of 8 heads x 128 in bf16: 4,096 B a token each), 24 of
+    // them chunked at 64 tokens and 8 full, so that n* lies many chunks out.
+    Model m = mistral_chunked_at_64();
     const Workload w = seed::seed_003(Workload{});
     // Seed 003's accounting: no attention FLOPs and no per-sequence weight rows, so one
     // sequence's surplus at n is f - (8 x 4096 n + 24 x 4096 (n mod 64)) / bw. It peaks at each
@@ -392,13 +400,7 @@ TEST_CASE("pipeline: the ridge is where the slowest stage turns compute-bound, a
     // 8 x 4,096 B (n + n mod 64) against the first's 16 x 4,096 B (n mod 64). So n* is where
     // the last stage's surplus f - 32,768 (n + n mod 64) / bw turns negative for good: in chunk
     // k = floor(f bw / (64 x 32,768)), on its line of slope 65,536 / bw.
-    Model m = load_model("mistral-7b-v0.1");
-    LayerSpec full = m.groups[0].spec;
-    full.window = 0;
-    m.groups[0].count = 24;
-    m.groups[0].spec.window = 64;
-    m.groups[0].spec.chunked = true;
-    m.add_layers(8, full);
+    const Model m = mistral_chunked_at_64();
     const Deployment two{load_hardware("h100-sxm"), Parallelism{.pipeline = 2}};
     const Workload w = seed::seed_003(Workload{});
     const double f = 2 * (16 * 218112000.0 + 32000.0 * 4096 + 4096) / 989e12, bw = 3.35e12;
