@@ -128,31 +128,27 @@ constexpr void require_steps(const Model& m, std::int64_t prompt, std::int64_t n
 namespace generation_detail {
 // steps_from_cost with each step paced by its own slowest pipeline stage, its roofline at the
 // device's rates and its links and fixed times (decode_detail::device_step_cost). The stage can
-// change as the cache grows, where an earlier stage's extra layer's KV overtakes the last stage's LM head (Llama-3.3-70B over three stages,
-// 27, 27 and 26 layers, from the last to the first), back and forth where windows fill and
-// chunks start (Llama-4-Maverick over five stages changes in every 8,192-token chunk), and where
-// one stage turns compute-bound before another (DeepSeek-V3 over two B200s at 3,156 sequences
-// changes there and back in 6,000 tokens). A stage's cost does not depend on the context, so every
-// stage's is built once and its time read at any context by arithmetic. Between the model's
-// corners and each stage's own crossing from memory- to compute-bound, every stage's time is
-// linear in the context, so the slowest holds an interval there: bisection finds where it stops
-// being. A stage stays the slowest until another is slower by more than rounding (stages of one
-// kind tie). Each run of steps at one stage is costed once from it. Arguments checked (require_steps). Not constexpr: the stages' costs are held in a std::vector,
-// which some standard libraries (libc++ 14, Emscripten's) cannot build in constant expressions;
-// steps_by_stage, below, is, for one stage.
+// change as the cache grows, where an earlier stage's extra layer's KV overtakes the last
+// stage's LM head (Llama-3.3-70B over three stages, 27, 27 and 26 layers, from the last to the
+// first), back and forth where windows fill and chunks start (Llama-4-Maverick over five stages
+// changes in every 8,192-token chunk), and where one stage turns compute-bound before another
+// (DeepSeek-V3 over two B200s at 3,156 sequences changes there and back in 6,000 tokens). A
+// stage's cost does not depend on the context, so every stage's is built once and its time read
+// at any context by arithmetic. Between the model's corners and each stage's own crossing from
+// memory- to compute-bound, every stage's time is linear in the context, so the slowest holds an
+// interval there: bisection finds where it stops being. A stage stays the slowest until another
+// is slower by more than rounding (stages of one kind tie). Each run of steps at one stage is
+// costed once from it. Arguments checked (require_steps). Not constexpr (the stages' costs, as
+// step_cost_detail::pipeline_stage_costs); steps_by_stage, below, is, for one stage.
 inline Generation steps_over_stages(const Deployment& dep, const Model& m, const Workload& w, std::int64_t prompt,
                                     std::int64_t new_tokens) {
     const Rates rates = effective_rates(dep.device, w);
     Workload from = w;
     from.context = prompt;
-    std::vector<StepCost> stages;
-    stages.reserve(static_cast<std::size_t>(dep.parallel.pipeline));
+    const std::vector<StepCost> stages = step_cost_detail::pipeline_stage_costs(m, from, dep.parallel);
     std::vector<double> extra;  // each stage's links and fixed times, seconds (decode_detail::stage_extra)
-    extra.reserve(stages.capacity());
-    for (std::int64_t i = 0; i < dep.parallel.pipeline; ++i) {
-        stages.push_back(step_cost_detail::costed_stage(m, from, dep.parallel, i));
-        extra.push_back(decode_detail::stage_extra(dep, m, from, stages.back()).in(s));
-    }
+    extra.reserve(stages.size());
+    for (const StepCost& k : stages) extra.push_back(decode_detail::stage_extra(dep, m, from, k).in(s));
     const auto time_at = [&](std::size_t k, std::int64_t n) { return step_times(stages[k], rates, w.batch, n).roofline().in(s) + extra[k]; };
     // The slowest stage at n, staying with `current` unless another is slower beyond rounding.
     const auto slowest_at = [&](std::int64_t n, std::size_t current) {

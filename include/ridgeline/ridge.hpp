@@ -169,14 +169,6 @@ constexpr RidgeBatch ridge_batch(const StepCost& c, const Rates& r, std::int64_t
 }
 
 namespace ridge_detail {
-// Every stage of a pipeline's cost, each marked with its index.
-inline std::vector<StepCost> pipeline_stage_costs(const Model& m, const Workload& w, const Parallelism& par) {
-    std::vector<StepCost> stages;
-    stages.reserve(static_cast<std::size_t>(par.pipeline));
-    for (std::int64_t s = 0; s < par.pipeline; ++s) stages.push_back(step_cost_detail::costed_stage(m, w, par, s));
-    return stages;
-}
-
 // The ridge under a pipeline. A step is paced by its slowest stage, its roofline plus its links
 // and fixed times E (decode_step), and is compute-bound where that stage is: where the largest
 // compute time + E of any stage reaches the largest memory time + E of any. That can be neither
@@ -187,7 +179,7 @@ inline std::vector<StepCost> pipeline_stage_costs(const Model& m, const Workload
 // constexpr (a std::vector, as generation.hpp's steps_over_stages).
 inline RidgeBatch pipeline_ridge(const Deployment& d, const Model& m, const Workload& w) {
     require_context_range(w.context);
-    const std::vector<StepCost> stages = pipeline_stage_costs(m, w, d.parallel);
+    const std::vector<StepCost> stages = step_cost_detail::pipeline_stage_costs(m, w, d.parallel);
     const Rates r = effective_rates(d.device, w);
     const auto gap = [&](std::int64_t batch) {
         Workload at = w;
@@ -216,19 +208,6 @@ constexpr RidgeBatch ridge_batch(const Deployment& d, const Model& m, const Work
     return ridge_batch(step_cost(m, w, d.parallel), effective_rates(d.device, w), w.context);
 }
 
-// n*: the context past which one sequence's memory time stays above its compute time, so the
-// ridge batch no longer exists at any batch. 0 when there is no ridge at any context; nullopt
-// when the ridge never goes away (no KV growth, every layer windowed or chunked, or counted
-// attention FLOPs growing faster than the KV time). In the seeds' case (one dense group, no
-// window, attention FLOPs not counted) this is 2P * bw / (F * kv), seed 003's
-// weight_bytes / (ops:byte * kv) when the weights are BF16. Weight bytes do not enter: they sit
-// in the ridge batch's numerator, not in its zero. Routed experts do not either: a large batch
-// touches them all. The workload's own context is ignored.
-//
-// The surplus (compute less memory time per sequence) is linear between corners: a window
-// filling, a chunk starting, where the chunked layers' read restarts. Past the last window it
-// repeats every chunk, shifted by the full layers' growth, so n* is found in the last chunk
-// whose surplus still turns positive, not by walking every chunk.
 namespace ridge_detail {
 // Under a pipeline the ridge exists at a context while, at a large enough batch, the stage
 // pacing the step is compute-bound (pipeline_ridge): per sequence, the most compute time + link
@@ -279,34 +258,18 @@ public:
         };
         return lead(f_, f_slope_, in_f_) - lead(k_, k_slope_, in_k_);
     }
-    // The last offset past `from` where two lines of one side cross (0 if none).
+    // The last context past `from` where two lines of one side cross (`from` if none).
     [[nodiscard]] double last_crossing_after(double from) const noexcept {
         double last = from;
-        const auto side = [&](const std::vector<double>& v, const std::vector<double>& slope, const std::vector<char>& in) {
-            for (std::size_t i = 0; i < v.size(); ++i)
-                for (std::size_t j = i + 1; j < v.size(); ++j)
-                    if (in[i] && in[j] && slope[i] != slope[j]) {
-                        const double x = at_ + (v[j] - v[i]) / (slope[i] - slope[j]);
-                        if (x > last) last = x;
-                    }
-        };
-        side(f_, f_slope_, in_f_);
-        side(k_, k_slope_, in_k_);
+        each_crossing([&](double x) { last = x > last ? x : last; });
         return last;
     }
     // Where S is positive on [a, b) of the current piece, into `out` (positive_part's terms).
     void scan(double a, double b, Positive& out) {
         points_.assign({a, b});
-        const auto side = [&](const std::vector<double>& v, const std::vector<double>& slope, const std::vector<char>& in) {
-            for (std::size_t i = 0; i < v.size(); ++i)
-                for (std::size_t j = i + 1; j < v.size(); ++j)
-                    if (in[i] && in[j] && slope[i] != slope[j]) {
-                        const double x = at_ + (v[j] - v[i]) / (slope[i] - slope[j]);
-                        if (x > a && x < b) points_.push_back(x);
-                    }
-        };
-        side(f_, f_slope_, in_f_);
-        side(k_, k_slope_, in_k_);
+        each_crossing([&](double x) {
+            if (x > a && x < b) points_.push_back(x);
+        });
         std::sort(points_.begin(), points_.end());
         for (std::size_t i = 0; i + 1 < points_.size(); ++i) {
             const double x0 = points_[i], x1 = points_[i + 1];
@@ -326,20 +289,37 @@ public:
                 throw error("", "n*", "more than 1,000,000 pieces of context to walk",
                             "chunked layers whose chunk is not tiny beside the model's windows, over the pipeline's stages (chunk " +
                                 std::to_string(static_cast<std::int64_t>(chunk)) + ")");
-            double next = -1;
-            for (const StepCost& c : stages_)
-                if (const double x = c.next_corner(a); x > a && (next < 0 || x < next)) next = x;
+            double next = next_corner(a);
             if (next < 0 || next > to) next = to;
             lines_at(a);
             scan(a, next, out);
             a = next;
         }
     }
+    // The next context past `at` where some stage's lines change (-1: none).
+    [[nodiscard]] double next_corner(double at) const noexcept {
+        double next = -1;
+        for (const StepCost& c : stages_)
+            if (const double x = c.next_corner(at); x > at && (next < 0 || x < next)) next = x;
+        return next;
+    }
     // Which stages each side takes (all by default).
     std::vector<char>& f_side() noexcept { return in_f_; }
     std::vector<char>& k_side() noexcept { return in_k_; }
 
 private:
+    // Calls `each` with every context where two lines of one side cross, on the current piece.
+    template <class Each>
+    void each_crossing(Each&& each) const {
+        const auto side = [&](const std::vector<double>& v, const std::vector<double>& slope, const std::vector<char>& in) {
+            for (std::size_t i = 0; i < v.size(); ++i)
+                for (std::size_t j = i + 1; j < v.size(); ++j)
+                    if (in[i] && in[j] && slope[i] != slope[j]) each(at_ + (v[j] - v[i]) / (slope[i] - slope[j]));
+        };
+        side(f_, f_slope_, in_f_);
+        side(k_, k_slope_, in_k_);
+    }
+
     std::vector<StepCost> stages_;
     Rates rates_;
     std::vector<double> links_;  // L_s, seconds a sequence
@@ -354,7 +334,7 @@ private:
 // chunks have passed (a bound from every pair at the chunk's corners): the chunks before are
 // walked, and past it S at a chunk's phase p is A(p) + k D, D the two leaders' shifts' difference.
 inline std::optional<double> pipeline_n_star(const Deployment& d, const Model& m, const Workload& w) {
-    std::vector<StepCost> stages = pipeline_stage_costs(m, w, d.parallel);
+    std::vector<StepCost> stages = step_cost_detail::pipeline_stage_costs(m, w, d.parallel);
     // Each stage's link time a sequence: its links' growth between two large batches.
     std::vector<double> links;
     constexpr std::int64_t large = std::int64_t{1} << 30;
@@ -400,9 +380,7 @@ inline std::optional<double> pipeline_n_star(const Deployment& d, const Model& m
     // the chunk's corners (each difference is a line between them).
     double settled = 0;
     for (double a = start; a < start + period;) {
-        double next = -1;
-        for (const StepCost& c : sur.stages())
-            if (const double x = c.next_corner(a); x > a && (next < 0 || x < next)) next = x;
+        double next = sur.next_corner(a);
         if (next < 0 || next > start + period) next = start + period;
         sur.lines_at(a);
         for (const double n : {a, next})
@@ -439,6 +417,19 @@ inline std::optional<double> pipeline_n_star(const Deployment& d, const Model& m
 }
 }  // namespace ridge_detail
 
+// n*: the context past which one sequence's memory time stays above its compute time, so the
+// ridge batch no longer exists at any batch. 0 when there is no ridge at any context; nullopt
+// when the ridge never goes away (no KV growth, every layer windowed or chunked, or counted
+// attention FLOPs growing faster than the KV time). In the seeds' case (one dense group, no
+// window, attention FLOPs not counted) this is 2P * bw / (F * kv), seed 003's
+// weight_bytes / (ops:byte * kv) when the weights are BF16. Weight bytes do not enter: they sit
+// in the ridge batch's numerator, not in its zero. Routed experts do not either: a large batch
+// touches them all. The workload's own context is ignored.
+//
+// The surplus (compute less memory time per sequence) is linear between corners: a window
+// filling, a chunk starting, where the chunked layers' read restarts. Past the last window it
+// repeats every chunk, shifted by the full layers' growth, so n* is found in the last chunk
+// whose surplus still turns positive, not by walking every chunk.
 constexpr std::optional<double> n_star(const Deployment& d, const Model& m, const Workload& w) {
     using ridge_detail::positive_part;
     validate(d, m);

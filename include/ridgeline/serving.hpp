@@ -129,17 +129,17 @@ inline std::string mode_assumptions(ServingMode m, const Traffic& t) {
                    " tokens a step, each chunk at its whole size; the other sequences' prompts, one each a turn, ride the room the user's "
                    "steps leave, or queue where more than a chunk a step arrives (closed loop: a sequence's next request starts as its "
                    "last ends); TPOT is the mean of a turn's steps (one carrying a chunk takes longer); TTFT is the steps carrying its "
-                   "chunks, and any wait in the queue; max ITL is the longest step "
-                   "(the last, or the last before an attention chunk starts) carrying the largest chunk a "
-                   "user's step carries";
+                   "chunks, and any wait in the queue; max ITL is the longest step (the last, or the last before an attention "
+                   "chunk starts) carrying the largest chunk a user's step carries";
         case ServingMode::disaggregated:
             return "disaggregated: prefill on a pool of the same devices, one prompt at a time, no queueing; TTFT is one prefill plus "
-                   "the prompt's KV over the scale-out link; max ITL is the longest decode step (the last, or the last before an attention chunk starts)";
+                   "the prompt's KV over the scale-out link; max ITL is the longest decode step (the last, or the last before an "
+                   "attention chunk starts)";
         case ServingMode::prefill_apart:
             return "prefill-apart: each prompt's whole prefill is a pass of its own that every running decode waits for; TTFT is "
                    "that pass plus half a decode step; the other sequences' passes, one each a turn, stall every step (closed loop: a sequence's "
-                   "next request starts as its last ends); max ITL is the longest step (the last, or the last before an attention chunk starts) and the most passes one waits "
-                   "for (at least one where any arrive)";
+                   "next request starts as its last ends); max ITL is the longest step (the last, or the last before an attention "
+                   "chunk starts) and the most passes one waits for (at least one where any arrive)";
     }
     return "";
 }
@@ -520,7 +520,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     for (const auto& l : candidates)
         if (l && l->step.step_time > longest_step) longest_step = l->step.step_time;
     Seconds itl_added{};
-    Seconds longest_mixed{};  // aggregated: the longest step with what it carries, 0 otherwise
+    std::optional<Seconds> longest_carrying;  // aggregated: the longest candidate with what it carries
     if (fresh > 0) {
         if (mode != ServingMode::disaggregated) s.prefill_tokens_per_step = B * static_cast<double>(fresh) / turn_steps(traffic, mode);
         if (mode == ServingMode::aggregated) {
@@ -545,7 +545,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                 if (!l) continue;
                 const serving_detail::MixedStep carried{l->step, l->cost ? *l->cost : a.cost, d, m, l->at, a.rates, a.load};
                 const Seconds wait = l->step.step_time + step_with(carried.added(most)) - s.decode_tpot;
-                if (wait > longest_mixed) longest_mixed = wait;
+                if (!longest_carrying || wait > *longest_carrying) longest_carrying = wait;
             }
             if (s.keeps_up) {
                 // Each of the prompt's own chunk steps, with the others' prompts in the room it leaves.
@@ -602,7 +602,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             }
         }
     }
-    s.max_itl = longest_mixed > Seconds{} ? longest_mixed : longest_step + itl_added;
+    s.max_itl = longest_carrying ? *longest_carrying : longest_step + itl_added;
     if (mode != ServingMode::disaggregated) {
         if (fresh == 0) {  // nothing to prefill: the first token is one step
             s.tpot = s.decode_tpot;

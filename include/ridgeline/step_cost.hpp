@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "model.hpp"
 #include "pipeline_stages.hpp"
@@ -661,17 +662,21 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
     return c;
 }
 
-// The cost model for one device of the pipeline's busiest stage, whose pace the pipeline runs
-// at: each stage holds its own layers (pipeline_stages.hpp), the table on the first, the head
-// on the last, and the busiest is chosen at the workload's batch and context (`by`), so a cost
-// used at other ones keeps that stage. Without a pipeline, the whole model; a declared count's
-// stages are its average.
 namespace step_cost_detail {
 // Stage s of a pipeline's cost, marked with its index.
 constexpr StepCost costed_stage(const Model& m, const Workload& w, const Parallelism& par, std::int64_t s) {
     StepCost c = stage_step_cost(m, w, par, pipeline_stage(m, par.pipeline, s));
     c.stage = s;
     return c;
+}
+
+// Every stage of a pipeline's cost, each marked with its index. Not constexpr: a std::vector,
+// which some standard libraries (libc++ 14, Emscripten's) cannot build in constant expressions.
+inline std::vector<StepCost> pipeline_stage_costs(const Model& m, const Workload& w, const Parallelism& par) {
+    std::vector<StepCost> stages;
+    stages.reserve(static_cast<std::size_t>(par.pipeline));
+    for (std::int64_t s = 0; s < par.pipeline; ++s) stages.push_back(costed_stage(m, w, par, s));
+    return stages;
 }
 
 // The stage for which `load` (of a stage's cost) is the largest, the first on a tie.
@@ -693,6 +698,11 @@ constexpr StepCost busiest_stage(const Model& m, const Workload& w, const Parall
 }
 }  // namespace step_cost_detail
 
+// The cost model for one device of the pipeline's busiest stage, whose pace the pipeline runs
+// at: each stage holds its own layers (pipeline_stages.hpp), the table on the first, the head
+// on the last, and the busiest is chosen at the workload's batch and context (`by`), so a cost
+// used at other ones keeps that stage. Without a pipeline, the whole model; a declared count's
+// stages are its average.
 constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelism& par = {}, StageBy by = StageBy::bytes) {
     const auto B = static_cast<double>(w.batch);
     return step_cost_detail::busiest_stage(m, w, par, [&](const StepCost& c) {
