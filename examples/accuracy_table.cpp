@@ -4,7 +4,8 @@
 // again with a time per layer, again with a time per MoE layer where the group has rows on MoE
 // models, again with a time per sequence where its rows' batches differ, and with the term set that nested leave-one-out picks among eight, the compute
 // efficiency fitted or held at 100%, each with or without a time per layer and with or without a
-// time per MoE layer: for each row left out, the set whose own leave-one-out error over the other
+// time per MoE layer, and each with a time per link message, which moves only where a fit's rows
+// are on different splits: for each row left out, the set whose own leave-one-out error over the other
 // rows is the least, so the choice never sees the row predicted; the time per sequence is not among
 // them, as the README says why), the median and worst relative error, and
 // how many credible rows sit below the ideal ceiling. Rows that timed whole requests are
@@ -61,16 +62,18 @@ int main(int argc, char** argv) {
             candidates.push_back(candidates[k]);
             candidates.back().per_moe_layer = true;
         }
+        for (CalibrationTerms& t : candidates) t.per_message = true;
         std::size_t rows = 0, below = 0;
         for (const auto& [key, list] : groups) {
             const Hardware hw = load_hardware(key.second);
             std::vector<Observation> obs;
             std::size_t under = 0, moe_rows = 0;
-            bool batches_differ = false;
+            bool batches_differ = false, splits_differ = false;
             for (const MeasuredRow* r : list) {
                 obs.push_back(observation(*r));
                 if (has_routed_experts(obs.back().model)) ++moe_rows;
                 batches_differ = batches_differ || obs.back().workload.batch != obs.front().workload.batch;
+                splits_differ = splits_differ || !same_split(obs.back().parallel, obs.front().parallel);
                 if (time_per_output_token(Deployment{hw, r->parallel}, obs.back(), Efficiency{}) <= r->measured_step) ++under;
             }
             rows += list.size();
@@ -94,7 +97,9 @@ int main(int argc, char** argv) {
             fmt::print("| {} | {} | {} | {} of {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}{} | {} |\n", key.first, key.second,
                        list.size(), under, list.size(), pct(e, false), pct(e, true), pct(l, false), pct(l, true), pct(m, false),
                        pct(m, true), pct(q, false), pct(q, true), pct(n, false), pct(n, true),
-                       chosen.compute ? "both efficiencies" : "bandwidth (compute held)", std::string(chosen.per_layer ? ", per step and per layer" : ", per step") + (chosen.per_moe_layer ? ", per MoE layer" : ""),
+                       chosen.compute ? "both efficiencies" : "bandwidth (compute held)",
+                       std::string(chosen.per_layer ? ", per step and per layer" : ", per step") + (chosen.per_moe_layer ? ", per MoE layer" : "") +
+                           (splits_differ ? ", per link message" : ""),
                        per_query ? "query head" : "KV head");
         }
         for (auto* v : {&all, &all_layered, &all_moe, &all_sequence, &all_chosen}) std::sort(v->begin(), v->end());

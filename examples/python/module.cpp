@@ -794,6 +794,7 @@ py::object calibrate_py(const py::object& measurements, const py::kwargs& kw) {
     r.per_layer = k.optional_flag("per_layer").value_or(false);
     r.per_moe_layer = k.optional_flag("per_moe_layer").value_or(false);
     r.per_sequence = k.optional_flag("per_sequence").value_or(false);
+    r.per_message = k.optional_flag("per_message").value_or(false);
     r.hold_compute = k.optional_flag("hold_compute").value_or(false);
     r.fit_compute = k.optional_flag("fit_compute").value_or(false);
     r.activations_on_chip = k.optional_flag("activations_on_chip").value_or(false);
@@ -1685,7 +1686,7 @@ PYBIND11_MODULE(ridgeline, m) {
                             "the calibration gives them.").c_str());
     m.def("calibrate", &calibrate_py, py::arg("measurements"),
           "Fit the overhead model to measurements (a name in data/measurements or a file); keywords hardware, engine, model, where "
-          "(dict or list of 'KEY=VALUE'), per_layer, per_moe_layer, per_sequence, hold_compute, fit_compute, activations_on_chip. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "
+          "(dict or list of 'KEY=VALUE'), per_layer, per_moe_layer, per_sequence, per_message, hold_compute, fit_compute, activations_on_chip. Returns {'rows': the rows `ridgeline calibrate --format json` prints, 'preset': the "
           "efficiency preset `--save` writes}, and 'leave_one_out_not_run' saying why where it was not run (past 500 rows).");
     m.def("plan", &plan_py, py::arg("model"),
           "The planner, as `ridgeline plan --format json`: keywords hardware (list of preset names; default all, or calibration's devices), prompt, output, "

@@ -860,6 +860,9 @@ void run_calibrate(const CalibrateOptions& o) {
                        (a.per_sequence ? ", " + in_us(c.per_sequence, c.per_sequence_error, " us a sequence") +
                                              (run.batches_differ ? "" : " (every row has the same batch: the fixed time again)")
                                        : "") +
+                       (a.per_message ? ", " + in_us(c.per_message, c.per_message_error, " us a link message") +
+                                            (run.splits_differ ? "" : " (every row has the same split: the fixed time again)")
+                                      : "") +
                        ", activations " + std::string(cli::activations_words(c.activation_traffic)),
                    cli::shown(settled(100 * c.rms_relative_error), 1));
         fmt::print("the gap: {}\n", c.explanation);
@@ -1317,6 +1320,9 @@ int main(int argc, char** argv) {
                   "Also fit a time per MoE layer (routing and expert kernels; needs rows on dense and MoE models to tell it from the time per step)");
     cal->add_flag("--per-sequence", cal_r.per_sequence,
                   "Also fit a time per sequence per step (the host's work for each request; needs rows at different batches)");
+    cal->add_flag("--per-message", cal_r.per_message,
+                  "Also fit a time per link message, above the link's own latency (the engine's collectives; needs rows on "
+                  "different splits)");
     auto* hold = cal->add_flag("--hold-compute", cal_r.hold_compute, "Hold the compute efficiency at 100% instead of fitting it");
     cal->add_flag("--fit-compute", cal_r.fit_compute,
                   "Fit the compute efficiency even where it does not pay Akaike's penalty (by default it is held at 100% unless "

@@ -307,7 +307,7 @@ inline Table list_table(const std::string& what) {
         Table t({{"name", "name", false}, {"engine", "engine", false}, {"hardware", "hardware", false}, {"rows", "rows"},
                  {"bandwidth_efficiency", "bandwidth eff."}, {"compute_efficiency", "compute eff."},
                  {"overhead_s", "per step"}, {"per_layer_s", "per layer"}, {"per_moe_layer_s", "per MoE layer"},
-                 {"per_sequence_s", "per sequence"}, {"kv_read_per", "KV read per", false}, {"activations", "activations", false},
+                 {"per_sequence_s", "per sequence"}, {"per_message_s", "per link message"}, {"kv_read_per", "KV read per", false}, {"activations", "activations", false},
                  {"leave_one_out_median", "leave-one-out median"}, {"leave_one_out_worst", "worst"}});
         for (const auto& name : list_presets(PresetKind::efficiency)) {
             const EfficiencyPreset p = load_efficiency(name);
@@ -318,6 +318,7 @@ inline Table list_table(const std::string& what) {
                    converted(c.per_layer.in(seconds), c.per_layer.in(us), 1, "{} us"),
                    converted(c.per_moe_layer.in(seconds), c.per_moe_layer.in(us), 1, "{} us"),
                    converted(c.per_sequence.in(seconds), c.per_sequence.in(us), 1, "{} us"),
+                   converted(c.per_message.in(seconds), c.per_message.in(us), 1, "{} us"),
                    // What the terms' bytes were (the efficiencies are of those bytes), as predict says them.
                    text(kv_read_words(c.kv_per_query_head)), text(activations_words(c.activation_traffic)),
                    share(p.leave_one_out_median), share(p.leave_one_out_worst)});
@@ -713,6 +714,7 @@ struct CalibrateRequest {
     bool per_layer = false;
     bool per_moe_layer = false;
     bool per_sequence = false;
+    bool per_message = false;
     bool hold_compute = false;  // the compute efficiency held at 1, not fitted
     bool fit_compute = false;   // fitted free even where it does not pay Akaike's penalty
     bool activations_on_chip = false;  // fitted with the ceiling's reading (CalibrationTerms::activation_traffic off)
@@ -739,6 +741,7 @@ struct CalibrateRun {
     // Whether the rows kept differ in layer count and in batch: where they do not, a time per layer
     // (per sequence) is the fixed time again, and the fit says so beside it.
     bool layers_differ = false, batches_differ = false;
+    bool splits_differ = false;  // rows on different splits (same_split: their links' messages differ)
     bool pipelined = false;  // some row has pipeline stages (the table's pp column; the fixed time is a stage's)
     std::vector<double> leave_one_out;
     std::string loo_skipped;  // why leave-one-out was not run, where it was not
@@ -825,11 +828,13 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         run.layers_differ = run.layers_differ || layer_count(obs.back().model) != layer_count(obs.front().model);
         run.pipelined = run.pipelined || obs.back().parallel.pipeline > 1;
         run.batches_differ = run.batches_differ || obs.back().workload.batch != obs.front().workload.batch;
+        run.splits_differ = run.splits_differ || !same_split(obs.back().parallel, obs.front().parallel);
     }
     CalibrationTerms terms;
     terms.per_layer = a.per_layer;
     terms.per_moe_layer = a.per_moe_layer;
     terms.per_sequence = a.per_sequence;
+    terms.per_message = a.per_message;
     terms.compute = !a.hold_compute;
     terms.compute_pays = !a.fit_compute;
     terms.activation_traffic = !a.activations_on_chip;
@@ -1024,6 +1029,10 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
         j["per_sequence_s"] = c.per_sequence.in(seconds);
         j["per_sequence_term"] = true;
     }
+    if (a.per_message) {
+        j["per_message_s"] = c.per_message.in(seconds);
+        j["per_message_term"] = true;
+    }
     // How the compute efficiency was fitted, so a refit with these terms gives the same fit and
     // the same leave-one-out: held (--hold-compute), free only where it pays (compute_pays, the
     // default), or free (--fit-compute); and why the penalty held it, where it did.
@@ -1042,6 +1051,8 @@ inline nlohmann::ordered_json calibration_preset(const CalibrateRequest& a, cons
         j["per_moe_layer_error_s"] = opt(c.per_moe_layer_error ? std::optional<double>(c.per_moe_layer_error->in(seconds)) : std::nullopt);
     if (a.per_sequence)
         j["per_sequence_error_s"] = opt(c.per_sequence_error ? std::optional<double>(c.per_sequence_error->in(seconds)) : std::nullopt);
+    if (a.per_message)
+        j["per_message_error_s"] = opt(c.per_message_error ? std::optional<double>(c.per_message_error->in(seconds)) : std::nullopt);
     j["rms_relative_error"] = c.rms_relative_error;
     j["explanation"] = c.explanation;
     if (!c.bandwidth_basis.empty()) j["bandwidth_basis"] = c.bandwidth_basis;

@@ -1,7 +1,8 @@
 // Calibration: from measured steps on one device, fit the overhead model's terms (workload.hpp's
 // Efficiency) by bounded least squares on the relative error,
 //     measured ~ max(memory / bandwidth efficiency, compute / compute efficiency)
-//                + links + a fixed time per step + a time per layer,
+//                + links + a fixed time per step + a time per layer (and per MoE layer, per
+//                sequence, per link message),
 // summed over the steps a row timed (one decode step, or a whole request's prefill and decode:
 // observation.hpp), with the bandwidth efficiency in (0, 1], the compute efficiency in
 // [CalibrationTerms::lowest_compute, 1] and each time at least 0, global over which steps the
@@ -41,6 +42,11 @@ struct CalibrationTerms {
     // A time per sequence per step (Efficiency::per_sequence): the host's per-request work;
     // moves only where the rows' batches differ enough to tell it from the other terms.
     bool per_sequence = false;
+    // A time per link message (Efficiency::per_message): the engine's collectives above the
+    // link's latency. Moves only where the rows fitted are on different splits (tensor-parallel,
+    // pipeline or expert-parallel degrees): on one split a model's messages go with its layers,
+    // and the term would be a time per layer by another name.
+    bool per_message = false;
     // Whether the attention reads each KV head once per query head (Efficiency::kv_per_query_head)
     // is chosen by the fit: both readings are fitted and the per-query one kept only where it pays
     // Akaike's penalty (only rows on grouped-query models can tell them apart). Off: held's reading.
@@ -83,11 +89,12 @@ struct Calibration {
     Seconds per_layer{};              // fitted time per layer per step
     Seconds per_moe_layer{};          // fitted time per routed-expert layer per step
     Seconds per_sequence{};           // fitted time per sequence per step
+    Seconds per_message{};            // fitted time per link message
     bool kv_per_query_head = false;   // the attention's KV reads, as chosen (Efficiency::kv_per_query_head)
     bool activation_traffic = false;  // the activations' bytes, as fitted with (Efficiency::activation_traffic)
     // One standard error of each fitted term (nullopt: not fitted, or too few rows to say).
     std::optional<double> bandwidth_efficiency_error, compute_efficiency_error;
-    std::optional<Seconds> overhead_error, per_layer_error, per_moe_layer_error, per_sequence_error;
+    std::optional<Seconds> overhead_error, per_layer_error, per_moe_layer_error, per_sequence_error, per_message_error;
     std::vector<std::size_t> used;      // the observations fitted, by index
     std::vector<std::string> set_aside;  // "observations[i]: why" for each row not fitted
     std::vector<Seconds> predicted;      // for each observation, with the fit
@@ -100,10 +107,16 @@ struct Calibration {
     std::string compute_basis;
 
     [[nodiscard]] constexpr Efficiency efficiency() const {
-        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead, per_layer, kv_per_query_head, per_moe_layer, per_sequence,
-                          activation_traffic};
+        return Efficiency{bandwidth_efficiency, compute_efficiency, overhead,           per_layer, kv_per_query_head,
+                          per_moe_layer,        per_sequence,       activation_traffic, per_message};
     }
 };
+
+// Whether two deployments split a model the same way (tensor-parallel, pipeline, expert-parallel
+// and attention data-parallel degrees), so that its layers send the same link messages.
+constexpr bool same_split(const Parallelism& a, const Parallelism& b) {
+    return a.tensor == b.tensor && a.pipeline == b.pipeline && a.expert == b.expert && a.attention_data == b.attention_data;
+}
 
 // A prediction with a calibration's terms.
 constexpr DecodeStep predict(const Deployment& d, const Model& m, Workload w, const Calibration& c) {
@@ -120,12 +133,13 @@ struct GapParts {
     Seconds per_layer{};
     Seconds per_moe_layer{};
     Seconds per_sequence{};
+    Seconds per_message{};
     Seconds activations{};  // activations written and read back (Efficiency::activation_traffic), at the fitted bandwidth
 };
 // `p` and `ceiling` are means over the rows of the fit's terms and of the ceiling: the fit's gap,
 // not the measured one (a review read the measured gap into "spends above its ceiling").
 inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
-    const Seconds total = p.bandwidth + p.compute + p.overhead + p.per_layer + p.per_moe_layer + p.per_sequence + p.activations;
+    const Seconds total = p.bandwidth + p.compute + p.overhead + p.per_layer + p.per_moe_layer + p.per_sequence + p.per_message + p.activations;
     const auto ms_text = [](Seconds t) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.2f", t.in(ms));
@@ -136,10 +150,11 @@ inline std::string explain_gap(const GapParts& p, Seconds ceiling) {
         const char* words;
         Seconds t;
     };
-    const std::array<Part, 7> parts{Part{"bandwidth efficiency below peak", p.bandwidth}, Part{"compute efficiency below peak", p.compute},
+    const std::array<Part, 8> parts{Part{"bandwidth efficiency below peak", p.bandwidth}, Part{"compute efficiency below peak", p.compute},
                                     Part{"a fixed time per step", p.overhead}, Part{"a time per layer (kernel launches)", p.per_layer},
                                     Part{"a time per MoE layer (routing and expert kernels)", p.per_moe_layer},
                                     Part{"a time per sequence (the host's work for each request)", p.per_sequence},
+                                    Part{"a time per link message (the engine's collectives)", p.per_message},
                                     Part{"activations written and read back through memory", p.activations}};
     const Part* most = &parts[0];
     for (const Part& x : parts)
@@ -214,7 +229,7 @@ struct Fitted {
     // a, c >= 1; a held efficiency's reciprocal taken twice may differ from it in the last bit.
     [[nodiscard]] Efficiency efficiency() const {
         return Efficiency{std::min(1.0, 1 / terms.a), std::min(1.0, 1 / terms.c), s(terms.o), s(terms.l), kv_per_query_head, s(terms.e), s(terms.q),
-                          activation_traffic};
+                          activation_traffic, s(terms.g)};
     }
 };
 
@@ -224,7 +239,7 @@ inline bool one_setting(Prepared& p, const std::vector<std::size_t>& subset, boo
     const Row& first = p.row(subset.front(), kv_per_query_head, activation_traffic);
     const auto same = [&](const Row& r) {
         if (r.parts.size() != first.parts.size() || r.fixed != first.fixed || r.layers != first.layers || r.stages != first.stages ||
-            r.moe_layers != first.moe_layers || r.sequences != first.sequences)
+            r.moe_layers != first.moe_layers || r.sequences != first.sequences || r.messages != first.messages)
             return false;
         for (std::size_t k = 0; k < r.parts.size(); ++k)
             if (r.parts[k].memory != first.parts[k].memory || r.parts[k].compute != first.parts[k].compute ||
@@ -237,10 +252,16 @@ inline bool one_setting(Prepared& p, const std::vector<std::size_t>& subset, boo
     return true;
 }
 
+// Whether the rows of `subset` are on more than one split (CalibrationTerms::per_message).
+inline bool splits_differ(const std::vector<Observation>& observations, const std::vector<std::size_t>& subset) {
+    const Parallelism& first = observations[subset.front()].parallel;
+    return std::any_of(subset.begin(), subset.end(), [&](std::size_t i) { return !same_split(observations[i].parallel, first); });
+}
+
 inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms, bool kv_per_query_head) {
     validate(terms);
     // Terms that can move: one row (or rows of one setting) fits the fixed time only (or, where
-    // that is held, the first of the per-layer, per-MoE-layer and per-sequence times asked for, alone).
+    // that is held, the first of the per-layer, per-MoE-layer, per-sequence and per-message times asked for, alone).
     unsigned allowed = 0;
     const bool act = terms.activation_traffic;
     const bool one = subset.size() == 1 || one_setting(p, subset, kv_per_query_head, act);
@@ -251,10 +272,11 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     if (terms.per_layer && !(one && terms.overhead)) allowed |= 8u;
     if (terms.per_moe_layer && !(one && (terms.overhead || terms.per_layer))) allowed |= 16u;
     if (terms.per_sequence && !(one && (terms.overhead || terms.per_layer || terms.per_moe_layer))) allowed |= 32u;
+    if (terms.per_message && !one && splits_differ(p.observations(), subset)) allowed |= 64u;
     std::vector<const Row*> rows;
     for (std::size_t i : subset) rows.push_back(&p.row(i, kv_per_query_head, act));
     Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s),
-              terms.held.per_moe_layer.in(s), terms.held.per_sequence.in(s)};
+              terms.held.per_moe_layer.in(s), terms.held.per_sequence.in(s), terms.held.per_message.in(s)};
     const Hardware& hw = p.hardware();
     if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && terms.held.bandwidth == 1))
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(), {}, {}};
@@ -270,7 +292,8 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     double fastest = r.measured;
     for (const Row* x : rows) fastest = std::min(fastest, x->measured);
     double at_measured = r.fixed + ((allowed & 4u) ? 0 : held.o * r.stages) + ((allowed & 8u) ? 0 : held.l * r.layers) +
-                         ((allowed & 16u) ? 0 : held.e * r.moe_layers) + ((allowed & 32u) ? 0 : held.q * r.sequences);
+                         ((allowed & 16u) ? 0 : held.e * r.moe_layers) + ((allowed & 32u) ? 0 : held.q * r.sequences) +
+                         ((allowed & 64u) ? 0 : held.g * r.messages);
     for (const Part& q : r.parts) at_measured += q.weight * std::max(held.a * q.memory, held.c * q.compute);
     // Whether every step of the row is compute-bound even at the measured bandwidth.
     bool compute_bound = true;
@@ -293,6 +316,7 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     if (allowed & 8u) held.l = 0;
     if (allowed & 16u) held.e = 0;
     if (allowed & 32u) held.q = 0;
+    if (allowed & 64u) held.g = 0;
     return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(),
                   "fitted: " + (subset.size() == 1 ? std::string("the one row reads") : "the fastest of " + one_row + " reads") + " faster than the device's " + (hw.measured_bandwidth ? "measured " : "peak ") + number_text(measured) + " GB/s", {}};
 }
@@ -428,6 +452,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     c.per_layer = e.per_layer;
     c.per_moe_layer = e.per_moe_layer;
     c.per_sequence = e.per_sequence;
+    c.per_message = e.per_message;
     c.kv_per_query_head = e.kv_per_query_head;
     c.activation_traffic = e.activation_traffic;
     c.bandwidth_basis = f.bandwidth_basis;
@@ -438,6 +463,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     if (t.se_l) c.per_layer_error = s(*t.se_l);
     if (t.se_e) c.per_moe_layer_error = s(*t.se_e);
     if (t.se_q) c.per_sequence_error = s(*t.se_q);
+    if (t.se_g) c.per_message_error = s(*t.se_g);
     // Times are fitted unbounded above; past what a workload takes (validate(Workload)), no
     // prediction could use them, and rows that ask for that are not what the term models.
     const auto within = [](const char* term, Seconds fitted, Seconds most) {
@@ -450,6 +476,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
     within("time per layer", c.per_layer, most_overhead_per_unit);
     within("time per MoE layer", c.per_moe_layer, most_overhead_per_unit);
     within("time per sequence", c.per_sequence, most_overhead_per_unit);
+    within("time per link message", c.per_message, most_overhead_per_unit);
 
     // Predictions, residuals, and where the time goes.
     for (const Observation& o : observations) {
@@ -483,6 +510,7 @@ inline Calibration calibrate(const Hardware& hw, const std::vector<Observation>&
         parts.per_layer += s(c.per_layer.in(s) * r.layers) / n;
         parts.per_moe_layer += s(c.per_moe_layer.in(s) * r.moe_layers) / n;
         parts.per_sequence += s(c.per_sequence.in(s) * r.sequences) / n;
+        parts.per_message += s(c.per_message.in(s) * r.messages) / n;
         ceiling += s(r.fixed) / n;
     }
     c.rms_relative_error = std::sqrt(sq);
@@ -597,9 +625,10 @@ inline PredictionRange predict_range(const Deployment& d, const Model& m, const 
     require_spread("per_layer_error", seconds(c.per_layer_error));
     require_spread("per_moe_layer_error", seconds(c.per_moe_layer_error));
     require_spread("per_sequence_error", seconds(c.per_sequence_error));
+    require_spread("per_message_error", seconds(c.per_message_error));
     if (leave_one_out_worst) require_spread("leave_one_out_worst", leave_one_out_worst);
     const bool errors = c.bandwidth_efficiency_error || c.compute_efficiency_error || c.overhead_error || c.per_layer_error ||
-                        c.per_moe_layer_error || c.per_sequence_error;
+                        c.per_moe_layer_error || c.per_sequence_error || c.per_message_error;
     if (!errors) {
         const Seconds at = r.estimate.step_time;
         r.fastest = r.slowest = at;
@@ -631,6 +660,7 @@ inline PredictionRange predict_range(const Deployment& d, const Model& m, const 
         x.per_layer = time(c.per_layer, c.per_layer_error, most_overhead_per_unit);
         x.per_moe_layer = time(c.per_moe_layer, c.per_moe_layer_error, most_overhead_per_unit);
         x.per_sequence = time(c.per_sequence, c.per_sequence_error, most_overhead_per_unit);
+        x.per_message = time(c.per_message, c.per_message_error, most_overhead_per_unit);
         return predict(d, m, w, x).step_time;
     };
     r.fastest = moved(+1);

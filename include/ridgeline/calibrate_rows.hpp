@@ -1,6 +1,6 @@
 // A measured row as calibration fits it: its steps' memory and compute times at the ideal
-// rates, the time no fitted term moves, and how many stages, layers, MoE layers and sequences pay
-// the per-step, per-layer, per-MoE-layer and per-sequence times. Built once per row and reading (calibrate.hpp
+// rates, the time no fitted term moves, and how many stages, layers, MoE layers, sequences and link
+// messages pay the per-step, per-layer, per-MoE-layer, per-sequence and per-message times. Built once per row and reading (calibrate.hpp
 // reuses them across the fits of leave-one-out), so a fit costs arithmetic on these numbers,
 // not decode_step calls.
 #pragma once
@@ -18,8 +18,8 @@ namespace ridgeline::calibrate_detail {
 
 // A row as the fit sees it, per output token at the ideal rates: its steps' memory and compute
 // times (each step is bound by the larger once the efficiencies divide them), the time that no
-// term moves (links), and how many stages, layers, MoE layers and sequences pay the per-step,
-// per-layer, per-MoE-layer and per-sequence times.
+// term moves (links at their own latency), and how many stages, layers, MoE layers, sequences and
+// link messages pay the per-step, per-layer, per-MoE-layer, per-sequence and per-message times.
 struct Part {
     double memory = 0, compute = 0;  // seconds, every pipeline stage
     double weight = 1;               // steps this part stands for, per output token (-1: taken away; row())
@@ -31,6 +31,7 @@ struct Row {
     double fixed = 0, layers = 0, measured = 0, stages = 1;
     double moe_layers = 0;  // routed-expert layers, all stages, paid as layers are
     double sequences = 0;   // sequences per output token: each step's batch and each prefill's prompts, by weight
+    double messages = 0;    // link messages per output token, each paying the time per message, by weight
 };
 
 // Decode steps of a whole-request row sampled at this many contexts at most, each standing for
@@ -50,6 +51,7 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     ideal.efficiency.activation_traffic = activation_traffic;
     const auto add_step = [&](const DecodeStep& step, double weight) {
         r.sequences += weight * static_cast<double>(step.batch);
+        r.messages += weight * (r.stages * step.links.stage_messages + (r.stages - 1));
         r.parts.push_back(Part{(r.stages * step.memory_time).in(s), (r.stages * step.compute_time).in(s), weight});
         const Seconds roof = step.bound == Bound::compute ? step.compute_time : step.memory_time;
         r.fixed += weight * (step.step_time - r.stages * roof).in(s);
@@ -74,6 +76,7 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     // A prefill pass of `prompts` through every stage, `weight` of them per output token, at its own bound.
     const auto add_prefill = [&](const Prefill& p, std::int64_t prompts, double weight) {
         r.sequences += weight * static_cast<double>(prompts);
+        r.messages += weight * p.messages;
         r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), weight});
         r.fixed += weight * (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s);
     };

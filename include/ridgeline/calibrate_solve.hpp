@@ -1,6 +1,7 @@
 // Bounded least squares for calibration's terms over prepared rows (calibrate_rows.hpp):
 //     measured ~ fixed + sum_k w_k max(a m_k, c c_k) + o stages + l layers + e moe_layers + q sequences
-// with a = 1 / bandwidth efficiency >= 1, c = 1 / compute efficiency >= 1, o, l, e, q >= 0, each row
+//                + g messages
+// with a = 1 / bandwidth efficiency >= 1, c = 1 / compute efficiency >= 1, o, l, e, q, g >= 0, each row
 // weighted by 1 / measured (least squares on the relative error).
 //
 // Why a search: the max makes the problem piecewise linear. For a ratio rho = c / a every step's
@@ -31,7 +32,7 @@ namespace ridgeline::calibrate_detail {
 
 // Least squares on the variables in `free` (bit k: variable k) from normal equations A v = b;
 // false when singular. `inverse` gets A's inverse on those variables (for standard errors).
-inline constexpr std::size_t variables = 6;  // a, c, o, l, e, q
+inline constexpr std::size_t variables = 7;  // a, c, o, l, e, q, g
 using Vector = std::array<double, variables>;
 
 inline bool solve_normal(const std::array<Vector, variables>& A0, const Vector& b0, unsigned free, Vector& v,
@@ -76,19 +77,19 @@ inline bool solve_normal(const std::array<Vector, variables>& A0, const Vector& 
     return true;
 }
 
-// The values of the terms a fit does not move, as a, c, o (s), l (s), e (s), q (s).
+// The values of the terms a fit does not move, as a, c, o (s), l (s), e (s), q (s), g (s).
 struct Held {
-    double a = 1, c = 1, o = 0, l = 0, e = 0, q = 0;
+    double a = 1, c = 1, o = 0, l = 0, e = 0, q = 0, g = 0;
 };
 
 // A fit of the terms and how well it fits (by the prepared rows).
 struct Solution {
-    double a = 1, c = 1, o = 0, l = 0, e = 0, q = 0;
+    double a = 1, c = 1, o = 0, l = 0, e = 0, q = 0, g = 0;
     double rss = -1;  // sum of squared relative residuals; -1: nothing fitted yet
-    std::optional<double> se_a, se_c, se_o, se_l, se_e, se_q;  // one standard error of each where moved and estimable
+    std::optional<double> se_a, se_c, se_o, se_l, se_e, se_q, se_g;  // one standard error of each where moved and estimable
 };
 
-// Fits the terms in `allowed` (bit 0: a, 1: c, 2: o, 3: l, 4: e, 5: q) to `rows`, the rest at `held`, with c
+// Fits the terms in `allowed` (bit 0: a, 1: c, 2: o, 3: l, 4: e, 5: q, 6: g) to `rows`, the rest at `held`, with c
 // at most `c_most` where it moves (the lowest compute efficiency a fit may claim).
 inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed, const Held& held,
                           double c_most = std::numeric_limits<double>::infinity()) {
@@ -111,13 +112,14 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
             else base_memory[i] += wm;
         }
     std::sort(steps.begin(), steps.end(), [](const Step& x, const Step& y) { return x.ratio < y.ratio; });
-    // Each row's weighted target with the held times taken off, its stages and layers.
+    // Each row's weighted target with the held times taken off.
     std::vector<double> weight(n), target(n);
     for (std::size_t i = 0; i < n; ++i) {
         const Row& r = *rows[i];
         weight[i] = 1 / r.measured;
         target[i] = r.measured - r.fixed - ((allowed & 4u) ? 0 : held.o * r.stages) - ((allowed & 8u) ? 0 : held.l * r.layers) -
-                    ((allowed & 16u) ? 0 : held.e * r.moe_layers) - ((allowed & 32u) ? 0 : held.q * r.sequences);
+                    ((allowed & 16u) ? 0 : held.e * r.moe_layers) - ((allowed & 32u) ? 0 : held.q * r.sequences) -
+                    ((allowed & 64u) ? 0 : held.g * r.messages);
     }
 
     // The sweep's state: each row's memory and compute under the bounds of the steps below `next`.
@@ -148,7 +150,7 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
     };
     Solution best;
     // The best least-squares fit over every subset of `vars` with columns x(i) and target y(i),
-    // each solution turned into (a, c, o, l, e, q) by `terms` and kept when `accept` takes its rho.
+    // each solution turned into (a, c, o, l, e, q, g) by `terms` and kept when `accept` takes its rho.
     const auto fit_subsets = [&](unsigned vars, auto&& columns, auto&& terms, auto&& accept, bool rho_fitted) {
         Solution local;
         std::array<Vector, variables> A{};
@@ -198,6 +200,7 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
                 if (moved & 8u) s.se_l = se(3);
                 if (moved & 16u) s.se_e = se(4);
                 if (moved & 32u) s.se_q = se(5);
+                if (moved & 64u) s.se_g = se(6);
             }
             local = s;
         }
@@ -210,7 +213,8 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
         return fit_subsets(
             allowed,
             [&](std::size_t i, Vector& x, double& y) {
-                x = {free_a ? memory[i] : 0, free_c ? compute[i] : 0, rows[i]->stages, rows[i]->layers, rows[i]->moe_layers, rows[i]->sequences};
+                x = {free_a ? memory[i] : 0, free_c ? compute[i] : 0, rows[i]->stages,  rows[i]->layers,
+                     rows[i]->moe_layers,    rows[i]->sequences,       rows[i]->messages};
                 y = target[i] - ka * memory[i] - kc * compute[i];
             },
             [&](const Vector& v) {
@@ -221,14 +225,15 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
                 s.l = (allowed & 8u) ? v[3] : held.l;
                 s.e = (allowed & 16u) ? v[4] : held.e;
                 s.q = (allowed & 32u) ? v[5] : held.q;
+                s.g = (allowed & 64u) ? v[6] : held.g;
                 return s;
             },
             [&](double rho) { return rho >= lo * (1 - 1e-12) && rho <= hi * (1 + 1e-12); }, false);
     };
-    // The fit with rho fixed: every step costs a max(m, rho c), so only a (when free), o, l, e, q move.
+    // The fit with rho fixed: every step costs a max(m, rho c), so only a (when free), o, l, e, q, g move.
     const auto cut = [&](double rho) {
         double a0 = held.a;
-        unsigned vars = allowed & 60u;
+        unsigned vars = allowed & 124u;
         if (free_a && free_c) a0 = std::max(1.0, 1 / rho), vars |= 1u;
         else if (free_a) a0 = held.c / rho;
         if (a0 < 1 - 1e-12 || rho * a0 < 1 - 1e-12) return Solution{};  // an efficiency above 1
@@ -236,7 +241,7 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
             vars,
             [&](std::size_t i, Vector& x, double& y) {
                 const double e = memory[i] + rho * compute[i];
-                x = {e, 0, rows[i]->stages, rows[i]->layers, rows[i]->moe_layers, rows[i]->sequences};
+                x = {e, 0, rows[i]->stages, rows[i]->layers, rows[i]->moe_layers, rows[i]->sequences, rows[i]->messages};
                 y = target[i] - a0 * e;
             },
             [&](const Vector& v) {
@@ -248,6 +253,7 @@ inline Solution fit_terms(const std::vector<const Row*>& rows, unsigned allowed,
                 s.l = (allowed & 8u) ? v[3] : held.l;
                 s.e = (allowed & 16u) ? v[4] : held.e;
                 s.q = (allowed & 32u) ? v[5] : held.q;
+                s.g = (allowed & 64u) ? v[6] : held.g;
                 return s;
             },
             [](double) { return true; }, free_a && free_c);

@@ -60,21 +60,23 @@ struct Communication {
     Seconds per_stage{};       // a stage's tensor-parallel all-reduces and expert all-to-alls
     Seconds pipeline_hops{};   // activations passed between stages, once per step
     std::int64_t messages = 0; // latency-paying messages in the whole step
+    double stage_messages = 0; // one stage's, in its all-reduces and all-to-alls (per_stage pays them)
     Link tensor_link{};        // what the tensor-parallel group crosses
     Link pipeline_link{};      // what the stage boundaries cross
 };
 
 namespace decode_detail {
 // A ring all-reduce of `message` bytes over `group` devices: 2 (g - 1) steps, each sending
-// message / g one way at the slowest hop's bandwidth and paying the link's latency. A ring over
-// n scale-up domains crosses the network on 2n of its steps and stays inside a domain on the
-// rest (NCCL's ring model, v2.20.3: nInterSteps = 2 nNodes for an all-reduce).
-constexpr Seconds ring_all_reduce(const Link& l, Bytes message, std::int64_t group) {
+// message / g one way at the slowest hop's bandwidth and paying the link's latency, and the
+// engine's own time a message (Efficiency::per_message). A ring over n scale-up domains crosses
+// the network on 2n of its steps and stays inside a domain on the rest (NCCL's ring model,
+// v2.20.3: nInterSteps = 2 nNodes for an all-reduce).
+constexpr Seconds ring_all_reduce(const Link& l, Bytes message, std::int64_t group, Seconds per_message = {}) {
     if (group <= 1) return Seconds{};
     const auto g = static_cast<double>(group);
     const double steps = 2.0 * (g - 1.0);
     const double crossing = l.scale_out && l.domains > 1 && 2.0 * static_cast<double>(l.domains) < steps ? 2.0 * static_cast<double>(l.domains) : steps;
-    return crossing * l.latency + (steps - crossing) * l.within_latency + steps * (message / g / l.one_way);
+    return crossing * l.latency + (steps - crossing) * l.within_latency + steps * (message / g / l.one_way + per_message);
 }
 }  // namespace decode_detail
 
@@ -91,7 +93,8 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
     const Assumptions& a = w.assumptions;
     const double tokens = static_cast<double>(w.batch) * static_cast<double>(w.tokens_per_sequence);
     const Bytes message = tokens * static_cast<double>(m.hidden_size) * d.parallel.activations.bytes_per_element();
-    const auto ring = decode_detail::ring_all_reduce;
+    const Seconds engine = w.efficiency.per_message;  // the engine's own time a message (Efficiency::per_message)
+    const auto ring = [engine](const Link& l, Bytes b, std::int64_t group) { return decode_detail::ring_all_reduce(l, b, group, engine); };
     if (c.tensor > 1) {
         out.tensor_link = link_for_group(d, a, c.tensor);
         const Link& l = out.tensor_link;
@@ -119,11 +122,12 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
                 const std::int64_t slices = c.tensor / c.expert;
                 // Each expert's slices sit together (a whole group of t / e devices), within one
                 // scale-up domain where they fit in one.
-                stage += c.moe_layers_per_stage * (2.0 * l.send(copies) + ring(link_for_group(d, a, slices), message, slices));
+                stage += c.moe_layers_per_stage * (2.0 * (l.send(copies) + engine) + ring(link_for_group(d, a, slices), message, slices));
                 messages += c.moe_layers_per_stage * (2.0 + 2.0 * static_cast<double>(slices - 1));
             }
         }
         out.per_stage = stage;
+        out.stage_messages = messages;
         out.messages += static_cast<std::int64_t>(messages * static_cast<double>(c.pipeline));
     }
     if (c.pipeline > 1) {
@@ -133,7 +137,7 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
         // Stages sit in order, so only the hops at a domain's edge cross the network; the rest
         // stay on the scale-up link.
         const double crossing = l.scale_out && static_cast<double>(l.domains - 1) < hops ? static_cast<double>(l.domains - 1) : hops;
-        out.pipeline_hops = crossing * l.send(message);
+        out.pipeline_hops = crossing * l.send(message) + hops * engine;
         if (crossing < hops) out.pipeline_hops += (hops - crossing) * link_for_pair(d, a, d.device.scale_up_domain).send(message);
         out.messages += c.pipeline - 1;
     }

@@ -22,6 +22,7 @@ struct EfficiencyPreset {
     bool per_layer_term = false;  // whether the fit could move the time per layer (calibrate --per-layer)
     bool per_moe_layer_term = false;  // and the time per MoE layer (calibrate --per-moe-layer)
     bool per_sequence_term = false;   // and the time per sequence (calibrate --per-sequence)
+    bool per_message_term = false;    // and the time per link message (calibrate --per-message)
     bool compute_term = true;     // whether it could move the compute efficiency (not calibrate --hold-compute)
     // Whether it could only where it paid Akaike's penalty (CalibrationTerms::compute_pays, calibrate's
     // default); presets that do not say were fitted with it free (calibrate --fit-compute).
@@ -46,7 +47,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
                     "per_layer_error_s", "rms_relative_error", "explanation", "rows", "leave_one_out", "source", "per_layer_term",
                     "compute_term", "lowest_compute", "kv_per_query_head", "bandwidth_basis", "per_moe_layer_s",
                     "per_moe_layer_error_s", "per_moe_layer_term", "per_sequence_s", "per_sequence_error_s", "per_sequence_term",
-                    "compute_pays", "compute_basis", "activation_traffic"});
+                    "compute_pays", "compute_basis", "activation_traffic", "per_message_s", "per_message_error_s", "per_message_term"});
     EfficiencyPreset p;
     p.engine = root.need("engine", "the engine's name").string();
     p.hardware = root.need("hardware", "a hardware preset name").string();
@@ -80,7 +81,8 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
           std::tuple{saved_fit, "overhead_s", "a time in seconds from 0 to 1000"},
           std::tuple{saved_fit || flagged("per_layer_term"), "per_layer_s", "a time in seconds from 0 to 1"},
           std::tuple{flagged("per_moe_layer_term"), "per_moe_layer_s", "a time in seconds from 0 to 1"},
-          std::tuple{flagged("per_sequence_term"), "per_sequence_s", "a time in seconds from 0 to 1"}})
+          std::tuple{flagged("per_sequence_term"), "per_sequence_s", "a time in seconds from 0 to 1"},
+          std::tuple{flagged("per_message_term"), "per_message_s", "a time in seconds from 0 to 1"}})
         if (needed) (void)root.need(key, expected);
     p.fit.bandwidth_efficiency = fraction("bandwidth_efficiency");
     p.fit.compute_efficiency = root.has("compute_efficiency") ? fraction("compute_efficiency") : 1.0;
@@ -88,10 +90,12 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     p.fit.per_layer = time("per_layer_s", 1, "a time in seconds from 0 to 1");
     p.fit.per_moe_layer = time("per_moe_layer_s", 1, "a time in seconds from 0 to 1");
     p.fit.per_sequence = time("per_sequence_s", 1, "a time in seconds from 0 to 1");
+    p.fit.per_message = time("per_message_s", 1, "a time in seconds from 0 to 1");
     // Older presets say none: a fixed time, the compute efficiency fitted, and the shared KV reading.
     if (root.has("per_layer_term")) p.per_layer_term = root.at("per_layer_term").boolean();
     if (root.has("per_moe_layer_term")) p.per_moe_layer_term = root.at("per_moe_layer_term").boolean();
     if (root.has("per_sequence_term")) p.per_sequence_term = root.at("per_sequence_term").boolean();
+    if (root.has("per_message_term")) p.per_message_term = root.at("per_message_term").boolean();
     if (root.has("compute_term")) p.compute_term = root.at("compute_term").boolean();
     if (root.has("compute_pays")) p.compute_pays = root.at("compute_pays").boolean();
     if (root.has("lowest_compute")) p.lowest_compute = fraction("lowest_compute");
@@ -100,7 +104,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     if (root.has("activation_traffic")) p.fit.activation_traffic = root.at("activation_traffic").boolean();
     // A term its fit held at zero has no time; a compute efficiency no lower than the floor it had.
     for (const auto& [term, key] : {std::pair{"per_layer_term", "per_layer_s"}, std::pair{"per_moe_layer_term", "per_moe_layer_s"},
-                                    std::pair{"per_sequence_term", "per_sequence_s"}})
+                                    std::pair{"per_sequence_term", "per_sequence_s"}, std::pair{"per_message_term", "per_message_s"}})
         if (root.has(term) && !root.at(term).boolean() && root.has(key) && root.at(key).value().get<double>() > 0)
             root.at(key).fail(std::string("0 where ") + term + " is false (the fit did not move it)");
     if (p.lowest_compute && p.fit.compute_efficiency < *p.lowest_compute * (1 - 1e-9))
@@ -117,6 +121,7 @@ inline EfficiencyPreset efficiency_from_json(const nlohmann::json& j, const std:
     if (const auto e = error_in("per_layer_error_s", 1e6, "a time in seconds from 0 to 1e6")) p.fit.per_layer_error = s(*e);
     if (const auto e = error_in("per_moe_layer_error_s", 1e6, "a time in seconds from 0 to 1e6")) p.fit.per_moe_layer_error = s(*e);
     if (const auto e = error_in("per_sequence_error_s", 1e6, "a time in seconds from 0 to 1e6")) p.fit.per_sequence_error = s(*e);
+    if (const auto e = error_in("per_message_error_s", 1e6, "a time in seconds from 0 to 1e6")) p.fit.per_message_error = s(*e);
     if (given("rms_relative_error")) p.fit.rms_relative_error = number_in("rms_relative_error", 0, 1e6, "a number from 0 to 1e6");
     if (root.has("explanation")) p.fit.explanation = root.at("explanation").string();
     if (root.has("bandwidth_basis")) p.fit.bandwidth_basis = root.at("bandwidth_basis").string();

@@ -238,6 +238,7 @@ inline std::string times_assumption(const Efficiency& e, const std::string& head
     term(e.per_layer, "layer");
     term(e.per_moe_layer, "MoE layer");
     term(e.per_sequence, "sequence");
+    term(e.per_message, "link message");
     if (e.kv_per_query_head) said += ", each KV head read once per query head";
     if (e.activation_traffic) said += ", activations written and read back through memory";
     return said;

@@ -45,6 +45,7 @@ inline nlohmann::ordered_json plan_json(const PlanResult& result, const Model& m
         o["per_layer_s"] = e.per_layer.in(s);
         o["per_moe_layer_s"] = e.per_moe_layer.in(s);
         o["per_sequence_s"] = e.per_sequence.in(s);
+        o["per_message_s"] = e.per_message.in(s);
         o["kv_per_query_head"] = e.kv_per_query_head;
         o["activation_traffic"] = e.activation_traffic;
         j["times"].push_back(std::move(o));

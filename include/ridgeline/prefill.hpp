@@ -27,6 +27,9 @@ struct Prefill {
     Seconds compute_time{};
     Seconds imbalance_time{};       // of compute_time, the busiest expert group's extra (StepCost::routed_imbalance_flops)
     Seconds time{};                 // the time to first token: every chunk through every stage, pipelined
+    // Link messages the time waits for (each pays Efficiency::per_message): every chunk's on one
+    // stage, the slowest chunk's on each further stage, and the last chunk's hops.
+    double messages = 0;
     Bound bound = Bound::compute;   // of the summed memory and compute terms, the larger
     bool logits_every_token = false;  // the LM head for every prompt token (Assumptions::prompt_logits)
 };
@@ -142,6 +145,8 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     }
     // The per-sequence time once, for the first token each prompt samples.
     p.time = chunks.time(c.pipeline) + B * w.efficiency.per_sequence;
+    // Every chunk's link has the same messages (their count does not depend on the tokens).
+    p.messages = static_cast<double>(p.chunks + c.pipeline - 1) * link.stage_messages + static_cast<double>(c.pipeline - 1);
     p.bound = p.compute_time > p.memory_time ? Bound::compute : Bound::memory;
     return p;
 }

@@ -191,7 +191,7 @@ struct Parallelism {
 };
 
 // The longest times an Efficiency takes (validate(Workload)): a fixed time per step, and each
-// time per layer, per MoE layer or per sequence. Calibration and its ranges keep to them too.
+// time per layer, per MoE layer, per sequence or per link message. Calibration and its ranges keep to them too.
 inline constexpr Seconds most_overhead_per_step = s(1000);
 inline constexpr Seconds most_overhead_per_unit = s(1);
 
@@ -222,9 +222,15 @@ struct Efficiency {
     // sequences, they grow with the tokens in the step: at a batch of 768 on Llama 3.1 8B they
     // come to half the BF16 weights' bytes. An engine's property, so calibration fits with it.
     bool activation_traffic = false;
+    // Per message on the links (each ring step of an all-reduce, each expert dispatch or combine,
+    // each hop between pipeline stages), on top of the link's own latency: what the collective
+    // library and the engine spend on a message that the link's figure (NCCL's cost-model
+    // constant) leaves out. Large where devices cannot read each other's memory: two RTX 4090s
+    // over PCIe, whose all-reduce goes through host memory, fit about 15 us a message.
+    Seconds per_message{};
     [[nodiscard]] constexpr bool is_ideal() const noexcept {
         return bandwidth == 1.0 && compute == 1.0 && overhead == Seconds{} && per_layer == Seconds{} && per_moe_layer == Seconds{} &&
-               per_sequence == Seconds{} && !kv_per_query_head && !activation_traffic;
+               per_sequence == Seconds{} && per_message == Seconds{} && !kv_per_query_head && !activation_traffic;
     }
     friend constexpr bool operator==(const Efficiency&, const Efficiency&) = default;
 };
@@ -329,6 +335,8 @@ constexpr void validate(const Workload& w) {
         throw error("", "overhead per MoE layer", number_text(e.per_moe_layer.in(us)) + " us", "a time from 0 to 1 s");
     if (!(e.per_sequence >= Seconds{}) || !(e.per_sequence <= most_overhead_per_unit))
         throw error("", "overhead per sequence", number_text(e.per_sequence.in(us)) + " us", "a time from 0 to 1 s");
+    if (!(e.per_message >= Seconds{}) || !(e.per_message <= most_overhead_per_unit))
+        throw error("", "overhead per link message", number_text(e.per_message.in(us)) + " us", "a time from 0 to 1 s");
 }
 
 }  // namespace ridgeline

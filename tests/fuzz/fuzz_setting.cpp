@@ -168,6 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (in.ConsumeBool()) w.efficiency.compute = bounded_double(in, 1e-6, 1);
     if (in.ConsumeBool()) w.efficiency.overhead = us(bounded_double(in, 0, 1e9));
     w.efficiency.activation_traffic = in.ConsumeBool();
+    if (in.ConsumeBool()) w.efficiency.per_message = us(bounded_double(in, 0, 1e6));
     const std::int64_t new_tokens = bounded_int(in, 1, max_context);
     // At most 64 prefill chunks, so one input stays fast (the library allows 1,000,000).
     const std::int64_t prompt = std::clamp<std::int64_t>(w.context, 1, max_context);

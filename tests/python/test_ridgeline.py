@@ -298,14 +298,15 @@ def test_plan_times_are_each_devices_terms():
     preset = json.loads((pathlib.Path(os.environ["RIDGELINE_DATA_DIR"]) / "efficiency" / "vllm-h100-sxm.json").read_text())
     times = ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], users=16, calibration="vllm-h100-sxm")["times"]
     assert [t["hardware"] for t in times] == ["h100-sxm"] and times[0]["source"].startswith("vLLM on h100-sxm")
-    for key in ("bandwidth_efficiency", "compute_efficiency", "overhead_s", "per_layer_s", "per_moe_layer_s", "per_sequence_s"):
+    for key in ("bandwidth_efficiency", "compute_efficiency", "overhead_s", "per_layer_s", "per_moe_layer_s", "per_sequence_s",
+                "per_message_s"):
         assert times[0][key] == (preset.get(key) or 0.0), key
     assert times[0]["kv_per_query_head"] is preset["kv_per_query_head"]
     assert times[0]["activation_traffic"] is preset["activation_traffic"]
     # Without one, each device's are the request's own: the ceilings, with no source.
     times = ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm", "h200"], users=16)["times"]
     assert times == [{"hardware": h, "source": None, "bandwidth_efficiency": 1.0, "compute_efficiency": 1.0, "overhead_s": 0.0,
-                      "per_layer_s": 0.0, "per_moe_layer_s": 0.0, "per_sequence_s": 0.0, "kv_per_query_head": False,
+                      "per_layer_s": 0.0, "per_moe_layer_s": 0.0, "per_sequence_s": 0.0, "per_message_s": 0.0, "kv_per_query_head": False,
                       "activation_traffic": False}
                      for h in ("h100-sxm", "h200")]
 
@@ -338,6 +339,7 @@ def test_predict_takes_the_preset_calibrate_returns(tmp_path):
     (["--per-layer"], {"per_layer": True}),
     (["--per-moe-layer"], {"per_moe_layer": True}),
     (["--per-sequence"], {"per_sequence": True}),
+    (["--per-message"], {"per_message": True}),
     (["--hold-compute"], {"hold_compute": True}),
 ])
 def test_calibrate_equals_cli_on_gpt_fast(tmp_path, extra, kwargs):
@@ -443,12 +445,12 @@ def test_plan_takes_calibrations_as_the_cli_does():
 @needs_cli
 def test_the_shipped_efficiency_preset_is_what_calibrate_makes():
     # data/efficiency/tensorrt-llm-h100-sxm.json was written by `calibrate --save` (with
-    # --per-layer and --hold-compute, as the preset records): the module's preset for the same
+    # --per-message and --hold-compute, as the preset records): the module's preset for the same
     # filters is that file.
     with open(os.path.join(ROOT, "data/efficiency/tensorrt-llm-h100-sxm.json")) as f:
         shipped = json.load(f)
-    assert shipped["per_layer_term"] and not shipped["compute_term"]
-    ours = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="h100-sxm", per_layer=True, hold_compute=True)["preset"]
+    assert shipped["per_message_term"] and not shipped["per_layer_term"] and not shipped["compute_term"]
+    ours = ridgeline.calibrate("published", engine="TensorRT-LLM", hardware="h100-sxm", per_message=True, hold_compute=True)["preset"]
     assert ours == shipped
 
 

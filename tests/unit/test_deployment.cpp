@@ -658,6 +658,51 @@ TEST_CASE("tensor parallelism: what a device holds whole it multiplies whole", "
     CHECK(step_cost(llama, Workload{}, Parallelism{.tensor = 32}).flops(0).in(flop) == Approx(2 * (active / 32 + extra)).epsilon(1e-12));
 }
 
+TEST_CASE("links: the engine's time a message is paid by every ring step, dispatch, combine and hop", "[deployment][links]") {
+    // Efficiency::per_message adds to each latency-paying message. Counts from config.json:
+    // Llama-3.1-8B has 32 layers, each all-reducing after attention and after its MLP; Mixtral
+    // 8x7B has 32 layers, each all-reducing after attention and routing every layer's experts.
+    const Model llama = load_model("llama-3.1-8b");
+    const Model mixtral = load_model("mixtral-8x7b");
+    Workload with{.batch = 4, .context = 1024};
+    with.efficiency.per_message = us(15);
+    const Workload without{.batch = 4, .context = 1024};
+    const auto added = [&](const Deployment& d, const Model& m) {
+        return (decode_step(d, m, with).step_time - decode_step(d, m, without).step_time).in(us);
+    };
+    // TP 2: 32 x 2 all-reduces of 2 (2 - 1) = 2 ring steps: 128 messages, 1,920 us.
+    CHECK(added(h100_split(2), llama) == Approx(128 * 15).epsilon(1e-9));
+    // TP 4: 6 ring steps each: 384 messages.
+    CHECK(added(h100_split(4), llama) == Approx(384 * 15).epsilon(1e-9));
+    // PP 2 over 2 devices: no all-reduce, one hop between the stages.
+    CHECK(added(h100_split(1, 2), llama) == Approx(1 * 15).epsilon(1e-9));
+    // TP 2 x PP 2: each stage's 16 layers x 2 all-reduces x 2 steps, on both stages (a step
+    // passes through each in turn), and the hop: 64 x 2 + 1 = 129 messages.
+    CHECK(added(h100_split(2, 2), llama) == Approx(129 * 15).epsilon(1e-9));
+    // Mixtral at TP 2 x EP 2: each layer's attention all-reduce (2 steps) and its experts'
+    // dispatch and combine (one message each; each expert whole on one device, no slice
+    // all-reduce): 32 x 4 = 128 messages.
+    CHECK(added(h100_split(2, 1, 2), mixtral) == Approx(128 * 15).epsilon(1e-9));
+    // One device sends nothing.
+    CHECK(added(h100_split(1), llama) == 0);
+    // The messages counted for calibration (calibrate_rows.hpp) are these.
+    CHECK(decode_step(h100_split(2, 2), llama, without).links.messages == 129);
+    CHECK(decode_step(h100_split(2, 2), llama, without).links.stage_messages == 64);
+    // Prefill pays it the same way: one pass of a 512-token prompt at TP 2 x PP 2 waits for one
+    // stage's 64 messages on each of the 2 stages and the hop.
+    CHECK((prefill(h100_split(2, 2), llama, with, 512).time - prefill(h100_split(2, 2), llama, without, 512).time).in(us) ==
+          Approx(129 * 15).epsilon(1e-9));
+    // In 4 chunks of 128 the stages overlap: each chunk's 64 on the first stage, the last's 64
+    // on the second, and its hop: (4 + 1) x 64 + 1 = 321.
+    CHECK((prefill(h100_split(2, 2), llama, with, 512, 128).time - prefill(h100_split(2, 2), llama, without, 512, 128).time).in(us) ==
+          Approx(321 * 15).epsilon(1e-9));
+    CHECK(prefill(h100_split(2, 2), llama, without, 512, 128).messages == 321);
+    // Out of range, refused by name.
+    Workload negative = with;
+    negative.efficiency.per_message = us(-1);
+    CHECK_THROWS_WITH(decode_step(h100_split(2), llama, negative), "overhead per link message: got -1 us, expected a time from 0 to 1 s");
+}
+
 TEST_CASE("links: all-reduces pay the latency on each ring step, and EP dispatches and combines", "[deployment][links]") {
     const Model ds = load_model("deepseek-v3");
     const Workload w{.precision = {.weights = formats::fp8}, .batch = 8, .context = 1024};

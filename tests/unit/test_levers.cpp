@@ -1253,6 +1253,64 @@ TEST_CASE("calibrate: a time per MoE layer, whatever a row timed and however it 
     CHECK(cut.rms_relative_error < 1e-9);
 }
 
+TEST_CASE("calibrate: a time per link message, told from the other terms by rows on different splits", "[calibrate]") {
+    // Synthetic rows from the overhead model itself (a seeded check of the solver and of how rows
+    // count the messages they wait for): decode steps, whole requests, prefill apart and prefill
+    // riding the steps, on one device, TP 2, TP 4, PP 2 and TP 2 x PP 2 (and TP 2 with EP 2 on
+    // the MoE model), generated with 80% bandwidth, 1 ms a step, 10 us a layer and 25 us a link
+    // message. A row that missed a prefill pass's messages or a stage's would leave a residual.
+    const Hardware h100 = load_hardware("h100-sxm");
+    Efficiency truth{0.8, 1.0, ms(1), us(10)};
+    truth.per_message = us(25);
+    const std::array<Requests, 4> timings = every_timing();
+    std::vector<Observation> rows;
+    for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b"}) {
+        const Model m = load_model(name);
+        std::vector<Parallelism> splits{Parallelism{}, Parallelism{.tensor = 2}, Parallelism{.tensor = 4}, Parallelism{.pipeline = 2},
+                                        Parallelism{.tensor = 2, .pipeline = 2}};
+        if (has_routed_experts(m)) splits.push_back(Parallelism{.tensor = 2, .expert = 2});
+        for (const Requests& q : timings)
+            for (const Parallelism& p : splits) {
+                Workload w{.batch = 8, .context = 2048};
+                if (q.timed != Timed::decode_steps) w.context = mean_decode_context(q);
+                Observation o{m, w, p, Seconds{}, q};
+                o.measured_step = time_per_output_token(Deployment{h100, p}, o, truth);
+                rows.push_back(o);
+            }
+    }
+    CalibrationTerms terms;
+    terms.per_layer = terms.per_message = true;
+    terms.kv_reads = false;
+    const Calibration c = calibrate(h100, rows, ceiling_bytes(terms));
+    CHECK(c.bandwidth_efficiency == Approx(0.8).epsilon(1e-6));
+    CHECK(c.overhead.in(ms) == Approx(1).epsilon(1e-6));
+    CHECK(c.per_layer.in(us) == Approx(10).epsilon(1e-6));
+    CHECK(c.per_message.in(us) == Approx(25).epsilon(1e-6));
+    REQUIRE(c.per_message_error);
+    CHECK(c.rms_relative_error < 1e-9);
+    CHECK(c.efficiency().per_message == c.per_message);
+    // Without the term the split rows' extra time has nowhere to go.
+    terms.per_message = false;
+    CHECK(calibrate(h100, rows, ceiling_bytes(terms)).rms_relative_error > 0.01);
+
+    // Rows on one split cannot tell it from a time per layer (every message goes with a layer):
+    // the term does not move there, and the layers' time takes it. Llama-3.1-8B and Qwen3-8B at
+    // TP 2 (32 and 36 layers, config.json), each layer all-reducing twice, 2 ring steps each.
+    std::vector<Observation> one_split;
+    for (const char* name : {"llama-3.1-8b", "qwen3-8b"})
+        for (const std::int64_t b : {1, 16}) {
+            Observation o{load_model(name), Workload{.batch = b, .context = 1024}, Parallelism{.tensor = 2}, Seconds{}, Requests{}};
+            o.measured_step = time_per_output_token(Deployment{h100, o.parallel}, o, truth);
+            one_split.push_back(o);
+        }
+    terms.per_message = true;
+    const Calibration same = calibrate(h100, one_split, ceiling_bytes(terms));
+    CHECK(same.per_message == Seconds{});
+    CHECK_FALSE(same.per_message_error);
+    CHECK(same.per_layer.in(us) == Approx(10 + 4 * 25).epsilon(1e-6));
+    CHECK(same.rms_relative_error < 1e-9);
+}
+
 TEST_CASE("calibrate: a time per sequence, told from the other terms by rows at different batches", "[calibrate]") {
     // Synthetic rows from the overhead model itself (a seeded check of the solver and of how rows
     // count the sequences they pay for): decode steps, whole requests, prefill apart and prefill
@@ -2115,6 +2173,17 @@ TEST_CASE("efficiency presets: a bad compute_term or lowest_compute is refused b
     CHECK(load(R"(, "per_moe_layer_term": true, "per_moe_layer_s": 0)").per_moe_layer_term);
     CHECK_FALSE(load("").per_moe_layer_term);
     CHECK(load(R"(, "per_moe_layer_error_s": 5e-5)").fit.per_moe_layer_error->in(us) == Approx(50));
+    // The time per link message as the other times: read where given, needed where flagged, zero where not moved.
+    CHECK(load(R"(, "per_message_s": 1.5e-5, "per_message_term": true, "per_message_error_s": 8e-6)").fit.per_message.in(us) == Approx(15));
+    CHECK(load(R"(, "per_message_s": 1.5e-5, "per_message_term": true, "per_message_error_s": 8e-6)").fit.per_message_error->in(us) == Approx(8));
+    CHECK(load(R"(, "per_message_term": true, "per_message_s": 0)").per_message_term);
+    CHECK_FALSE(load("").per_message_term);
+    CHECK(load("").fit.per_message == Seconds{});
+    CHECK_THROWS_WITH(load(R"(, "per_message_term": true)"),
+                      "p.json: /per_message_s: got nothing (the key is missing), expected a time in seconds from 0 to 1");
+    CHECK_THROWS_WITH(load(R"(, "per_message_s": 2)"), "p.json: /per_message_s: got 2, expected a time in seconds from 0 to 1");
+    CHECK_THROWS_WITH(load(R"(, "per_message_term": false, "per_message_s": 1e-5)"),
+                      "p.json: /per_message_s: got 1e-05, expected 0 where per_message_term is false (the fit did not move it)");
     CHECK(*load(R"(, "bandwidth_efficiency_error": 0.9)").fit.bandwidth_efficiency_error == 0.9);
     CHECK_THROWS_WITH(load(R"(, "bandwidth_efficiency_error": -0.1)"),
                       "p.json: /bandwidth_efficiency_error: got -0.1, expected a number from 0 to 1e6");
@@ -2147,6 +2216,7 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
         terms.per_layer = p.per_layer_term;
         terms.per_moe_layer = p.per_moe_layer_term;
         terms.per_sequence = p.per_sequence_term;
+        terms.per_message = p.per_message_term;
         terms.compute = p.compute_term;
         terms.compute_pays = p.compute_pays;
         terms.activation_traffic = p.fit.activation_traffic;
@@ -2157,6 +2227,7 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
         CHECK(c.per_layer.in(s) == Approx(p.fit.per_layer.in(s)).epsilon(1e-9).margin(1e-15));
         CHECK(c.per_moe_layer.in(s) == Approx(p.fit.per_moe_layer.in(s)).epsilon(1e-9).margin(1e-15));
         CHECK(c.per_sequence.in(s) == Approx(p.fit.per_sequence.in(s)).epsilon(1e-9).margin(1e-15));
+        CHECK(c.per_message.in(s) == Approx(p.fit.per_message.in(s)).epsilon(1e-9).margin(1e-15));
         CHECK(c.bandwidth_efficiency == Approx(p.fit.bandwidth_efficiency).epsilon(1e-9));
         CHECK(c.compute_efficiency == Approx(p.fit.compute_efficiency).epsilon(1e-9));
         CHECK(c.overhead.in(s) == Approx(p.fit.overhead.in(s)).epsilon(1e-9).margin(1e-15));

@@ -99,7 +99,8 @@ TEST_CASE("properties: decode_sweep equals decode_step at every point", "[proper
                                     .overhead = us(static_cast<double>(rng() % 50)),
                                     .per_layer = us(static_cast<double>(rng() % 3)),
                                     .per_moe_layer = us(static_cast<double>(rng() % 5)),
-                                    .per_sequence = us(static_cast<double>(rng() % 7))};
+                                    .per_sequence = us(static_cast<double>(rng() % 7)),
+                                    .per_message = us(static_cast<double>(rng() % 11))};
         const std::int64_t limit = s.m->max_context > 0 ? s.m->max_context : 131072;
         const std::vector<std::int64_t> batches{1, 1 + static_cast<std::int64_t>(rng() % 64), 1 + static_cast<std::int64_t>(rng() % 4096)};
         const std::vector<std::int64_t> contexts{0, static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(limit - 64)), limit - 64};
