@@ -861,7 +861,9 @@ void run_calibrate(const CalibrateOptions& o) {
                                              (run.batches_differ ? "" : " (every row has the same batch: the fixed time again)")
                                        : "") +
                        (a.per_message ? ", " + in_us(c.per_message, c.per_message_error, " us a link message") +
-                                            (run.splits_differ ? "" : " (every row has the same split: the fixed time again)")
+                                            (!run.any_split       ? " (no row sends link messages: held)"
+                                             : run.splits_differ ? ""
+                                                                 : " (every row has the same split: a time per layer by another name, so held)")
                                       : "") +
                        ", activations " + std::string(cli::activations_words(c.activation_traffic)),
                    cli::shown(settled(100 * c.rms_relative_error), 1));
@@ -1302,7 +1304,7 @@ int main(int argc, char** argv) {
 
     CalibrateOptions cal_o;
     cli::CalibrateRequest& cal_r = cal_o.request;
-    auto* cal = app.add_subcommand("calibrate", "Fit the overhead model (efficiencies, time per step, per layer, per MoE layer and per sequence) to measurements");
+    auto* cal = app.add_subcommand("calibrate", "Fit the overhead model (efficiencies, time per step, per layer, per MoE layer, per sequence and per link message) to measurements");
     cal->add_option("--measurements", cal_r.measurements, "A measurements JSON file or a name in data/measurements")->required();
     cal->add_option("--hardware,-H", cal_r.hardware, "Use the rows of this hardware (default: the first remaining row's)");
     cal->add_option("--engine", cal_r.engine, "Use the rows of this engine only");

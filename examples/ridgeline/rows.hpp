@@ -742,6 +742,7 @@ struct CalibrateRun {
     // (per sequence) is the fixed time again, and the fit says so beside it.
     bool layers_differ = false, batches_differ = false;
     bool splits_differ = false;  // rows on different splits (same_split: their links' messages differ)
+    bool any_split = false;      // some row on more than one device of a replica (its steps send link messages)
     bool pipelined = false;  // some row has pipeline stages (the table's pp column; the fixed time is a stage's)
     std::vector<double> leave_one_out;
     std::string loo_skipped;  // why leave-one-out was not run, where it was not
@@ -829,6 +830,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         run.pipelined = run.pipelined || obs.back().parallel.pipeline > 1;
         run.batches_differ = run.batches_differ || obs.back().workload.batch != obs.front().workload.batch;
         run.splits_differ = run.splits_differ || !same_split(obs.back().parallel, obs.front().parallel);
+        run.any_split = run.any_split || obs.back().parallel.tensor > 1 || obs.back().parallel.pipeline > 1;
     }
     CalibrationTerms terms;
     terms.per_layer = a.per_layer;

@@ -261,7 +261,8 @@ inline bool splits_differ(const std::vector<Observation>& observations, const st
 inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, const CalibrationTerms& terms, bool kv_per_query_head) {
     validate(terms);
     // Terms that can move: one row (or rows of one setting) fits the fixed time only (or, where
-    // that is held, the first of the per-layer, per-MoE-layer, per-sequence and per-message times asked for, alone).
+    // that is held, the first of the per-layer, per-MoE-layer and per-sequence times asked for,
+    // alone); the time per message moves only on rows of two splits or more, never for one row.
     unsigned allowed = 0;
     const bool act = terms.activation_traffic;
     const bool one = subset.size() == 1 || one_setting(p, subset, kv_per_query_head, act);

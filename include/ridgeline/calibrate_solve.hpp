@@ -31,7 +31,9 @@
 namespace ridgeline::calibrate_detail {
 
 // Least squares on the variables in `free` (bit k: variable k) from normal equations A v = b;
-// false when singular. `inverse` gets A's inverse on those variables (for standard errors).
+// false when singular. `inverse` gets A's inverse on those variables (for standard errors). The
+// columns are scaled to unit length first, so the singularity test is relative to each column's
+// own size: a row's link messages run to thousands, its memory time to a fraction of a second.
 inline constexpr std::size_t variables = 7;  // a, c, o, l, e, q, g
 using Vector = std::array<double, variables>;
 
@@ -46,18 +48,21 @@ inline bool solve_normal(const std::array<Vector, variables>& A0, const Vector& 
     if (k == 0) return true;
     double A[variables][2 * variables] = {};
     double b[variables] = {};
+    double unit[variables] = {};  // each column's length: the scaled system has a unit diagonal
     for (std::size_t i = 0; i < k; ++i) {
-        b[i] = b0[idx[i]];
-        for (std::size_t j = 0; j < k; ++j) A[i][j] = A0[idx[i]][idx[j]];
+        if (!(A0[idx[i]][idx[i]] > 0)) return false;  // a column of zeros: nothing to fit it by
+        unit[i] = std::sqrt(A0[idx[i]][idx[i]]);
+    }
+    for (std::size_t i = 0; i < k; ++i) {
+        b[i] = b0[idx[i]] / unit[i];
+        for (std::size_t j = 0; j < k; ++j) A[i][j] = A0[idx[i]][idx[j]] / (unit[i] * unit[j]);
         A[i][variables + i] = 1;
     }
-    double scale = 0;
-    for (std::size_t i = 0; i < k; ++i) scale = std::max(scale, std::abs(A[i][i]));
     for (std::size_t c = 0; c < k; ++c) {  // Gauss-Jordan with partial pivoting
         std::size_t p = c;
         for (std::size_t r = c + 1; r < k; ++r)
             if (std::abs(A[r][c]) > std::abs(A[p][c])) p = r;
-        if (!(std::abs(A[p][c]) > 1e-12 * scale)) return false;
+        if (!(std::abs(A[p][c]) > 1e-12)) return false;
         for (std::size_t j = 0; j < 2 * variables; ++j) std::swap(A[c][j], A[p][j]);
         std::swap(b[c], b[p]);
         const double d = A[c][c];
@@ -71,8 +76,8 @@ inline bool solve_normal(const std::array<Vector, variables>& A0, const Vector& 
         }
     }
     for (std::size_t i = 0; i < k; ++i) {
-        v[idx[i]] = b[i];
-        inverse_diagonal[idx[i]] = A[i][variables + i];
+        v[idx[i]] = b[i] / unit[i];
+        inverse_diagonal[idx[i]] = A[i][variables + i] / (unit[i] * unit[i]);
     }
     return true;
 }

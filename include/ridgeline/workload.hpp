@@ -223,7 +223,8 @@ struct Efficiency {
     // come to half the BF16 weights' bytes. An engine's property, so calibration fits with it.
     bool activation_traffic = false;
     // Per message on the links (each ring step of an all-reduce, each expert dispatch or combine,
-    // each hop between pipeline stages), on top of the link's own latency: what the collective
+    // each hop between pipeline stages; not a disaggregated prompt's KV, one bulk transfer a
+    // prompt outside the steps), on top of the link's own latency: what the collective
     // library and the engine spend on a message that the link's figure (NCCL's cost-model
     // constant) leaves out. Large where devices cannot read each other's memory: two RTX 4090s
     // over PCIe, whose all-reduce goes through host memory, fit about 15 us a message.

@@ -2231,7 +2231,8 @@ TEST_CASE("efficiency presets: each is the fit of the published rows it names", 
         CHECK(c.bandwidth_efficiency == Approx(p.fit.bandwidth_efficiency).epsilon(1e-9));
         CHECK(c.compute_efficiency == Approx(p.fit.compute_efficiency).epsilon(1e-9));
         CHECK(c.overhead.in(s) == Approx(p.fit.overhead.in(s)).epsilon(1e-9).margin(1e-15));
-        CHECK(c.rms_relative_error == Approx(p.fit.rms_relative_error).epsilon(1e-9));
+        // An exact fit (two rows, two terms) leaves rounding, which is no fit's to keep.
+        CHECK(c.rms_relative_error == Approx(p.fit.rms_relative_error).epsilon(1e-9).margin(1e-12));
         ++presets;
     }
     CHECK(presets >= 10);
