@@ -1096,6 +1096,26 @@ std::array<Requests, 4> every_timing() {
     return {Requests{}, Requests{Timed::whole_requests, 1024, 60}, Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::apart},
             Requests{Timed::interleaved_prefill, 2048, 64, PrefillSteps::mixed}};
 }
+// Rows of every timing kind for each model, batch and split (`splits(model)`), each timed by the
+// overhead model at `truth`: the calibrate tests' synthetic rows, in that order.
+template <class Splits>
+std::vector<Observation> rows_of_every_timing(const Hardware& hw, std::initializer_list<const char*> models,
+                                              std::initializer_list<std::int64_t> batches, Splits&& splits, const Efficiency& truth) {
+    std::vector<Observation> rows;
+    for (const char* name : models) {
+        const Model m = load_model(name);
+        for (const std::int64_t batch : batches)
+            for (const Requests& q : every_timing())
+                for (const Parallelism& p : splits(m)) {
+                    Workload w{.batch = batch, .context = 2048};
+                    if (q.timed != Timed::decode_steps) w.context = mean_decode_context(q);
+                    Observation o{m, w, p, Seconds{}, q};
+                    o.measured_step = time_per_output_token(Deployment{hw, p}, o, truth);
+                    rows.push_back(o);
+                }
+    }
+    return rows;
+}
 }  // namespace
 
 TEST_CASE("calibrate: a free compute efficiency must pay for itself (noise buys one)", "[calibrate]") {
@@ -1209,23 +1229,16 @@ TEST_CASE("calibrate: a time per MoE layer, whatever a row timed and however it 
     const Hardware h200 = load_hardware("h200");
     Efficiency truth{0.7, 1.0, ms(2), us(20)};
     truth.per_moe_layer = us(300);
-    const std::array<Requests, 4> timings = every_timing();
-    std::vector<Observation> rows;
-    for (const char* name : {"llama-3.1-8b", "qwen3-8b", "qwen3-30b-a3b", "mixtral-8x7b"}) {
-        const Model m = load_model(name);
-        std::vector<Parallelism> splits{Parallelism{}, Parallelism{.pipeline = 2}, Parallelism{.tensor = 2}};
-        if (has_routed_experts(m)) splits.push_back(Parallelism{.tensor = 2, .expert = 2});
-        for (const Requests& q : timings)
-            for (const Parallelism& p : splits) {
-                Workload w{.batch = 16, .context = 2048};
-                if (q.timed != Timed::decode_steps) w.context = mean_decode_context(q);
-                Observation o{m, w, p, Seconds{}, q};
-                o.measured_step = time_per_output_token(Deployment{h200, p}, o, truth);
-                // What the row's own workload says of the engine is not read (observation.hpp).
-                o.workload.efficiency.overhead = s(2000);
-                rows.push_back(o);
-            }
-    }
+    std::vector<Observation> rows = rows_of_every_timing(
+        h200, {"llama-3.1-8b", "qwen3-8b", "qwen3-30b-a3b", "mixtral-8x7b"}, {16},
+        [](const Model& m) {
+            std::vector<Parallelism> splits{Parallelism{}, Parallelism{.pipeline = 2}, Parallelism{.tensor = 2}};
+            if (has_routed_experts(m)) splits.push_back(Parallelism{.tensor = 2, .expert = 2});
+            return splits;
+        },
+        truth);
+    // What the row's own workload says of the engine is not read (observation.hpp).
+    for (Observation& o : rows) o.workload.efficiency.overhead = s(2000);
     CalibrationTerms terms;
     terms.per_layer = terms.per_moe_layer = true;
     terms.kv_reads = false;
@@ -1262,22 +1275,15 @@ TEST_CASE("calibrate: a time per link message, told from the other terms by rows
     const Hardware h100 = load_hardware("h100-sxm");
     Efficiency truth{0.8, 1.0, ms(1), us(10)};
     truth.per_message = us(25);
-    const std::array<Requests, 4> timings = every_timing();
-    std::vector<Observation> rows;
-    for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b"}) {
-        const Model m = load_model(name);
-        std::vector<Parallelism> splits{Parallelism{}, Parallelism{.tensor = 2}, Parallelism{.tensor = 4}, Parallelism{.pipeline = 2},
-                                        Parallelism{.tensor = 2, .pipeline = 2}};
-        if (has_routed_experts(m)) splits.push_back(Parallelism{.tensor = 2, .expert = 2});
-        for (const Requests& q : timings)
-            for (const Parallelism& p : splits) {
-                Workload w{.batch = 8, .context = 2048};
-                if (q.timed != Timed::decode_steps) w.context = mean_decode_context(q);
-                Observation o{m, w, p, Seconds{}, q};
-                o.measured_step = time_per_output_token(Deployment{h100, p}, o, truth);
-                rows.push_back(o);
-            }
-    }
+    const std::vector<Observation> rows = rows_of_every_timing(
+        h100, {"llama-3.1-8b", "qwen3-30b-a3b"}, {8},
+        [](const Model& m) {
+            std::vector<Parallelism> splits{Parallelism{}, Parallelism{.tensor = 2}, Parallelism{.tensor = 4}, Parallelism{.pipeline = 2},
+                                            Parallelism{.tensor = 2, .pipeline = 2}};
+            if (has_routed_experts(m)) splits.push_back(Parallelism{.tensor = 2, .expert = 2});
+            return splits;
+        },
+        truth);
     CalibrationTerms terms;
     terms.per_layer = terms.per_message = true;
     terms.kv_reads = false;
@@ -1321,18 +1327,9 @@ TEST_CASE("calibrate: a time per sequence, told from the other terms by rows at 
     const Hardware h200 = load_hardware("h200");
     Efficiency truth{0.75, 1.0, ms(1.5)};
     truth.per_sequence = us(40);
-    const std::array<Requests, 4> timings = every_timing();
-    std::vector<Observation> rows;
-    for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b"})
-        for (const std::int64_t batch : {4, 32})
-            for (const Requests& q : timings)
-                for (const Parallelism& p : {Parallelism{}, Parallelism{.pipeline = 2}, Parallelism{.tensor = 2}}) {
-                    Workload w{.batch = batch, .context = 2048};
-                    if (q.timed != Timed::decode_steps) w.context = mean_decode_context(q);
-                    Observation o{load_model(name), w, p, Seconds{}, q};
-                    o.measured_step = time_per_output_token(Deployment{h200, p}, o, truth);
-                    rows.push_back(o);
-                }
+    const std::vector<Observation> rows = rows_of_every_timing(
+        h200, {"llama-3.1-8b", "qwen3-30b-a3b"}, {4, 32},
+        [](const Model&) { return std::vector<Parallelism>{Parallelism{}, Parallelism{.pipeline = 2}, Parallelism{.tensor = 2}}; }, truth);
     CalibrationTerms terms;
     terms.per_sequence = true;
     terms.kv_reads = false;
