@@ -26,10 +26,12 @@ struct Part {
 };
 struct Row {
     std::vector<Part> parts;
-    // seconds; all layers; pipeline stages (layers and stages: the per-layer and fixed times paid
-    // per output token, so times 1 + the prefill passes a step waits for where prefill runs apart)
-    double fixed = 0, layers = 0, measured = 0, stages = 1;
-    double moe_layers = 0;  // routed-expert layers, all stages, paid as layers are
+    double fixed = 0, measured = 0;  // seconds
+    // Per output token, summed over the parts by weight: the stage passes that pay the fixed time,
+    // and the layers and routed-expert layers that pay the per-layer and per-MoE-layer times (a
+    // step's p passes of the pacing stage; a prefill's chunks + p - 1 of its own).
+    double stages = 0, layers = 0;
+    double moe_layers = 0;
     double sequences = 0;   // sequences per output token: each step's batch and each prefill's prompts, by weight
     double messages = 0;    // link messages per output token, each paying the time per message, by weight
 };
@@ -41,9 +43,10 @@ inline constexpr std::int64_t decode_samples = 64;
 
 inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head, bool activation_traffic) {
     Row r;
-    r.stages = static_cast<double>(o.parallel.pipeline);
-    r.layers = static_cast<double>(layer_count(o.model));
-    r.moe_layers = static_cast<double>(moe_layer_count(o.model));
+    // Each part counts what its time pays: a decode step passes through every stage once, each
+    // pass paying the pacing stage's fixed, per-layer and per-MoE-layer times (the stage chosen at
+    // the ideal rates: fitted terms that make another stage the slowest leave a residual).
+    const auto stages = static_cast<double>(o.parallel.pipeline);
     r.measured = o.measured_step.in(s);
     Workload ideal = o.workload;
     ideal.efficiency = Efficiency{};
@@ -51,10 +54,13 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     ideal.efficiency.activation_traffic = activation_traffic;
     const auto add_step = [&](const DecodeStep& step, double weight) {
         r.sequences += weight * static_cast<double>(step.batch);
-        r.messages += weight * (r.stages * step.links.stage_messages + (r.stages - 1));
-        r.parts.push_back(Part{(r.stages * step.memory_time).in(s), (r.stages * step.compute_time).in(s), weight});
+        r.stages += weight * stages;
+        r.layers += weight * stages * step.stage_layers;
+        r.moe_layers += weight * stages * step.stage_moe_layers;
+        r.messages += weight * (stages * step.links.stage_messages + (stages - 1));
+        r.parts.push_back(Part{(stages * step.memory_time).in(s), (stages * step.compute_time).in(s), weight});
         const Seconds roof = step.bound == Bound::compute ? step.compute_time : step.memory_time;
-        r.fixed += weight * (step.step_time - r.stages * roof).in(s);
+        r.fixed += weight * (step.step_time - stages * roof).in(s);
     };
     const Requests& q = o.requests;
     if (q.timed == Timed::decode_steps) {
@@ -76,9 +82,12 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     // A prefill pass of `prompts` through every stage, `weight` of them per output token, at its own bound.
     const auto add_prefill = [&](const Prefill& p, std::int64_t prompts, double weight) {
         r.sequences += weight * static_cast<double>(prompts);
+        r.stages += weight * p.stage_passes;
+        r.layers += weight * p.stage_passes * p.stage_layers;
+        r.moe_layers += weight * p.stage_passes * p.stage_moe_layers;
         r.messages += weight * p.messages;
-        r.parts.push_back(Part{(r.stages * p.memory_time).in(s), (r.stages * p.compute_time).in(s), weight});
-        r.fixed += weight * (p.time - r.stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s);
+        r.parts.push_back(Part{(stages * p.memory_time).in(s), (stages * p.compute_time).in(s), weight});
+        r.fixed += weight * (p.time - stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s);
     };
     if (q.timed == Timed::whole_requests) {
         // The prefill makes the first token (generation.hpp).
@@ -95,10 +104,6 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
         one.batch = 1;
         const double per_step = others_arriving(Traffic{q.prompt, q.output}, ideal.batch, d.parallel.pipeline, ServingMode::prefill_apart);
         add_prefill(prefill(d, o.model, one, q.prompt), 1, per_step);
-        // Those prefill passes pay the fixed and per-layer times too.
-        r.stages *= 1 + per_step;
-        r.layers *= 1 + per_step;
-        r.moe_layers *= 1 + per_step;
         return r;
     }
     // Interleaved prefill (serving.hpp's aggregated TPOT): the mean decode step, plus for each
@@ -108,8 +113,8 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     const InterleavedPrefill ip = interleaved_prefill(d, o.model, ideal, Traffic{q.prompt, q.output});
     for (const InterleavedPrefill::Chunk& c : ip.chunks) {
         if (c.per_step == 0) continue;
-        r.parts.push_back(Part{(r.stages * c.memory).in(s), (r.stages * c.compute).in(s), c.per_step});
-        r.parts.push_back(Part{(r.stages * ip.decode.memory_time).in(s), (r.stages * ip.decode.compute_time).in(s), -c.per_step});
+        r.parts.push_back(Part{(stages * c.memory).in(s), (stages * c.compute).in(s), c.per_step});
+        r.parts.push_back(Part{(stages * ip.decode.memory_time).in(s), (stages * ip.decode.compute_time).in(s), -c.per_step});
         r.fixed += c.per_step * c.links_added.in(s);
     }
     return r;

@@ -183,6 +183,9 @@ struct DecodeStep {
     Seconds compute_time{};
     Seconds communication_time{};  // all stages' all-reduces and all-to-alls, and the pipeline hops
     Seconds overhead_time{};       // the efficiency's fixed times: per stage, and per sequence once a step
+    // The pacing stage's layers and MoE layers: what each stage's pass pays Efficiency::per_layer
+    // and per_moe_layer for (all layers without a pipeline).
+    double stage_layers = 0, stage_moe_layers = 0;
     Seconds step_time{};           // time per output token of every sequence (TPOT)
     Bound bound = Bound::memory;   // of the memory and compute terms, the larger
     // The links take longer than that term on every stage: a split too wide for its link, whose
@@ -287,6 +290,8 @@ constexpr DecodeStep step_from_cost(const Deployment& dep, const Model& m, const
     const Seconds stage_overhead = c.stage_overhead(w.efficiency);
     const Seconds host = B * w.efficiency.per_sequence;
     d.overhead_time = stages * stage_overhead + host;
+    d.stage_layers = c.layers_per_stage;
+    d.stage_moe_layers = c.moe_layers_per_stage;
     const Seconds stage_work = d.bound == Bound::compute ? d.compute_time : d.memory_time;
     d.links_bound = d.communication_time > stages * stage_work;
     Pipeline one;

@@ -30,6 +30,10 @@ struct Prefill {
     // Link messages the time waits for (each pays Efficiency::per_message): every chunk's on one
     // stage, the slowest chunk's on each further stage, and the last chunk's hops.
     double messages = 0;
+    // Stage passes the time waits for, each paying the stage's fixed times (every chunk's on one
+    // stage, the slowest chunk's on each further stage: chunks + p - 1), and the stage's layers
+    // and MoE layers that pay Efficiency::per_layer and per_moe_layer on each.
+    double stage_passes = 0, stage_layers = 0, stage_moe_layers = 0;
     Bound bound = Bound::compute;   // of the summed memory and compute terms, the larger
     bool logits_every_token = false;  // the LM head for every prompt token (Assumptions::prompt_logits)
 };
@@ -146,7 +150,10 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     // The per-sequence time once, for the first token each prompt samples.
     p.time = chunks.time(c.pipeline) + B * w.efficiency.per_sequence;
     // Every chunk's link has the same messages (their count does not depend on the tokens).
-    p.messages = static_cast<double>(p.chunks + c.pipeline - 1) * link.stage_messages + static_cast<double>(c.pipeline - 1);
+    p.stage_passes = static_cast<double>(p.chunks + c.pipeline - 1);
+    p.messages = p.stage_passes * link.stage_messages + static_cast<double>(c.pipeline - 1);
+    p.stage_layers = c.layers_per_stage;
+    p.stage_moe_layers = c.moe_layers_per_stage;
     p.bound = p.compute_time > p.memory_time ? Bound::compute : Bound::memory;
     return p;
 }

@@ -1317,6 +1317,37 @@ TEST_CASE("calibrate: a time per link message, told from the other terms by rows
     CHECK(same.rms_relative_error < 1e-9);
 }
 
+TEST_CASE("calibrate: rows on uneven pipelines count the pacing stage's layers and messages", "[calibrate]") {
+    // Llama-3.1-70B's 80 layers over 3 stages are 27, 27 and 26 (the last with the LM head, whose
+    // 128,256 x 8,192 BF16 weights make it the stage that reads most): a step pays the per-layer
+    // time for 3 x 26 = 78 layers, not 80, and each stage's 26 x 2 all-reduces at TP 2. Rows of
+    // every timing on it and on Llama-3.1-8B (32 layers: 11, 11, 10) at PP 1 and 3, TP 1 and 2,
+    // generated with 80% bandwidth, 1 ms a step, 5 us a layer and 10 us a message (a seeded
+    // check, small enough that the LM head's stage stays the slowest): the fit is exact.
+    const Hardware h100 = load_hardware("h100-sxm");
+    const Model llama70 = load_model("llama-3.1-70b");
+    const DecodeStep three = decode_step(Deployment{h100, Parallelism{.tensor = 2, .pipeline = 3}}, llama70, Workload{.batch = 4, .context = 1024});
+    CHECK(three.stage_layers == 26);
+    CHECK(three.links.stage_messages == 26 * 2 * 2);
+    Efficiency truth{0.8, 1.0, ms(1), us(5)};
+    truth.per_message = us(10);
+    const std::vector<Observation> rows = rows_of_every_timing(
+        h100, {"llama-3.1-70b", "llama-3.1-8b"}, {4},
+        [](const Model&) {
+            return std::vector<Parallelism>{Parallelism{.tensor = 2}, Parallelism{.pipeline = 3}, Parallelism{.tensor = 2, .pipeline = 3}, Parallelism{}};
+        },
+        truth);
+    CalibrationTerms terms;
+    terms.per_layer = terms.per_message = true;
+    terms.kv_reads = false;
+    const Calibration c = calibrate(h100, rows, ceiling_bytes(terms));
+    CHECK(c.bandwidth_efficiency == Approx(0.8).epsilon(1e-6));
+    CHECK(c.overhead.in(ms) == Approx(1).epsilon(1e-6));
+    CHECK(c.per_layer.in(us) == Approx(5).epsilon(1e-6));
+    CHECK(c.per_message.in(us) == Approx(10).epsilon(1e-6));
+    CHECK(c.rms_relative_error < 1e-9);
+}
+
 TEST_CASE("calibrate: a time per sequence, told from the other terms by rows at different batches", "[calibrate]") {
     // Synthetic rows from the overhead model itself (a seeded check of the solver and of how rows
     // count the sequences they pay for): decode steps, whole requests, prefill apart and prefill
