@@ -1116,6 +1116,19 @@ std::vector<Observation> rows_of_every_timing(const Hardware& hw, std::initializ
     }
     return rows;
 }
+// The fit of `terms` on rows timed at `truth` (rows_of_every_timing): every term as `truth` has it
+// (those it lacks at zero), and no residual.
+Calibration recovered(const Hardware& hw, const std::vector<Observation>& rows, const CalibrationTerms& terms, const Efficiency& truth) {
+    const Calibration c = calibrate(hw, rows, ceiling_bytes(terms));
+    CHECK(c.bandwidth_efficiency == Approx(truth.bandwidth).epsilon(1e-6));
+    CHECK(c.overhead.in(ms) == Approx(truth.overhead.in(ms)).epsilon(1e-6));
+    CHECK(c.per_layer.in(us) == Approx(truth.per_layer.in(us)).epsilon(1e-6).margin(1e-6));
+    CHECK(c.per_moe_layer.in(us) == Approx(truth.per_moe_layer.in(us)).epsilon(1e-6).margin(1e-6));
+    CHECK(c.per_sequence.in(us) == Approx(truth.per_sequence.in(us)).epsilon(1e-6).margin(1e-6));
+    CHECK(c.per_message.in(us) == Approx(truth.per_message.in(us)).epsilon(1e-6).margin(1e-6));
+    CHECK(c.rms_relative_error < 1e-9);
+    return c;
+}
 }  // namespace
 
 TEST_CASE("calibrate: a free compute efficiency must pay for itself (noise buys one)", "[calibrate]") {
@@ -1242,12 +1255,7 @@ TEST_CASE("calibrate: a time per MoE layer, whatever a row timed and however it 
     CalibrationTerms terms;
     terms.per_layer = terms.per_moe_layer = true;
     terms.kv_reads = false;
-    const Calibration c = calibrate(h200, rows, ceiling_bytes(terms));
-    CHECK(c.bandwidth_efficiency == Approx(0.7).epsilon(1e-6));
-    CHECK(c.overhead.in(ms) == Approx(2).epsilon(1e-6));
-    CHECK(c.per_layer.in(us) == Approx(20).epsilon(1e-6));
-    CHECK(c.per_moe_layer.in(us) == Approx(300).epsilon(1e-6));
-    CHECK(c.rms_relative_error < 1e-9);
+    (void)recovered(h200, rows, terms, truth);
 
     // With both efficiencies held their ratio is fixed, and the fit takes the other path
     // (calibrate_solve.hpp's cut): the MoE term still moves there.
@@ -1287,13 +1295,8 @@ TEST_CASE("calibrate: a time per link message, told from the other terms by rows
     CalibrationTerms terms;
     terms.per_layer = terms.per_message = true;
     terms.kv_reads = false;
-    const Calibration c = calibrate(h100, rows, ceiling_bytes(terms));
-    CHECK(c.bandwidth_efficiency == Approx(0.8).epsilon(1e-6));
-    CHECK(c.overhead.in(ms) == Approx(1).epsilon(1e-6));
-    CHECK(c.per_layer.in(us) == Approx(10).epsilon(1e-6));
-    CHECK(c.per_message.in(us) == Approx(25).epsilon(1e-6));
+    const Calibration c = recovered(h100, rows, terms, truth);
     REQUIRE(c.per_message_error);
-    CHECK(c.rms_relative_error < 1e-9);
     CHECK(c.efficiency().per_message == c.per_message);
     // Without the term the split rows' extra time has nowhere to go.
     terms.per_message = false;
@@ -1340,12 +1343,7 @@ TEST_CASE("calibrate: rows on uneven pipelines count the pacing stage's layers a
     CalibrationTerms terms;
     terms.per_layer = terms.per_message = true;
     terms.kv_reads = false;
-    const Calibration c = calibrate(h100, rows, ceiling_bytes(terms));
-    CHECK(c.bandwidth_efficiency == Approx(0.8).epsilon(1e-6));
-    CHECK(c.overhead.in(ms) == Approx(1).epsilon(1e-6));
-    CHECK(c.per_layer.in(us) == Approx(5).epsilon(1e-6));
-    CHECK(c.per_message.in(us) == Approx(10).epsilon(1e-6));
-    CHECK(c.rms_relative_error < 1e-9);
+    (void)recovered(h100, rows, terms, truth);
 }
 
 TEST_CASE("calibrate: a time per sequence, told from the other terms by rows at different batches", "[calibrate]") {
@@ -1364,11 +1362,7 @@ TEST_CASE("calibrate: a time per sequence, told from the other terms by rows at 
     CalibrationTerms terms;
     terms.per_sequence = true;
     terms.kv_reads = false;
-    const Calibration c = calibrate(h200, rows, ceiling_bytes(terms));
-    CHECK(c.bandwidth_efficiency == Approx(0.75).epsilon(1e-6));
-    CHECK(c.overhead.in(ms) == Approx(1.5).epsilon(1e-6));
-    CHECK(c.per_sequence.in(us) == Approx(40).epsilon(1e-6));
-    CHECK(c.rms_relative_error < 1e-9);
+    (void)recovered(h200, rows, terms, truth);
     CalibrationTerms without;
     without.kv_reads = false;
     CHECK(calibrate(h200, rows, ceiling_bytes(without)).rms_relative_error > 0.01);
