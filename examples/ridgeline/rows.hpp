@@ -830,7 +830,7 @@ inline CalibrateRun run_calibration(const CalibrateRequest& a) {
         run.pipelined = run.pipelined || obs.back().parallel.pipeline > 1;
         run.batches_differ = run.batches_differ || obs.back().workload.batch != obs.front().workload.batch;
         run.splits_differ = run.splits_differ || !same_split(obs.back().parallel, obs.front().parallel);
-        run.any_split = run.any_split || obs.back().parallel.tensor > 1 || obs.back().parallel.pipeline > 1;
+        run.any_split = run.any_split || obs.back().parallel.replica_devices() > 1;
     }
     CalibrationTerms terms;
     terms.per_layer = a.per_layer;

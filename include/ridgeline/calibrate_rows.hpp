@@ -57,7 +57,7 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
         r.stages += weight * stages;
         r.layers += weight * stages * step.stage_layers;
         r.moe_layers += weight * stages * step.stage_moe_layers;
-        r.messages += weight * (stages * step.links.stage_messages + (stages - 1));
+        r.messages += weight * step.links.messages_in(stages);
         r.parts.push_back(Part{(stages * step.memory_time).in(s), (stages * step.compute_time).in(s), weight});
         const Seconds roof = step.bound == Bound::compute ? step.compute_time : step.memory_time;
         r.fixed += weight * (step.step_time - stages * roof).in(s);

@@ -59,10 +59,14 @@ constexpr void tokens_per_s_over_batches(const StepCost& c, const Rates& r, std:
 struct Communication {
     Seconds per_stage{};       // a stage's tensor-parallel all-reduces and expert all-to-alls
     Seconds pipeline_hops{};   // activations passed between stages, once per step
-    std::int64_t messages = 0; // latency-paying messages in the whole step
+    std::int64_t messages = 0; // latency-paying messages in the whole step: messages_in(pipeline)
     double stage_messages = 0; // one stage's, in its all-reduces and all-to-alls (per_stage pays them)
+    double hop_messages = 0;   // the hops between stages, one message each
     Link tensor_link{};        // what the tensor-parallel group crosses
     Link pipeline_link{};      // what the stage boundaries cross
+    // The messages a time waits for that passes through a stage `passes` times and crosses the
+    // hops once: a decode step's p passes, a prefill's chunks + p - 1 (each pays Efficiency::per_message).
+    [[nodiscard]] constexpr double messages_in(double passes) const { return passes * stage_messages + hop_messages; }
 };
 
 namespace decode_detail {
@@ -128,7 +132,6 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
         }
         out.per_stage = stage;
         out.stage_messages = messages;
-        out.messages += static_cast<std::int64_t>(messages * static_cast<double>(c.pipeline));
     }
     if (c.pipeline > 1) {
         out.pipeline_link = link_for_pair(d, a, c.tensor * c.pipeline);
@@ -139,8 +142,9 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
         const double crossing = l.scale_out && static_cast<double>(l.domains - 1) < hops ? static_cast<double>(l.domains - 1) : hops;
         out.pipeline_hops = crossing * l.send(message) + hops * engine;
         if (crossing < hops) out.pipeline_hops += (hops - crossing) * link_for_pair(d, a, d.device.scale_up_domain).send(message);
-        out.messages += c.pipeline - 1;
+        out.hop_messages = hops;
     }
+    out.messages = static_cast<std::int64_t>(out.messages_in(static_cast<double>(c.pipeline)));
     return out;
 }
 

@@ -151,7 +151,7 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     p.time = chunks.time(c.pipeline) + B * w.efficiency.per_sequence;
     // Every chunk's link has the same messages (their count does not depend on the tokens).
     p.stage_passes = static_cast<double>(p.chunks + c.pipeline - 1);
-    p.messages = p.stage_passes * link.stage_messages + static_cast<double>(c.pipeline - 1);
+    p.messages = link.messages_in(p.stage_passes);
     p.stage_layers = c.layers_per_stage;
     p.stage_moe_layers = c.moe_layers_per_stage;
     p.bound = p.compute_time > p.memory_time ? Bound::compute : Bound::memory;
