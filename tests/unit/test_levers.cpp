@@ -2317,3 +2317,50 @@ TEST_CASE("measurements: a split over PCIe cards names its link", "[calibrate][j
                               "tokens_per_s": 34.5})"),
                       "m.json: /measurements/0/link_GB_per_s: got 0, expected a number from 0.001 to below 1e9 (in the key's unit)");
 }
+
+TEST_CASE("measurements: dstack's DeepSeek-R1 waves are read from their mean e2e latency as whole requests", "[calibrate][json]") {
+    // bench_serving with --random-range-ratio 1 and a concurrency cap sends each wave of requests
+    // at once, so a request's e2e is the wave's prefill and then its decode steps: a static batch
+    // (published-SOURCES.md section 36). mean_e2e_latency_ms as online_results.csv gives it
+    // (dstackai/benchmarks@7f37e6697725e58dd09b9ef190b62ce19f01d45e Deepseek-R1/raw_data/).
+    struct Wave {
+        std::size_t row;
+        const char* engine;
+        const char* hardware;
+        std::int64_t concurrency, output;
+        double mean_e2e_ms;
+    };
+    const Wave waves[] = {
+        {111, "TensorRT-LLM", "h200", 4, 800, 45046.00979},  {112, "TensorRT-LLM", "h200", 64, 800, 69395.82473},
+        {113, "vLLM", "h200", 4, 800, 21533.89988},          {114, "SGLang", "mi300x", 4, 800, 29559.15776},
+        {115, "vLLM", "mi300x", 32, 800, 56595.63629},       {132, "TensorRT-LLM", "h200", 8, 800, 46466.08171},
+        {133, "TensorRT-LLM", "h200", 16, 800, 48735.20241}, {134, "TensorRT-LLM", "h200", 32, 800, 55607.53513},
+        {135, "vLLM", "h200", 8, 800, 26759.18205},          {136, "vLLM", "h200", 16, 800, 42999.90466},
+        {137, "SGLang", "mi300x", 8, 800, 33427.3693},       {138, "SGLang", "mi300x", 16, 800, 41815.61877},
+        {158, "SGLang", "mi300x", 128, 1600, 224710.723},    {159, "SGLang", "mi300x", 128, 3200, 417798.7312},
+        {170, "vLLM", "mi300x", 4, 800, 38175.3227},         {171, "vLLM", "mi300x", 8, 800, 42880.23323},
+        {172, "vLLM", "mi300x", 16, 800, 48662.5076},        {173, "vLLM", "mi300x", 128, 1600, 186545.7201},
+        {174, "vLLM", "mi300x", 128, 3200, 352060.0463},     {234, "SGLang", "mi300x", 32, 800, 55037.81219},
+        {235, "SGLang", "mi300x", 64, 800, 81796.71108},     {236, "SGLang", "mi300x", 128, 800, 135758.5973},
+        {237, "vLLM", "mi300x", 64, 800, 74530.08788},       {238, "vLLM", "mi300x", 128, 800, 109394.1371},
+        {239, "vLLM", "mi300x", 128, 6400, 847045.5152},     {240, "vLLM", "h200", 32, 800, 48935.03013},
+        {241, "vLLM", "h200", 64, 800, 66592.9405},
+    };
+    const MeasurementSet set = load_measurements("published");
+    std::size_t online = 0;
+    for (const MeasuredRow& r : set.rows)
+        if (r.source.find("7f37e6697725") != std::string::npos && r.source.find("online_results.csv") != std::string::npos) ++online;
+    CHECK(online == std::size(waves));  // every served row of the campaign is one of the waves
+    for (const Wave& w : waves) {
+        INFO("published.json row " << w.row);
+        const MeasuredRow& r = set.rows.at(w.row);
+        REQUIRE(r.engine == w.engine);
+        REQUIRE(r.hardware == w.hardware);
+        CHECK(r.workload.batch == w.concurrency);
+        CHECK(r.requests.timed == Timed::whole_requests);
+        CHECK(r.requests.prompt == 3200);
+        CHECK(r.requests.output == w.output);
+        // tokens_per_s is written to three decimals: within 1e-4 of e2e / output.
+        CHECK(r.measured_step.in(ms) == Approx(w.mean_e2e_ms / static_cast<double>(w.output)).epsilon(1e-4));
+    }
+}
