@@ -147,7 +147,7 @@ inline const std::vector<PlanFlag>& plan_flags() {
              o.overhead = parse_overhead(f, t);
              o.times_given = true;
          }},
-        {"--calibration", "",
+        {"--calibration", "calibration",
          "Engine-and-device calibrations (ridgeline list efficiency, or files), comma-separated, one for each device: each "
          "device's times take its terms in place of --efficiency, --compute-efficiency and --overhead-us (-H omitted: their devices)",
          [](PlanOptions& o, const std::string& f, const std::string& t) {

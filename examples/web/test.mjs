@@ -484,6 +484,7 @@ try {
                         "--output": "output", "--chunk": "chunk", "--users": "users", "--rate": "rate", "--tpot-ms": "tpot_ms",
                         "--itl-ms": "itl_ms", "--ttft-ms": "ttft_ms", "--max-devices": "max_devices", "--weights": "weights", "--mode": "mode",
                         "--top": "top", "--kv": "kv", "--compute": "compute", "--efficiency": "efficiency",
+                        "--compute-efficiency": "compute_efficiency", "--calibration": "calibration",
                         "--overhead-us": "overhead_us", "--memory-fraction": "memory_fraction", "--reserve-gib": "reserve_gib",
                         "--link-latency-us": "link_latency_us", "--link-gb-per-s": "link_gb_per_s" };
   const planRun = async () => Number((await page.getAttribute("body", "data-plan-run")) ?? 0);
@@ -517,6 +518,8 @@ try {
     ["-m", "qwen3-30b-a3b", "-H", "l40s,a100-80gb,h100-sxm", "--rate", "4", "--ttft-ms", "800", "--tpot-ms", "40",
      "--weights", "bf16,fp8,int4", "--mode", "agg", "--kv", "fp8", "--top", "7"],
     ["-m", "llama-3.1-8b", "-H", "l4,rtx-4090", "--users", "100000", "--tpot-ms", "5", "--max-devices", "4"],  // nothing meets it
+    // Engine-and-device calibrations, their devices the candidates (no -H): each device's times take its fit's terms.
+    ["-m", "llama-3.1-8b", "--calibration", "vllm-h100-sxm,tensorrt-llm-h200", "--users", "64", "--tpot-ms", "40", "--max-devices", "8", "--top", "5"],
   ];
   for (const args of requests) {
     const name = args.join(" ");
@@ -557,6 +560,14 @@ try {
   check("an unknown device: no stale table", (await planTable()).rows, 0);
   check("correcting the input brings the answer back", await planOnPage(requests[0]), "ok");
   check("and the error beside the field is gone", await page.textContent("#plan-error-hardware"), "");
+  // A calibration the data does not hold, and one beside the times it replaces: the CLI's words
+  // beside the calibration field.
+  for (const [what, args] of [["an unknown calibration", ["-m", "llama-3.1-8b", "--calibration", "vllm-h100-sxm,vllm-h201", "--users", "64"]],
+                              ["a calibration beside --efficiency", ["-m", "llama-3.1-8b", "--calibration", "vllm-h100-sxm", "--efficiency", "0.7", "--users", "64"]]]) {
+    check(`${what}: refused`, await planOnPage(args), "error");
+    check(`${what}: the CLI's message beside the calibration field`, await page.textContent("#plan-error-calibration"),
+          cliError("plan", ...args).replace(/^ridgeline: /, ""));
+  }
 
   // The default search, timed inside the page (performance.now() around the WebAssembly call)
   // and natively (the CLI's wall time less its start-up, a trivial call's wall time).

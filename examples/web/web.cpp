@@ -367,6 +367,7 @@ std::string plan_field_of(const std::string& message, const std::string& path) {
     }
     if (message.rfind("plan: give exactly one of --users and --rate", 0) == 0) return "users";
     if (path == "hardware preset" || path == "devices") return "hardware";
+    if (path == "efficiency preset") return "calibration";
     if (path == "weight formats") return "weights";
     if (path.rfind("price of ", 0) == 0) return "price";
     if (path == "users" || path == "traffic") return "users";
@@ -414,12 +415,17 @@ PlanAnswer plan_answer(const json& q) {
 
 extern "C" {
 
-// {"hardware": [{"name", "device"}...], "models": [names]}
+// {"hardware": [{"name", "device"}...], "models": [names], "drafts": [names], "calibrations": [{"name", "engine", "hardware"}...]}
 const char* ridgeline_presets() {
     try {
-        json out{{"hardware", json::array()}, {"models", list_presets(PresetKind::model)}, {"drafts", list_presets(PresetKind::draft_head)}};
+        json out{{"hardware", json::array()}, {"models", list_presets(PresetKind::model)}, {"drafts", list_presets(PresetKind::draft_head)},
+                 {"calibrations", json::array()}};
         for (const auto& n : list_presets(PresetKind::hardware))
             out["hardware"].push_back({{"name", n}, {"device", std::string(load_hardware(n).name.view())}});
+        for (const auto& n : list_presets(PresetKind::efficiency)) {
+            const EfficiencyPreset p = load_efficiency(n);
+            out["calibrations"].push_back({{"name", n}, {"engine", p.engine}, {"hardware", p.hardware}});
+        }
         return answer(out);
     } catch (const std::exception& e) {
         return answer({{"ok", false}, {"field", "presets"}, {"message", e.what()}});
