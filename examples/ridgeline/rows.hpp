@@ -634,13 +634,14 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     }
     add("calibration_range", outside.empty() ? null("-") : text(outside + ": the fitted terms are extrapolated"));
     // The terms the estimate adds to the ceiling, each under its own key (a review found predict
-    // naming the calibration but not what it charges; the links line below gives the link's own
-    // latency, and per_message_s is what the engine's collectives add to each message).
+    // naming the calibration but not what it charges; the links part of the table's assumptions
+    // line gives the link's own latency, and per_message_s what the engine's collectives add to
+    // each message).
     const auto fraction = [](double f) { return converted(f, 100 * f, 1, "{}%"); };
     const auto micro = [](Seconds v) { return converted(v.in(seconds), v.in(us), 1, "{} us"); };
     add("bandwidth_efficiency", fraction(preset.fit.bandwidth_efficiency));
     add("compute_efficiency", fraction(preset.fit.compute_efficiency));
-    add("per_step_s", time(preset.fit.overhead));
+    add("overhead_s", time(preset.fit.overhead));  // the preset's and plan's key for the time per step
     add("per_layer_s", micro(preset.fit.per_layer));
     add("per_moe_layer_s", micro(preset.fit.per_moe_layer));
     add("per_sequence_s", micro(preset.fit.per_sequence));

@@ -560,6 +560,10 @@ try {
   check("an unknown device: no stale table", (await planTable()).rows, 0);
   check("correcting the input brings the answer back", await planOnPage(requests[0]), "ok");
   check("and the error beside the field is gone", await page.textContent("#plan-error-hardware"), "");
+  // The field holds a list: after a comma, each calibration offered keeps the names typed before it.
+  await page.fill("#plan-calibration", "vllm-h100-sxm,");
+  check("after a comma, every calibration offered keeps the names before it",
+        await page.$eval("#plan-calibrations", (d) => d.options.length > 0 && [...d.options].every((o) => o.value.startsWith("vllm-h100-sxm,"))), true);
   // A calibration the data does not hold, and one beside the times it replaces: the CLI's words
   // beside the calibration field.
   for (const [what, args] of [["an unknown calibration", ["-m", "llama-3.1-8b", "--calibration", "vllm-h100-sxm,vllm-h201", "--users", "64"]],

@@ -389,7 +389,8 @@ struct PlanAnswer {
 };
 
 // The request's fields are the CLI's flags, as text, under the page keys of cli::plan_flags()
-// (examples/ridgeline/plan_args.hpp): hardware (-H; empty: every hardware preset), model, prompt,
+// (examples/ridgeline/plan_args.hpp): hardware (-H; empty: every hardware preset, or the
+// calibrations' devices), model, prompt,
 // output, cached (--cached-prompt), chunk, users, rate, ... An empty field is a flag left out.
 // Each is read by the CLI's own reader, in the CLI's order, so the first error is the CLI's.
 PlanAnswer plan_answer(const json& q) {
