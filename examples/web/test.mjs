@@ -567,7 +567,8 @@ try {
   // A calibration the data does not hold, and one beside the times it replaces: the CLI's words
   // beside the calibration field.
   for (const [what, args] of [["an unknown calibration", ["-m", "llama-3.1-8b", "--calibration", "vllm-h100-sxm,vllm-h201", "--users", "64"]],
-                              ["a calibration beside --efficiency", ["-m", "llama-3.1-8b", "--calibration", "vllm-h100-sxm", "--efficiency", "0.7", "--users", "64"]]]) {
+                              ["a calibration beside --efficiency", ["-m", "llama-3.1-8b", "--calibration", "vllm-h100-sxm", "--efficiency", "0.7", "--users", "64"]],
+                              ["a calibration file that is not there", ["-m", "llama-3.1-8b", "--calibration", "vllm-h100-sxm,no-such-calibration.json", "--users", "64"]]]) {
     check(`${what}: refused`, await planOnPage(args), "error");
     check(`${what}: the CLI's message beside the calibration field`, await page.textContent("#plan-error-calibration"),
           cliError("plan", ...args).replace(/^ridgeline: /, ""));

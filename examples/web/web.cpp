@@ -451,14 +451,21 @@ const char* ridgeline_evaluate(const char* request) {
 // {"ok": true, "json": the CLI's `plan --format json` text, "svg": the Pareto front} or
 // {"ok": false, "field", "message"} with the message the CLI prints after "ridgeline: ".
 const char* ridgeline_plan(const char* request) {
+    json q;
     try {
-        PlanAnswer a = plan_answer(json::parse(request));
+        q = json::parse(request);
+        PlanAnswer a = plan_answer(q);
         return answer({{"ok", true}, {"json", std::move(a.json_text)}, {"svg", std::move(a.svg)}});
     } catch (const cli::usage_error& e) {
         return answer({{"ok", false}, {"field", plan_field_of(e.what(), "")}, {"message", e.what()}});
     } catch (const error& e) {
         const std::string preset = cli::preset_in_user_terms(e);  // an unknown device, named by its flag as the CLI names it
-        return answer({{"ok", false}, {"field", plan_field_of(e.what(), e.path())}, {"message", preset.empty() ? e.what() : preset}});
+        // A file typed as a calibration that is none (no such file, a measurement set): its field.
+        bool calibration_file = false;
+        if (!e.file().empty())
+            for (const std::string& typed : cli::comma_pieces(text(q, "calibration"))) calibration_file = calibration_file || typed == e.file();
+        return answer({{"ok", false}, {"field", calibration_file ? "calibration" : plan_field_of(e.what(), e.path())},
+                       {"message", preset.empty() ? e.what() : preset}});
     } catch (const std::exception& e) {
         return answer({{"ok", false}, {"field", "model"}, {"message", e.what()}});
     }
