@@ -295,15 +295,18 @@ inline Table draft_head_table(const std::string& name, const ridgeline::DraftHea
 inline const char* kv_read_words(bool per_query_head) { return per_query_head ? "query head" : "KV head"; }
 inline const char* activations_words(bool through_memory) { return through_memory ? "through memory" : "on chip"; }
 
+// A fraction, shown as a percentage to a tenth (the JSON keeps the fraction), and a fitted time
+// per layer, sequence or message, shown in microseconds to a tenth (the JSON keeps seconds).
+inline Cell percent_cell(double fraction) { return converted(fraction, 100 * fraction, 1, "{}%"); }
+inline Cell microseconds_cell(ridgeline::Seconds v) { return converted(v.in(seconds), v.in(ridgeline::us), 1, "{} us"); }
+
 // `what`: "hardware", "models", "drafts" or "efficiency".
 inline Table list_table(const std::string& what) {
     using namespace ridgeline;
     if (what == "efficiency") {
         // Which --calibration to pass to predict, and how far to trust it (the leave-one-out
         // errors calibrate measured when it wrote the preset).
-        const auto share = [](const std::optional<double>& v) {
-            return v ? converted(*v, 100 * *v, 1, "{}%") : null("-");
-        };
+        const auto share = [](const std::optional<double>& v) { return v ? percent_cell(*v) : null("-"); };
         Table t({{"name", "name", false}, {"engine", "engine", false}, {"hardware", "hardware", false}, {"rows", "rows"},
                  {"bandwidth_efficiency", "bandwidth eff."}, {"compute_efficiency", "compute eff."},
                  {"overhead_s", "per step"}, {"per_layer_s", "per layer"}, {"per_moe_layer_s", "per MoE layer"},
@@ -315,10 +318,8 @@ inline Table list_table(const std::string& what) {
             t.add({text(name), text(p.engine), text(p.hardware), p.rows ? integer(static_cast<std::int64_t>(*p.rows)) : null("-"),
                    number(c.bandwidth_efficiency, 3), number(c.compute_efficiency, 3),
                    converted(c.overhead.in(seconds), c.overhead.in(ms), 2, "{} ms"),
-                   converted(c.per_layer.in(seconds), c.per_layer.in(us), 1, "{} us"),
-                   converted(c.per_moe_layer.in(seconds), c.per_moe_layer.in(us), 1, "{} us"),
-                   converted(c.per_sequence.in(seconds), c.per_sequence.in(us), 1, "{} us"),
-                   converted(c.per_message.in(seconds), c.per_message.in(us), 1, "{} us"),
+                   microseconds_cell(c.per_layer), microseconds_cell(c.per_moe_layer), microseconds_cell(c.per_sequence),
+                   microseconds_cell(c.per_message),
                    // What the terms' bytes were (the efficiencies are of those bytes), as predict says them.
                    text(kv_read_words(c.kv_per_query_head)), text(activations_words(c.activation_traffic)),
                    share(p.leave_one_out_median), share(p.leave_one_out_worst)});
@@ -512,9 +513,9 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
     add("context_tokens", integer(w.context));
     add("measured_tokens_per_s", number(1.0 / measured.in(seconds), 2));
     add("ceiling_tokens_per_s", number(d.ceiling.tokens_per_s.in(per_s), 2));
-    add("fraction_of_ceiling", converted(d.fraction_of_ceiling, 100 * d.fraction_of_ceiling, 1, "{}%"));
+    add("fraction_of_ceiling", percent_cell(d.fraction_of_ceiling));
     add("implied_bandwidth_bytes_per_s", number(d.implied_bandwidth.in(bytes_per_s), si(d.implied_bandwidth.in(bytes_per_s), "B/s")));
-    add("bandwidth_utilisation", converted(d.bandwidth_utilisation, 100 * d.bandwidth_utilisation, 1, "{}%"));
+    add("bandwidth_utilisation", percent_cell(d.bandwidth_utilisation));
     add("verdict", text(name_of(d.verdict)));
     add("fits", Cell{d.memory.fits(), d.memory.fits() ? "yes" : "NO"});
     std::string reading;
@@ -536,11 +537,11 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
                   shown(100 * d.bandwidth_efficiency_alone, 0, compute_offered ? "bandwidth efficiency below peak at {}% alone, " : "or bandwidth efficiency below peak at {}% alone") +
                   (compute_offered ? shown(100 * d.compute_efficiency_alone, 0, "or compute efficiency below peak at {}% alone") : std::string()) +
                   " would explain it (calibrate tells them apart)";
-        add("gap", converted(d.gap, 100 * d.gap, 1, "{}%"));
+        add("gap", percent_cell(d.gap));
         // The same figures as numbers, for a reader of the JSON.
         add("overhead_alone_s", converted(d.overhead_alone.in(seconds), d.overhead_alone.in(ms), 3, "{} ms"));
-        add("bandwidth_efficiency_alone", converted(d.bandwidth_efficiency_alone, 100 * d.bandwidth_efficiency_alone, 1, "{}%"));
-        add("compute_efficiency_alone", converted(d.compute_efficiency_alone, 100 * d.compute_efficiency_alone, 1, "{}%"));
+        add("bandwidth_efficiency_alone", percent_cell(d.bandwidth_efficiency_alone));
+        add("compute_efficiency_alone", percent_cell(d.compute_efficiency_alone));
     } else {
         // Offer the explanations only where one exists; none at all is itself the finding.
         reading = d.max_bits_per_weight || d.min_devices || d.min_acceptance
@@ -637,15 +638,13 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     // naming the calibration but not what it charges; the links part of the table's assumptions
     // line gives the link's own latency, and per_message_s what the engine's collectives add to
     // each message).
-    const auto fraction = [](double f) { return converted(f, 100 * f, 1, "{}%"); };
-    const auto micro = [](Seconds v) { return converted(v.in(seconds), v.in(us), 1, "{} us"); };
-    add("bandwidth_efficiency", fraction(preset.fit.bandwidth_efficiency));
-    add("compute_efficiency", fraction(preset.fit.compute_efficiency));
+    add("bandwidth_efficiency", percent_cell(preset.fit.bandwidth_efficiency));
+    add("compute_efficiency", percent_cell(preset.fit.compute_efficiency));
     add("overhead_s", time(preset.fit.overhead));  // the preset's and plan's key for the time per step
-    add("per_layer_s", micro(preset.fit.per_layer));
-    add("per_moe_layer_s", micro(preset.fit.per_moe_layer));
-    add("per_sequence_s", micro(preset.fit.per_sequence));
-    add("per_message_s", micro(preset.fit.per_message));
+    add("per_layer_s", microseconds_cell(preset.fit.per_layer));
+    add("per_moe_layer_s", microseconds_cell(preset.fit.per_moe_layer));
+    add("per_sequence_s", microseconds_cell(preset.fit.per_sequence));
+    add("per_message_s", microseconds_cell(preset.fit.per_message));
     // The fitted terms' kind that changes the bytes, not only the time: say it with the numbers.
     add("kv_read_per", text(kv_read_words(preset.fit.kv_per_query_head)));
     add("activations", text(activations_words(preset.fit.activation_traffic)));
@@ -661,8 +660,8 @@ inline Table predict_table(const Resolved& s, const ridgeline::Workload& w, cons
     add("range_from", text(range_basis_name(r.basis)));
     add("predicted_tokens_per_s", number(r.estimate.tokens_per_s.in(per_s), 1));
     add("ceiling_tokens_per_s", number(r.ceiling.tokens_per_s.in(per_s), 1));
-    add("leave_one_out_median", preset.leave_one_out_median ? converted(*preset.leave_one_out_median, 100 * *preset.leave_one_out_median, 1, "{}%") : null("-"));
-    add("leave_one_out_worst", preset.leave_one_out_worst ? converted(*preset.leave_one_out_worst, 100 * *preset.leave_one_out_worst, 1, "{}%") : null("-"));
+    add("leave_one_out_median", preset.leave_one_out_median ? percent_cell(*preset.leave_one_out_median) : null("-"));
+    add("leave_one_out_worst", preset.leave_one_out_worst ? percent_cell(*preset.leave_one_out_worst) : null("-"));
     // What decode says of the same setting's memory: a prediction for one that does not fit is
     // of a setting no engine runs.
     const MemoryUse& mem = r.estimate.memory;

@@ -461,9 +461,8 @@ const char* ridgeline_plan(const char* request) {
     } catch (const error& e) {
         const std::string preset = cli::preset_in_user_terms(e);  // an unknown device, named by its flag as the CLI names it
         // A file typed as a calibration that is none (no such file, a measurement set): its field.
-        bool calibration_file = false;
-        if (!e.file().empty())
-            for (const std::string& typed : cli::comma_pieces(text(q, "calibration"))) calibration_file = calibration_file || typed == e.file();
+        const std::vector<std::string> typed = cli::comma_pieces(text(q, "calibration"));
+        const bool calibration_file = !e.file().empty() && std::find(typed.begin(), typed.end(), e.file()) != typed.end();
         return answer({{"ok", false}, {"field", calibration_file ? "calibration" : plan_field_of(e.what(), e.path())},
                        {"message", preset.empty() ? e.what() : preset}});
     } catch (const std::exception& e) {

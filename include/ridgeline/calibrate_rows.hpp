@@ -52,12 +52,17 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     ideal.efficiency = Efficiency{};
     ideal.efficiency.kv_per_query_head = kv_per_query_head;  // what the bytes are, not an overhead
     ideal.efficiency.activation_traffic = activation_traffic;
+    // What `weight` of a time per output token pays: its sequences, its stage passes (each paying
+    // the stage's layers and MoE layers) and its link messages.
+    const auto count = [&](double weight, double sequences, double passes, double stage_layers, double stage_moe_layers, double messages) {
+        r.sequences += weight * sequences;
+        r.stages += weight * passes;
+        r.layers += weight * passes * stage_layers;
+        r.moe_layers += weight * passes * stage_moe_layers;
+        r.messages += weight * messages;
+    };
     const auto add_step = [&](const DecodeStep& step, double weight) {
-        r.sequences += weight * static_cast<double>(step.batch);
-        r.stages += weight * stages;
-        r.layers += weight * stages * step.stage_layers;
-        r.moe_layers += weight * stages * step.stage_moe_layers;
-        r.messages += weight * step.links.messages_in(stages);
+        count(weight, static_cast<double>(step.batch), stages, step.stage_layers, step.stage_moe_layers, step.links.messages_in(stages));
         r.parts.push_back(Part{(stages * step.memory_time).in(s), (stages * step.compute_time).in(s), weight});
         const Seconds roof = step.bound == Bound::compute ? step.compute_time : step.memory_time;
         r.fixed += weight * (step.step_time - stages * roof).in(s);
@@ -81,11 +86,7 @@ inline Row row(const Deployment& d, const Observation& o, bool kv_per_query_head
     };
     // A prefill pass of `prompts` through every stage, `weight` of them per output token, at its own bound.
     const auto add_prefill = [&](const Prefill& p, std::int64_t prompts, double weight) {
-        r.sequences += weight * static_cast<double>(prompts);
-        r.stages += weight * p.stage_passes;
-        r.layers += weight * p.stage_passes * p.stage_layers;
-        r.moe_layers += weight * p.stage_passes * p.stage_moe_layers;
-        r.messages += weight * p.messages;
+        count(weight, static_cast<double>(prompts), p.stage_passes, p.stage_layers, p.stage_moe_layers, p.messages);
         r.parts.push_back(Part{(stages * p.memory_time).in(s), (stages * p.compute_time).in(s), weight});
         r.fixed += weight * (p.time - stages * (p.memory_time < p.compute_time ? p.compute_time : p.memory_time)).in(s);
     };
