@@ -487,7 +487,7 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
         if (spec.embeddings_given) p.embeddings = asked.embeddings;
         if (spec.lm_head_given) p.lm_head = asked.lm_head;
         if (spec.router_and_norms_given) p.router_and_norms = asked.router_and_norms;
-        return {w, "--weights" + kept_state_source(pm.precision) + overrides() + compute_note};
+        return {w, "--weights" + kept_state_source(pm.model, pm.precision) + overrides() + compute_note};
     }
     // The recurrent state's format is the cache's, not the weights'.
     p.state = pm.precision.state;

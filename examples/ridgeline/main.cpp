@@ -262,7 +262,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     if (weights) {
         store_weights_as(p, loaded.precision, *weights);
         s.weights_flag = true;
-        s.formats_source = "--weights" + kept_state_source(loaded.precision);
+        s.formats_source = "--weights" + kept_state_source(s.m, loaded.precision);
     } else {
         p.weights = loaded.precision.weights;
         p.experts = loaded.precision.experts;

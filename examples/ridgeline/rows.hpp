@@ -409,7 +409,7 @@ inline Table model_table(const ridgeline::LoadedModel& loaded) {
     if (m.mtp_layers > 0) row("mtp_params", mtp_parameters(m));
     const double kv = kv_bytes_per_token(m, formats::bf16).in(bytes);
     t.add({text("kv_bytes_per_token_bf16"), number(kv, shown(kv, 0, "{} B") + shown(kv / 1024, 1, " ({} KiB)"))});
-    const double state = state_bytes_per_sequence(m, formats::bf16).in(bytes);
+    const double state = state_bytes_per_sequence(m).in(bytes);
     if (state > 0) t.add({text("state_bytes_per_sequence_bf16"), number(state, shown(state / 1048576, 1, "{} MiB"))});
     // What the checkpoint's own files weigh, in the formats its config.json gives them.
     t.add({text("checkpoint_formats"), text(loaded.precision_source)});

@@ -160,6 +160,8 @@ json evaluate(const json& request) {
             const json file = parse_json_text(config, "config.json");
             loaded.model = model_from_config(file, "config.json", "pasted config.json");
             std::tie(loaded.precision, loaded.precision_source) = checkpoint_formats(file, "config.json");
+            if (loaded.precision.state.matrices == loaded.precision.state.conv)
+                loaded.precision_source += kept_state_source(loaded.model, loaded.precision);
         } catch (const error& e) {
             throw field_error("config", e.what());
         }
@@ -184,7 +186,7 @@ json evaluate(const json& request) {
     } else {
         store_weights_as(w.precision, loaded.precision, format(request, "weights"));
         formats_source += ", which sets the linear layers and experts; the embeddings, an untied LM head, the norms and routers stay as the checkpoint stores them" +
-                          kept_state_source(loaded.precision);
+                          kept_state_source(m, loaded.precision);
     }
     w.precision.kv = format(request, "kv");
     // An empty compute field is the device's default (bf16, fp16 on a V100), said as the CLI says it.

@@ -102,6 +102,16 @@ struct Mla {
 
     [[nodiscard]] constexpr double qk_head() const { return layer_detail::d(qk_nope_head_dim + qk_rope_head_dim); }
     [[nodiscard]] constexpr bool sparse() const { return index_heads > 0; }
+    // Sparse attention's decode kernels read an FP8 cache in one layout, FlashMLA's "FP8 with
+    // scale": the latent in FP8 with an FP32 scale per 128 values, the rope key kept in BF16
+    // (656 B a token for DeepSeek-V3.2: 512 + 16 + 128; deepseek-ai/FlashMLA@066b5ba6f63d9d0840eac008fe58a1f70acfac78
+    // README.md, whose support matrix gives sparse decoding that format only). Dense MLA's FP8
+    // cache is the latent and rope key in FP8 with one scale a tensor.
+    [[nodiscard]] constexpr std::optional<double> fp8_bytes_per_token() const {
+        if (!sparse()) return std::nullopt;
+        const auto scales = static_cast<double>((kv_lora_rank + 127) / 128);
+        return layer_detail::d(kv_lora_rank) + 4 * scales + 2 * layer_detail::d(qk_rope_head_dim);
+    }
 
     // Down-projections and their norms, and the indexer: every device holds them whole (engines
     // replicate them). Per-head up-projections and the output split by heads.
@@ -127,7 +137,8 @@ struct Mla {
     // The latent and the rope key in the KV format, and the indexer's key in its own, shared by
     // all heads: every device caches all of it.
     [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format kv) const {
-        const Bytes main = layer_detail::d(kv_lora_rank + qk_rope_head_dim) * kv.bytes_per_element();
+        const Bytes main = fp8_bytes_per_token() && kv == formats::fp8 ? bytes(*fp8_bytes_per_token())
+                                                                         : layer_detail::d(kv_lora_rank + qk_rope_head_dim) * kv.bytes_per_element();
         if (!sparse()) return main;
         return main + layer_detail::d(index_head_dim) * (index_key_format ? *index_key_format : kv).bytes_per_element();
     }
@@ -151,7 +162,8 @@ struct Mla {
     constexpr void reads(std::int64_t t, F&& f) const {
         const double T = layer_detail::d(t);
         f(ContextRead{layer_detail::d(kv_lora_rank + qk_rope_head_dim), decode_flops_per_cached_token() / T,
-                      prefill_flops_per_cached_token() / T, prefill_flops_per_prefix_token() / T, sparse() ? index_topk : 0});
+                      prefill_flops_per_cached_token() / T, prefill_flops_per_prefix_token() / T, sparse() ? index_topk : 0,
+                      "attention over the KV cache", std::nullopt, fp8_bytes_per_token()});
         if (sparse()) {
             // The indexer is replicated (every device scores every cached token), so not split by t.
             const double score = 2 * layer_detail::d(index_heads) * layer_detail::d(index_head_dim);
@@ -194,10 +206,16 @@ struct Mla {
         if (sparse()) {
             d += ", indexer " + std::to_string(index_heads) + " x " + std::to_string(index_head_dim) + " top-" +
                  std::to_string(index_topk) + ", its keys ";
-            if (!index_key_format) return d + "in the KV format";
-            const double b = layer_detail::d(index_head_dim) * index_key_format->bytes_per_element().in(bytes);
-            d += "in " + format_name(*index_key_format) + ", " + std::to_string(static_cast<std::int64_t>(b)) +
-                 (b == static_cast<double>(static_cast<std::int64_t>(b)) ? "" : "+") + " B a token";
+            if (!index_key_format) {
+                d += "in the KV format";
+            } else {
+                const double b = layer_detail::d(index_head_dim) * index_key_format->bytes_per_element().in(bytes);
+                d += "in " + format_name(*index_key_format) + ", " + std::to_string(static_cast<std::int64_t>(b)) +
+                     (b == static_cast<double>(static_cast<std::int64_t>(b)) ? "" : "+") + " B a token";
+            }
+            // Whole bytes: the scales are 4 B each.
+            d += "; an fp8 KV cache is " + std::to_string(static_cast<std::int64_t>(*fp8_bytes_per_token())) +
+                 " B a token (the latent's scales beside it, the rope key in bf16)";
         }
         return d;
     }
@@ -406,11 +424,12 @@ struct NoAttention {
     [[nodiscard]] std::string describe() const { return linear ? "linear in place of attention" : "no attention"; }
 };
 
-// The fixed state one sequence keeps in one layer of kind `k`: its recurrent matrices in the
-// state's format, the convolution's last inputs in the KV's.
+// The fixed state one sequence keeps in one layer of kind `k`: its recurrent matrices and the
+// convolution's last inputs, each in its format.
 template <class Kind>
-constexpr Bytes state_bytes(const Kind& k, Format kv, Format state) {
-    return (k.state_elements() - k.matrix_state_elements()) * kv.bytes_per_element() + k.matrix_state_elements() * state.bytes_per_element();
+constexpr Bytes state_bytes(const Kind& k, StateFormats state) {
+    return (k.state_elements() - k.matrix_state_elements()) * state.conv.bytes_per_element() +
+           k.matrix_state_elements() * state.matrices.bytes_per_element();
 }
 
 }  // namespace ridgeline

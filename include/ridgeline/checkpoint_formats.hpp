@@ -123,12 +123,14 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         source = "no torch_dtype: bf16 assumed";
     }
     p.weights = dtype;
-    // The recurrent state's format, where the config names it (Nemotron-H's float32; vLLM keeps
-    // the SSM state in it unless told otherwise, as NemotronHForCausalLMConfig reads it).
+    // The recurrent state in the model's dtype (vLLM's mamba_cache_dtype "auto"), its matrices in
+    // the config's mamba_ssm_cache_dtype where it names one (Nemotron-H's float32; vLLM keeps the
+    // SSM state in it unless told otherwise, as NemotronHForCausalLMConfig reads it).
+    p.state = StateFormats{dtype, dtype};
     if (root.has("mamba_ssm_cache_dtype") && !root.at("mamba_ssm_cache_dtype").value().is_null()) {
-        p.state = json_detail::dtype_format(root.at("mamba_ssm_cache_dtype"));
+        p.state.matrices = json_detail::dtype_format(root.at("mamba_ssm_cache_dtype"));
         source += "; mamba_ssm_cache_dtype " + root.at("mamba_ssm_cache_dtype").value().get<std::string>() + ": recurrent state " +
-                  format_name(*p.state);
+                  format_name(p.state.matrices);
     }
     if (!root.has("quantization_config") || root.at("quantization_config").value().is_null()) return {p, source};
 
@@ -201,8 +203,13 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
 // What a record of formats that a weights flag set adds for the checkpoint's recurrent state,
 // which the flag leaves (a cache's format, not a weight's): "; recurrent state fp32 (...)", or
 // nothing. The CLI, Python and the page say it alike.
-inline std::string kept_state_source(const Precision& checkpoint) {
-    return checkpoint.state ? "; recurrent state " + format_name(*checkpoint.state) + " (the config's mamba_ssm_cache_dtype)" : "";
+inline std::string kept_state_source(const Model& m, const Precision& checkpoint) {
+    // The matrices apart from the rest: the config named their format.
+    if (checkpoint.state.matrices != checkpoint.state.conv)
+        return "; recurrent state " + format_name(checkpoint.state.matrices) + " (the config's mamba_ssm_cache_dtype)";
+    if (state_bytes_per_sequence(m, checkpoint.state) > Bytes{})
+        return "; recurrent state " + format_name(checkpoint.state.conv) + " (the model's dtype, whatever the KV's)";
+    return "";
 }
 
 // What a record of formats adds where no compute format was asked for and the device's default
@@ -220,6 +227,9 @@ inline LoadedModel loaded_model(const nlohmann::json& j, const ResolvedPreset& r
     ConfigReading reading = read_config(j, r.file.string(), r.name);
     LoadedModel out{reading.model, {}, {}, std::move(reading.notes)};
     std::tie(out.precision, out.precision_source) = checkpoint_formats(j, r.file.string());
+    // A model with recurrent layers says its state's format (where the config named none, the
+    // model's dtype: not the KV's).
+    if (out.precision.state.matrices == out.precision.state.conv) out.precision_source += kept_state_source(out.model, out.precision);
     return out;
 }
 

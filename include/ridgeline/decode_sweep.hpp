@@ -160,7 +160,7 @@ inline void decode_sweep(const Deployment& dep, const Model& m, const Workload& 
         if (by_ranks) rank_flops_n[j] = c.rank_flops(n).in(flop);
         if (memory_columns)
             held_n[j] = kv_per_sequence_per_device(m, base.precision.kv, static_cast<double>(contexts[j] + base.tokens_per_sequence - 1),
-                                                   dep.parallel, base.precision.state_format());
+                                                   dep.parallel, base.precision.state);
     }
     std::vector<double> step(nc), memory_time(nc), compute_time(nc);  // seconds
     for (std::size_t i = 0; i < nb; ++i) {

@@ -82,6 +82,18 @@ inline constexpr Format mxfp4{Numeric::fp4, 8, 32};
 inline constexpr Format nvfp4{Numeric::fp4, 8, 16};
 }  // namespace formats
 
+// The formats a recurrent layer (Mamba-2, Gated DeltaNet) keeps its per-sequence state in: the
+// convolution's last inputs and the state matrices. Engines keep both apart from the KV cache:
+// vLLM's mamba_cache_dtype sets both ("auto", the default: the model's dtype) and its
+// mamba_ssm_cache_dtype the matrices alone; the KV's dtype never enters
+// (vllm-project/vllm@02d710837549a368073552333f66d714477415d2
+// vllm/model_executor/layers/mamba/mamba_utils.py, MambaStateDtypeCalculator._mamba_state_dtype).
+struct StateFormats {
+    Format conv = formats::bf16;
+    Format matrices = formats::bf16;
+    friend constexpr bool operator==(const StateFormats&, const StateFormats&) = default;
+};
+
 // A block-scaled format, e.g. INT4 with one FP16 scale per 128 weights (GPTQ/AWQ style).
 constexpr Format block_scaled(Numeric element, int scale_bits, int block) noexcept {
     return Format{element, scale_bits, block};

@@ -26,9 +26,13 @@ struct ContextRead {
     std::int64_t cap = 0;           // reads at most this many cached tokens (a top-k); 0: all it keeps
     const char* name = "attention over the KV cache";
     std::optional<Format> format{};  // the stream's own storage format; none: the workload's KV format
+    // Bytes per attended token where the KV format is FP8 and the stream lays FP8 out its own way
+    // (scales beside the values, a part kept in 16 bits); none: its elements in FP8.
+    std::optional<double> fp8_bytes_per_token{};
 
     // Bytes per attended token, in its own format or else the KV format.
     [[nodiscard]] constexpr double bytes_per_token(Format kv) const {
+        if (!format && fp8_bytes_per_token && kv == formats::fp8) return *fp8_bytes_per_token;
         return elements_per_token * (format ? *format : kv).bytes_per_element().in(bytes);
     }
 };

@@ -109,14 +109,14 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
 // MambaSpec: page_size x (1 + num_speculative_blocks), num_speculative_blocks = g;
 // vllm-project/vllm@bc8282e61df21719b12b391c3a976b1c900dfbb4 vllm/v1/kv_cache_interface.py).
 constexpr Bytes stage_kv_per_sequence(const Model& m, Format kv, double context, const Parallelism& par, const StageLayers& stage,
-                                      std::optional<Format> state = std::nullopt, double state_slots = 1) {
+                                      StateFormats state = {}, double state_slots = 1) {
     Bytes held{};
     for (std::size_t g = 0; g < m.group_count; ++g) {
         if (stage.counts[g] == 0) continue;
         const LayerSpec& spec = m.groups[g].spec;
         std::visit([&](const auto& k) {
             held += static_cast<double>(stage.counts[g]) * k.kv_share(par.attention_tensor()) *
-                    (spec.reach().kept(context) * k.cache_bytes_per_token(kv) + state_slots * state_bytes(k, kv, state.value_or(kv)));
+                    (spec.reach().kept(context) * k.cache_bytes_per_token(kv) + state_slots * state_bytes(k, state));
         }, spec.attention);
     }
     return held;
@@ -124,7 +124,7 @@ constexpr Bytes stage_kv_per_sequence(const Model& m, Format kv, double context,
 
 // The same on the stage that keeps the most.
 constexpr Bytes kv_per_sequence_per_device(const Model& m, Format kv, double context, const Parallelism& par = {},
-                                           std::optional<Format> state = std::nullopt, double state_slots = 1) {
+                                           StateFormats state = {}, double state_slots = 1) {
     validate(m);
     validate(par);
     model_detail::require_context_value(context);
@@ -178,7 +178,7 @@ constexpr MemoryUse stage_use(const Deployment& d, const Model& m, const Workloa
     // holds its layers' KV for all of them (under attention data parallelism, the busiest rank's
     // share of them).
     u.kv = static_cast<double>(d.parallel.sequences_per_attention_rank(w.batch) * d.parallel.pipeline) *
-           stage_kv_per_sequence(m, w.precision.kv, context, d.parallel, layers, w.precision.state_format(),
+           stage_kv_per_sequence(m, w.precision.kv, context, d.parallel, layers, w.precision.state,
                                  static_cast<double>(w.tokens_per_sequence));
     if (w.assumptions.activation_workspace)
         u.activations = static_cast<double>(w.batch * w.tokens_per_sequence) * activation_bytes_per_token(m, d.parallel);

@@ -504,13 +504,12 @@ constexpr Bytes kv_bytes_per_token(const Model& m, Format kv) {
     return b;
 }
 
-// Fixed state one sequence keeps whatever its context (recurrent layers), all layers: the
-// recurrent matrices in `state`'s format (the KV's if not given), the convolutions' inputs in `kv`'s.
-constexpr Bytes state_bytes_per_sequence(const Model& m, Format kv, std::optional<Format> state = std::nullopt) {
+// Fixed state one sequence keeps whatever its context (recurrent layers), all layers, in
+// `state`'s formats (16 bits unless given).
+constexpr Bytes state_bytes_per_sequence(const Model& m, StateFormats state = {}) {
     validate(m);
     Bytes b{};
-    for (const auto& g : m)
-        b += static_cast<double>(g.count) * std::visit([&](const auto& a) { return state_bytes(a, kv, state.value_or(kv)); }, g.spec.attention);
+    for (const auto& g : m) b += static_cast<double>(g.count) * std::visit([&](const auto& a) { return state_bytes(a, state); }, g.spec.attention);
     return b;
 }
 

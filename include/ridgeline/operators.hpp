@@ -188,7 +188,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
                 const double layers = b.stage.layers[gi];
                 const Flops update = as.attention_flops ? flop(layers * a.state_flops_per_token() / t) : Flops{};
                 b.add("recurrent state (read and written)", L, gi, Bytes{},
-                      bytes((1 + b.tokens) * layers * a.kv_share(attention_tp) / ranks) * state_bytes(a, w.precision.kv, w.precision.state_format()).in(bytes),
+                      bytes((1 + b.tokens) * layers * a.kv_share(attention_tp) / ranks) * state_bytes(a, w.precision.state).in(bytes),
                       b.tokens * update, context_batch);
             }
         }, g.spec.attention);

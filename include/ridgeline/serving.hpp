@@ -614,7 +614,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         // layers their state; its share of the heads, or all of a replicated cache: MLA's latent,
         // KV heads fewer than the devices; its rank's under attention data parallelism; the
         // busiest stage's layers), which each device receives over its own port at once.
-        const Bytes kv = kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(traffic.prompt), d.parallel, w.precision.state_format());
+        const Bytes kv = kv_per_sequence_per_device(m, w.precision.kv, static_cast<double>(traffic.prompt), d.parallel, w.precision.state);
         // Over the scale-out network where the preset has one (the pools are apart); else over the
         // link joining a prefill replica and a decode replica: the scale-up link while both fit in
         // one domain, past it the network the deployment gives (refused where there is none).

@@ -619,7 +619,7 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
             // (a verification of g drafts) writes one for each, the slots kv_per_sequence_per_device
             // keeps, so the accepted position's can be taken up.
             c.state_bytes += (1.0 + static_cast<double>(w.tokens_per_sequence)) * L * share *
-                             state_bytes(k, w.precision.kv, w.precision.state_format());
+                             state_bytes(k, w.precision.state);
             state_flops += L * k.state_flops_per_token() / T;
             k.reads(ta, [&](const ContextRead& r) {
                 StepCost::ContextTerm term;

@@ -26,16 +26,15 @@ struct Precision {
     // An untied LM head's format, if not the weights': quantised checkpoints keep it at torch_dtype
     // (checkpoint_formats.hpp). A tied head is the input table, in the embeddings' format.
     std::optional<Format> lm_head{};
-    // Recurrent layers' state matrices (Mamba's SSM state, Gated DeltaNet's), if not in the KV's
-    // format: a config's mamba_ssm_cache_dtype (Nemotron-H: float32, which vLLM keeps them in).
-    // The convolutions' last inputs stay in the KV's format.
-    std::optional<Format> state{};
+    // Recurrent layers' state (formats.hpp's StateFormats): the checkpoint's dtype, the state
+    // matrices in a config's mamba_ssm_cache_dtype where it names one (Nemotron-H: float32, which
+    // vLLM keeps them in). Not the KV's format: engines set the two apart.
+    StateFormats state{};
     // The norms' and MoE routers' format, if not the default below: a GGUF keeps both in fp32
     // (llama.cpp's convert_hf_to_gguf.py writes norms and ffn_gate_inp in F32 and llama-quant.cpp
     // never quantises them, ggml-org/llama.cpp@8784689f).
     std::optional<Format> router_and_norms{};
 
-    [[nodiscard]] constexpr Format state_format() const noexcept { return state ? *state : kv; }
     [[nodiscard]] constexpr Format embedding_format() const noexcept { return embeddings ? *embeddings : weights; }
     [[nodiscard]] constexpr Format expert_format() const noexcept { return experts ? *experts : weights; }
     [[nodiscard]] constexpr Format lm_head_format() const noexcept { return lm_head ? *lm_head : weights; }
@@ -311,7 +310,8 @@ constexpr void validate(const Precision& p) {
     if (p.embeddings) validate(*p.embeddings, "embeddings format");
     if (p.experts) validate(*p.experts, "experts format");
     if (p.lm_head) validate(*p.lm_head, "LM head format");
-    if (p.state) validate(*p.state, "recurrent state format");
+    validate(p.state.conv, "recurrent state format (convolution inputs)");
+    validate(p.state.matrices, "recurrent state format (matrices)");
 }
 
 constexpr void validate(const Workload& w) {

@@ -809,7 +809,8 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
           Approx(7168 / 8.0 * (2 - (1 + 1.0 / 4096))).epsilon(1e-9));
     // No quantization_config: torch_dtype alone (Llama-2-7B ships float16).
     const LoadedModel l2 = load_model_with_formats("llama-2-7b");
-    CHECK(l2.precision == Precision{formats::fp16});
+    // The recurrent state too, were there one (vLLM's mamba_cache_dtype "auto": the model's dtype).
+    CHECK(l2.precision == Precision{.weights = formats::fp16, .state = {formats::fp16, formats::fp16}});
     CHECK(l2.precision_source == "torch_dtype float16");
     CHECK(load_model_with_formats("llama-3.1-8b").precision == Precision{});
 

@@ -200,11 +200,18 @@ TEST_CASE("deepseek_v32: the indexer reads its keys over the context, the main c
     // Kept per token and layer: the latent 512 and its rope key 64 in the KV format, and the
     // indexer's key as DeepSeek's reference stores it (inference/model.py of DeepSeek-V3.2-Exp,
     // family_deepseek.hpp): 128 fp8 bytes and one fp32 scale per 128 elements, 128 + 4 = 132 B,
-    // whatever the KV format. bf16: 576 x 2 + 132 = 1,284 B a layer, 78,324 B over 61 layers;
-    // fp8: 576 + 132 = 708 B a layer.
+    // whatever the KV format. bf16: 576 x 2 + 132 = 1,284 B a layer, 78,324 B over 61 layers.
     CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 61 * (576 * 2 + (128 + 4)));
     CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 78324);
-    CHECK(kv_bytes_per_token(m, formats::fp8).in(bytes) == 61 * (576 + 132));
+    // fp8: FlashMLA's "FP8 with scale", the one FP8 layout its sparse decode kernels read: "each
+    // token's KV cache is 656 Bytes": 512 float8_e4m3 values, 4 float32 scales, 64 bfloat16 rope
+    // values (deepseek-ai/FlashMLA@066b5ba6f63d9d0840eac008fe58a1f70acfac78 README.md), not 576 x 1 B.
+    // 656 + 132 = 788 B a layer.
+    CHECK(kv_bytes_per_token(m, formats::fp8).in(bytes) == 61 * (656 + 132));
+    CHECK(kv_bytes_read(m, formats::fp8, 100000).in(bytes) == 61 * (656 * 2048.0 + 132 * 100000.0));
+    CHECK(kv_per_sequence_per_device(m, formats::fp8, 100000, Parallelism{.tensor = 8}).in(bytes) == 61 * 788 * 100000.0);
+    // Dense MLA (V3) keeps its FP8 cache as 576 one-byte values (one scale a tensor).
+    CHECK(kv_bytes_per_token(load_model("deepseek-v3"), formats::fp8).in(bytes) == 61 * 576);
     // Read at 100k: the latent and rope key of the 2,048 chosen tokens, the indexer keys of all.
     CHECK(kv_bytes_read(m, formats::bf16, 100000).in(bytes) == 61 * (576 * 2 * 2048.0 + 132 * 100000.0));
     Workload at_100k;
@@ -217,7 +224,8 @@ TEST_CASE("deepseek_v32: the indexer reads its keys over the context, the main c
     Model in_kv = m;
     for (std::size_t i = 0; i < in_kv.group_count; ++i) std::get<Mla>(in_kv.groups[i].spec.attention).index_key_format.reset();
     CHECK(kv_bytes_per_token(in_kv, formats::bf16).in(bytes) == 61 * (512 + 64 + 128) * 2.0);
-    CHECK(a.describe() == "MLA 128 heads, latent 512 + rope 64, indexer 64 x 128 top-2048, its keys in fp8/g128/s32, 132 B a token");
+    CHECK(a.describe() == "MLA 128 heads, latent 512 + rope 64, indexer 64 x 128 top-2048, its keys in fp8/g128/s32, 132 B a token; "
+                          "an fp8 KV cache is 656 B a token (the latent's scales beside it, the rope key in bf16)");
     // ridgeline's own form writes the key format and reads it back.
     nlohmann::json own = m;
     CHECK(own["layer_groups"][0]["attention"]["index_key_format"] == "fp8/g128/s32");
@@ -270,7 +278,7 @@ TEST_CASE("qwen3_next: Gated DeltaNet layers keep a fixed state, read and writte
     CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 12 * 2 * 2 * 256 * 2.0);
     // 36 DeltaNet layers, each a 32 x 128 x 128 state and a conv state of (2 x 16 x 128 + 32 x 128) x 3.
     const double state = 36 * (32 * 128.0 * 128 + (2 * 16 * 128 + 32 * 128) * 3.0) * 2;
-    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == state);
+    CHECK(state_bytes_per_sequence(m).in(bytes) == state);
     CHECK(kv_per_sequence_per_device(m, formats::bf16, 1000).in(bytes) == 1000 * 12 * 1024 * 2.0 + state);
     // DeltaNet parameters of one layer (hidden 2048): in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096),
     // in_proj_ba 2048 x 64, conv1d 8192 x 4, dt_bias and A_log 2 x 32, the gated norm 128,
@@ -293,6 +301,13 @@ TEST_CASE("qwen3_next: Gated DeltaNet layers keep a fixed state, read and writte
     const Deployment h200{load_hardware("h200")};
     CHECK(memory_use(h200, m, verify).kv.in(bytes) == 4 * (1004 * 12 * 1024 * 2.0 + 5 * state));
     CHECK(memory_use(h200, m, w).kv.in(bytes) == 4 * (1000 * 12 * 1024 * 2.0 + state));
+    // An FP8 KV cache halves the 12 attention layers' cache, not the DeltaNet state: vLLM keeps
+    // that in mamba_cache_dtype, whose "auto" is the model's dtype (vllm/config/cache.py,
+    // vllm-project/vllm@c1d86421; gated_delta_net_state_dtype in mamba_utils.py @02d71083).
+    Workload fp8 = w;
+    fp8.precision.kv = formats::fp8;
+    CHECK(memory_use(h200, m, fp8).kv.in(bytes) == 4 * (1000 * 12 * 1024 * 1.0 + state));
+    CHECK(step_cost(m, fp8).state_bytes.in(bytes) == 2 * state);
     CHECK(first<Gqa>(m).output_gate);
     decodes(m, "h200", 2);
     // Its config declares no MTP module; the checkpoint has one (mtp.*), which vLLM builds where
@@ -407,7 +422,7 @@ TEST_CASE("nemotron_h: Nemotron-H-56B, Mamba-2, attention and ungated MLP blocks
     // State per sequence, per Mamba-2 block: the SSM state 256 heads x 64 x 256 and the conv
     // state 20480 channels x (4 - 1) taps; 54 blocks, BF16.
     const double state = 54 * (256 * 64 * 256.0 + 20480 * 3.0) * 2;
-    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == state);
+    CHECK(state_bytes_per_sequence(m).in(bytes) == state);
     CHECK(kv_per_sequence_per_device(m, formats::bf16, 8192).in(bytes) == 8192 * 10 * 2048 * 2.0 + state);
     // 8 groups split at TP 8, so the state splits exactly.
     CHECK(s.splits_over(8));
@@ -443,7 +458,7 @@ TEST_CASE("nemotron_h: Nemotron-H-8B from a trimmed copy of its config.json", "[
     CHECK(total / 1e9 == Approx(8).margin(0.5));
     // KV: 4 attention blocks, 2 x 8 x 128, BF16; state: 24 x (128 x 64 x 128 + 10240 x 3), BF16.
     CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 4 * 2 * 8 * 128 * 2.0);
-    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == 24 * (128 * 64 * 128.0 + 10240 * 3.0) * 2);
+    CHECK(state_bytes_per_sequence(m).in(bytes) == 24 * (128 * 64 * 128.0 + 10240 * 3.0) * 2);
     decodes(m);
 }
 
@@ -543,21 +558,26 @@ TEST_CASE("nemotron_h: a bad or missing pattern is named", "[families][nemotron_
                       "(model_type nemotron_h needs it)");
 }
 
-TEST_CASE("nemotron_h: the SSM state in the config's mamba_ssm_cache_dtype, the conv inputs in the KV's", "[families][nemotron_h][mamba2]") {
+TEST_CASE("nemotron_h: the SSM state in the config's mamba_ssm_cache_dtype, the conv inputs in the model's dtype", "[families][nemotron_h][mamba2]") {
     // The preset's config.json says "mamba_ssm_cache_dtype": "float32"; vLLM's
     // NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype keeps the SSM state in it (float32
-    // when the key is absent), while its conv state follows the cache's dtype.
+    // when the key is absent), while its conv state follows mamba_cache_dtype, whose "auto" is the
+    // model's dtype (torch_dtype bfloat16), not the KV cache's.
     const LoadedModel nano = load_model_with_formats("nemotron-3-nano-30b-a3b");
-    REQUIRE(nano.precision.state);
-    CHECK(*nano.precision.state == formats::fp32);
+    CHECK(nano.precision.state.matrices == formats::fp32);
+    CHECK(nano.precision.state.conv == formats::bf16);
     CHECK(nano.precision_source == "torch_dtype bfloat16; mamba_ssm_cache_dtype float32: recurrent state fp32");
     // A weights flag leaves it, and the record says so; a model without it adds nothing.
-    CHECK(kept_state_source(nano.precision) == "; recurrent state fp32 (the config's mamba_ssm_cache_dtype)");
-    CHECK(kept_state_source(load_model_with_formats("llama-3.1-8b").precision).empty());
+    CHECK(kept_state_source(nano.model, nano.precision) == "; recurrent state fp32 (the config's mamba_ssm_cache_dtype)");
+    const LoadedModel llama = load_model_with_formats("llama-3.1-8b");
+    CHECK(kept_state_source(llama.model, llama.precision).empty());
+    // A recurrent model whose config names no state format: its state in the model's dtype, said.
+    const LoadedModel next = load_model_with_formats("qwen3-next-80b-a3b");
+    CHECK(next.precision_source == "torch_dtype bfloat16; recurrent state bf16 (the model's dtype, whatever the KV's)");
     // By hand: 23 Mamba-2 blocks, each an SSM state of 64 heads x 64 x 128 at 4 B and a conv
     // state of (4096 + 2048) channels x 3 inputs at 2 B: 48,234,496 + 847,872 = 49,082,368 B.
     const double ssm = 23 * 64 * 64 * 128 * 4.0, conv = 23 * 6144 * 3 * 2.0;
-    CHECK(state_bytes_per_sequence(nano.model, formats::bf16, formats::fp32).in(bytes) == ssm + conv);
+    CHECK(state_bytes_per_sequence(nano.model, nano.precision.state).in(bytes) == ssm + conv);
     // A step reads and writes it: at batch 256 and 1,024 tokens, the 6 attention blocks' 6,144 B
     // a token and twice the state each sequence, 256 x (6,291,456 + 98,164,736) = 26.74 GB.
     Workload w{.batch = 256, .context = 1024};
@@ -566,9 +586,13 @@ TEST_CASE("nemotron_h: the SSM state in the config's mamba_ssm_cache_dtype, the 
     CHECK(d.kv_bytes.in(bytes) == Approx(256 * (6144.0 * 1024 + 2 * (ssm + conv))).epsilon(1e-12));
     // And memory holds it once: 6,291,456 + 49,082,368 B a sequence.
     CHECK(d.memory.kv.in(bytes) == Approx(256 * (6144.0 * 1024 + ssm + conv)).epsilon(1e-12));
-    // In the KV's format instead (fp8 KV, fp8 state): the SSM state at 1 B, the conv at 1 B.
-    w.precision.state.reset();
+    // An FP8 KV cache halves the attention blocks' 6,144 B a token and leaves the state as it was
+    // (vLLM's kv_cache_dtype does not reach the Mamba cache).
     w.precision.kv = formats::fp8;
+    CHECK(decode_step(Deployment{load_hardware("h200")}, nano.model, w).kv_bytes.in(bytes) ==
+          Approx(256 * (3072.0 * 1024 + 2 * (ssm + conv))).epsilon(1e-12));
+    // Asked for in FP8 too (vLLM's --mamba-cache-dtype and --mamba-ssm-cache-dtype): 1 B each.
+    w.precision.state = StateFormats{formats::fp8, formats::fp8};
     CHECK(decode_step(Deployment{load_hardware("h200")}, nano.model, w).kv_bytes.in(bytes) ==
           Approx(256 * (3072.0 * 1024 + 2 * (ssm / 4 + conv / 2))).epsilon(1e-12));
     // A bad value is named with its path.
@@ -611,7 +635,7 @@ TEST_CASE("nemotron_h: Nemotron 3 Nano's E blocks, ungated routed experts and a 
     // Cache: 6 attention blocks x K and V of 2 x 128, 6,144 B a token in bf16; 23 Mamba-2 states
     // of 64 x 64 x 128 and a conv state of (4096 + 2048) x 3.
     CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 6 * 2 * 2 * 128 * 2.0);
-    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == 23 * (64 * 64 * 128.0 + 6144 * 3) * 2);
+    CHECK(state_bytes_per_sequence(m).in(bytes) == 23 * (64 * 64 * 128.0 + 6144 * 3) * 2);
     const Moe& e = std::get<Moe>(m.groups[1].spec.ffn);
     CHECK(e.describe() == "MoE 128 experts top-6 x 1856 + 1 shared (no gate)");
     // A step reads the experts its batch touches: one token, 6 per block.
@@ -881,7 +905,7 @@ TEST_CASE("granitemoehybrid: Granite-4.0-H-350M, Mamba-2 layers keep a fixed sta
     // (1536 + 2 x 1 x 128) channels x (4 - 1) taps; 28 layers, BF16.
     const double state = 28 * (48 * 32 * 128.0 + (1536 + 256) * 3.0) * 2;
     CHECK(state == 11311104);
-    CHECK(state_bytes_per_sequence(m, formats::bf16).in(bytes) == state);
+    CHECK(state_bytes_per_sequence(m).in(bytes) == state);
     CHECK(kv_per_sequence_per_device(m, formats::bf16, 1000).in(bytes) == 1000 * 4 * 512 * 2.0 + state);
     // A step reads and writes the state. At TP 2 each device keeps half the heads' SSM state and
     // conv channels, but the one group's B and C whole: 48 x 32 x 128 / 2 + (1536 / 2 + 256) x 3
