@@ -361,6 +361,9 @@ inline Table hardware_table(const ridgeline::Hardware& h) {
     Table t({{"field", "field", false}, {"value", "value", false}});
     t.add({text("name"), text(std::string(h.name.view()))});
     t.add({text("memory_bytes"), number(h.memory_capacity.in(bytes), si(h.memory_capacity.in(bytes), "B", 1))});
+    // What the memory budget starts from, where the device reports other than its datasheet.
+    if (h.memory_reported)
+        t.add({text("memory_reported_bytes"), converted(h.memory_reported->in(bytes), h.memory_reported->in(MiB), 0, "{} MiB")});
     t.add({text("memory_bandwidth_bytes_per_s"), number(h.memory_bandwidth.in(bytes_per_s), si(h.memory_bandwidth.in(bytes_per_s), "B/s"))});
     if (h.measured_bandwidth)
         t.add({text("measured_bandwidth_bytes_per_s"),
@@ -373,6 +376,14 @@ inline Table hardware_table(const ridgeline::Hardware& h) {
     if (h.interconnect_bandwidth)
         t.add({text("interconnect_bytes_per_s"),
                number(h.interconnect_bandwidth->in(bytes_per_s), si(h.interconnect_bandwidth->in(bytes_per_s), "B/s"))});
+    // The figures a split's link time comes from: which devices the link joins, how, and the
+    // network past them.
+    t.add({text("scale_up_domain"), integer(h.scale_up_domain)});
+    if (h.interconnect_bandwidth) t.add({text("scale_up_topology"), text(h.scale_up_mesh ? "mesh" : "switch")});
+    if (h.scale_up_latency) t.add({text("scale_up_latency_s"), microseconds_cell(*h.scale_up_latency)});
+    if (h.scale_out_bandwidth)
+        t.add({text("scale_out_bytes_per_s"), number(h.scale_out_bandwidth->in(bytes_per_s), si(h.scale_out_bandwidth->in(bytes_per_s), "B/s"))});
+    if (h.scale_out_latency) t.add({text("scale_out_latency_s"), microseconds_cell(*h.scale_out_latency)});
     if (h.cuda_capability) t.add({text("cuda_compute_capability"), number(*h.cuda_capability, 1)});
     return t;
 }

@@ -90,6 +90,11 @@ inline Hardware hardware_from_json(const nlohmann::json& j, const std::string& f
                           std::to_string(hw.scale_up_domain) + ")");
         hw.scale_up_mesh = t == "mesh";
     }
+    // A link with no domain would join nothing: a split past one device would then go over the
+    // scale-out network, silently ignoring the figure. The file says how many devices it joins.
+    if (root.has("interconnect_GB_per_s") && !root.has("scale_up_domain"))
+        (void)root.need("scale_up_domain", "the number of devices interconnect_GB_per_s joins, 1 to 100000 (8 on an HGX H100 board, "
+                                           "72 in a GB200 NVL72)");
     if (root.has("scale_up_latency_us")) hw.scale_up_latency = us(root.at("scale_up_latency_us").latency_us());
     if (root.has("scale_out_GB_per_s")) hw.scale_out_bandwidth = GB_per_s(root.at("scale_out_GB_per_s").figure());
     if (root.has("scale_out_latency_us")) hw.scale_out_latency = us(root.at("scale_out_latency_us").latency_us());

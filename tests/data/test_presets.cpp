@@ -152,6 +152,11 @@ TEST_CASE("presets: bad hardware files name file, path, value and expectation", 
     CHECK_THROWS_WITH(load_hardware(bad("hw-mesh-one-device")),
                       "tests/data/bad/hw-mesh-one-device.json: /scale_up_topology: got \"mesh\" (a string), expected \"switch\" or no topology: "
                       "a mesh joins a scale_up_domain of 2 or more devices (the file gives 1)");
+    // A link that joins no stated number of devices: a review's copy of the README's old example,
+    // which split over the scale-out network and ignored the 900 GB/s without a word.
+    CHECK_THROWS_WITH(load_hardware(bad("hw-link-without-domain")),
+                      "tests/data/bad/hw-link-without-domain.json: /scale_up_domain: got nothing (the key is missing), expected the number of "
+                      "devices interconnect_GB_per_s joins, 1 to 100000 (8 on an HGX H100 board, 72 in a GB200 NVL72)");
     CHECK_THROWS_WITH(load_hardware(bad("hw-mesh-without-link")),
                       "tests/data/bad/hw-mesh-without-link.json: /scale_up_topology: got \"mesh\" (a string), expected \"switch\" or no topology: a mesh "
                       "splits interconnect_GB_per_s, which the file does not give");
