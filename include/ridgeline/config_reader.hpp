@@ -35,7 +35,7 @@ public:
     [[nodiscard]] std::int64_t integer(const std::string& common) const {
         const std::string key = file_key(common);
         if (!given(key))
-            throw error(root_.file(), "/" + key, root_.has(key) ? "null" : "nothing (the key is missing)",
+            throw error(root_.file(), root_.path_of(key), root_.has(key) ? "null" : "nothing (the key is missing)",
                         "a positive integer (model_type " + family_ + " needs it)");
         return root_.at(key).positive_integer();
     }
@@ -119,7 +119,7 @@ inline void add_layer_specs(Model& m, const std::vector<LayerSpec>& layers, cons
         try {
             m.add_layers(1, spec);
         } catch (const std::length_error&) {
-            throw error(c.root().file(), "/" + c.file_key("num_hidden_layers"), std::to_string(layers.size()) + " layers",
+            throw error(c.root().file(), c.root().path_of(c.file_key("num_hidden_layers")), std::to_string(layers.size()) + " layers",
                         "at most " + std::to_string(Model::max_groups) + " distinct kinds of layer");
         }
     }
@@ -143,7 +143,7 @@ inline Gqa read_gqa(const ConfigReader& c, GqaDefaults defaults, const std::stri
     if (a.heads % a.kv_heads != 0) {
         const std::string expected = "a divisor of " + heads_key + " (" + std::to_string(a.heads) + ")";
         if (kv_given) c.root().at("num_key_value_heads").fail(expected);
-        throw error(c.root().file(), "/num_key_value_heads",
+        throw error(c.root().file(), c.root().path_of("num_key_value_heads"),
                     "nothing (the key is missing, so model_type " + f + "'s default of " + std::to_string(a.kv_heads) +
                         " applies)",
                     expected + "; give num_key_value_heads in the file");
@@ -151,7 +151,7 @@ inline Gqa read_gqa(const ConfigReader& c, GqaDefaults defaults, const std::stri
     const auto from_hidden = [&] {
         const std::int64_t hidden = c.integer("hidden_size");
         if (hidden % a.heads != 0)
-            throw error(c.root().file(), "/head_dim", c.root().has("head_dim") ? "null" : "nothing (the key is missing)",
+            throw error(c.root().file(), c.root().path_of("head_dim"), c.root().has("head_dim") ? "null" : "nothing (the key is missing)",
                         "a head_dim, since hidden_size is not a multiple of " + heads_key);
         return hidden / a.heads;
     };
@@ -175,7 +175,7 @@ inline Moe read_moe(const ConfigReader& c, const std::string& experts_key, const
     if (e.experts_per_token > e.experts) {
         const std::string expected = "at most " + experts_key + " (" + std::to_string(e.experts) + ")";
         if (c.root().has("num_experts_per_tok")) c.root().at("num_experts_per_tok").fail(expected);
-        throw error(c.root().file(), "/num_experts_per_tok", "nothing (the key is missing)", expected);
+        throw error(c.root().file(), c.root().path_of("num_experts_per_tok"), "nothing (the key is missing)", expected);
     }
     e.expert_intermediate = c.integer(intermediate_key);
     return e;
@@ -211,7 +211,7 @@ inline std::vector<std::string> layer_types(const ConfigReader& c, std::int64_t 
     for (std::size_t i = 0; i < types.value().size(); ++i) {
         const auto& t = types.value()[i];
         if (!t.is_string() || std::find(allowed.begin(), allowed.end(), t.get<std::string>()) == allowed.end())
-            throw error(c.root().file(), "/layer_types/" + std::to_string(i), describe(t), expected);
+            throw error(c.root().file(), c.root().path_of("layer_types") + "/" + std::to_string(i), describe(t), expected);
         out.push_back(t.get<std::string>());
     }
     return out;

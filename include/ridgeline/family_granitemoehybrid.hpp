@@ -45,7 +45,7 @@ inline Mamba2 read_granite_mamba2(const ConfigReader& c) {
         const std::string expected = "mamba_n_heads (" + std::to_string(s.heads) + ") x mamba_d_head equal to mamba_expand x "
                                      "hidden_size (" + std::to_string(inner) + ")";
         if (given) c.root().at("mamba_d_head").fail(expected);
-        throw error(c.root().file(), "/mamba_n_heads", std::to_string(s.heads), expected);
+        throw error(c.root().file(), c.root().path_of("mamba_n_heads"), std::to_string(s.heads), expected);
     }
     return s;
 }

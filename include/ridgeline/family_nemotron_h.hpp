@@ -171,7 +171,7 @@ inline void read_nemotron_h(const ConfigReader& c, Model& m) {
             const std::string expected = "a divisor of mamba_num_heads (" + std::to_string(s.heads) + ")";
             if (c.present("n_groups")) c.root().at("n_groups").fail(expected);
             if (c.present("mamba_n_groups")) c.root().at("mamba_n_groups").fail(expected);
-            throw error(c.root().file(), "/n_groups", "nothing (the key is missing, so the default of 8 applies)",
+            throw error(c.root().file(), c.root().path_of("n_groups"), "nothing (the key is missing, so the default of 8 applies)",
                         expected + "; give n_groups in the file");
         }
         mamba = s;

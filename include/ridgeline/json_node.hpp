@@ -140,6 +140,9 @@ public:
     [[nodiscard]] const json& value() const { return *v_; }
     [[nodiscard]] const std::string& file() const { return file_; }
     [[nodiscard]] std::string where() const { return path_.empty() ? "/" : path_; }
+    // The path a member `key` has (or would have) here: errors about a key this node lacks name
+    // it inside the node (a wrapper's /text_config/vocab_size), not at the file's top.
+    [[nodiscard]] std::string path_of(const std::string& key) const { return path_ + "/" + pointer_token(key); }
 
     [[noreturn]] void fail(const std::string& expected) const { throw error(file_, where(), describe(*v_), expected); }
 

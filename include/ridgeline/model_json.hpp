@@ -196,6 +196,13 @@ inline FamilyChoice choose_family(const Node& root) {
         require_lm_head(root, false);
         return {f, root, ""};
     }
+    // A wrapper whose language model family is known by its name (gemma3 holds gemma3_text)
+    // needs that model in an object: said so, not that the wrapper is unknown.
+    if (find_family(type + "_text") && !(root.has("text_config") && root.at("text_config").value().is_object())) {
+        const std::string want = "an object holding the language model's config (model_type " + type + " is a wrapper of " + type + "_text)";
+        if (root.has("text_config")) root.at("text_config").fail(want);
+        (void)root.need("text_config", want);
+    }
     if (root.has("text_config") && root.at("text_config").value().is_object()) {
         const Node text = root.at("text_config");
         const std::string inner_expected = "a text_config whose model_type is one of: " + family_list();

@@ -985,3 +985,24 @@ TEST_CASE("defaults: granitemoehybrid, as GraniteMoeHybridConfig has them", "[fa
                       "test.json: /mamba_d_head: got 16, expected mamba_n_heads (48) x mamba_d_head equal to mamba_expand x "
                       "hidden_size (1536)");
 }
+
+TEST_CASE("wrappers: an error inside text_config names its path there", "[families][errors]") {
+    // A review deleted text_config.vocab_size and was told /vocab_size; adding it at the top, as
+    // that path said, gave the same error.
+    const nlohmann::json gemma = read_json_file(data_directory() / "models" / "gemma-3-27b.json");
+    CHECK_THROWS_WITH(config_without(gemma, {"vocab_size"}, true),
+                      "test.json: /text_config/vocab_size: got nothing (the key is missing), expected a positive integer "
+                      "(model_type gemma3_text needs it)");
+    CHECK_THROWS_WITH(config_without(gemma, {"num_hidden_layers"}, true),
+                      Catch::Matchers::StartsWith("test.json: /text_config/num_hidden_layers: got nothing"));
+    // A wrapper without its language model is told where it goes, not that gemma3 is unknown.
+    nlohmann::json bare = gemma;
+    bare.erase("text_config");
+    CHECK_THROWS_WITH(model_from_config(bare, "test.json"),
+                      "test.json: /text_config: got nothing (the key is missing), expected an object holding the language model's config "
+                      "(model_type gemma3 is a wrapper of gemma3_text)");
+    bare["text_config"] = "gemma3_text";
+    CHECK_THROWS_WITH(model_from_config(bare, "test.json"),
+                      "test.json: /text_config: got \"gemma3_text\" (a string), expected an object holding the language model's config "
+                      "(model_type gemma3 is a wrapper of gemma3_text)");
+}
