@@ -3,7 +3,7 @@
 Llama-3.1-70B serving 64 users in a conversation (8,192 tokens of context, of which 7,936 are
 cached from the earlier turns, 512 tokens out) at a TPOT of at most 30 ms, on H100 or H200 at
 2.50 and 3.50 an hour, with BF16 or FP8 weights: the planner's best plans by cost per million
-output tokens, then how tokens/s per user trades against tokens/s per device (the Pareto front),
+output tokens, then how tokens/s per user trades against the cost of a token (the Pareto front),
 and what the winning plan's step looks like as the batch grows (a vectorised sweep).
 
     PYTHONPATH=build/python python3 examples/python/planner.py [--plot FILE]
@@ -39,10 +39,12 @@ def main():
               f"{p['tokens_per_s_per_device']:>11.1f}{p['cost_per_million_tokens']:>11.3f}")
     print(f"  {result['verdict']}")
 
-    print("Pareto front (tokens/s per user against tokens/s per device), first 5:")
+    # Priced, the front weighs what a token costs: an H200 reads more tokens a device, at a higher price.
+    print("Pareto front (tokens/s per user against cost per million tokens), first 5:")
     for p in result["pareto"]:
         print(f"  {p['hardware']:<10} x{p['devices']:<3} tp {p['tp']} {p['weights']:<5} batch {p['batch']:>4}: "
-              f"{p['tokens_per_s_per_user']:7.1f} tok/s/user {p['tokens_per_s_per_device']:8.1f} tok/s/device")
+              f"{p['tokens_per_s_per_user']:7.1f} tok/s/user {p['cost_per_million_tokens']:7.3f} per M tok "
+              f"({p['tokens_per_s_per_device']:.1f} tok/s/device)")
 
     # The winner's decode step over batches 1..256 at the conversation's context, in one call.
     best = result["plans"][0]
@@ -64,9 +66,9 @@ def main():
         fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
         front = ridgeline.plan(args.model, hardware=list(prices), prompt=8192, cached_prompt=7936, output=512,
                                users=64, tpot_s=0.030, prices=prices, max_devices=16, top=1000)["pareto"]
-        left.plot([p["tokens_per_s_per_user"] for p in front], [p["tokens_per_s_per_device"] for p in front], "o-")
+        left.plot([p["tokens_per_s_per_user"] for p in front], [p["cost_per_million_tokens"] for p in front], "o-")
         left.set_xlabel("tokens/s per user")
-        left.set_ylabel("tokens/s per device")
+        left.set_ylabel("cost per million output tokens")
         left.set_title("Pareto front")
         right.plot(sweep["batch"], sweep["step_time_s"] * 1e3, "o-")
         right.axhline(30, linestyle="--")

@@ -3,8 +3,9 @@
 // deployment the library can express (device, tensor x pipeline x expert degrees, weight
 // format, serving mode) and, for each, the fewest replicas that hold the users and meet the
 // targets; then ranks what is feasible (by cost per million output tokens when every candidate
-// has a price, else by device count) and draws the Pareto front of tokens/s per device against
-// tokens/s per user over every batch that fits.
+// has a price, else by device count) and draws the Pareto front of what a token costs (output
+// tokens per unit of price when every device has one, else tokens/s per device) against tokens/s
+// per user over every batch that fits.
 //
 // Users: concurrent sequences, split evenly over replicas (and a replica's pipeline
 // micro-batches). Requests per second: users come from Little's law, users = rate x (TTFT +
@@ -94,7 +95,7 @@ struct PlanTimes {
 
 struct PlanResult {
     std::vector<PlanRow> plans;   // feasible, cheapest first
-    std::vector<PlanRow> pareto;  // tokens/s per user ascending, tokens/s per device descending
+    std::vector<PlanRow> pareto;  // tokens/s per user ascending, front_value descending
     std::int64_t evaluated = 0;   // serving evaluations
     std::string verdict;          // which serving mode wins, and why
     std::vector<std::string> assumptions;  // what each mode searched assumes (mode_assumptions)
@@ -104,6 +105,13 @@ struct PlanResult {
     std::vector<std::string> notes;
     std::vector<PlanTimes> times;  // one a device searched, in the request's order
 };
+
+// A front point's worth to its buyer, higher better: output tokens per unit of price where every
+// device has a price (devices of different prices are compared by what they cost, not by how many
+// there are), else tokens/s per device.
+inline double front_value(const PlanRow& r) {
+    return r.cost_per_million_tokens ? 1e6 / *r.cost_per_million_tokens : r.serving.tokens_per_s_per_device.in(per_s);
+}
 
 // The lever a note names for a device with no link to split over, in words the CLI's JSON, the
 // page and Python share; the CLI's table names its flag instead (naming_own_lever).
@@ -646,11 +654,11 @@ inline PlanResult plan(const PlanRequest& r) {
     std::stable_sort(p.begin(), p.end(), [](const PlanRow& a, const PlanRow& b) {
         const double ua = a.serving.tokens_per_s_per_user.in(per_s), ub = b.serving.tokens_per_s_per_user.in(per_s);
         if (ua != ub) return ua > ub;
-        return a.serving.tokens_per_s_per_device > b.serving.tokens_per_s_per_device;
+        return front_value(a) > front_value(b);
     });
     std::vector<PlanRow> front;
-    for (const PlanRow& row : p)  // by tokens/s per user descending: keep each that beats every faster one per device
-        if (front.empty() || row.serving.tokens_per_s_per_device > front.back().serving.tokens_per_s_per_device) front.push_back(row);
+    for (const PlanRow& row : p)  // by tokens/s per user descending: keep each that beats every faster one
+        if (front.empty() || front_value(row) > front_value(front.back())) front.push_back(row);
     std::reverse(front.begin(), front.end());
     p = std::move(front);
 

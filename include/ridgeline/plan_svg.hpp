@@ -1,4 +1,5 @@
-// The planner's Pareto front as a standalone SVG: tokens/s per user against tokens/s per device,
+// The planner's Pareto front as a standalone SVG: tokens/s per user against tokens/s per device
+// (output tokens per unit of price when every device has one: plan.hpp's front_value),
 // log-log, one colour per device, a mark per serving mode, the front's points joined, the
 // cheapest feasible plan ringed.
 // The CLI's `plan --svg` and the page's plan tab draw with this.
@@ -21,7 +22,7 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
     for (const auto& r : result.pareto) points.push_back(&r);
     if (!result.plans.empty()) points.push_back(&result.plans.front());
     for (const PlanRow* r : points) {
-        const double x = r->serving.tokens_per_s_per_user.in(per_s), y = r->serving.tokens_per_s_per_device.in(per_s);
+        const double x = r->serving.tokens_per_s_per_user.in(per_s), y = front_value(*r);
         x_lo = std::min(x_lo, x);
         x_hi = std::max(x_hi, x);
         y_lo = std::min(y_lo, y);
@@ -38,14 +39,16 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
            escape(title) + "</text>\n";
     // One token a request has no time between tokens: a user's pace is its first token's wait.
     const bool streams = points.empty() || points.front()->serving.streams();
-    axes(out, p, streams ? "tokens/s per user (1 / TPOT)" : "tokens/s per user (1 / TTFT: one token a request)", "tokens/s per device", "");
+    // Priced, the height is what a token costs: devices of different prices compare by it.
+    const bool priced = !points.empty() && points.front()->cost_per_million_tokens.has_value();
+    axes(out, p, streams ? "tokens/s per user (1 / TPOT)" : "tokens/s per user (1 / TTFT: one token a request)", priced ? "output tokens per unit of price" : "tokens/s per device", "");
     // One colour per device, in the order the front meets them.
     std::vector<std::string> devices;
     for (const auto& r : result.pareto)
         if (std::find(devices.begin(), devices.end(), r.device) == devices.end()) devices.push_back(r.device);
     std::string path;
     for (const auto& r : result.pareto) {
-        const double x = p.x(r.serving.tokens_per_s_per_user.in(per_s)), y = p.y(r.serving.tokens_per_s_per_device.in(per_s));
+        const double x = p.x(r.serving.tokens_per_s_per_user.in(per_s)), y = p.y(front_value(r));
         path += (path.empty() ? "M" : " L") + number(x) + " " + number(y);
     }
     if (!path.empty()) out += "<path class=\"front\" d=\"" + path + "\" fill=\"none\" stroke=\"#888\" stroke-width=\"1\"/>\n";
@@ -54,7 +57,7 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
     bool any_apart = false, any_disagg = false;
     for (const auto& r : result.pareto) {
         const auto i = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), r.device) - devices.begin());
-        const double x = p.x(r.serving.tokens_per_s_per_user.in(per_s)), y = p.y(r.serving.tokens_per_s_per_device.in(per_s));
+        const double x = p.x(r.serving.tokens_per_s_per_user.in(per_s)), y = p.y(front_value(r));
         const std::string mode = std::string(" data-mode=\"") + mode_name(r.mode) + "\"";
         const std::string paint = std::string(" stroke=\"") + colour(i) + "\" stroke-width=\"1.5\"/>\n";
         if (r.mode == ServingMode::prefill_apart) {
@@ -71,7 +74,7 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
     if (!result.plans.empty()) {
         const PlanRow& best = result.plans.front();
         out += "<circle class=\"chosen\" cx=\"" + number(p.x(best.serving.tokens_per_s_per_user.in(per_s))) + "\" cy=\"" +
-               number(p.y(best.serving.tokens_per_s_per_device.in(per_s))) + "\" r=\"9\" fill=\"none\" stroke=\"black\" stroke-width=\"2\"/>\n";
+               number(p.y(front_value(best))) + "\" r=\"9\" fill=\"none\" stroke=\"black\" stroke-width=\"2\"/>\n";
     }
     // Legend: devices, the mode marks, the ring for the chosen plan.
     double ly = 64;

@@ -666,13 +666,41 @@ TEST_CASE("plan: Llama-3.1-70B for 64 users at 8k context and 30 ms is two H200s
     CHECK(std::any_of(p.plans.begin(), p.plans.end(), [](const PlanRow& row) { return row.users() > 64; }));
     CHECK(std::is_sorted(p.plans.begin(), p.plans.end(),
                          [](const PlanRow& a, const PlanRow& b) { return *a.cost_per_million_tokens < *b.cost_per_million_tokens; }));
-    // The Pareto front is monotone: faster per user, slower per device.
+    // The Pareto front is monotone: faster per user, dearer a token (every device has a price, so
+    // devices of different prices compare by what a token costs, not by how many there are).
     REQUIRE(p.pareto.size() > 2);
     for (std::size_t i = 1; i < p.pareto.size(); ++i) {
         CHECK(p.pareto[i].serving.tokens_per_s_per_user > p.pareto[i - 1].serving.tokens_per_s_per_user);
-        CHECK(p.pareto[i].serving.tokens_per_s_per_device < p.pareto[i - 1].serving.tokens_per_s_per_device);
+        CHECK(*p.pareto[i].cost_per_million_tokens > *p.pareto[i - 1].cost_per_million_tokens);
     }
     CHECK(p.verdict.starts_with("aggregated serving wins: h200 x2 (TP 2, PP 1, fp8)"));
+}
+
+TEST_CASE("plan: with prices the front weighs what a token costs, not devices", "[plan]") {
+    // A review priced H100s at 0.10 an hour and H200s at 3.50: the cheapest plan was four H100s,
+    // yet the front, drawn on tokens/s per device, held only H200 points, each costing 26 times
+    // as much a token as that plan at a lower speed per user.
+    PlanRequest r = seventy_b_for_64_users(0);
+    r.devices[0].price_per_hour = 0.10;
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    REQUIRE_FALSE(p.pareto.empty());
+    CHECK(std::any_of(p.pareto.begin(), p.pareto.end(), [](const PlanRow& row) { return row.device == "h100-sxm"; }));
+    // No front point is beaten on both axes by the plan the search chose.
+    const PlanRow& best = p.plans.front();
+    for (const PlanRow& row : p.pareto)
+        CHECK_FALSE((*best.cost_per_million_tokens < *row.cost_per_million_tokens &&
+                     best.serving.tokens_per_s_per_user > row.serving.tokens_per_s_per_user));
+    // Drawn so: its height is output tokens per unit of price, 1e6 / cost per million.
+    CHECK(front_value(p.pareto.front()) == Approx(1e6 / *p.pareto.front().cost_per_million_tokens));
+    CHECK(pareto_svg(p, "priced").find("output tokens per unit of price") != std::string::npos);
+    // Unpriced, the front is tokens/s per device again.
+    for (auto& d : r.devices) d.price_per_hour.reset();
+    const PlanResult unpriced = plan(r);
+    REQUIRE(unpriced.pareto.size() > 1);
+    for (std::size_t i = 1; i < unpriced.pareto.size(); ++i)
+        CHECK(unpriced.pareto[i].serving.tokens_per_s_per_device < unpriced.pareto[i - 1].serving.tokens_per_s_per_device);
+    CHECK(pareto_svg(unpriced, "unpriced").find("tokens/s per device") != std::string::npos);
 }
 
 TEST_CASE("plan: without prices, the fewest devices, and with a request rate, Little's law", "[plan]") {
