@@ -351,10 +351,13 @@ inline PlanResult plan(const PlanRequest& r) {
         out.times.push_back({d.name, d.efficiency ? d.efficiency_source : std::string(), d.efficiency.value_or(r.base.efficiency)});
     }
     const bool priced = std::all_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); });
-    std::optional<PlanRow> closest;  // the fastest token that holds the users within the limit (below)
+    std::optional<PlanRow> closest;  // the nearest miss that holds the users within the limit (below)
     // Whether some replica row_for tried held its load in memory, or failed for another reason
     // (its replicas overloaded): else memory alone is why no plan was found.
     bool not_memory_alone = false;
+    // Whether a request rate's load outgrew some replica that holds one sequence: the users it
+    // brings past what fits, a search that never settled, or replicas that serve less than it.
+    bool rate_outgrew = false;
     // The latency a plan is ranked on: TPOT, or with one output token a request (no time between
     // tokens) TTFT.
     const bool one_token = r.traffic.output == 1;
@@ -537,11 +540,16 @@ inline PlanResult plan(const PlanRequest& r) {
                                 const double users = *r.requests_per_s * held(*s).in(ridgeline::s);
                                 const auto next = static_cast<std::int64_t>(ceil_div(users, static_cast<double>(replicas) * stages));
                                 if (next <= batch) settled = true;
-                                else if (next > *most) return std::nullopt;
-                                else batch = next;
+                                else if (next > *most) {
+                                    rate_outgrew = true;
+                                    return std::nullopt;
+                                } else {
+                                    batch = next;
+                                }
                             }
                             // The load settled (or never did: overloaded, not out of memory).
                             not_memory_alone = not_memory_alone || !settled || s->fits();
+                            rate_outgrew = rate_outgrew || !settled;
                             if (!settled) return std::nullopt;
                             if (pooled) {
                                 // An open loop: a decode slot takes the next request whose KV has
@@ -550,6 +558,7 @@ inline PlanResult plan(const PlanRequest& r) {
                                 // takes a prompt every stage).
                                 serve_requests(*s, per_s(*r.requests_per_s / static_cast<double>(replicas)), r.traffic, par.pipeline);
                             } else if (static_cast<double>(replicas) * s->requests_per_s.in(per_s) < *r.requests_per_s * (1 - 1e-9)) {
+                                rate_outgrew = true;
                                 return std::nullopt;  // the replicas together do not keep up with the rate
                             }
                         }
@@ -557,15 +566,24 @@ inline PlanResult plan(const PlanRequest& r) {
                         PlanRow row{dev.name, par, weights, w.precision.compute, weights_name, mode, replicas, *s, 0, {}, {}};
                         whole(row);
                         row_latency = s->fits() ? std::optional(latency(*s)) : std::nullopt;
-                        // The fastest token of those that hold the users within the limit, met or not:
-                        // what a verdict of "no plan" says the targets would have to allow; of equally
-                        // fast ones (more replicas than the users need add none), the fewest devices.
-                        const auto faster = [&] {
-                            const Seconds mine = latency(*s), best = latency(closest->serving);
+                        // The nearest miss of those that hold the users within the limit: the least
+                        // overshoot of its worst target (the largest ratio of a figure to its target),
+                        // what a verdict of "no plan" says the targets would have to allow (a review
+                        // found the fastest token named where TTFT was the target missed); of equally
+                        // near ones (more replicas than the users need add nothing), the fewest devices.
+                        const auto overshoot = [&](const Serving& v) {
+                            double worst = 0;
+                            if (r.tpot_target) worst = std::max(worst, v.tpot.in(ridgeline::s) / r.tpot_target->in(ridgeline::s));
+                            if (r.ttft_target) worst = std::max(worst, v.ttft.in(ridgeline::s) / r.ttft_target->in(ridgeline::s));
+                            if (r.itl_target) worst = std::max(worst, v.max_itl.in(ridgeline::s) / r.itl_target->in(ridgeline::s));
+                            return worst;
+                        };
+                        const auto nearer = [&] {
+                            const double mine = overshoot(*s), best = overshoot(closest->serving);
                             if (mine < best * (1 - 1e-9)) return true;
                             return mine <= best * (1 + 1e-9) && row.devices < closest->devices;
                         };
-                        if (s->fits() && row.devices <= static_cast<double>(r.max_devices) && (!closest || faster())) closest = row;
+                        if (s->fits() && row.devices <= static_cast<double>(r.max_devices) && (!closest || nearer())) closest = row;
                         if (!meets(*s, r)) return std::nullopt;
                         // The load asked for, not the whole sequences per micro-batch it was rounded
                         // up to: the users' own output a turn, or the requests' output tokens. The
@@ -740,7 +758,12 @@ inline PlanResult plan(const PlanRequest& r) {
     if (out.plans.empty()) {
         // With targets, a search where nothing held its load in memory failed on memory first.
         out.verdict = "no" + (targets && not_memory_alone ? within : " plan fits in memory" + limit);
-        if (closest && targets) out.verdict += "; the fastest token among those that fit: " + describe(*closest);
+        // A rate no deployment's replicas keep up with, where one sequence fits: the load is why,
+        // not memory (a review read "no plan fits in memory" for 100,000 requests a second).
+        if (r.requests_per_s && rate_outgrew && !closest)
+            out.verdict = "no plan keeps up with " + number_text(*r.requests_per_s) + " requests a second" + limit +
+                          ": the users it brings (rate x a request's turn) outgrow what the replicas hold in memory or serve";
+        if (closest && targets) out.verdict += "; the nearest miss among those that fit: " + describe(*closest);
     } else {
         const PlanRow& win = out.plans.front();
         out.verdict = std::string(mode_name(win.mode)) + " serving wins: " + describe(win);

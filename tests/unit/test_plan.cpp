@@ -784,13 +784,53 @@ TEST_CASE("plan: a target no deployment meets is answered with the fastest that 
     r.tpot_target = ms(0.5);
     const PlanResult p = plan(r);
     CHECK(p.plans.empty());
-    const std::string lead = "no plan meets the targets within 16 devices; the fastest token among those that fit: ";
+    const std::string lead = "no plan meets the targets within 16 devices; the nearest miss among those that fit: ";
     REQUIRE(p.verdict.starts_with(lead));
     const std::size_t at = p.verdict.find("TPOT ");
     REQUIRE(at != std::string::npos);
     const double tpot_ms = std::stod(p.verdict.substr(at + 5));
     CHECK(tpot_ms >= 70.55e9 / (16 * 4800e9) * 1e3);
     CHECK(tpot_ms < 30);  // and well inside the 30 ms the 64 users are planned for elsewhere
+}
+
+TEST_CASE("plan: a missed TTFT target is answered with the nearest TTFT, not the fastest token", "[plan]") {
+    // A review asked Llama-3.1-70B's 64 users for a 100 ms TTFT: the verdict named a TTFT of
+    // 380 ms (the fastest TPOT), while a 175 ms target was met at 170 ms on half the devices.
+    PlanRequest r = seventy_b_for_64_users(0);
+    r.tpot_target.reset();
+    r.ttft_target = ms(100);
+    const PlanResult missed = plan(r);
+    REQUIRE(missed.plans.empty());
+    const std::string lead = "no plan meets the targets within 16 devices; the nearest miss among those that fit: ";
+    REQUIRE(missed.verdict.starts_with(lead));
+    const std::size_t at = missed.verdict.find("TTFT ");
+    REQUIRE(at != std::string::npos);
+    const double named_ttft_ms = std::stod(missed.verdict.substr(at + 5));  // rounded to 1 ms
+    CHECK(named_ttft_ms > 100);
+    // Nearest: a target 1 ms looser than it is met, one 1 ms tighter is not.
+    r.ttft_target = ms(named_ttft_ms + 1);
+    CHECK_FALSE(plan(r).plans.empty());
+    r.ttft_target = ms(named_ttft_ms - 1);
+    CHECK(plan(r).plans.empty());
+}
+
+TEST_CASE("plan: a request rate no replica keeps up with is named as the load, not memory", "[plan]") {
+    // A review asked two H100s for 100,000 Llama-3.1-8B requests a second and read "no plan fits
+    // in memory", though one H100 holds hundreds of its sequences. By hand: each request's turn
+    // is at least its 255 decode steps at a step's floor, 16 GB of BF16 weights over 3.35 TB/s,
+    // 4.8 ms: 1.2 s, so the rate brings at least 120,000 users, while two H100s' 2 x 80 GB hold
+    // at most 160e9 / (1,280 tokens x 131,072 B of KV) = 954 sequences.
+    PlanRequest r = l8_request(Traffic{1024, 256});
+    r.requests_per_s = 100000;
+    r.max_devices = 2;
+    r.modes = {ServingMode::aggregated};
+    const PlanResult p = plan(r);
+    REQUIRE(p.plans.empty());
+    CHECK(p.verdict == "no plan keeps up with 100000 requests a second within 2 devices: the users it brings (rate x a request's "
+                       "turn) outgrow what the replicas hold in memory or serve");
+    // A rate they keep up with has plans.
+    r.requests_per_s = 1;
+    CHECK_FALSE(plan(r).plans.empty());
 }
 
 TEST_CASE("plan: a mode no deployment could serve says why, not that it missed the targets", "[plan]") {
@@ -815,7 +855,7 @@ TEST_CASE("plan: the fastest token that misses the targets is on the fewest devi
     r.tpot_target = ms(0.001);
     const PlanResult p = plan(r);
     REQUIRE(p.plans.empty());
-    const std::string lead = "no plan meets the targets within 64 devices; the fastest token among those that fit: h100-sxm x";
+    const std::string lead = "no plan meets the targets within 64 devices; the nearest miss among those that fit: h100-sxm x";
     REQUIRE(p.verdict.starts_with(lead));
     const std::string rest = p.verdict.substr(lead.size());
     const int devices = std::stoi(rest);
