@@ -327,6 +327,16 @@ inline ConfigReading read_config(const nlohmann::json& j, const std::string& fil
     } catch (const error& e) {  // the core names the field; add the file
         throw error(root.file(), e.path(), e.value(), e.expected());
     }
+    // A published count rounds the architecture's ("7B" for Llama 2's 6.74B, "1B" for 1.24B); one
+    // far from it is another model's, and would make the every-parameter budget disagree with
+    // every other figure (a review declared 1.1B on Llama-3.1-8B's config and read 8.03B beside
+    // 2.20 GB). A config.json's count is held within a factor of 1.5 of its own.
+    if (m.declared_parameters && !own_form) {
+        const double derived = derived_parameters(m).total(), ratio = *m.declared_parameters / derived;
+        if (!(ratio >= 1 / 1.5 && ratio <= 1.5))
+            root.at("ridgeline").at("parameters").fail("a count within a factor of 1.5 of the " + std::to_string(static_cast<std::int64_t>(derived)) +
+                                                       " parameters the config's architecture has (a published count rounds it)");
+    }
     // Without a position limit any context is taken: say so, since a real checkpoint has one.
     if (m.max_context == 0) out.notes += std::string(out.notes.empty() ? "" : "; ") + std::string(no_position_limit_note);
     return out;
