@@ -242,16 +242,19 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     // A reserve or fraction that leaves the engine no memory is a mistake, not "nothing fits".
     const MemoryUse budget = memory_budget(s.hw, a);
     if (!(budget.budget > Bytes{})) {
-        const std::string usable = cli::shown((a.memory_fraction * budget.capacity).in(GiB), 2) + " GiB (" +
-                                   number_text(a.memory_fraction) + " of " + std::string(s.hw.name.view()) + "'s " +
-                                   cli::shown(budget.capacity.in(GiB), 2) + " GiB)";
-        if (o.reserve) cli::bad_value("--reserve-gib", number_text(a.runtime_reserve.in(GiB)), "less than the memory it is kept back from: " + usable);
+        // Enough decimals that the share and the reserve read apart (a review read "larger than the
+        // 1.00 GiB reserved: 1.00 GiB" for 0.9956 GiB).
+        const double share = (a.memory_fraction * budget.capacity).in(GiB), kept = a.runtime_reserve.in(GiB);
+        int decimals = 2;
+        while (decimals < 6 && cli::shown(share, decimals) == cli::shown(kept, decimals)) ++decimals;
+        const std::string reserved = cli::shown(kept, decimals) + " GiB reserved";
+        const std::string usable = cli::shown(share, decimals) + " GiB (" + number_text(a.memory_fraction) + " of " +
+                                   std::string(s.hw.name.view()) + "'s " + cli::shown(budget.capacity.in(GiB), 2) + " GiB)";
+        if (o.reserve) cli::bad_value("--reserve-gib", number_text(kept), "less than the memory it is kept back from: " + usable);
         if (o.memory_fraction)
-            cli::bad_value("--memory-fraction", number_text(a.memory_fraction), "a share of the device's memory larger than the " +
-                           cli::shown(a.runtime_reserve.in(GiB), 2) + " GiB reserved: " + usable);
+            cli::bad_value("--memory-fraction", number_text(a.memory_fraction), "a share of the device's memory larger than the " + reserved + ": " + usable);
         // Neither flag given: the device itself holds less than the default reserve.
-        cli::bad_value("--hardware", hardware, "a device with more usable memory than the " + cli::shown(a.runtime_reserve.in(GiB), 2) +
-                       " GiB reserved (or a smaller --reserve-gib): " + usable);
+        cli::bad_value("--hardware", hardware, "a device with more usable memory than the " + reserved + " (or a smaller --reserve-gib): " + usable);
     }
     // The checkpoint's storage formats, unless a flag sets them: --weights sets the linear
     // layers' and experts' format and keeps the checkpoint's embeddings and LM head, as a
@@ -1085,7 +1088,8 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
 
 // The library names what it checks ("tensor-parallel degree"); the user typed a flag (--tp).
 // Only for commands that take these flags from the command line: calibrate's come from a file.
-std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
+// `compute_defaulted`: no --compute was typed, so a missing peak is the default format's.
+std::string in_user_terms(const ridgeline::error& e, const Hardware& hw, bool compute_defaulted = false) {
     static const std::vector<std::pair<std::string_view, std::string_view>> flags{
         {"tensor-parallel degree", "--tp"},
         {"pipeline-parallel degree", "--pp"},
@@ -1133,7 +1137,8 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw) {
         else if (e.value() == "fp16" && have("bf16")) suggestion = "bf16";
         else if (!has.empty()) suggestion = has.size() > 1 && has.front() == "fp32" ? has[1] : has.front();  // tensor cores first
         const std::string device = e.path().substr(0, e.path().size() - std::string_view(" compute peak").size());
-        return fmt::format("--compute: got {}, expected a format {} has a dense peak for: {}{}", e.value(), device,
+        return fmt::format("--compute: got {}{}, expected a format {} has a dense peak for: {}{}", e.value(),
+                           compute_defaulted ? " (not given, so the device's default)" : "", device,
                            list.empty() ? "none" : list, suggestion.empty() ? "" : " (try --compute " + suggestion + ")");
     }
     return ridgeline::error("", e.path(), e.value(), expected).what();
@@ -1473,7 +1478,11 @@ int main(int argc, char** argv) {
         const bool device_defaulted = command && command->get_option_no_throw("--hardware") != nullptr && command->count("--hardware") == 0;
         const std::string preset =
             *show ? "" : cli::preset_in_user_terms(e, "--model", device_defaulted ? "--hardware (not given, so its default)" : "--hardware");
-        const std::string said = !preset.empty() ? preset : flags ? in_user_terms(e, device_of_error()) : *planner ? plan_in_user_terms(e) : e.what();
+        const bool compute_defaulted = command && command->get_option_no_throw("--compute") != nullptr && command->count("--compute") == 0;
+        const std::string said = !preset.empty() ? preset
+                                 : flags      ? in_user_terms(e, device_of_error(), compute_defaulted)
+                                 : *planner   ? plan_in_user_terms(e)
+                                              : e.what();
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(said));
         return 1;
     } catch (const std::exception& e) {
