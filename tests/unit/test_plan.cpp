@@ -777,6 +777,17 @@ TEST_CASE("plan: each row's tokens per device are over the whole devices it prin
     CHECK(disaggregated > 0);
 }
 
+namespace {
+// The figure (TPOT or TTFT, in ms) a "no plan" verdict gives for its nearest miss.
+double nearest_miss_ms(const PlanResult& p, int devices, const std::string& figure) {
+    const std::string lead = "no plan meets the targets within " + std::to_string(devices) + " devices; the nearest miss among those that fit: ";
+    REQUIRE(p.verdict.starts_with(lead));
+    const std::size_t at = p.verdict.find(figure + " ", lead.size());
+    REQUIRE(at != std::string::npos);
+    return std::stod(p.verdict.substr(at + figure.size() + 1));
+}
+}  // namespace
+
 TEST_CASE("plan: a target no deployment meets is answered with the fastest that fits", "[plan]") {
     // 0.5 ms a token: 16 H200s read Llama-3.1-70B's 70.55 GB of FP8 weights at 16 x 4,800 GB/s in
     // 0.92 ms at the least, so nothing meets it; the verdict says how close the fastest came.
@@ -784,11 +795,7 @@ TEST_CASE("plan: a target no deployment meets is answered with the fastest that 
     r.tpot_target = ms(0.5);
     const PlanResult p = plan(r);
     CHECK(p.plans.empty());
-    const std::string lead = "no plan meets the targets within 16 devices; the nearest miss among those that fit: ";
-    REQUIRE(p.verdict.starts_with(lead));
-    const std::size_t at = p.verdict.find("TPOT ");
-    REQUIRE(at != std::string::npos);
-    const double tpot_ms = std::stod(p.verdict.substr(at + 5));
+    const double tpot_ms = nearest_miss_ms(p, 16, "TPOT");
     CHECK(tpot_ms >= 70.55e9 / (16 * 4800e9) * 1e3);
     CHECK(tpot_ms < 30);  // and well inside the 30 ms the 64 users are planned for elsewhere
 }
@@ -801,11 +808,7 @@ TEST_CASE("plan: a missed TTFT target is answered with the nearest TTFT, not the
     r.ttft_target = ms(100);
     const PlanResult missed = plan(r);
     REQUIRE(missed.plans.empty());
-    const std::string lead = "no plan meets the targets within 16 devices; the nearest miss among those that fit: ";
-    REQUIRE(missed.verdict.starts_with(lead));
-    const std::size_t at = missed.verdict.find("TTFT ");
-    REQUIRE(at != std::string::npos);
-    const double named_ttft_ms = std::stod(missed.verdict.substr(at + 5));  // rounded to 1 ms
+    const double named_ttft_ms = nearest_miss_ms(missed, 16, "TTFT");  // rounded to 1 ms
     CHECK(named_ttft_ms > 100);
     // Nearest: a target 1 ms looser than it is met, one 1 ms tighter is not.
     r.ttft_target = ms(named_ttft_ms + 1);
