@@ -489,7 +489,7 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
         if (spec.router_and_norms_given) p.router_and_norms = asked.router_and_norms;
         return {w, "--weights" + kept_state_source(pm.model, pm.precision) + overrides() + compute_note};
     }
-    // The recurrent state's format is the cache's, not the weights'.
+    // The recurrent state's formats are the checkpoint's, whatever the weights'.
     p.state = pm.precision.state;
     p.weights = pm.precision.weights;
     if (!spec.experts_given) p.experts = pm.precision.experts;
@@ -1002,7 +1002,7 @@ py::object plan_py(const py::object& model, const py::kwargs& kw) {
     r.checkpoint_formats = pm.precision;
     if (checkpoint) r.checkpoint = pm.precision;
     raise_max_context(r.model, max_ctx);
-    w.precision.state = pm.precision.state;  // the cache's format, whatever the weights'
+    w.precision.state = pm.precision.state;  // the checkpoint's state formats, whatever the weights'
     const PlanResult result = plan(r);
     return to_python(plan_json(result, r.model, top));
 }

@@ -329,7 +329,7 @@ inline PlanSetting plan_setting(const PlanOptions& o) {
     calibrations.attach(r, "-H", o.hardware_text);
     r.checkpoint_formats = loaded.precision;
     if (o.checkpoint) r.checkpoint = loaded.precision;
-    w.precision.state = loaded.precision.state;  // the cache's format, whatever the weights'
+    w.precision.state = loaded.precision.state;  // the checkpoint's state formats, whatever the weights'
     if (o.max_context) {
         // It raises the limit, as decode's --max-context: a lower one would only refuse what the model takes.
         if (const auto expected = lowers_context_limit(r.model, *o.max_context))

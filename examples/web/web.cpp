@@ -160,8 +160,7 @@ json evaluate(const json& request) {
             const json file = parse_json_text(config, "config.json");
             loaded.model = model_from_config(file, "config.json", "pasted config.json");
             std::tie(loaded.precision, loaded.precision_source) = checkpoint_formats(file, "config.json");
-            if (loaded.precision.state.matrices == loaded.precision.state.conv)
-                loaded.precision_source += kept_state_source(loaded.model, loaded.precision);
+            loaded.precision_source += state_dtype_source(loaded.model, loaded.precision);
         } catch (const error& e) {
             throw field_error("config", e.what());
         }

@@ -134,13 +134,13 @@ struct Mla {
             f("indexer (sparse attention)", Part::attention, p, p);
         }
     }
-    // The latent and the rope key in the KV format, and the indexer's key in its own, shared by
-    // all heads: every device caches all of it.
+    // What its streams read a cached token as (reads below): the latent and the rope key in the
+    // KV format (FlashMLA's layout for a sparse FP8 cache), and the indexer's key in its own,
+    // shared by all heads: every device caches all of it.
     [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format kv) const {
-        const Bytes main = fp8_bytes_per_token() && kv == formats::fp8 ? bytes(*fp8_bytes_per_token())
-                                                                         : layer_detail::d(kv_lora_rank + qk_rope_head_dim) * kv.bytes_per_element();
-        if (!sparse()) return main;
-        return main + layer_detail::d(index_head_dim) * (index_key_format ? *index_key_format : kv).bytes_per_element();
+        double b = 0;
+        reads(1, [&](const ContextRead& r) { b += r.bytes_per_token(kv); });
+        return bytes(b);
     }
     [[nodiscard]] constexpr double kv_share(std::int64_t) const { return 1.0; }
     // Decode runs the absorbed form: per head and cached token the scores cost 2 (kv_lora +

@@ -200,6 +200,14 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
     return {p, source};
 }
 
+// What a checkpoint's record of formats adds for a model with recurrent layers whose config names
+// no format for their matrices (checkpoint_formats says the one it names): the model's dtype, not
+// the KV's; nothing for a model without such layers.
+inline std::string state_dtype_source(const Model& m, const Precision& checkpoint) {
+    if (checkpoint.state.matrices != checkpoint.state.conv || !(state_bytes_per_sequence(m, checkpoint.state) > Bytes{})) return "";
+    return "; recurrent state " + format_name(checkpoint.state.conv) + " (the model's dtype, whatever the KV's)";
+}
+
 // What a record of formats that a weights flag set adds for the checkpoint's recurrent state,
 // which the flag leaves (a cache's format, not a weight's): "; recurrent state fp32 (...)", or
 // nothing. The CLI, Python and the page say it alike.
@@ -207,9 +215,7 @@ inline std::string kept_state_source(const Model& m, const Precision& checkpoint
     // The matrices apart from the rest: the config named their format.
     if (checkpoint.state.matrices != checkpoint.state.conv)
         return "; recurrent state " + format_name(checkpoint.state.matrices) + " (the config's mamba_ssm_cache_dtype)";
-    if (state_bytes_per_sequence(m, checkpoint.state) > Bytes{})
-        return "; recurrent state " + format_name(checkpoint.state.conv) + " (the model's dtype, whatever the KV's)";
-    return "";
+    return state_dtype_source(m, checkpoint);
 }
 
 // What a record of formats adds where no compute format was asked for and the device's default
@@ -227,9 +233,7 @@ inline LoadedModel loaded_model(const nlohmann::json& j, const ResolvedPreset& r
     ConfigReading reading = read_config(j, r.file.string(), r.name);
     LoadedModel out{reading.model, {}, {}, std::move(reading.notes)};
     std::tie(out.precision, out.precision_source) = checkpoint_formats(j, r.file.string());
-    // A model with recurrent layers says its state's format (where the config named none, the
-    // model's dtype: not the KV's).
-    if (out.precision.state.matrices == out.precision.state.conv) out.precision_source += kept_state_source(out.model, out.precision);
+    out.precision_source += state_dtype_source(out.model, out.precision);
     return out;
 }
 

@@ -362,6 +362,14 @@ inline PlanResult plan(const PlanRequest& r) {
     // tokens) TTFT.
     const bool one_token = r.traffic.output == 1;
     const auto latency = [one_token](const Serving& s) { return one_token ? s.ttft : s.tpot; };
+    // How far a serving misses the targets: the largest ratio of a figure to its target.
+    const auto overshoot = [&r](const Serving& v) {
+        double worst = 0;
+        if (r.tpot_target) worst = std::max(worst, v.tpot.in(ridgeline::s) / r.tpot_target->in(ridgeline::s));
+        if (r.ttft_target) worst = std::max(worst, v.ttft.in(ridgeline::s) / r.ttft_target->in(ridgeline::s));
+        if (r.itl_target) worst = std::max(worst, v.max_itl.in(ridgeline::s) / r.itl_target->in(ridgeline::s));
+        return worst;
+    };
     const std::string latency_name = one_token ? "TTFT" : "TPOT";
     // Some devices priced and others not would rank by device count and drop the prices given.
     if (!priced && std::any_of(r.devices.begin(), r.devices.end(), [](const PlanDevice& d) { return d.price_per_hour.has_value(); })) {
@@ -571,13 +579,6 @@ inline PlanResult plan(const PlanRequest& r) {
                         // what a verdict of "no plan" says the targets would have to allow (a review
                         // found the fastest token named where TTFT was the target missed); of equally
                         // near ones (more replicas than the users need add nothing), the fewest devices.
-                        const auto overshoot = [&](const Serving& v) {
-                            double worst = 0;
-                            if (r.tpot_target) worst = std::max(worst, v.tpot.in(ridgeline::s) / r.tpot_target->in(ridgeline::s));
-                            if (r.ttft_target) worst = std::max(worst, v.ttft.in(ridgeline::s) / r.ttft_target->in(ridgeline::s));
-                            if (r.itl_target) worst = std::max(worst, v.max_itl.in(ridgeline::s) / r.itl_target->in(ridgeline::s));
-                            return worst;
-                        };
                         const auto nearer = [&] {
                             const double mine = overshoot(*s), best = overshoot(closest->serving);
                             if (mine < best * (1 - 1e-9)) return true;
