@@ -88,7 +88,8 @@ constexpr Seconds ring_all_reduce(const Link& l, Bytes message, std::int64_t gro
 // skipped block has none) over the t devices of a stage (attention over an attention
 // data-parallel rank's devices, of its sequences); an MoE layer with expert parallelism e > 1 instead sends each of its device's tokens
 // (1/t of them) to the k chosen experts' devices and back (dispatch and combine, one message
-// each way, (e - 1)/e of the copies leaving the device), plus an all-reduce among the t/e
+// each way, (e - 1)/e of the copies leaving the device, those for another scale-up domain over
+// the network and the rest over the scale-up link), plus an all-reduce among the t/e
 // devices that slice each expert. Between stages, p - 1 hops of the activations. A group larger
 // than the scale-up domain crosses the scale-out network.
 constexpr Communication communication(const Deployment& d, const Model& m, const Workload& w, const StepCost& c) {
@@ -122,11 +123,21 @@ constexpr Communication communication(const Deployment& d, const Model& m, const
             } else {
                 const auto e = static_cast<double>(c.expert);
                 // The expert groups live inside the tensor-parallel group, so on its link.
-                const Bytes copies = message / static_cast<double>(c.tensor) * c.experts_per_token * (e - 1.0) / e;
+                const Bytes sent = message / static_cast<double>(c.tensor) * c.experts_per_token;
                 const std::int64_t slices = c.tensor / c.expert;
                 // Each expert's slices sit together (a whole group of t / e devices), within one
                 // scale-up domain where they fit in one.
-                stage += c.moe_layers_per_stage * (2.0 * (l.send(copies) + engine) + ring(link_for_group(d, a, slices), message, slices));
+                Seconds all_to_all = l.send(sent * (e - 1.0) / e);
+                if (l.scale_out && slices < d.device.scale_up_domain) {
+                    // Past the domain only the copies for other domains' expert groups take the
+                    // network; those for the sender's own domain go over its scale-up link at the
+                    // same time (a device's NIC and NVLink carry their shares side by side).
+                    const auto local = static_cast<double>(d.device.scale_up_domain / slices);
+                    const Seconds network = l.send(sent * (e - local) / e);
+                    const Seconds inside = local > 1 ? link_for_group(d, a, d.device.scale_up_domain).send(sent * (local - 1.0) / e) : Seconds{};
+                    all_to_all = network < inside ? inside : network;
+                }
+                stage += c.moe_layers_per_stage * (2.0 * (all_to_all + engine) + ring(link_for_group(d, a, slices), message, slices));
                 messages += c.moe_layers_per_stage * (2.0 + 2.0 * static_cast<double>(slices - 1));
             }
         }

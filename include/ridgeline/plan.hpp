@@ -184,19 +184,20 @@ inline std::int64_t most_devices(const PlanDevice& d, const PlanRequest& r) {
 }
 
 // The deployments to try on one device: tensor degrees (powers of two within the scale-up
-// domain when there is a link; a given link on a device with no domain of its own joins
-// given_link_domain), pipeline degrees (powers of two), expert groups dividing the tensor
+// domain when there is a link, a given link on a device with no domain of its own joining
+// given_link_domain; past it, over the scale-out network, where there is one: DeepSeek-V3 runs
+// TP 16 with its experts and attention spread over two H100 servers, SGLang's and vLLM's
+// multi-node recipe), pipeline degrees (powers of two), expert groups dividing the tensor
 // degree, each that the model accepts. A model with routed experts also tries each split with
 // its attention data-parallel, one rank a device: the layout SGLang, vLLM and TensorRT-LLM
 // offer beside expert parallelism.
 inline std::vector<Parallelism> shapes(const PlanDevice& d, const Model& m, const PlanRequest& r) {
     std::vector<Parallelism> out;
     const bool linked = plan_detail::linked(d, r);
-    const std::int64_t domain = link_domain(d, r);
     const std::int64_t most = most_devices(d, r);
     bool moe = false;
     for (const auto& g : m) moe = moe || routed_experts(g.spec, 1.0).experts > 0;
-    for (const std::int64_t t : powers_of_two_up_to(std::min(most, linked ? domain : std::int64_t{1})))
+    for (const std::int64_t t : powers_of_two_up_to(linked ? most : std::int64_t{1}))
         for (const std::int64_t p : powers_of_two_up_to(std::min(most / t, layer_count(m))))
             for (const std::int64_t e : moe ? powers_of_two_up_to(t) : std::vector<std::int64_t>{1}) {
                 if ((t > 1 || p > 1) && !linked) continue;

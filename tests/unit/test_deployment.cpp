@@ -750,6 +750,32 @@ TEST_CASE("links: all-reduces pay the latency on each ring step, and EP dispatch
     CHECK(std::string(limit_name(pair)) == "memory");
 }
 
+TEST_CASE("links: past the NVLink domain only the copies for the other domain's experts take the network", "[deployment][links]") {
+    // DeepSeek-V3 on 16 H100s, two 8-GPU NVLink domains (data/hardware/h100-sxm.json: 450 GB/s
+    // and 0.6 us one way inside one, 50 GB/s and 2.7 us one way over the network). 16 tokens x
+    // 7168 x 2 B = 229,376 B of activations. Each device sends its 1/16 of the tokens' 8 copies,
+    // 114,688 B: at EP 16 each device holds its own experts, so 8/16 of the copies go to the
+    // other domain over the network and 7/16 to its own domain's peers over NVLink, at once.
+    const Model ds = load_model("deepseek-v3");
+    const Workload w{.precision = {.weights = formats::fp8}, .batch = 16, .context = 1024};
+    const double copies = 229376.0 / 16 * 8;
+    const double network = 2.7e-6 + copies * 8 / 16 / 50e9;
+    const double nvlink = 0.6e-6 + copies * 7 / 16 / 450e9;
+    CHECK(network > nvlink);
+    // The 61 attention and 3 dense FFN all-reduces cross the network as a 16-device ring: 4 of its
+    // 30 steps between the domains at 2.7 us, 26 inside at the network proxy's 1 us, each moving
+    // 229,376 / 16 B at 50 GB/s (the test above).
+    const double ring = 4 * 2.7e-6 + 26 * 1.0e-6 + 30 * (229376.0 / 16 / 50e9);
+    CHECK(decode_step(h100_split(16, 1, 16), ds, w).communication_time.in(s) == Approx(64 * ring + 58 * 2 * network).epsilon(1e-12));
+    // At EP 2 each expert is sliced over one whole domain: every copy that leaves a device's
+    // group leaves its domain, 1/2 of them over the network, and the slices all-reduce over
+    // NVLink (14 steps of 0.6 us, 229,376 / 8 B at 450 GB/s).
+    const double to_other_group = 2.7e-6 + copies / 2 / 50e9;
+    const double slices = 14 * (0.6e-6 + 229376.0 / 8 / 450e9);
+    CHECK(decode_step(h100_split(16, 1, 2), ds, w).communication_time.in(s) ==
+          Approx(64 * ring + 58 * (2 * to_other_group + slices)).epsilon(1e-12));
+}
+
 TEST_CASE("attention data parallelism: DeepSeek-V3's latent cache split over 8 ranks, by hand", "[deployment][mla][attention-dp]") {
     // DeepSeek-V3 on 8 H100s, experts over all 8 (EP 8), the attention either tensor-parallel
     // over the 8 (TP 8) or data-parallel in 8 ranks of one device each (as SGLang's

@@ -875,6 +875,29 @@ TEST_CASE("plan: the fastest token that misses the targets is on the fewest devi
     CHECK(std::stoi(after) == std::stoi(after.substr(after.find("(TP ") + 4)) * std::stoi(after.substr(after.find(", PP ") + 5)));
 }
 
+TEST_CASE("plan: a tensor-parallel group may span two servers over the network", "[plan]") {
+    // DeepSeek-V3 is served on two H100 servers as one TP 16 group, its experts and attention
+    // spread over both (SGLang's and vLLM's multi-node recipe). A review found the search capped
+    // at one 8-GPU NVLink domain: for 256 users at a 20 ms TPOT it answered no plan, while at
+    // TP 16 each device reads half the expert and attention weights it reads at TP 8 x PP 2.
+    const LoadedModel v3 = load_model_with_formats("deepseek-v3");
+    PlanRequest r;
+    r.model = v3.model;
+    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
+    r.traffic = Traffic{1024, 256};
+    r.users = 256;
+    r.tpot_target = ms(20);
+    r.checkpoint = v3.precision;
+    r.checkpoint_formats = v3.precision;
+    r.weights = {};
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    CHECK(p.plans.front().parallel.tensor > load_hardware("h100-sxm").scale_up_domain);
+    CHECK(p.plans.front().serving.tpot <= ms(20));
+    // Within one domain nothing meets it: no plan found has a group of 8 or fewer.
+    for (const PlanRow& row : p.plans) CHECK(row.parallel.tensor > 8);
+}
+
 TEST_CASE("serving: one output token a request leaves nothing to decode apart", "[plan][serving]") {
     // The prefill's LM head makes the only token; a decode pool and the KV sent to it would be
     // bought for nothing (a review found plan charging both).
