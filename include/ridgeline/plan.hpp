@@ -458,12 +458,13 @@ inline PlanResult plan(const PlanRequest& r) {
                 bool served = false, failed = false;
                 for (std::size_t mode_index = 0; mode_index < r.modes.size(); ++mode_index) {
                     const ServingMode mode = r.modes[mode_index];
-                    const auto evaluate = [&](std::int64_t batch) -> std::optional<Serving> {
+                    // `in_flight`: the micro-batches the replica keeps (0: one a stage).
+                    const auto evaluate = [&](std::int64_t batch, std::int64_t in_flight = 0) -> std::optional<Serving> {
                         Workload b = w;
                         b.batch = batch;
                         ++out.evaluated;
                         try {
-                            Serving s = serve(d, r.model, b, r.traffic, mode);
+                            Serving s = serve(d, r.model, b, r.traffic, mode, in_flight);
                             served = dev_served = true;
                             mode_served[mode_index] = true;
                             return s;
@@ -525,11 +526,17 @@ inline PlanResult plan(const PlanRequest& r) {
                     const auto row_for = [&](std::int64_t replicas) -> std::optional<PlanRow> {
                         row_latency.reset();
                         const double stages = static_cast<double>(par.pipeline);
+                        // The micro-batches `users` fill at `batch` a replica: fewer than the
+                        // stages where the users are fewer (no sequence is invented to fill them).
+                        const auto flying = [&](double users, std::int64_t batch) {
+                            const auto need = static_cast<std::int64_t>(ceil_div(users, static_cast<double>(replicas * batch)));
+                            return std::clamp<std::int64_t>(need, 1, par.pipeline);
+                        };
                         std::optional<Serving> s;
                         if (r.users) {
                             const auto batch = static_cast<std::int64_t>(ceil_div(*r.users, static_cast<double>(replicas) * stages));
                             if (batch > *most) return std::nullopt;
-                            s = evaluate(batch);
+                            s = evaluate(batch, flying(*r.users, batch));
                             not_memory_alone = not_memory_alone || (s && s->fits());
                         } else {
                             // Little's law, iterated from one sequence until the users stop growing; a
@@ -541,20 +548,21 @@ inline PlanResult plan(const PlanRequest& r) {
                             const auto held = [&](const Serving& v) {
                                 return pooled ? static_cast<double>(r.traffic.output - 1) * v.tpot : v.turn;
                             };
-                            std::int64_t batch = 1;
+                            std::int64_t batch = 1, in_flight = 1;
                             bool settled = false;
                             for (int i = 0; i < 64 && !settled; ++i) {
-                                s = evaluate(batch);
+                                s = evaluate(batch, in_flight);
                                 if (!s) return std::nullopt;
                                 const double users = *r.requests_per_s * held(*s).in(ridgeline::s);
                                 const auto next = static_cast<std::int64_t>(ceil_div(users, static_cast<double>(replicas) * stages));
-                                if (next <= batch) settled = true;
-                                else if (next > *most) {
+                                if (next > *most) {
                                     rate_outgrew = true;
                                     return std::nullopt;
-                                } else {
-                                    batch = next;
                                 }
+                                const std::int64_t b = std::max(next, batch), f = std::max(flying(users, b), in_flight);
+                                settled = b == batch && f == in_flight;
+                                batch = b;
+                                in_flight = f;
                             }
                             // The load settled (or never did: overloaded, not out of memory).
                             not_memory_alone = not_memory_alone || !settled || s->fits();

@@ -4,7 +4,8 @@
 //
 // Traffic: each request brings a prompt (of which `cached_prompt` tokens are already in the
 // KV cache from an earlier turn, so prefill skips them) and asks for `output` tokens. A replica
-// serves `batch` sequences per pipeline micro-batch, `batch x pipeline` in all, as a closed loop:
+// serves `batch` sequences per pipeline micro-batch, `batch x pipeline` in all (fewer micro-batches
+// where it has fewer users than stages: serve's in_flight), as a closed loop:
 // each sequence takes its next request as its last one ends. A request's turn is its TTFT and
 // output - 1 intervals of TPOT; a replica delivers output tokens per sequence a turn (so a long
 // prompt's TTFT counts against its throughput), and every other sequence of the replica (of
@@ -27,10 +28,12 @@
 //    hide more of their arithmetic under the weight read than any step does, and charge more
 //    experts than any chunk touches); where a chunk or more arrives every step, each step carries
 //    the arriving tokens together (engines pack them up to their token budget). TTFT is the steps
-//    carrying the prompt's chunks, one after another, with the others' in the room they leave.
-//    Past one pipeline stage, a step of the user's micro-batch takes no less than its own work on
-//    every stage in turn (a chunk goes through them all), nor less than each stage's share of
-//    every micro-batch's work.
+//    carrying the prompt's chunks, one after another, with the others' in the room they leave;
+//    past one pipeline stage they flow through the stages like micro-batches, a chunk entering
+//    each stage's share of a step, the longest then passing the other stages (chunked pipeline
+//    parallelism). Past one stage, a step of the user's micro-batch takes no less than its own
+//    work on every stage in turn (a chunk goes through them all), nor less than each stage's share
+//    of every micro-batch's work.
 //    Where a micro-batch's prompts bring more than a chunk a step, they queue: every step carries
 //    a whole chunk, and a turn stretches to the steps that prefill every sequence's prompt once
 //    (batch x new tokens / chunk), the wait counted in TTFT (Serving::keeps_up is false).
@@ -157,7 +160,7 @@ struct Serving {
     Assumptions assumptions{};       // the workload's: what the steps, prefill and memory count
     ServingMode mode = ServingMode::aggregated;
     std::int64_t batch = 0;          // sequences per micro-batch
-    std::int64_t concurrency = 0;    // sequences one replica serves: batch x pipeline
+    std::int64_t concurrency = 0;    // sequences one replica serves: batch x the micro-batches in flight (one a stage, or fewer)
     std::int64_t output = 0;         // tokens each request asks for
     Seconds decode_tpot{};           // mean pure decode step over the generation
     Seconds tpot{};                  // what a user sees per output token
@@ -205,11 +208,13 @@ constexpr double turn_steps(const Traffic& t, ServingMode m) {
     return static_cast<double>(own + t.output - 1);
 }
 // The other sequences' prompts arriving in each micro-batch's step, for a replica of `batch`
-// sequences in each of `pipeline` micro-batches: its batch x pipeline - 1 others bring a prompt
-// each a turn, and a turn is `pipeline` micro-batch steps a step of the user's (each of the others'
-// chunks or passes goes through every stage, so a step the user sees carries them all).
-constexpr double others_arriving(const Traffic& t, std::int64_t batch, std::int64_t pipeline, ServingMode m) {
-    return static_cast<double>(batch * pipeline - 1) / (static_cast<double>(pipeline) * turn_steps(t, m));
+// sequences in each of `in_flight` micro-batches over `pipeline` stages (0: one a stage): its
+// batch x in_flight - 1 others bring a prompt each a turn, and a turn is `pipeline` micro-batch
+// steps a step of the user's (each of the others' chunks or passes goes through every stage, so a
+// step the user sees carries them all).
+constexpr double others_arriving(const Traffic& t, std::int64_t batch, std::int64_t pipeline, ServingMode m, std::int64_t in_flight = 0) {
+    const std::int64_t flying = in_flight > 0 ? in_flight : pipeline;
+    return static_cast<double>(batch * flying - 1) / (static_cast<double>(pipeline) * turn_steps(t, m));
 }
 
 // The steps that carry arriving prompts' new tokens, as `per_step` such steps a decode step,
@@ -256,10 +261,13 @@ struct AggregatedLoad {
     // also no shorter than its own micro-batch's whole addition: serve()).
     double mine_share = 1, others_share = 0;
 };
-constexpr AggregatedLoad aggregated_load(const Traffic& t, std::int64_t batch, std::int64_t pipeline) {
+// `in_flight`: the micro-batches a replica keeps (0: one a stage; fewer where it has fewer
+// sequences than stages, the other stages idle between them).
+constexpr AggregatedLoad aggregated_load(const Traffic& t, std::int64_t batch, std::int64_t pipeline, std::int64_t in_flight = 0) {
     AggregatedLoad l;
+    const std::int64_t flying = in_flight > 0 ? in_flight : pipeline;
     l.mine_share = 1 / static_cast<double>(pipeline);
-    l.others_share = 1 - l.mine_share;
+    l.others_share = static_cast<double>(flying - 1) / static_cast<double>(pipeline);
     const auto budget = static_cast<double>(t.prefill_chunk), fresh = static_cast<double>(t.new_prompt());
     if (fresh == 0) return l;
     const double turn = turn_steps(t, ServingMode::aggregated);
@@ -272,7 +280,7 @@ constexpr AggregatedLoad aggregated_load(const Traffic& t, std::int64_t batch, s
     }
     l.room_rate = room > 0 ? static_cast<double>(batch - 1) / (room / budget) : 0;
     l.mine = chunk_steps(t, l.room_rate);
-    if (pipeline > 1) l.others = chunk_steps(t, static_cast<double>(batch) / turn);
+    if (flying > 1) l.others = chunk_steps(t, static_cast<double>(batch) / turn);
     return l;
 }
 
@@ -419,11 +427,18 @@ constexpr void serve_requests(Serving& s, PerSecond requests, const Traffic& t, 
 }
 
 // One replica of `d` serving `traffic` with `w.batch` sequences per micro-batch (w's context is
-// ignored; its formats, assumptions and efficiency are used).
-constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic, ServingMode mode) {
+// ignored; its formats, assumptions and efficiency are used), in `in_flight` micro-batches: 0, one
+// a pipeline stage; fewer where the replica has fewer sequences than stages (one user on two
+// stages is one micro-batch, and no other's prompt ever stalls it).
+constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, const Traffic& traffic, ServingMode mode,
+                        std::int64_t in_flight = 0) {
     validate(traffic);
     validate(w);
     validate(d, m);
+    if (in_flight < 0 || in_flight > d.parallel.pipeline)
+        throw error("", "micro-batches in flight", std::to_string(in_flight),
+                    "0 (one a pipeline stage) to the pipeline-parallel degree (" + std::to_string(d.parallel.pipeline) + ")");
+    const std::int64_t flying = in_flight > 0 ? in_flight : d.parallel.pipeline;
     const std::int64_t longest = traffic.prompt + traffic.output;
     require_context_within(m, longest, "prompt + output");
     // The prefill's own LM head makes a request's first token: with one token a request nothing
@@ -436,7 +451,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     s.assumptions = w.assumptions;
     s.mode = mode;
     s.batch = w.batch;
-    s.concurrency = w.batch * d.parallel.pipeline;
+    s.concurrency = w.batch * flying;
     s.output = traffic.output;
     s.replica_devices = static_cast<double>(d.parallel.replica_devices());
 
@@ -444,7 +459,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     at_end.context = longest - 1;
     at_end.tokens_per_sequence = 1;
     s.memory = memory_use(d, m, at_end);
-    const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline);  // aggregated's prompts a step
+    const AggregatedLoad load = aggregated_load(traffic, w.batch, d.parallel.pipeline, flying);  // aggregated's prompts a step
     // The workspace of the largest pass that carries prompt tokens, where it outgrows the decode
     // step's: aggregated, a decode step and the chunk riding it; prefill apart, one prompt's
     // pass, unchunked; disaggregated, that pass on a prefill device, which holds one prompt's KV.
@@ -576,9 +591,16 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                         if (k.per_step > 0) own += (riding > 1 ? k.per_step / riding : k.per_step) * mixed.added(tokens + k.tokens);
                     return step_with(own + (riding < 1 ? 1 - riding : 0.0) * mixed.added(tokens));
                 };
+                // Past one stage a prompt's chunks flow through the stages like micro-batches: its
+                // next chunk enters the first stage as its last moves on (chunked pipeline
+                // parallelism: SGLang's, and vLLM's since vllm-project/vllm#38726), a stage's
+                // 1 / p of a step each, and the longest then passes the other p - 1 stages, as
+                // prefill.hpp pipelines one prompt's chunks.
                 const PromptChunks chunks = prompt_chunks(traffic);
-                s.ttft = static_cast<double>(chunks.full) * own_step(static_cast<double>(chunks.size)) +
-                         (chunks.rest > 0 ? own_step(static_cast<double>(chunks.rest)) : Seconds{});
+                const auto stages = static_cast<double>(d.parallel.pipeline);
+                const Seconds full = chunks.full > 0 ? own_step(static_cast<double>(chunks.size)) / stages : Seconds{};
+                const Seconds rest = chunks.rest > 0 ? own_step(static_cast<double>(chunks.rest)) / stages : Seconds{};
+                s.ttft = static_cast<double>(chunks.full) * full + rest + (stages - 1) * (full < rest ? rest : full);
             } else {
                 // Prompts queue: every step carries a whole chunk, and a turn is the steps that
                 // prefill every sequence's prompt of the micro-batch once; all but its output - 1
@@ -591,7 +613,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             s.prefill_time = prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
             if (mode == ServingMode::prefill_apart) {
                 // The other sequences' passes stalling each step this user sees (the top of this file).
-                const double others = others_arriving(traffic, w.batch, d.parallel.pipeline, mode);
+                const double others = others_arriving(traffic, w.batch, d.parallel.pipeline, mode, flying);
                 s.tpot = s.decode_tpot + others * s.prefill_time;
                 s.ttft = s.prefill_time + s.decode_tpot / 2.0 + others * s.prefill_time;
                 // Each pass stalls each stage for its share, 1 / pipeline of it: the step waits
