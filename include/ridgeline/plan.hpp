@@ -330,6 +330,9 @@ inline PlanResult plan(const PlanRequest& r) {
     using namespace plan_detail;
     PlanResult out;
     for (const ServingMode m : r.modes) out.assumptions.push_back(mode_assumptions(m, r.traffic));
+    if (r.traffic.cache_hit() < r.traffic.cached_prompt)
+        out.assumptions.push_back("cache: a prompt cached whole still computes its last token, to sample the first output from "
+                                  "(vLLM and SGLang take at most the prompt less one token from the cache)");
     if (has_routed_experts(r.model))
         out.assumptions.push_back("attention: each tensor-parallel split also tried with the attention data-parallel, one rank a "
                                   "device (SGLang's --enable-dp-attention, TensorRT-LLM's enable_attention_dp); a step waits for the busiest rank");

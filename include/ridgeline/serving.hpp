@@ -99,7 +99,12 @@ struct Traffic {
     std::int64_t output = 0;         // tokens it asks for
     std::int64_t cached_prompt = 0;  // of the prompt, tokens already cached from an earlier turn
     std::int64_t prefill_chunk = 2048;  // aggregated: prompt tokens a step carries at most
-    [[nodiscard]] constexpr std::int64_t new_prompt() const noexcept { return prompt - cached_prompt; }
+    // The cache a prompt reuses: all of cached_prompt but the last token, which an engine computes
+    // again to sample the first output from (vLLM caps a hit at the prompt less one token,
+    // vllm-project/vllm@6a1acac3 vllm/v1/core/kv_cache_manager.py get_computed_blocks; SGLang's
+    // Req._compute_max_prefix_len likewise), so a prompt cached whole still runs one token's pass.
+    [[nodiscard]] constexpr std::int64_t cache_hit() const noexcept { return cached_prompt < prompt ? cached_prompt : prompt > 0 ? prompt - 1 : 0; }
+    [[nodiscard]] constexpr std::int64_t new_prompt() const noexcept { return prompt - cache_hit(); }
 };
 
 // Serving modes from a comma-separated list of agg, apart, disagg and both (agg,disagg), each
@@ -351,7 +356,7 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
     one.batch = 1;
     const auto fresh = static_cast<double>(traffic.new_prompt());
     // Prefill of the new tokens only: their chunks attend to the cached prefix.
-    const Prefill pre = prefill(d, m, one, traffic.prompt, traffic.prefill_chunk, traffic.cached_prompt);
+    const Prefill pre = prefill(d, m, one, traffic.prompt, traffic.prefill_chunk, traffic.cache_hit());
     // Per new token, per stage: the prefill's KV read and written, and its FLOPs. Its weights
     // are the mixed step's to charge, experts and rows beyond the decode tokens' (MixedStep::with).
     const Rates rates = effective_rates(d.device, w);
@@ -610,7 +615,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
             }
         } else {
             // One prompt alone on one replica, unchunked.
-            s.prefill_time = prefill(d, m, one, traffic.prompt, 0, traffic.cached_prompt).time;
+            s.prefill_time = prefill(d, m, one, traffic.prompt, 0, traffic.cache_hit()).time;
             if (mode == ServingMode::prefill_apart) {
                 // The other sequences' passes stalling each step this user sees (the top of this file).
                 const double others = others_arriving(traffic, w.batch, d.parallel.pipeline, mode, flying);
