@@ -44,6 +44,12 @@ struct Gqa {
         f("v_proj", Part::attention, kv_proj, kv_proj * kv_share(t));
         f("o_proj", Part::attention, q * h + (o_bias ? h : 0), q * h / T + (o_bias ? h : 0));
     }
+    // Each linear layer's inputs and the devices they are split over (layer_kind.hpp, row_inputs).
+    template <class F>
+    constexpr void row_inputs(std::int64_t h, std::int64_t t, std::int64_t, F&& f) const {
+        f("q_proj, k_proj and v_proj", Part::attention, h, 1);
+        f("o_proj", Part::attention, heads * head_dim, t);
+    }
     // K and V per KV head, in the KV format.
     [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format kv) const { return 2 * kv_width() * kv.bytes_per_element(); }
     // q.k and p.v: a multiply-add per head dimension for each, per head; decode and prefill alike.
@@ -133,6 +139,16 @@ struct Mla {
             const double p = q_in * IH * ID + h * ID + 2 * ID + h * IH;
             f("indexer (sparse attention)", Part::attention, p, p);
         }
+    }
+    // The down-projections read the hidden state, the up-projections a latent, whole on every
+    // device; the output's inputs split by heads. The indexer is left out: engines keep it in 16
+    // bits.
+    template <class F>
+    constexpr void row_inputs(std::int64_t h, std::int64_t t, std::int64_t, F&& f) const {
+        f(q_lora_rank > 0 ? "q_a_proj and kv_a_proj" : "q_proj and kv_a_proj", Part::attention, h, 1);
+        if (q_lora_rank > 0) f("q_b_proj", Part::attention, q_lora_rank, 1);
+        f("kv_b_proj", Part::attention, kv_lora_rank, 1);
+        f("o_proj", Part::attention, heads * v_head_dim, t);
     }
     // What its streams read a cached token as (reads below): the latent and the rope key in the
     // KV format (FlashMLA's layout for a sparse FP8 cache), and the indexer's key in its own,
@@ -251,6 +267,11 @@ struct GatedDeltaNet {
           conv / T + layer_detail::d(value_head_dim));
         f("out_proj (DeltaNet)", Part::attention, value_width() * h, value_width() * h / T);
     }
+    template <class F>
+    constexpr void row_inputs(std::int64_t h, std::int64_t t, std::int64_t, F&& f) const {
+        f("in projections (DeltaNet)", Part::attention, h, 1);
+        f("out_proj (DeltaNet)", Part::attention, value_heads * value_head_dim, t);
+    }
     [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format) const { return Bytes{}; }
     template <class F>
     constexpr void reads(std::int64_t, F&&) const {}
@@ -351,6 +372,11 @@ struct Mamba2 {
           conv_heads / T + BC * per_channel * gs);
         f("out_proj (Mamba-2)", Part::attention, I * h + bias * h, I * h / T + bias * h);
     }
+    template <class F>
+    constexpr void row_inputs(std::int64_t h, std::int64_t t, std::int64_t, F&& f) const {
+        f("in_proj (Mamba-2)", Part::attention, h, 1);
+        f("out_proj (Mamba-2)", Part::attention, heads * head_dim, t);
+    }
     [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format) const { return Bytes{}; }
     template <class F>
     constexpr void reads(std::int64_t, F&&) const {}
@@ -407,6 +433,10 @@ struct NoAttention {
     template <class F>
     constexpr void weights(double h, std::int64_t t, F&& f) const {
         if (linear) f("linear (in place of attention)", Part::attention, h * h, h * h / layer_detail::d(t));
+    }
+    template <class F>
+    constexpr void row_inputs(std::int64_t h, std::int64_t, std::int64_t, F&& f) const {
+        if (linear) f("linear (in place of attention)", Part::attention, h, 1);
     }
     [[nodiscard]] constexpr double kv_share(std::int64_t) const { return 1.0; }
     [[nodiscard]] constexpr Bytes cache_bytes_per_token(Format) const { return Bytes{}; }

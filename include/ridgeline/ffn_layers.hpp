@@ -22,6 +22,13 @@ struct DenseMlp {
         const double split = layer_detail::gated_mlp(h, I) + (bias ? 2 * I : 0);
         f("mlp (gate, up, down)", Part::dense_mlp, split + (bias ? h : 0), split / layer_detail::d(t) + (bias ? h : 0));
     }
+    // Each linear layer's inputs and the devices they are split over (layer_kind.hpp, row_inputs):
+    // gate and up read the hidden state whole; down's intermediate inputs are split t ways.
+    template <class F>
+    constexpr void row_inputs(std::int64_t h, std::int64_t t, std::int64_t, F&& f) const {
+        f("gate_proj and up_proj", Part::dense_mlp, h, 1);
+        f("down_proj", Part::dense_mlp, intermediate, t);
+    }
     [[nodiscard]] constexpr RoutedExperts routed(double) const { return {}; }
     // Activation elements per token: the gate and up outputs.
     [[nodiscard]] constexpr double activation_width() const { return 2 * layer_detail::d(intermediate); }
@@ -49,6 +56,11 @@ struct NonGatedMlp {
         const double I = layer_detail::d(intermediate);
         const double split = 2 * h * I + (bias ? I : 0);
         f("mlp (up, down; no gate)", Part::dense_mlp, split + (bias ? h : 0), split / layer_detail::d(t) + (bias ? h : 0));
+    }
+    template <class F>
+    constexpr void row_inputs(std::int64_t h, std::int64_t t, std::int64_t, F&& f) const {
+        f("up_proj", Part::dense_mlp, h, 1);
+        f("down_proj", Part::dense_mlp, intermediate, t);
     }
     [[nodiscard]] constexpr RoutedExperts routed(double) const { return {}; }
     // Activation elements per token: the up output (the activation works in place).
@@ -98,6 +110,17 @@ struct Moe {
         if (shared_experts > 0) f("shared experts", Part::shared_experts, shared_parameters(h), shared_parameters(h) / T);
         f("routed experts", Part::experts, routed_parameters(h), routed_parameters(h) / T);
     }
+    // Each expert's slices sit on t / e devices (expert parallelism e), each down_proj's inputs
+    // split over them; shared experts split like a dense MLP.
+    template <class F>
+    constexpr void row_inputs(std::int64_t h, std::int64_t t, std::int64_t e, F&& f) const {
+        if (shared_experts > 0) {
+            f("shared experts' gate and up", Part::shared_experts, h, 1);
+            f("shared experts' down_proj", Part::shared_experts, shared_intermediate, t);
+        }
+        f("experts' gate and up", Part::experts, h, 1);
+        f("experts' down_proj", Part::experts, expert_intermediate, e > 0 && t % e == 0 ? t / e : 1);
+    }
     [[nodiscard]] constexpr RoutedExperts routed(double h) const { return {experts, experts_per_token, expert_parameters(h)}; }
     // Activation elements per token: gate and up outputs (up alone, ungated) of the k chosen and
     // the shared experts.
@@ -135,6 +158,10 @@ struct NoFfn {
     template <class F>
     constexpr void weights(double h, std::int64_t t, F&& f) const {
         if (linear) f("linear (in place of the MLP)", Part::dense_mlp, h * h, h * h / layer_detail::d(t));
+    }
+    template <class F>
+    constexpr void row_inputs(std::int64_t h, std::int64_t, std::int64_t, F&& f) const {
+        if (linear) f("linear (in place of the MLP)", Part::dense_mlp, h, 1);
     }
     [[nodiscard]] constexpr RoutedExperts routed(double) const { return {}; }
     [[nodiscard]] constexpr double activation_width() const { return 0; }

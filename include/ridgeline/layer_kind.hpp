@@ -2,7 +2,8 @@
 // part (the model sums them into a breakdown, the operator table prints them), the context it
 // reads (per cached token, with the FLOPs of attending to it) and the bytes it caches per token,
 // the fixed state it keeps per sequence, its activation width, how tensor parallelism splits it,
-// and what makes it invalid.
+// each linear layer's inputs and the devices they are split over (row_inputs, for formats grouped
+// along a row: row_groups.hpp), and what makes it invalid.
 #pragma once
 
 #include <cstdint>

@@ -19,6 +19,7 @@
 
 #include "model.hpp"
 #include "pipeline_stages.hpp"
+#include "row_groups.hpp"
 #include "units.hpp"
 #include "workload.hpp"
 
@@ -704,6 +705,7 @@ constexpr StepCost busiest_stage(const Model& m, const Workload& w, const Parall
 // used at other ones keeps that stage. Without a pipeline, the whole model; a declared count's
 // stages are its average.
 constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelism& par = {}, StageBy by = StageBy::bytes) {
+    require_whole_groups(m, w.precision, par);  // a format no engine loads on this split is no cost
     const auto B = static_cast<double>(w.batch);
     return step_cost_detail::busiest_stage(m, w, par, [&](const StepCost& c) {
         // Decode: the bytes its step moves; prefill: its FLOPs for each prompt token (the LM head

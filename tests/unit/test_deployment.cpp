@@ -1030,3 +1030,44 @@ TEST_CASE("a step priced from the workload's shared cost is the step priced alon
         }
     }
 }
+
+TEST_CASE("formats: groups along a row must divide every row a device holds", "[deployment][formats]") {
+    // Qwen2-72B (config.json: hidden 8,192, intermediate 29,568, 64 heads, 8 KV heads of 128, 80
+    // layers, vocabulary 152,064, untied). In AWQ's int4 with groups of 128, down_proj's 29,568
+    // inputs are 231 groups, an odd number: split over 2, 4 or 8 devices a row holds a fraction of
+    // one, which vLLM refuses ("The input size is not aligned with the quantized weight shape",
+    // awq.py and gptq.py create_weights), so Qwen's AWQ checkpoints pad the MLP by 128 to 29,696
+    // (bingzhenpan/llm-note@7db95f9fd027fe2abfb99acf1c4c6f0bc598be3d awq.md, after
+    // huggingface.co/Qwen/Qwen2-72B-Instruct-AWQ discussion 3).
+    const auto qwen2_72b = [](std::int64_t intermediate) {
+        Model m;
+        m.name = Name{"qwen2-72b-shape"};
+        m.hidden_size = 8192;
+        m.vocab_size = 152064;
+        m.add_layers(80, LayerSpec{Gqa{64, 8, 128, true}, 0, DenseMlp{intermediate}});
+        return m;
+    };
+    const Workload awq{.precision = {.weights = *parse_format("int4/g128")}};
+    const Model plain = qwen2_72b(29568), padded = qwen2_72b(29696);
+    CHECK_NOTHROW(step_cost(plain, awq, Parallelism{.tensor = 1}));
+    for (const std::int64_t t : {2, 4, 8}) {
+        INFO("TP " << t);
+        CHECK_NOTHROW(step_cost(padded, awq, Parallelism{.tensor = t}));
+        CHECK_THROWS_WITH(step_cost(plain, awq, Parallelism{.tensor = t}),
+                          "weights format: got int4/g128, expected groups of a size that divides every row a device holds, as engines "
+                          "require (down_proj: " + std::to_string(29568 / t) + " inputs a row on each of " + std::to_string(t) +
+                              " devices (29568 in all), not a multiple of 128)");
+    }
+    // A group that divides no row at all: 100 into the hidden state's 8,192 (a review typed
+    // int4/g100, and GPTQ's group_size 100, and read a cost).
+    CHECK_THROWS_WITH(decode_step(h100(), plain, Workload{.precision = {.weights = *parse_format("int4/g100")}}),
+                      "weights format: got int4/g100, expected groups of a size that divides every row a device holds, as engines "
+                      "require (q_proj, k_proj and v_proj: 8192 inputs a row, not a multiple of 100)");
+    // Not checked: FP4 blocks, which engines pad (vLLM's MXFP4 MoE method rounds each expert's
+    // slice up to whole blocks), so gpt-oss-120b's MXFP4 experts (2,880 wide) serve at TP 4, 720
+    // inputs a slice, 22.5 blocks of 32; and FP8's 128 x 128 tiles, which are not rows.
+    const LoadedModel oss = load_model_with_formats("gpt-oss-120b");
+    CHECK_NOTHROW(step_cost(oss.model, Workload{.precision = oss.precision}, Parallelism{.tensor = 4}));
+    CHECK_NOTHROW(step_cost(plain, Workload{.precision = {.weights = formats::mxfp4}}, Parallelism{.tensor = 8}));
+    CHECK_NOTHROW(step_cost(plain, Workload{.precision = {.weights = *parse_format("fp8/g16384/s32")}}, Parallelism{.tensor = 8}));
+}
