@@ -32,7 +32,9 @@ def timed(columns, repeats=9):
     for _ in range(repeats):
         start = time.perf_counter()
         sweep = ridgeline.decode_sweep(MODELS, DEVICES, BATCHES, CONTEXTS, weights=WEIGHTS, columns=columns,
-                                       max_context=32768)  # the grid reaches 29,400 tokens, past Llama 2's 4,096
+                                       # the grid reaches 29,400 tokens, past Llama 2's 4,096; a raised limit
+                                       # is at least each model's own (Llama 3.1's 131,072)
+                                       max_context=131072)
         times.append(time.perf_counter() - start)
         count = len(next(iter(sweep.values())))
         del sweep
