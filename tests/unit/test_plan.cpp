@@ -31,6 +31,14 @@ constexpr double h100_bw = 3350e9, h100_peak = 989e12;  // data/hardware/h100-sx
 // last token, which the prompt samples) and causal attention.
 constexpr double l8_decode = ((l8_params - l8_table) * 2 + 8 * 4096 * 2.0 + 8 * 2175.5 * l8_kv) / h100_bw;
 constexpr double l8_prefill = (2048 * (2 * (l8_params - 2 * l8_table) + l8_attention * 2049 / 2) + 2 * l8_table) / h100_peak;
+// One sequence a micro-batch, FP8 weights computing in FP8 (W8A8, as vLLM serves FP8 on an H100
+// or H200).
+Workload one_sequence_w8a8() {
+    Workload w{.batch = 1};
+    w.precision.weights = formats::fp8;
+    w.precision.compute = Numeric::fp8;
+    return w;
+}
 // A plan request for Llama-3.1-8B on H100s, unpriced.
 PlanRequest l8_request(const Traffic& traffic) {
     PlanRequest r;
@@ -386,9 +394,7 @@ TEST_CASE("serving, aggregated: a prompt's chunk goes through every pipeline sta
     // found TTFT falling as 1 / stages (3.9 ms at PP 1, 1.1 ms at PP 16) where `generate` gives
     // 3.9 to 5.2 ms.
     const Model m = load_model("llama-3.1-8b");
-    Workload w{.batch = 1};
-    w.precision.weights = formats::fp8;
-    w.precision.compute = Numeric::fp8;
+    const Workload w = one_sequence_w8a8();
     const Traffic t{1024, 256, 0, 2048};
     Seconds before{};
     for (const std::int64_t p : {1, 2, 4, 8, 16}) {
@@ -409,9 +415,7 @@ TEST_CASE("serving, aggregated: a prompt's chunks flow through the pipeline stag
     // through all the stages: 4 S at PP 1; at PP p, a chunk enters every S / p and the last then
     // passes p - 1 more stages, (4 + p - 1) S / p.
     const Model m = load_model("llama-3.1-70b");
-    Workload w{.batch = 1};
-    w.precision.weights = formats::fp8;
-    w.precision.compute = Numeric::fp8;
+    const Workload w = one_sequence_w8a8();
     const Traffic t{8192, 512, 0, 2048};
     const auto served = [&](std::int64_t p) {
         return serve(Deployment{load_hardware("h200"), Parallelism{.pipeline = p}}, m, w, t, ServingMode::aggregated, 1);
@@ -437,9 +441,7 @@ TEST_CASE("serving: a replica with fewer users than stages keeps only their micr
     // steps (max ITL 321 ms against a 16 ms step) and the row said 2 users. One micro-batch in
     // flight has no other prompt: TPOT is the decode step, the longest wait the longest step.
     const Model m = load_model("llama-3.1-70b");
-    Workload w{.batch = 1};
-    w.precision.weights = formats::fp8;
-    w.precision.compute = Numeric::fp8;
+    const Workload w = one_sequence_w8a8();
     const Traffic t{8192, 512, 0, 2048};
     const Deployment pp2{load_hardware("h200"), Parallelism{.pipeline = 2}};
     const Serving alone = serve(pp2, m, w, t, ServingMode::prefill_apart, 1);
