@@ -42,7 +42,7 @@ constexpr void require_whole_groups(const Model& m, const Precision& p, const Pa
                         std::to_string(f.block) + ")");
     };
     const auto visit = [&](const char* matrix, Part part, std::int64_t inputs, std::int64_t split) {
-        if (part != Part::experts && part != Part::router) check("weights format", p.weights, matrix, inputs, split);
+        if (part != Part::experts) check("weights format", p.weights, matrix, inputs, split);
     };
     for (const LayerGroup& g : m) {
         std::visit([&](const auto& k) { k.row_inputs(m.hidden_size, par.attention_tensor(), par.expert, visit); }, g.spec.attention);

@@ -212,14 +212,19 @@ constexpr double turn_steps(const Traffic& t, ServingMode m) {
     const std::int64_t own = m == ServingMode::aggregated && chunks > 1 ? chunks : 1;
     return static_cast<double>(own + t.output - 1);
 }
+// The micro-batches a replica keeps in flight over `pipeline` stages: `in_flight`, or where it is
+// 0 one a stage.
+constexpr std::int64_t micro_batches(std::int64_t pipeline, std::int64_t in_flight) noexcept {
+    return in_flight > 0 ? in_flight : pipeline;
+}
+
 // The other sequences' prompts arriving in each micro-batch's step, for a replica of `batch`
 // sequences in each of `in_flight` micro-batches over `pipeline` stages (0: one a stage): its
 // batch x in_flight - 1 others bring a prompt each a turn, and a turn is `pipeline` micro-batch
 // steps a step of the user's (each of the others' chunks or passes goes through every stage, so a
 // step the user sees carries them all).
 constexpr double others_arriving(const Traffic& t, std::int64_t batch, std::int64_t pipeline, ServingMode m, std::int64_t in_flight = 0) {
-    const std::int64_t flying = in_flight > 0 ? in_flight : pipeline;
-    return static_cast<double>(batch * flying - 1) / (static_cast<double>(pipeline) * turn_steps(t, m));
+    return static_cast<double>(batch * micro_batches(pipeline, in_flight) - 1) / (static_cast<double>(pipeline) * turn_steps(t, m));
 }
 
 // The steps that carry arriving prompts' new tokens, as `per_step` such steps a decode step,
@@ -270,7 +275,7 @@ struct AggregatedLoad {
 // sequences than stages, the other stages idle between them).
 constexpr AggregatedLoad aggregated_load(const Traffic& t, std::int64_t batch, std::int64_t pipeline, std::int64_t in_flight = 0) {
     AggregatedLoad l;
-    const std::int64_t flying = in_flight > 0 ? in_flight : pipeline;
+    const std::int64_t flying = micro_batches(pipeline, in_flight);
     l.mine_share = 1 / static_cast<double>(pipeline);
     l.others_share = static_cast<double>(flying - 1) / static_cast<double>(pipeline);
     const auto budget = static_cast<double>(t.prefill_chunk), fresh = static_cast<double>(t.new_prompt());
@@ -443,7 +448,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     if (in_flight < 0 || in_flight > d.parallel.pipeline)
         throw error("", "micro-batches in flight", std::to_string(in_flight),
                     "0 (one a pipeline stage) to the pipeline-parallel degree (" + std::to_string(d.parallel.pipeline) + ")");
-    const std::int64_t flying = in_flight > 0 ? in_flight : d.parallel.pipeline;
+    const std::int64_t flying = micro_batches(d.parallel.pipeline, in_flight);
     const std::int64_t longest = traffic.prompt + traffic.output;
     require_context_within(m, longest, "prompt + output");
     // The prefill's own LM head makes a request's first token: with one token a request nothing
