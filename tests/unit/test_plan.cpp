@@ -31,6 +31,18 @@ constexpr double h100_bw = 3350e9, h100_peak = 989e12;  // data/hardware/h100-sx
 // last token, which the prompt samples) and causal attention.
 constexpr double l8_decode = ((l8_params - l8_table) * 2 + 8 * 4096 * 2.0 + 8 * 2175.5 * l8_kv) / h100_bw;
 constexpr double l8_prefill = (2048 * (2 * (l8_params - 2 * l8_table) + l8_attention * 2049 / 2) + 2 * l8_table) / h100_peak;
+// A plan request for `users` on one device preset, 1,024 tokens in and 256 out, that tries the
+// checkpoint's own formats and keeps them where a weights format does not set them.
+PlanRequest in_checkpoint_formats(const LoadedModel& loaded, const char* device, double users) {
+    PlanRequest r;
+    r.model = loaded.model;
+    r.devices = {{device, load_hardware(device), std::nullopt}};
+    r.traffic = Traffic{1024, 256};
+    r.users = users;
+    r.checkpoint = loaded.precision;
+    r.checkpoint_formats = loaded.precision;
+    return r;
+}
 // One sequence a micro-batch, FP8 weights computing in FP8 (W8A8, as vLLM serves FP8 on an H100
 // or H200).
 Workload one_sequence_w8a8() {
@@ -985,14 +997,8 @@ TEST_CASE("plan: a tensor-parallel group may span two servers over the network",
     // at one 8-GPU NVLink domain: for 256 users at a 20 ms TPOT it answered no plan, while at
     // TP 16 each device reads half the expert and attention weights it reads at TP 8 x PP 2.
     const LoadedModel v3 = load_model_with_formats("deepseek-v3");
-    PlanRequest r;
-    r.model = v3.model;
-    r.devices = {{"h100-sxm", load_hardware("h100-sxm"), std::nullopt}};
-    r.traffic = Traffic{1024, 256};
-    r.users = 256;
+    PlanRequest r = in_checkpoint_formats(v3, "h100-sxm", 256);
     r.tpot_target = ms(20);
-    r.checkpoint = v3.precision;
-    r.checkpoint_formats = v3.precision;
     r.weights = {};
     const PlanResult p = plan(r);
     REQUIRE_FALSE(p.plans.empty());
@@ -1176,14 +1182,8 @@ TEST_CASE("plan: the checkpoint's own formats are a storage to try", "[plan][for
     // gpt-oss-120b ships MXFP4 experts beside BF16 attention, router, embeddings and head (the Hub
     // config's quantization_config; test_catalogue.cpp): neither all-MXFP4 nor all-BF16.
     const LoadedModel oss = load_model_with_formats("gpt-oss-120b");
-    PlanRequest r;
-    r.model = oss.model;
-    r.devices = {{"h200", load_hardware("h200"), std::nullopt}};
-    r.traffic = Traffic{1024, 256};
-    r.users = 4;
+    PlanRequest r = in_checkpoint_formats(oss, "h200", 4);
     r.max_devices = 1;
-    r.checkpoint = oss.precision;
-    r.checkpoint_formats = oss.precision;
     r.weights = {formats::mxfp4};
     const PlanResult result = plan(r);
     const auto row_of = [&](const std::string& name) -> const PlanRow* {
