@@ -138,7 +138,8 @@ inline std::string mode_assumptions(ServingMode m, const Traffic& t) {
                    "steps leave, or queue where more than a chunk a step arrives (closed loop: a sequence's next request starts as its "
                    "last ends); TPOT is the mean of a turn's steps (one carrying a chunk takes longer); TTFT is the steps carrying its "
                    "chunks, and any wait in the queue; max ITL is the longest step (the last, or the last before an attention "
-                   "chunk starts) carrying the largest chunk a user's step carries";
+                   "chunk starts) carrying the largest chunk a user's step carries; under pipeline parallelism a prompt's chunks flow "
+                   "through the stages like micro-batches, the next entering the first stage as the last moves on";
         case ServingMode::disaggregated:
             return "disaggregated: prefill on a pool of the same devices, one prompt at a time, no queueing; TTFT is one prefill plus "
                    "the prompt's KV over the scale-out link; max ITL is the longest decode step (the last, or the last before an "
