@@ -61,7 +61,7 @@ constexpr Bytes stage_weights_per_device(const Model& m, const Precision& p, con
     const double h = static_cast<double>(m.hidden_size);
     const auto T = static_cast<double>(par.tensor);
     const double pw = p.weights.bytes_per_element().in(bytes);
-    const double table = derived_parameters(m).embeddings;
+    const double table = embedding_parameters(m);
     const double table_bytes = table / T * p.embedding_format().bytes_per_element().in(bytes);
     const bool head_copy = m.tied_embeddings && !stage.first;  // the last stage's copy of a tied table
     if (m.declared_parameters) {

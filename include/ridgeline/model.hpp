@@ -403,13 +403,20 @@ constexpr std::int64_t moe_layer_count(const Model& m) {
 // degree, means something only then).
 constexpr bool has_routed_experts(const Model& m) { return moe_layer_count(m) > 0; }
 
+// The input table's parameters, vocab x hidden (derived_parameters' embeddings, without its
+// walk over the layers).
+constexpr double embedding_parameters(const Model& m) noexcept {
+    return static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
+}
+
 // All parameters of the main model (MTP modules excluded), derived from the architecture: each
 // kind's weights summed into their parts.
+
 constexpr ParameterBreakdown derived_parameters(const Model& m) {
     validate(m);
     const double h = static_cast<double>(m.hidden_size);
     ParameterBreakdown p;
-    p.embeddings = static_cast<double>(m.vocab_size) * h;
+    p.embeddings = embedding_parameters(m);
     p.lm_head = m.tied_embeddings ? 0.0 : p.embeddings;
     p.norms = h;  // final norm
     for (const auto& g : m) {
@@ -431,10 +438,10 @@ constexpr ParameterBreakdown derived_parameters(const Model& m) {
 }
 
 // The parameters one token uses: every part but the routed experts, of which experts_per_token
-// out of experts. The input table is included, as the every-parameter budget charges it;
+// out of experts (from `all`, m's derived_parameters, where the caller has them). The input table is included, as the every-parameter budget charges it;
 // publishers differ (gpt-oss and DeepSeek leave it out), so compare part by part.
-constexpr ParameterBreakdown active_parameters(const Model& m) {
-    ParameterBreakdown p = derived_parameters(m);
+constexpr ParameterBreakdown active_parameters(const Model& m, const ParameterBreakdown& all) {
+    ParameterBreakdown p = all;
     double routed_active = 0;
     const double h = static_cast<double>(m.hidden_size);
     for (const auto& g : m) {
@@ -444,6 +451,7 @@ constexpr ParameterBreakdown active_parameters(const Model& m) {
     p.experts = routed_active;
     return p;
 }
+constexpr ParameterBreakdown active_parameters(const Model& m) { return active_parameters(m, derived_parameters(m)); }
 
 // The transformer block of one multi-token-prediction module, as DeepSeek-V3 builds it: a copy of
 // the model's last layer (last_group; DeepSeek-V3's MoE layer), with the model's vocabulary,

@@ -136,7 +136,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
                 b.weights(name, L, gi, whole, per_device, part == Part::router ? kept_bytes : 0);
                 return;
             }
-            for (std::size_t r = 0; r < c.routed_count; ++r) {
+            for (std::size_t r = 0; r < c.routed_terms.size(); ++r) {
                 const StepCost::RoutedTerm& rt = c.routed_terms[r];
                 if (rt.group != gi) continue;
                 const double expert = whole / rt.experts;
@@ -192,7 +192,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
                       b.tokens * update, context_batch);
             }
         }, g.spec.attention);
-        for (std::size_t i = 0; i < c.context_count; ++i) {
+        for (std::size_t i = 0; i < c.context_terms.size(); ++i) {
             const StepCost::ContextTerm& term = c.context_terms[i];
             if (term.group != gi) continue;
             const double span = StepCost::span(term, n);

@@ -74,7 +74,7 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
     p.logits_every_token = w.assumptions.prompt_logits;
 
     Bytes kv_written_per_token{};
-    for (std::size_t i = 0; i < c.context_count; ++i) kv_written_per_token += c.context_terms[i].kv_per_token;
+    for (std::size_t i = 0; i < c.context_terms.size(); ++i) kv_written_per_token += c.context_terms[i].kv_per_token;
 
     // What depends only on a chunk's length (the experts its tokens touch, the link carrying
     // them) is the same for every full chunk, so it is costed once for them and once for the
@@ -112,7 +112,7 @@ constexpr Prefill prefill(const Deployment& dep, const Model& m, const Workload&
         };
         const auto chunk_flops = [&](const StepCost& k) {
             ChunkFlops f{};
-            for (std::size_t i = 0; i < k.context_count; ++i) {
+            for (std::size_t i = 0; i < k.context_terms.size(); ++i) {
                 const auto& t = k.context_terms[i];
                 // In prefill's own form (MLA expanded; attention_layers.hpp), per device: the chunk's
                 // queries' pairs, each capped by its window or kept within its chunk (reach.hpp).

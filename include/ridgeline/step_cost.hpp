@@ -20,6 +20,7 @@
 #include "model.hpp"
 #include "pipeline_stages.hpp"
 #include "row_groups.hpp"
+#include "term_list.hpp"
 #include "units.hpp"
 #include "workload.hpp"
 
@@ -301,17 +302,15 @@ struct StepCost {
     // the busiest rank's are charged for context_batch. 0 without attention data parallelism.
     Flops rank_flops_per_token{};
     Flops head_flops_per_token{};  // of those, the LM head's
-    std::array<ContextTerm, max_terms> context_terms{};
-    std::size_t context_count = 0;
-    std::array<RoutedTerm, Model::max_groups> routed_terms{};
-    std::size_t routed_count = 0;
+    TermList<ContextTerm, max_terms> context_terms;
+    TermList<RoutedTerm, Model::max_groups> routed_terms;
 
-    [[nodiscard]] constexpr bool has_routed_experts() const noexcept { return routed_count > 0; }
+    [[nodiscard]] constexpr bool has_routed_experts() const noexcept { return !routed_terms.empty(); }
 
     // Routed-expert bytes the busiest device reads for a batch of `batch` tokens.
     [[nodiscard]] constexpr Bytes routed_bytes(std::int64_t batch) const {
         Bytes b{};
-        for (std::size_t i = 0; i < routed_count; ++i) {
+        for (std::size_t i = 0; i < routed_terms.size(); ++i) {
             const RoutedTerm& r = routed_terms[i];
             b += r.layers * expected_busiest_group_experts(r.experts, r.per_token, batch, r.groups) * r.bytes_per_expert;
         }
@@ -322,7 +321,7 @@ struct StepCost {
     // device reads more, routed_bytes, and sets the time); without expert parallelism the two agree.
     [[nodiscard]] constexpr Bytes mean_routed_bytes(std::int64_t batch) const {
         Bytes b{};
-        for (std::size_t i = 0; i < routed_count; ++i) {
+        for (std::size_t i = 0; i < routed_terms.size(); ++i) {
             const RoutedTerm& r = routed_terms[i];
             b += r.layers * expected_experts_touched(r.experts, r.per_token, batch) / static_cast<double>(r.groups) * r.bytes_per_expert;
         }
@@ -335,13 +334,13 @@ struct StepCost {
     // over the devices stay the mean's: the imbalance moves work, it adds none.
     [[nodiscard]] constexpr Flops routed_imbalance_flops(std::int64_t tokens) const {
         Flops f{};
-        for (std::size_t i = 0; i < routed_count; ++i) f += routed_terms[i].imbalance_flops(tokens);
+        for (std::size_t i = 0; i < routed_terms.size(); ++i) f += routed_terms[i].imbalance_flops(tokens);
         return f;
     }
     // Every routed expert's bytes: what any batch large enough reads.
     [[nodiscard]] constexpr Bytes all_routed_bytes() const {
         Bytes b{};
-        for (std::size_t i = 0; i < routed_count; ++i)
+        for (std::size_t i = 0; i < routed_terms.size(); ++i)
             b += routed_terms[i].layers * routed_terms[i].experts / static_cast<double>(routed_terms[i].groups) *
                  routed_terms[i].bytes_per_expert;
         return b;
@@ -363,7 +362,7 @@ struct StepCost {
     // The KV (and recurrent state) one sequence reads at `context` tokens.
     [[nodiscard]] constexpr Bytes cache_bytes(double context) const {
         Bytes b = state_bytes;
-        for (std::size_t i = 0; i < context_count; ++i)
+        for (std::size_t i = 0; i < context_terms.size(); ++i)
             b += span(context_terms[i], context) * context_terms[i].reads * context_terms[i].kv_per_token;
         return b;
     }
@@ -375,7 +374,7 @@ struct StepCost {
     // FLOPs one sequence does in the step, at `context` cached tokens.
     [[nodiscard]] constexpr Flops flops(double context) const {
         Flops f = flops_per_token;
-        for (std::size_t i = 0; i < context_count; ++i)
+        for (std::size_t i = 0; i < context_terms.size(); ++i)
             f += span(context_terms[i], context) * context_terms[i].attention_flops_per_token;
         return static_cast<double>(tokens_per_sequence) * f;
     }
@@ -419,13 +418,13 @@ struct StepCost {
     // chunked layers within their chunk).
     [[nodiscard]] constexpr Bytes kv_growth(double at) const noexcept {
         Bytes b{};
-        for (std::size_t i = 0; i < context_count; ++i)
+        for (std::size_t i = 0; i < context_terms.size(); ++i)
             if (context_terms[i].reach.grows_at(at)) b += context_terms[i].reads * context_terms[i].kv_per_token;
         return b;
     }
     [[nodiscard]] constexpr Flops attention_growth(double at) const noexcept {
         Flops f{};
-        for (std::size_t i = 0; i < context_count; ++i)
+        for (std::size_t i = 0; i < context_terms.size(); ++i)
             if (context_terms[i].reach.grows_at(at)) f += context_terms[i].attention_flops_per_token;
         return f;
     }
@@ -433,7 +432,7 @@ struct StepCost {
     // filling, a chunk starting); -1 where they stay linear from `at` on.
     [[nodiscard]] constexpr double next_corner(double at) const noexcept {
         double next = -1;
-        for (std::size_t i = 0; i < context_count; ++i) {
+        for (std::size_t i = 0; i < context_terms.size(); ++i) {
             const double c = context_terms[i].reach.next_corner(at);
             if (c > at && (next < 0 || c < next)) next = c;
         }
@@ -442,14 +441,14 @@ struct StepCost {
     // The chunk of the chunked terms (one a model, model.hpp), 0 if none: past every window,
     // kv(n) and attention(n) repeat with this period on top of the full layers' growth.
     [[nodiscard]] constexpr double chunk_period() const noexcept {
-        for (std::size_t i = 0; i < context_count; ++i)
+        for (std::size_t i = 0; i < context_terms.size(); ++i)
             if (context_terms[i].reach.is_chunked()) return static_cast<double>(context_terms[i].reach.tokens);
         return 0;
     }
     // The last corner that does not repeat: the widest window or top-k outside chunked terms.
     [[nodiscard]] constexpr double last_fixed_corner() const noexcept {
         double last = 0;
-        for (std::size_t i = 0; i < context_count; ++i) {
+        for (std::size_t i = 0; i < context_terms.size(); ++i) {
             const Reach& r = context_terms[i].reach;
             const auto c = static_cast<double>(r.fixed_cap());
             if (!r.is_chunked() && c > last) last = c;
@@ -536,7 +535,7 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
     const auto D = static_cast<double>(par.attention_data);  // attention ranks: a sequence's share of each
     const auto stages = static_cast<double>(par.pipeline);
     const ParameterBreakdown all = derived_parameters(m);
-    const ParameterBreakdown active = active_parameters(m);
+    const ParameterBreakdown active = active_parameters(m, all);
 
     StepCost c;
     c.assumptions = a;
@@ -637,7 +636,7 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
                 term.prefix_flops_per_token = flop(L * r.prefix_flops / D);
                 term.group = gi;
                 term.name = r.name;
-                c.context_terms[c.context_count++] = term;
+                c.context_terms.push_back(term);
             });
         }, spec.attention);
         if (w.efficiency.activation_traffic)
@@ -652,10 +651,10 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
             const auto E = static_cast<double>(par.expert);
             c.moe_layers_per_stage += L;
             c.experts_per_token = static_cast<double>(e.per_token);
-            c.routed_terms[c.routed_count++] = StepCost::RoutedTerm{
+            c.routed_terms.push_back(StepCost::RoutedTerm{
                 L, static_cast<double>(e.experts), static_cast<double>(e.per_token), par.expert,
                 bytes(e.parameters_per_expert * E / T * per_expert_weight), gi, flop(2.0 * e.parameters_per_expert * E / T),
-                BusiestAssignments(static_cast<double>(e.experts), static_cast<double>(e.per_token), par.expert)};
+                BusiestAssignments(static_cast<double>(e.experts), static_cast<double>(e.per_token), par.expert)});
         }
     }
     if (a.attention_flops) c.flops_per_token += flop(state_flops);

@@ -218,6 +218,35 @@ TEST_CASE("decode: a step reads each embedding row once, however many tokens loo
     CHECK_THROWS_WITH(ridge_batch(c, h100_rates, -100000), "context: got -100000, expected an integer from 0 to 2^40");
 }
 
+TEST_CASE("decode: a step cost's terms survive its copies, and a full list refuses another", "[decode][errors]") {
+    // Llama 4 Maverick (config.json: 48 layers, interleave_moe_layer_step 2; transformers'
+    // default no_rope_layer_interval 4) alternates dense and MoE layers, and its every fourth
+    // layer, an MoE one, attends to the whole context where the rest read their 8,192-token
+    // chunk: groups of 24 chunked dense, 12 chunked MoE and 12 full MoE layers, so three streams
+    // of context and two of routed experts. A copy, and an assignment over a cost with fewer
+    // terms, give the same reads.
+    const Model maverick = load_model("llama-4-maverick");
+    const StepCost c = step_cost(maverick, Workload{});
+    REQUIRE(c.context_terms.size() == 3);
+    REQUIRE(c.routed_terms.size() == 2);
+    StepCost copy = step_cost(load_model("gemma-3-27b"), Workload{});  // two terms, no experts
+    copy = c;
+    CHECK(copy.context_terms.size() == 3);
+    CHECK(copy.routed_terms.size() == 2);
+    CHECK(copy.kv_bytes(100000).in(bytes) == c.kv_bytes(100000).in(bytes));
+    CHECK(copy.weight_bytes(64).in(bytes) == c.weight_bytes(64).in(bytes));
+    const StepCost constructed = c;
+    CHECK(constructed.step_flops(64, 8192).in(flop) == c.step_flops(64, 8192).in(flop));
+    // A list holds what it has room for, and says so past it (a model has at most 64 groups,
+    // each with at most two streams of context: 128 terms).
+    TermList<int, 2> two;
+    two.push_back(1);
+    two.push_back(2);
+    CHECK_THROWS_WITH(two.push_back(3), "terms of a step cost: got 3, expected at most 2");
+    CHECK(two.size() == 2);
+    CHECK(two[1] == 2);
+}
+
 TEST_CASE("scaling book: B*bw/(B*kv + params) is the memory-bound total rate", "[decode]") {
     for (std::int64_t batch : {1, 4, 32}) {
         const Workload w = seed::seed_003(Workload{.batch = batch, .context = 8192});
