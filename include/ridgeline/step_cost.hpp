@@ -260,6 +260,11 @@ struct StepCost {
         }
     };
 
+    // Provided, so that value-initialising a cost (std::optional's emplace(), a struct holding
+    // one built with ()) does not first zero its 17 KB of term slots, as an implicit default
+    // constructor's value-initialisation would: TermList constructs only the terms added.
+    constexpr StepCost() noexcept {}
+
     Assumptions assumptions{};
     WeightAccounting accounting = WeightAccounting::bytes_read;
     std::int64_t tensor = 1;      // devices per stage
@@ -509,9 +514,9 @@ constexpr StepTimes step_times(const StepCost& c, const Rates& r, std::int64_t b
     return StepTimes{(c.weight_bytes(batch) + c.step_kv_bytes(B, n)) / r.bandwidth, c.step_flops(B, n) / r.peak};
 }
 
-// The cost model for one device of one stage: one tensor-parallel rank. With no parallelism that
-// device is the whole model. Each layer kind says what one of t devices holds and caches (layers.hpp).
-constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Parallelism& par, const step_cost_detail::CostedStage& stage) {
+namespace step_cost_detail {
+// What every stage's cost needs of its arguments, checked once for all the stages.
+constexpr void require_costable(const Model& m, const Workload& w, const Parallelism& par) {
     validate(m);
     validate(w);
     validate(par);
@@ -522,7 +527,13 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
                 throw error("", "model '" + std::string(m.name.view()) + "' declared parameters",
                             std::to_string(*m.declared_parameters),
                             "no declared count on a model with routed experts (its bytes depend on the batch)");
+}
 
+// stage_step_cost of arguments require_costable has passed, with m's derived_parameters: a
+// pipeline's stages share both, and checking and deriving them again for each stage was a fifth
+// of a plan search's time.
+constexpr StepCost stage_cost(const Model& m, const Workload& w, const Parallelism& par, const CostedStage& stage,
+                              const ParameterBreakdown& all) {
     const Assumptions& a = w.assumptions;
     const double per_weight = w.precision.weights.bytes_per_element().in(bytes);
     const double per_table_weight = w.precision.embedding_format().bytes_per_element().in(bytes);
@@ -534,7 +545,6 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
     const std::int64_t ta = par.attention_tensor();         // devices an attention rank splits its heads over
     const auto D = static_cast<double>(par.attention_data);  // attention ranks: a sequence's share of each
     const auto stages = static_cast<double>(par.pipeline);
-    const ParameterBreakdown all = derived_parameters(m);
     const ParameterBreakdown active = active_parameters(m, all);
 
     StepCost c;
@@ -661,11 +671,19 @@ constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Para
     if (par.attention_data > 1) c.rank_flops_per_token = flop(rank_flops + (a.attention_flops ? state_flops : 0.0));
     return c;
 }
+}  // namespace step_cost_detail
+
+// The cost model for one device of one stage: one tensor-parallel rank. With no parallelism that
+// device is the whole model. Each layer kind says what one of t devices holds and caches (layers.hpp).
+constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Parallelism& par, const step_cost_detail::CostedStage& stage) {
+    step_cost_detail::require_costable(m, w, par);
+    return step_cost_detail::stage_cost(m, w, par, stage, derived_parameters(m));
+}
 
 namespace step_cost_detail {
-// Stage s of a pipeline's cost, marked with its index.
-constexpr StepCost costed_stage(const Model& m, const Workload& w, const Parallelism& par, std::int64_t s) {
-    StepCost c = stage_step_cost(m, w, par, pipeline_stage(m, par.pipeline, s));
+// Stage s of a pipeline's cost, marked with its index (arguments checked, `all` derived: stage_cost).
+constexpr StepCost costed_stage(const Model& m, const Workload& w, const Parallelism& par, std::int64_t s, const ParameterBreakdown& all) {
+    StepCost c = stage_cost(m, w, par, pipeline_stage(m, par.pipeline, s), all);
     c.stage = s;
     return c;
 }
@@ -673,22 +691,24 @@ constexpr StepCost costed_stage(const Model& m, const Workload& w, const Paralle
 // Every stage of a pipeline's cost, each marked with its index. Not constexpr: a std::vector,
 // which some standard libraries (libc++ 14, Emscripten's) cannot build in constant expressions.
 inline std::vector<StepCost> pipeline_stage_costs(const Model& m, const Workload& w, const Parallelism& par) {
+    require_costable(m, w, par);
+    const ParameterBreakdown all = derived_parameters(m);
     std::vector<StepCost> stages;
     stages.reserve(static_cast<std::size_t>(par.pipeline));
-    for (std::int64_t s = 0; s < par.pipeline; ++s) stages.push_back(costed_stage(m, w, par, s));
+    for (std::int64_t s = 0; s < par.pipeline; ++s) stages.push_back(costed_stage(m, w, par, s, all));
     return stages;
 }
 
 // The stage for which `load` (of a stage's cost) is the largest, the first on a tie.
 template <class Load>
 constexpr StepCost busiest_stage(const Model& m, const Workload& w, const Parallelism& par, Load&& load) {
-    validate(m);
-    validate(par);
-    if (par.pipeline == 1 || m.declared_parameters) return stage_step_cost(m, w, par, average_stage(m, par.pipeline));
+    require_costable(m, w, par);
+    const ParameterBreakdown all = derived_parameters(m);
+    if (par.pipeline == 1 || m.declared_parameters) return stage_cost(m, w, par, average_stage(m, par.pipeline), all);
     StepCost busiest{};
     double most = -1;
     for (std::int64_t s = 0; s < par.pipeline; ++s) {
-        const StepCost c = costed_stage(m, w, par, s);
+        const StepCost c = costed_stage(m, w, par, s, all);
         if (const double l = load(c); l > most) {
             most = l;
             busiest = c;
