@@ -1326,3 +1326,41 @@ TEST_CASE("plan: a device's own terms time it as the request's terms would", "[p
     bad.devices.back().efficiency = Efficiency{1.5};
     CHECK_THROWS_WITH(plan(bad), Catch::StartsWith("device h200 efficiency: "));
 }
+
+TEST_CASE("plan: the running Pareto front keeps what a sort over every point keeps", "[plan][pareto]") {
+    // A seeded simulation: points on a coarse grid, so that ties on one axis and on both are
+    // common, kept by add_to_front as a search adds them, against the definition applied to all
+    // of them at once: a point stays unless another is at least as good on both axes, one
+    // added earlier winning an exact tie.
+    std::uint64_t state = 20261206;
+    const auto next = [&state](int values) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<double>((state >> 33) % static_cast<std::uint64_t>(values));
+    };
+    for (int round = 0; round < 50; ++round) {
+        std::vector<PlanRow> points, front;
+        for (int i = 0; i < 200; ++i) {
+            PlanRow row;
+            row.serving.tokens_per_s_per_user = per_s(1 + next(12));
+            row.serving.tokens_per_s_per_device = per_s(1 + next(12));  // front_value without prices
+            row.replicas = i;  // which point it is
+            points.push_back(row);
+            plan_detail::add_to_front(front, row);
+        }
+        const auto user = [](const PlanRow& r) { return r.serving.tokens_per_s_per_user.in(per_s); };
+        std::vector<std::int64_t> expected, kept;
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            bool beaten = false;
+            for (std::size_t j = 0; j < points.size() && !beaten; ++j) {
+                if (i == j) continue;
+                const bool as_good = user(points[j]) >= user(points[i]) && front_value(points[j]) >= front_value(points[i]);
+                const bool tie = user(points[j]) == user(points[i]) && front_value(points[j]) == front_value(points[i]);
+                beaten = as_good && (!tie || j < i);
+            }
+            if (!beaten) expected.push_back(points[i].replicas);
+        }
+        for (const PlanRow& r : front) kept.push_back(r.replicas);
+        std::sort(kept.begin(), kept.end());
+        CHECK(kept == expected);
+    }
+}
