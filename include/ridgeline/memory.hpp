@@ -53,11 +53,10 @@ constexpr Bytes layer_weights_per_device(const Model& m, const Precision& p, con
     return bytes(layers);
 }
 
-// Weights resident on one device of one stage: its layers' share in their storage formats, the
-// input table on the first stage, the final norm and the LM head on the last (a tied head is a
-// copy of the table there, unless the stage is the first too). A declared count has no layers
-// to place: the rest of it is split evenly.
-constexpr Bytes stage_weights_per_device(const Model& m, const Precision& p, const Parallelism& par, const StageLayers& stage) {
+namespace memory_detail {
+// stage_weights_per_device of a model its caller has validated (weights_per_device and
+// memory_use, over every stage).
+constexpr Bytes stage_weights(const Model& m, const Precision& p, const Parallelism& par, const StageLayers& stage) {
     const double h = static_cast<double>(m.hidden_size);
     const auto T = static_cast<double>(par.tensor);
     const double pw = p.weights.bytes_per_element().in(bytes);
@@ -83,6 +82,16 @@ constexpr Bytes stage_weights_per_device(const Model& m, const Precision& p, con
     const double final_norm = h * p.router_and_norm_format().bytes_per_element().in(bytes);
     return bytes(layers + (stage.first ? table_bytes : 0.0) + (stage.last ? head + final_norm : 0.0));
 }
+}  // namespace memory_detail
+
+// Weights resident on one device of one stage: its layers' share in their storage formats, the
+// input table on the first stage, the final norm and the LM head on the last (a tied head is a
+// copy of the table there, unless the stage is the first too). A declared count has no layers
+// to place: the rest of it is split evenly.
+constexpr Bytes stage_weights_per_device(const Model& m, const Precision& p, const Parallelism& par, const StageLayers& stage) {
+    validate(m);
+    return memory_detail::stage_weights(m, p, par, stage);
+}
 
 // Weights resident on one device of the stage that holds the most: every parameter in its
 // storage format (the input table and a tied head in the embeddings' format, an untied head and
@@ -93,7 +102,7 @@ constexpr Bytes weights_per_device(const Model& m, const Precision& p, const Par
     validate(par);
     Bytes most{};
     for (std::int64_t s = 0; s < par.pipeline; ++s) {
-        const Bytes b = stage_weights_per_device(m, p, par, stage_layers(m, par.pipeline, s));
+        const Bytes b = memory_detail::stage_weights(m, p, par, stage_layers(m, par.pipeline, s));
         if (b > most) most = b;
     }
     return most;
@@ -173,7 +182,7 @@ constexpr MemoryUse stage_use(const Deployment& d, const Model& m, const Workloa
     const auto context = static_cast<double>(w.context + w.tokens_per_sequence - 1);
     MemoryUse u = memory_budget(d.device, w.assumptions);
     const StageLayers layers = stage_layers(m, d.parallel.pipeline, stage);
-    u.weights = stage_weights_per_device(m, w.precision, d.parallel, layers);
+    u.weights = memory_detail::stage_weights(m, w.precision, d.parallel, layers);
     // A pipeline keeps one micro-batch of `batch` sequences in flight per stage, and each stage
     // holds its layers' KV for all of them (under attention data parallelism, the busiest rank's
     // share of them).

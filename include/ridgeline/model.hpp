@@ -411,7 +411,6 @@ constexpr double embedding_parameters(const Model& m) noexcept {
 
 // All parameters of the main model (MTP modules excluded), derived from the architecture: each
 // kind's weights summed into their parts.
-
 constexpr ParameterBreakdown derived_parameters(const Model& m) {
     validate(m);
     const double h = static_cast<double>(m.hidden_size);
@@ -437,10 +436,9 @@ constexpr ParameterBreakdown derived_parameters(const Model& m) {
     return p;
 }
 
-// The parameters one token uses: every part but the routed experts, of which experts_per_token
-// out of experts (from `all`, m's derived_parameters, where the caller has them). The input table is included, as the every-parameter budget charges it;
-// publishers differ (gpt-oss and DeepSeek leave it out), so compare part by part.
-constexpr ParameterBreakdown active_parameters(const Model& m, const ParameterBreakdown& all) {
+namespace model_detail {
+// active_parameters from m's derived_parameters, `all`, which a caller costing every stage has.
+constexpr ParameterBreakdown active_from(const Model& m, const ParameterBreakdown& all) {
     ParameterBreakdown p = all;
     double routed_active = 0;
     const double h = static_cast<double>(m.hidden_size);
@@ -451,7 +449,12 @@ constexpr ParameterBreakdown active_parameters(const Model& m, const ParameterBr
     p.experts = routed_active;
     return p;
 }
-constexpr ParameterBreakdown active_parameters(const Model& m) { return active_parameters(m, derived_parameters(m)); }
+}  // namespace model_detail
+
+// The parameters one token uses: every part but the routed experts, of which experts_per_token
+// out of experts. The input table is included, as the every-parameter budget charges it;
+// publishers differ (gpt-oss and DeepSeek leave it out), so compare part by part.
+constexpr ParameterBreakdown active_parameters(const Model& m) { return model_detail::active_from(m, derived_parameters(m)); }
 
 // The transformer block of one multi-token-prediction module, as DeepSeek-V3 builds it: a copy of
 // the model's last layer (last_group; DeepSeek-V3's MoE layer), with the model's vocabulary,

@@ -523,9 +523,9 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
     // (Llama 4 Scout at 256 sequences and 8,193 tokens out: the step at 8,191, not at 8,192, whose
     // chunked layers read nothing). Each at its own busiest stage under a pipeline.
     struct Longest {
-        Workload at;
-        std::optional<StepCost> cost;
-        DecodeStep step;
+        Workload at{};
+        std::optional<StepCost> cost{};
+        DecodeStep step{};
     };
     std::array<std::optional<Longest>, 2> candidates;
     {
@@ -534,8 +534,9 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         for (std::size_t i = 0; i < candidates.size(); ++i) {
             const std::int64_t n = i == 0 ? end : before_chunk;
             if (n < traffic.prompt || (i > 0 && n == end)) continue;
-            Longest& l = candidates[i].emplace();
-            l.at = w;
+            // Built from a Longest, not emplace()'s value-initialisation, which would zero the
+            // optional's 17 KB step cost first.
+            Longest& l = candidates[i].emplace(Longest{.at = w});
             l.at.context = n;
             if (d.parallel.pipeline > 1) l.cost = serving_detail::cost_of(d, m, w, n);
             l.step = decode_detail::step_from_cost(d, m, l.at, l.cost ? *l.cost : cost, false);

@@ -545,7 +545,7 @@ constexpr StepCost stage_cost(const Model& m, const Workload& w, const Paralleli
     const std::int64_t ta = par.attention_tensor();         // devices an attention rank splits its heads over
     const auto D = static_cast<double>(par.attention_data);  // attention ranks: a sequence's share of each
     const auto stages = static_cast<double>(par.pipeline);
-    const ParameterBreakdown active = active_parameters(m, all);
+    const ParameterBreakdown active = model_detail::active_from(m, all);
 
     StepCost c;
     c.assumptions = a;

@@ -17,10 +17,10 @@
 
 namespace ridgeline {
 
-// A term is plain data: copying the terms added copies all there is, and a slot past the count
-// needs no destruction.
+// A term is plain data: copying the terms added copies all there is, a slot past the count
+// needs no destruction, and a term is assigned over one a shorter list left behind.
 template <class T>
-concept PlainTerm = std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>;
+concept PlainTerm = std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T> && std::is_copy_assignable_v<T>;
 
 template <PlainTerm T, std::size_t N>
 class TermList {

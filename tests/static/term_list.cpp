@@ -31,13 +31,19 @@ constexpr bool copies() {
     TermList<Term, 4> c;
     c = b;  // into empty slots
     c = a;  // back to two, the third left behind
-    return b.size() == 3 && b[2].value == 9 && c.size() == 2 && c[1].value == a[1].value && c[0].group == 7;
+    const bool shortened = c.size() == 2 && c[1].value == a[1].value && c[0].group == 7;
+    c.push_back(Term{5, 5});  // into the slot the assignment left behind
+    return b.size() == 3 && b[2].value == 9 && shortened && c.size() == 3 && c[2].value == 5 && c[2].group == 5;
 }
 static_assert(copies());
 
 // A term must be plain data (the list copies only what it added, and destroys nothing).
 static_assert(PlainTerm<Term> && PlainTerm<StepCost::ContextTerm> && PlainTerm<StepCost::RoutedTerm>);
 static_assert(!PlainTerm<std::string>);
+struct Fixed {
+    const double value = 0;  // copyable, not assignable: a list could not shorten and grow again
+};
+static_assert(!PlainTerm<Fixed>);
 
 // Llama-2-7B's one group reads one stream of cached context, and a step cost holding its two
 // pipeline stages' terms is built, compared and copied at compile time (busiest_stage).

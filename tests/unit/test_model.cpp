@@ -93,6 +93,9 @@ TEST_CASE("model: impossible architectures are errors that name the field", "[mo
                       "model 'llama-3.1-8b' num_key_value_heads: got 6, expected a divisor of num_attention_heads (32)");
     a.kv_heads = 0;
     CHECK_THROWS_WITH(derived_parameters(m), "model 'llama-3.1-8b' num_key_value_heads: got 0, expected a positive integer");
+    // So do the weights one stage holds, which no longer derive the parameters to find the table.
+    CHECK_THROWS_WITH(stage_weights_per_device(m, Precision{}, Parallelism{}, stage_layers(m, 1, 0)),
+                      "model 'llama-3.1-8b' num_key_value_heads: got 0, expected a positive integer");
     Model d = load_model("llama-3.1-8b");
     d.with_parameters(-5);
     CHECK_THROWS_AS(parameter_count(d), ridgeline::error);
