@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <span>
 #include <string>
 
@@ -52,14 +51,12 @@ constexpr void tokens_per_s_over_batches(const StepCost& c, const Rates& r, std:
     const double kv = c.kv_bytes(static_cast<double>(context)).in(bytes) / bw;
     const double compute = c.flops(static_cast<double>(context)).in(flop) / peak;
     const auto per_sequence = static_cast<double>(c.tokens_per_sequence);
-    // The embedding rows' time per token read, divided once here: a division per batch halved
-    // the loop's speed. The rows read stop growing at the table's (StepCost::row_bytes).
+    // The embedding rows' time per row read, divided once here: a division per batch halved
+    // the loop's speed.
     const double row = c.per_sequence_bytes.in(bytes) / bw;
-    const double rows = c.embedding_rows > 0 ? c.embedding_rows : std::numeric_limits<double>::max();
     for (std::size_t i = 0; i < batches.size(); ++i) {
         const auto b = static_cast<double>(batches[i]);
-        const double tokens = b * per_sequence;
-        const double memory = fixed + b * kv + (tokens < rows ? tokens : rows) * row, work = b * compute;
+        const double memory = fixed + b * kv + c.rows_read(b * per_sequence) * row, work = b * compute;
         out[i] = 1.0 / (memory < work ? work : memory);
     }
 }

@@ -409,10 +409,10 @@ constexpr double embedding_parameters(const Model& m) noexcept {
     return static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
 }
 
-// All parameters of the main model (MTP modules excluded), derived from the architecture: each
-// kind's weights summed into their parts.
-constexpr ParameterBreakdown derived_parameters(const Model& m) {
-    validate(m);
+namespace model_detail {
+// derived_parameters of a model already validated: a caller that has checked it (a pipeline's
+// stages, step_cost_detail::require_costable) need not walk its checks again.
+constexpr ParameterBreakdown parameters_of_valid(const Model& m) {
     const double h = static_cast<double>(m.hidden_size);
     ParameterBreakdown p;
     p.embeddings = embedding_parameters(m);
@@ -434,6 +434,14 @@ constexpr ParameterBreakdown derived_parameters(const Model& m) {
         std::visit([&](const auto& k) { k.weights(h, 1, add); }, g.spec.ffn);
     }
     return p;
+}
+}  // namespace model_detail
+
+// All parameters of the main model (MTP modules excluded), derived from the architecture: each
+// kind's weights summed into their parts.
+constexpr ParameterBreakdown derived_parameters(const Model& m) {
+    validate(m);
+    return model_detail::parameters_of_valid(m);
 }
 
 namespace model_detail {

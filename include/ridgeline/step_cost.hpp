@@ -352,9 +352,10 @@ struct StepCost {
     }
     // The embedding rows `tokens` tokens read: one each (the bytes-read accounting charges every
     // token its own row), up to the whole table.
-    [[nodiscard]] constexpr Bytes row_bytes(double tokens) const {
-        return (embedding_rows > 0 && tokens > embedding_rows ? embedding_rows : tokens) * per_sequence_bytes;
+    [[nodiscard]] constexpr double rows_read(double tokens) const {
+        return embedding_rows > 0 && tokens > embedding_rows ? embedding_rows : tokens;
     }
+    [[nodiscard]] constexpr Bytes row_bytes(double tokens) const { return rows_read(tokens) * per_sequence_bytes; }
     // Weights a batch of B sequences reads: experts touched by all its tokens, and their
     // embedding rows under the bytes-read accounting.
     [[nodiscard]] constexpr Bytes weight_bytes(std::int64_t batch) const {
@@ -511,7 +512,21 @@ struct StepTimes {
 constexpr StepTimes step_times(const StepCost& c, const Rates& r, std::int64_t batch, std::int64_t context) noexcept {
     const auto B = static_cast<double>(batch);
     const auto n = static_cast<double>(context);
-    return StepTimes{(c.weight_bytes(batch) + c.step_kv_bytes(B, n)) / r.bandwidth, c.step_flops(B, n) / r.peak};
+    if (c.attention_data > 1 || c.has_routed_experts())
+        return StepTimes{(c.weight_bytes(batch) + c.step_kv_bytes(B, n)) / r.bandwidth, c.step_flops(B, n) / r.peak};
+    // The common case in one pass over the context terms, which kv_bytes and flops each walk: the
+    // same sums in the same order (step_kv_bytes, step_flops), so the times agree to the bit.
+    Bytes cache = c.state_bytes;
+    Flops per_token = c.flops_per_token;
+    for (std::size_t i = 0; i < c.context_terms.size(); ++i) {
+        const StepCost::ContextTerm& t = c.context_terms[i];
+        const double read = StepCost::span(t, n);
+        cache += read * t.reads * t.kv_per_token;
+        per_token += read * t.attention_flops_per_token;
+    }
+    const auto tokens = static_cast<double>(c.tokens_per_sequence);
+    const Bytes kv = B * (cache + tokens * c.activation_bytes);
+    return StepTimes{(c.fixed_bytes + c.row_bytes(B * tokens) + kv) / r.bandwidth, B * (tokens * per_token) / r.peak};
 }
 
 namespace step_cost_detail {
@@ -677,7 +692,7 @@ constexpr StepCost stage_cost(const Model& m, const Workload& w, const Paralleli
 // device is the whole model. Each layer kind says what one of t devices holds and caches (layers.hpp).
 constexpr StepCost stage_step_cost(const Model& m, const Workload& w, const Parallelism& par, const step_cost_detail::CostedStage& stage) {
     step_cost_detail::require_costable(m, w, par);
-    return step_cost_detail::stage_cost(m, w, par, stage, derived_parameters(m));
+    return step_cost_detail::stage_cost(m, w, par, stage, model_detail::parameters_of_valid(m));
 }
 
 namespace step_cost_detail {
@@ -692,7 +707,7 @@ constexpr StepCost costed_stage(const Model& m, const Workload& w, const Paralle
 // which some standard libraries (libc++ 14, Emscripten's) cannot build in constant expressions.
 inline std::vector<StepCost> pipeline_stage_costs(const Model& m, const Workload& w, const Parallelism& par) {
     require_costable(m, w, par);
-    const ParameterBreakdown all = derived_parameters(m);
+    const ParameterBreakdown all = model_detail::parameters_of_valid(m);
     std::vector<StepCost> stages;
     stages.reserve(static_cast<std::size_t>(par.pipeline));
     for (std::int64_t s = 0; s < par.pipeline; ++s) stages.push_back(costed_stage(m, w, par, s, all));
@@ -703,7 +718,7 @@ inline std::vector<StepCost> pipeline_stage_costs(const Model& m, const Workload
 template <class Load>
 constexpr StepCost busiest_stage(const Model& m, const Workload& w, const Parallelism& par, Load&& load) {
     require_costable(m, w, par);
-    const ParameterBreakdown all = derived_parameters(m);
+    const ParameterBreakdown all = model_detail::parameters_of_valid(m);
     if (par.pipeline == 1 || m.declared_parameters) return stage_cost(m, w, par, average_stage(m, par.pipeline), all);
     StepCost busiest{};
     double most = -1;
