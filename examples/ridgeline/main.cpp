@@ -306,13 +306,19 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     s.attention_note = cli::attention_dp_note(par, o.attention_dp == 0, o.tp.size() > 1);
     s.pipelined = par.pipeline > 1;
     s.replicated = par.data > 1;
-    if (s.m.group_count > 0) validate(s.dep, s.m);
     return s;
+}
+
+// Refuses a setting whose split the model or device cannot take (validate(Deployment, Model)).
+void require_splittable(const Setting& s) {
+    if (s.m.group_count > 0) validate(s.dep, s.m);
 }
 
 // The one setting of a single-setting command.
 Setting resolve_one(const WorkloadOptions& o) {
-    return resolve(o, o.hardware.front(), o.weights.front(), o.tp.front(), o.pp.front(), o.ep.front());
+    Setting s = resolve(o, o.hardware.front(), o.weights.front(), o.tp.front(), o.pp.front(), o.ep.front());
+    require_splittable(s);
+    return s;
 }
 
 // Bounded work: a command makes one row per combination of its lists, and at most 100,000 rows.
@@ -336,6 +342,43 @@ std::size_t settings_count(const WorkloadOptions& o, bool batches, bool contexts
     return count;
 }
 
+std::string in_user_terms(const ridgeline::error& e, const Hardware& hw, bool compute_defaulted, const std::function<bool(std::string_view)>& typed);
+
+// Lists sweep every combination of their degrees: a pair the model or device cannot split by
+// (--tp 1 with --ep 2) is left out and said on stderr, so that one such pair does not lose the
+// rest (a review's "--tp 1,2,4 --ep 1,2" got one error and no rows). Where every one is refused,
+// the first one's error.
+std::vector<Setting> splittable(std::vector<Setting> all) {
+    std::vector<Setting> kept;
+    std::optional<ridgeline::error> first;
+    Hardware first_device;
+    std::vector<std::string> said;
+    for (Setting& s : all) {
+        try {
+            require_splittable(s);
+            kept.push_back(std::move(s));
+        } catch (const ridgeline::error& e) {
+            if (!first) {
+                first = e;
+                first_device = s.hw;
+            }
+            const Parallelism& p = s.dep.parallel;
+            std::string where = s.hardware + " tp " + std::to_string(p.tensor);
+            if (p.pipeline > 1) where += " pp " + std::to_string(p.pipeline);
+            if (p.expert > 1) where += " ep " + std::to_string(p.expert);
+            if (p.attention_data > 1) where += " attention-dp " + std::to_string(p.attention_data);
+            std::string line = "skipped " + where + ": " + in_user_terms(e, s.hw, false, [](std::string_view) { return true; });
+            if (std::find(said.begin(), said.end(), line) == said.end()) said.push_back(std::move(line));
+        }
+    }
+    if (kept.empty()) {
+        current_device = first_device;  // the device the error is about
+        throw *first;
+    }
+    for (const std::string& line : said) fmt::print(stderr, "ridgeline: {}\n", cli::printable(line));
+    return kept;
+}
+
 // Each setting of the lists, in that order, resolved (files read): call once settings_count has
 // bounded the work.
 std::vector<Setting> resolve_all(const WorkloadOptions& o) {
@@ -357,7 +400,7 @@ std::vector<Setting> resolve_all(const WorkloadOptions& o) {
                 cli::bad_value("--weights", o.weights_text, "each value once (" + typed[i] + " and " + typed[j] + " store " +
                                                                 std::string(out.front().m.name.view()) + " alike: " +
                                                                 precision_name(storage(i), tied) + ")");
-    return out;
+    return splittable(std::move(out));
 }
 
 // The settings of a command that combines them with every batch and context.
@@ -517,7 +560,10 @@ struct ShowOptions {
     cli::Output format = cli::Output::table;
 };
 
-void run_show(const ShowOptions& o) { cli::show_table(o.target).print(o.format); }
+void run_show(const ShowOptions& o) {
+    if (o.target.empty()) throw cli::usage_error("show: got none, expected one preset name or JSON file (show NAME, -m NAME or -H NAME)");
+    cli::show_table(o.target).print(o.format);
+}
 
 struct ModelOptions {
     std::string model;
@@ -1089,7 +1135,8 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
 // The library names what it checks ("tensor-parallel degree"); the user typed a flag (--tp).
 // Only for commands that take these flags from the command line: calibrate's come from a file.
 // `compute_defaulted`: no --compute was typed, so a missing peak is the default format's.
-std::string in_user_terms(const ridgeline::error& e, const Hardware& hw, bool compute_defaulted = false) {
+// `typed`: whether the command line gave a flag (a format not given is the checkpoint's).
+std::string in_user_terms(const ridgeline::error& e, const Hardware& hw, bool compute_defaulted, const std::function<bool(std::string_view)>& typed) {
     static const std::vector<std::pair<std::string_view, std::string_view>> flags{
         {"tensor-parallel degree", "--tp"},
         {"pipeline-parallel degree", "--pp"},
@@ -1125,6 +1172,13 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw, bool co
     replace_all(expected, "the tensor-parallel degree", "--tp");
     for (const auto& [path, flag] : flags)
         if (e.path() == path) return fmt::format("{}: got {}, expected {}", flag, e.value(), expected);
+    // A format refused for its groups (row_groups.hpp): the flag that sets it, or, not typed, the
+    // checkpoint's own format that flag would replace.
+    static const std::pair<std::string_view, std::string_view> formats[] = {
+        {"weights format", "--weights"}, {"LM head format", "--lm-head"}, {"embedding format", "--embeddings"}, {"KV format", "--kv"}};
+    for (const auto& [path, flag] : formats)
+        if (e.path() == path)
+            return fmt::format("{}{}: got {}, expected {}", flag, typed(flag) ? "" : " (not given, so the checkpoint's)", e.value(), expected);
     // "hardware 'NVIDIA V100 SXM2 32GB' compute peak": the --compute format the device lacks; say what it has.
     if (e.path().starts_with("hardware '") && e.path().ends_with("' compute peak")) {
         std::vector<std::string> has;
@@ -1169,8 +1223,10 @@ std::string plan_in_user_terms(const ridgeline::error& e) {
 
 // A parse error CLI11 words in its own terms ("--batch: At Most 1 required but received 2"), in
 // ours; empty for the rest, which CLI11 prints.
-std::string parse_error_in_user_terms(const CLI::ParseError& e, bool show) {
+std::string parse_error_in_user_terms(const CLI::ParseError& e, bool show, bool list) {
     const std::string what = e.what();
+    if (list && dynamic_cast<const CLI::RequiredError*>(&e) != nullptr)
+        return "list: got none, expected what to list: hardware, models, drafts or efficiency (ridgeline list models)";
     const bool twice = dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && what.find(": At Most 1 required but received ") != std::string::npos;
     if (show && (twice || dynamic_cast<const CLI::RequiredError*>(&e) != nullptr)) {
         const std::string got = twice ? what.substr(what.rfind(' ') + 1) + " targets" : "none";
@@ -1213,7 +1269,10 @@ int main(int argc, char** argv) {
     ShowOptions show_o;
     auto* show = app.add_subcommand("show", "Show a preset or a config.json with its derived parameter breakdown");
     // As a name alone, or with the flag the other commands give a model or device by.
-    show->add_option("target,-m,--model,-H,--hardware", show_o.target, "A preset name or a JSON file (or -m NAME, -H NAME)")->required();
+    // Not marked required: CLI11 would print REQUIRED beside both the positional and the flags,
+    // which are one option (a review read it as needing both); run_show refuses none given.
+    show->add_option("target,-m,--model,-H,--hardware", show_o.target,
+                     "A preset name or a JSON file, as a name alone or after -m or -H (one is required)");
     add_format(show, show_o.format);
     show->footer("Example: ridgeline show deepseek-v3");
 
@@ -1252,6 +1311,7 @@ int main(int argc, char** argv) {
         return [min](const std::string& f, const std::string& t) { return cli::parse_integer_option(f, t, min, 100'000'000); };
     };
     add_read(gen, "--prompt", gen_o.prompt, tokens(0), "Prompt tokens (default 0); the context starts here, so -c is refused");
+    redescribe(gen, "--context", "Not taken by generate: it starts from an empty context and decodes from the prompt (--prompt)");
     add_read(gen, "--new", gen_o.new_tokens, tokens(1), "New tokens to generate (default 128)");
     add_read(gen, "--chunk", gen_o.chunk, tokens(0),
              "Prefill chunk in tokens of each sequence: a step prefills this many of every prompt in the batch at once, "
@@ -1432,9 +1492,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForAllHelp& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        // CLI11's own words where a flag came twice or show's target is missing: ours instead,
+        // CLI11's own words where a flag came twice or show's or list's target is missing: ours instead,
         // naming the flag and what was expected.
-        const std::string said = parse_error_in_user_terms(e, show->parsed());
+        const std::string said = parse_error_in_user_terms(e, show->parsed(), list->parsed());
         if (said.empty()) {
             app.exit(e);
             return 2;
@@ -1480,7 +1540,11 @@ int main(int argc, char** argv) {
             *show ? "" : cli::preset_in_user_terms(e, "--model", device_defaulted ? "--hardware (not given, so its default)" : "--hardware");
         const bool compute_defaulted = command && command->get_option_no_throw("--compute") != nullptr && command->count("--compute") == 0;
         const std::string said = !preset.empty() ? preset
-                                 : flags      ? in_user_terms(e, device_of_error(), compute_defaulted)
+                                 : flags      ? in_user_terms(e, device_of_error(), compute_defaulted,
+                                                              [&](std::string_view f) {
+                                                                  const CLI::Option* o = command ? command->get_option_no_throw(std::string(f)) : nullptr;
+                                                                  return o != nullptr && o->count() > 0;
+                                                              })
                                  : *planner   ? plan_in_user_terms(e)
                                               : e.what();
         fmt::print(stderr, "ridgeline: {}\n", cli::printable(said));

@@ -69,9 +69,11 @@ inline std::string format_overrides(const std::optional<ridgeline::Format>& embe
 inline constexpr auto seconds = ridgeline::s;
 
 inline std::string si(double v, const char* unit, int decimals = 2) {
-    const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+    // Up to quetta (1e30, SI since 2022): a sweep's corners reach past peta (a review read
+    // "623921779799831.50 PB").
+    const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y", "R", "Q"};
     int i = 0;
-    while (std::abs(v) >= 1000 && i < 5) v /= 1000, ++i;
+    while (std::abs(v) >= 1000 && i < 10) v /= 1000, ++i;
     return shown(v, decimals, std::string("{} ") + prefixes[i] + unit);
 }
 

@@ -91,9 +91,13 @@ inline const Schema<CapacityRow>& capacity_fields() {
         {"weights_per_device_bytes", "weights/device", Show::bytes, [](const CapacityRow& r) { return V{r.weights.in(bytes)}; }},
         {"weights_fit", "weights fit", Show::yes_no, [](const CapacityRow& r) { return V{r.weights_fit()}; }},
         {"context_tokens", "context", Show::count, [](const CapacityRow& r) { return V{r.context}; }},
-        // Without a context there is no largest batch to say ("-"); with one, none may fit.
+        // Without a context there is no largest batch to say ("-"), unless the weights alone
+        // leave no room for one (a review read "-" beside weights that do not fit); with one,
+        // none may fit.
         {"largest_batch", "largest batch", Show::count,
-         [](const CapacityRow& r) { return r.largest ? V{r.largest.value_or(0)} : V{Null{r.context > 0 ? "does not fit" : "-"}}; }},
+         [](const CapacityRow& r) {
+             return r.largest ? V{r.largest.value_or(0)} : V{Null{r.context > 0 || !r.weights_fit() ? "does not fit" : "-"}};
+         }},
         // The largest batch is one micro-batch's (decode's batch); a pipeline of p stages keeps p
         // of them in flight, and each replica its own.
         {"sequences", "all sequences", Show::number,

@@ -2,6 +2,7 @@
 // quantization_config), as the default Precision for that model.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -107,10 +108,23 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
     Precision p{};
     std::string source;
     Format dtype = formats::bf16;
-    const char* dtype_key = root.has("torch_dtype") ? "torch_dtype" : root.has("dtype") ? "dtype" : nullptr;
-    if (dtype_key && !root.at(dtype_key).value().is_null()) {
-        dtype = json_detail::dtype_format(root.at(dtype_key));
-        source = std::string(dtype_key) + " " + root.at(dtype_key).value().get<std::string>();
+    // The top level's torch_dtype or dtype; else a wrapper's text_config's (a vision-language
+    // model's language model, which is what is costed; llava-hf's files name it in both places,
+    // and a file trimmed to its text_config's dtype was read as bf16 assumed).
+    std::optional<Node> dtype_node;
+    std::string dtype_key;
+    const auto find_dtype = [&](const Node& in, const std::string& prefix) {
+        for (const char* key : {"torch_dtype", "dtype"})
+            if (!dtype_node && in.has(key) && !in.at(key).value().is_null()) {
+                dtype_node = in.at(key);
+                dtype_key = prefix + key;
+            }
+    };
+    find_dtype(root, "");
+    if (!dtype_node && root.has("text_config") && root.at("text_config").value().is_object()) find_dtype(root.at("text_config"), "text_config.");
+    if (dtype_node) {
+        dtype = json_detail::dtype_format(*dtype_node);
+        source = dtype_key + " " + dtype_node->value().get<std::string>();
         // Engines serve a float32 checkpoint in 16 bits: vLLM's dtype "auto" downcasts it to the
         // device's first supported format (bf16 from compute capability 8.0, fp16 before: the same
         // two bytes a weight). --weights fp32 (with --embeddings and --lm-head fp32) asks for 32 bits.

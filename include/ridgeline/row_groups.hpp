@@ -6,8 +6,9 @@
 // input_size_per_partition % group_size != 0). Not checked: FP4's blocks (vLLM's and SGLang's
 // MXFP4 MoE methods pad each slice to whole blocks: "pad the intermediate size to be a multiple
 // of 2 * mxfp4_block", mxfp4.py), an FP8 block (a tile of a matrix, weight_block_size [128, 128],
-// whose sides the format does not keep), and routed experts in integer groups (whether the MoE
-// kernels refuse or pad was not confirmed).
+// whose sides the format does not keep), and routed experts in integer groups (vLLM's
+// MoeWNA16Method halves a group that does not divide a slice until one does, down to 32, and
+// loads it: vllm/model_executor/layers/quantization/moe_wna16.py, create_weights).
 #pragma once
 
 #include <cstdint>
@@ -25,12 +26,13 @@ constexpr bool groups_along_rows(const Format& f) noexcept {
     return f.block > 0 && (f.element == Numeric::int4 || f.element == Numeric::int8);
 }
 
-// Refuses linear layers (routed experts aside) or an LM head stored in groups that do not divide
-// each row's inputs on a device of `par` (tensor-parallel splits of a row-parallel layer's
-// inputs). A split that leaves a device a fraction of a row is validate(Deployment, Model)'s to
+// Refuses linear layers (routed experts aside), an LM head or an input table stored in groups that
+// do not divide each row's inputs on a device of `par` (tensor-parallel splits of a row-parallel
+// layer's inputs; a table's row is one token's hidden_size values, split by vocabulary, not along
+// it). A split that leaves a device a fraction of a row is validate(Deployment, Model)'s to
 // refuse, not this.
 constexpr void require_whole_groups(const Model& m, const Precision& p, const Parallelism& par) {
-    if (!groups_along_rows(p.weights) && !groups_along_rows(p.lm_head_format())) return;
+    if (!groups_along_rows(p.weights) && !groups_along_rows(p.lm_head_format()) && !groups_along_rows(p.embedding_format())) return;
     const auto check = [&](const char* what, const Format& f, const char* matrix, std::int64_t inputs, std::int64_t split) {
         if (!groups_along_rows(f) || split < 1 || inputs % split != 0) return;
         const std::int64_t per_device = inputs / split;
@@ -49,6 +51,29 @@ constexpr void require_whole_groups(const Model& m, const Precision& p, const Pa
         std::visit([&](const auto& k) { k.row_inputs(m.hidden_size, par.tensor, par.expert, visit); }, g.spec.ffn);
     }
     check("LM head format", p.lm_head_format(), "lm_head", m.hidden_size, 1);
+    check("embedding format", p.embedding_format(), "embed_tokens", m.hidden_size, 1);
+}
+
+// Refuses a KV format in blocks or groups that do not divide what a layer caches for one token on
+// one device: a token's vector is quantised whole, its scales beside it, so a group straddling
+// two tokens' vectors is no layout any engine keeps (a review's --kv int4/g7 gave 1,609.14 bytes
+// a token for Llama-3.1-8B's 1,024 K and V elements a layer). A stream with a format or an FP8
+// layout of its own (layer_kind.hpp's ContextRead) is not held in the KV format.
+constexpr void require_whole_kv_groups(const Model& m, const Precision& p, const Parallelism& par) {
+    if (p.kv.block <= 0) return;
+    const std::int64_t block = p.kv.block;
+    for (const LayerGroup& g : m)
+        std::visit([&](const auto& k) {
+            k.reads(par.attention_tensor(), [&](const ContextRead& r) {
+                if (r.format || (r.fp8_bytes_per_token && p.kv == formats::fp8)) return;
+                const auto whole = static_cast<std::int64_t>(r.elements_per_token);
+                if (static_cast<double>(whole) != r.elements_per_token || whole % block == 0) return;
+                const std::string split = par.attention_tensor() > 1 ? " on each of " + std::to_string(par.attention_tensor()) + " devices" : "";
+                throw error("", "KV format", format_name(p.kv),
+                            "groups of a size that divides what a layer caches for a token on a device (" + std::string(r.name) + ": " +
+                                std::to_string(whole) + " elements" + split + ", not a multiple of " + std::to_string(block) + ")");
+            });
+        }, g.spec.attention);
 }
 
 }  // namespace ridgeline

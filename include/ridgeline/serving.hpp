@@ -458,6 +458,11 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
         throw error("", "serving mode", "disaggregated",
                     "aggregated or prefill apart where each request asks for one output token (the prefill makes it; "
                     "nothing is left to decode apart)");
+    // With no prompt there is no prefill to move, and a pool sized to none is aggregated serving
+    // under another name (a review found it offered where a plan's devices left no room for a pool).
+    if (mode == ServingMode::disaggregated && traffic.prompt == 0)
+        throw error("", "serving mode", "disaggregated",
+                    "aggregated or prefill apart where requests bring no prompt (nothing to prefill apart, no KV to send)");
     Serving s;
     s.assumptions = w.assumptions;
     s.mode = mode;

@@ -740,6 +740,7 @@ constexpr StepCost busiest_stage(const Model& m, const Workload& w, const Parall
 // stages are its average.
 constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelism& par = {}, StageBy by = StageBy::bytes) {
     require_whole_groups(m, w.precision, par);  // a format no engine loads on this split is no cost
+    require_whole_kv_groups(m, w.precision, par);
     const auto B = static_cast<double>(w.batch);
     return step_cost_detail::busiest_stage(m, w, par, [&](const StepCost& c) {
         // Decode: the bytes its step moves; prefill: its FLOPs for each prompt token (the LM head

@@ -814,6 +814,21 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
     CHECK(l2.precision_source == "torch_dtype float16");
     CHECK(load_model_with_formats("llama-3.1-8b").precision == Precision{});
 
+    // A wrapper whose dtype is in text_config alone (llava-hf/llava-1.5-7b-hf names "float16" in
+    // its text_config and at its top; a review's file kept only the first) is read there, not
+    // assumed bf16 ("no torch_dtype: bf16 assumed"); a top-level one wins, as the file's own.
+    const nlohmann::json llava = {{"model_type", "llava"}, {"text_config", {{"model_type", "llama"}, {"torch_dtype", "float16"}}}};
+    CHECK(checkpoint_formats(llava).first.weights == formats::fp16);
+    CHECK(checkpoint_formats(llava).second == "text_config.torch_dtype float16");
+    nlohmann::json top = llava;
+    top["dtype"] = "bfloat16";
+    CHECK(checkpoint_formats(top).first.weights == formats::bf16);
+    CHECK(checkpoint_formats(top).second == "dtype bfloat16");
+    nlohmann::json bad = llava;
+    bad["text_config"]["torch_dtype"] = "float8";
+    CHECK_THROWS_WITH(checkpoint_formats(bad, "c.json"),
+                      "c.json: /text_config/torch_dtype: got \"float8\" (a string), expected one of: bfloat16, float16, float32");
+
     nlohmann::json j = preset_config("qwen3-8b");  // torch_dtype bfloat16
     // AWQ / GPTQ as their Hub files write them: bits 4, group_size 128 -> int4/g128.
     j["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true}, {"version", "gemm"}};

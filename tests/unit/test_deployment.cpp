@@ -1063,6 +1063,24 @@ TEST_CASE("formats: groups along a row must divide every row a device holds", "[
     CHECK_THROWS_WITH(decode_step(h100(), plain, Workload{.precision = {.weights = *parse_format("int4/g100")}}),
                       "weights format: got int4/g100, expected groups of a size that divides every row a device holds, as engines "
                       "require (q_proj, k_proj and v_proj: 8192 inputs a row, not a multiple of 100)");
+    // The input table's rows too: a token's row is its 8,192 hidden values, 81.92 groups of 100
+    // (a review gave --embeddings int4/g7 and read a cost). 64 groups of 128 load.
+    CHECK_THROWS_WITH(decode_step(h100(), plain, Workload{.precision = {.embeddings = *parse_format("int4/g100")}}),
+                      "embedding format: got int4/g100, expected groups of a size that divides every row a device holds, as engines "
+                      "require (embed_tokens: 8192 inputs a row, not a multiple of 100)");
+    CHECK_NOTHROW(step_cost(plain, Workload{.precision = {.embeddings = *parse_format("int4/g128")}}, Parallelism{.tensor = 8}));
+    // The KV cache's groups hold whole token vectors: this shape caches K and V of 8 heads of 128
+    // a layer, 2,048 elements a token (1,024 a device at TP 2), and 2,048 = 7 x 292 + 4, so groups
+    // of 7 straddle tokens (a review's --kv int4/g7 read 1,609.14 bytes a token a layer); 64 fit.
+    const Workload kv7{.precision = {.kv = *parse_format("int4/g7")}};
+    CHECK_THROWS_WITH(step_cost(plain, kv7),
+                      "KV format: got int4/g7, expected groups of a size that divides what a layer caches for a token on a device "
+                      "(attention over the KV cache: 2048 elements, not a multiple of 7)");
+    CHECK_THROWS_WITH(step_cost(plain, kv7, Parallelism{.tensor = 2}),
+                      "KV format: got int4/g7, expected groups of a size that divides what a layer caches for a token on a device "
+                      "(attention over the KV cache: 1024 elements on each of 2 devices, not a multiple of 7)");
+    CHECK_NOTHROW(step_cost(plain, Workload{.precision = {.kv = *parse_format("int4/g64")}}, Parallelism{.tensor = 8}));
+    CHECK_NOTHROW(step_cost(plain, Workload{.precision = {.kv = formats::nvfp4}}, Parallelism{.tensor = 8}));
     // Not checked: FP4 blocks, which engines pad (vLLM's MXFP4 MoE method rounds each expert's
     // slice up to whole blocks), so gpt-oss-120b's MXFP4 experts (2,880 wide) serve at TP 4, 720
     // inputs a slice, 22.5 blocks of 32; and FP8's 128 x 128 tiles, which are not rows.

@@ -709,6 +709,25 @@ TEST_CASE("plan: the Pareto SVG marks each point's serving mode", "[plan][svg]")
     CHECK(count(m, "<rect class=\"point\"") == 0);
     CHECK(count(m, "square: prefill apart") == 0);
     CHECK(count(m, ">hollow: disaggregated</text>") == (disagg > 0 ? 1 : 0));
+    CHECK(count(m, ">ringed: the chosen plan</text>") == 1);
+}
+
+TEST_CASE("plan: the Pareto SVG rings no plan where none meets the targets, and says so", "[plan][svg]") {
+    PlanRequest r = l8_apart_request();
+    // A TPOT of a microsecond: below any H100's read of 8B weights (16 GB / 3.35 TB/s, 4.8 ms),
+    // so the front is drawn and no plan is chosen.
+    r.tpot_target = us(1);
+    const PlanResult none = plan(r);
+    REQUIRE(none.plans.empty());
+    REQUIRE_FALSE(none.pareto.empty());
+    const std::string svg = pareto_svg(none, "unmet");
+    CHECK(svg.find("class=\"chosen\"") == std::string::npos);
+    CHECK(svg.find("ringed: the chosen plan") == std::string::npos);
+    CHECK(svg.find(">no plan meets the targets: none ringed</text>") != std::string::npos);
+    // Nothing evaluated, nothing drawn: the chart says so rather than show an empty legend's ring.
+    const std::string empty = pareto_svg(PlanResult{}, "empty");
+    CHECK(empty.find("class=\"point\"") == std::string::npos);
+    CHECK(empty.find(">no deployment holds the model: nothing to draw</text>") != std::string::npos);
 }
 
 namespace {
@@ -1015,6 +1034,23 @@ TEST_CASE("serving: one output token a request leaves nothing to decode apart", 
                             ServingMode::disaggregated),
                       "serving mode: got disaggregated, expected aggregated or prefill apart where each request asks for one output "
                       "token (the prefill makes it; nothing is left to decode apart)");
+}
+
+TEST_CASE("serving: no prompt leaves nothing to prefill apart, and plan says so", "[plan][serving]") {
+    CHECK_THROWS_WITH(serve(Deployment{load_hardware("h100-sxm")}, load_model("llama-3.1-8b"), Workload{.batch = 4}, Traffic{0, 256},
+                            ServingMode::disaggregated),
+                      "serving mode: got disaggregated, expected aggregated or prefill apart where requests bring no prompt (nothing "
+                      "to prefill apart, no KV to send)");
+    // One device allowed: a prompt of its own would be refused for the pool's device, and no
+    // prompt must not sneak a pool-less disaggregated plan through.
+    PlanRequest r = l8_apart_request();
+    r.traffic = Traffic{0, 256, 0, 2048};
+    r.modes = {ServingMode::aggregated, ServingMode::disaggregated};
+    r.max_devices = 1;
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    for (const PlanRow& row : p.plans) CHECK(row.mode == ServingMode::aggregated);
+    CHECK(p.verdict.find("; no disaggregated plan: ") != std::string::npos);
 }
 
 TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
