@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -309,9 +310,13 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     return s;
 }
 
-// Refuses a setting whose split the model or device cannot take (validate(Deployment, Model)).
+// Refuses a setting whose split the model or device cannot take (validate(Deployment, Model)),
+// or whose formats' groups that split leaves a fraction of (row_groups.hpp).
 void require_splittable(const Setting& s) {
-    if (s.m.group_count > 0) validate(s.dep, s.m);
+    if (s.m.group_count == 0) return;
+    validate(s.dep, s.m);
+    require_whole_groups(s.m, s.base.precision, s.dep.parallel);
+    require_whole_kv_groups(s.m, s.base.precision, s.dep.parallel);
 }
 
 // The one setting of a single-setting command.
@@ -345,21 +350,26 @@ std::size_t settings_count(const WorkloadOptions& o, bool batches, bool contexts
 std::string in_user_terms(const ridgeline::error& e, const Hardware& hw, bool compute_defaulted, const std::function<bool(std::string_view)>& typed);
 
 // Lists sweep every combination of their degrees: a pair the model or device cannot split by
-// (--tp 1 with --ep 2) is left out and said on stderr, so that one such pair does not lose the
-// rest (a review's "--tp 1,2,4 --ep 1,2" got one error and no rows). Where every one is refused,
-// the first one's error.
-std::vector<Setting> splittable(std::vector<Setting> all) {
+// (--tp 1 with --ep 2), or whose formats' groups it splits, is left out and said on stderr, so
+// that one such pair does not lose the rest (a review's "--tp 1,2,4 --ep 1,2" got one error and
+// no rows). Where every one is refused, the first one's error. What the user can mend for every
+// setting is not left out: a device file's bad figure, a link a split needs and no one gave.
+std::vector<Setting> splittable(const WorkloadOptions& o, std::vector<Setting> all) {
     std::vector<Setting> kept;
-    std::optional<ridgeline::error> first;
+    std::exception_ptr first;
     Hardware first_device;
     std::vector<std::string> said;
     for (Setting& s : all) {
+        current_device = s.hw;
+        validate(s.hw);
         try {
             require_splittable(s);
             kept.push_back(std::move(s));
+        } catch (const missing_link&) {
+            throw;
         } catch (const ridgeline::error& e) {
             if (!first) {
-                first = e;
+                first = std::current_exception();
                 first_device = s.hw;
             }
             const Parallelism& p = s.dep.parallel;
@@ -367,13 +377,20 @@ std::vector<Setting> splittable(std::vector<Setting> all) {
             if (p.pipeline > 1) where += " pp " + std::to_string(p.pipeline);
             if (p.expert > 1) where += " ep " + std::to_string(p.expert);
             if (p.attention_data > 1) where += " attention-dp " + std::to_string(p.attention_data);
-            std::string line = "skipped " + where + ": " + in_user_terms(e, s.hw, false, [](std::string_view) { return true; });
+            // Whether the format a flag sets was typed for this setting, or is the checkpoint's.
+            const auto typed = [&](std::string_view flag) {
+                if (flag == "--weights") return s.weights_flag;
+                if (flag == "--embeddings") return o.embeddings.has_value();
+                if (flag == "--lm-head") return o.lm_head.has_value();
+                return true;
+            };
+            std::string line = "skipped " + where + ": " + in_user_terms(e, s.hw, false, typed);
             if (std::find(said.begin(), said.end(), line) == said.end()) said.push_back(std::move(line));
         }
     }
     if (kept.empty()) {
         current_device = first_device;  // the device the error is about
-        throw *first;
+        std::rethrow_exception(first);
     }
     for (const std::string& line : said) fmt::print(stderr, "ridgeline: {}\n", cli::printable(line));
     return kept;
@@ -400,7 +417,7 @@ std::vector<Setting> resolve_all(const WorkloadOptions& o) {
                 cli::bad_value("--weights", o.weights_text, "each value once (" + typed[i] + " and " + typed[j] + " store " +
                                                                 std::string(out.front().m.name.view()) + " alike: " +
                                                                 precision_name(storage(i), tied) + ")");
-    return splittable(std::move(out));
+    return splittable(o, std::move(out));
 }
 
 // The settings of a command that combines them with every batch and context.

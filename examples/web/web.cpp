@@ -120,7 +120,8 @@ std::string field_of(const error& e) {
         {"speculation.draft_tensor", "draft_tp"}, {"draft model", "draft"}, {"draft head", "draft"},
         {"speculation.tree_width", "tree_width"}, {"speculation.verify_tokens", "verify_tokens"},
         {"speculation.accepted_tokens", "accept_length"},
-        {"attention data-parallel degree", "attention_dp"}, {"tensor-parallel degree / attention data-parallel degree", "attention_dp"}};
+        {"attention data-parallel degree", "attention_dp"}, {"tensor-parallel degree / attention data-parallel degree", "attention_dp"},
+        {"weights format", "weights"}, {"KV format", "kv"}};
     for (const auto& [path, field] : fields)
         if (p == path) return field;
     // A missing link (within the scale-up domain or past it) is the link field's to give.
@@ -369,7 +370,9 @@ std::string plan_field_of(const std::string& message, const std::string& path) {
     if (message.rfind("plan: give exactly one of --users and --rate", 0) == 0) return "users";
     if (path == "hardware preset" || path == "devices") return "hardware";
     if (path == "efficiency preset") return "calibration";
-    if (path == "weight formats") return "weights";
+    if (path == "weight formats" || path == "weights format") return "weights";
+    if (path == "KV format") return "kv";
+    if (path == "serving mode") return "mode";
     if (path.rfind("price of ", 0) == 0) return "price";
     if (path == "users" || path == "traffic") return "users";
     if (path == "requests per second") return "rate";

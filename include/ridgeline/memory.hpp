@@ -13,6 +13,7 @@
 #include "deployment.hpp"
 #include "model.hpp"
 #include "pipeline_stages.hpp"
+#include "row_groups.hpp"
 #include "workload.hpp"
 
 namespace ridgeline {
@@ -197,6 +198,9 @@ constexpr void require_use(const Deployment& d, const Model& m, const Workload& 
     validate(w);
     validate(d, m);
     model_detail::require_context_value(static_cast<double>(w.context + w.tokens_per_sequence - 1));
+    // A format no engine loads on this split holds no memory either (step_cost refuses it alike).
+    require_whole_groups(m, w.precision, d.parallel);
+    require_whole_kv_groups(m, w.precision, d.parallel);
 }
 }  // namespace memory_detail
 

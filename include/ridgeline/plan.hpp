@@ -795,7 +795,7 @@ inline PlanResult plan(const PlanRequest& r) {
             if (const PlanRow* best = first_of(m))
                 out.verdict += std::string("; ") + mode_name(m) + " at best " + describe(*best) +
                                tied_below(*best, win).value_or(lost(m, win.mode));
-            else if (m == ServingMode::disaggregated && r.max_devices < 2)  // not memory, not the targets: the count
+            else if (m == ServingMode::disaggregated && r.max_devices < 2 && r.traffic.prompt > 0)  // not memory, not the targets: the count
                 out.verdict += "; no disaggregated plan: it needs at least 2 devices (a decode replica and a prefill pool), above the " +
                                std::to_string(r.max_devices) + " allowed";
             else if (!mode_served[i] && mode_refused[i])  // never served: why not, not the targets

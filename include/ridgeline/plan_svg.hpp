@@ -92,7 +92,7 @@ inline std::string pareto_svg(const PlanResult& result, const std::string& title
     if (any_apart) legend_line("square: prefill apart");
     // The ring's line only where a plan is ringed; else the chart says why there is none.
     if (!result.plans.empty()) legend_line("ringed: the chosen plan");
-    else legend_line(points.empty() ? "no deployment holds the model: nothing to draw" : "no plan meets the targets: none ringed");
+    else legend_line(points.empty() ? "nothing to draw: no deployment served (the verdict says why)" : "no plan meets the targets: none ringed");
     out += "</svg>\n";
     return out;
 }

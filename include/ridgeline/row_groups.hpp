@@ -3,7 +3,7 @@
 // each device: vLLM's AWQ and GPTQ linear methods refuse to load otherwise ("The input size is
 // not aligned with the quantized weight shape. This can be caused by too large tensor parallel
 // size."; vllm/model_executor/layers/quantization/awq.py and gptq.py, create_weights, when
-// input_size_per_partition % group_size != 0). Not checked: FP4's blocks (vLLM's and SGLang's
+// input_size_per_partition % group_size != 0). Not checked in weights: FP4's blocks (vLLM's and SGLang's
 // MXFP4 MoE methods pad each slice to whole blocks: "pad the intermediate size to be a multiple
 // of 2 * mxfp4_block", mxfp4.py), an FP8 block (a tile of a matrix, weight_block_size [128, 128],
 // whose sides the format does not keep), and routed experts in integer groups (vLLM's
@@ -55,17 +55,21 @@ constexpr void require_whole_groups(const Model& m, const Precision& p, const Pa
 }
 
 // Refuses a KV format in blocks or groups that do not divide what a layer caches for one token on
-// one device: a token's vector is quantised whole, its scales beside it, so a group straddling
-// two tokens' vectors is no layout any engine keeps (a review's --kv int4/g7 gave 1,609.14 bytes
-// a token for Llama-3.1-8B's 1,024 K and V elements a layer). A stream with a format or an FP8
-// layout of its own (layer_kind.hpp's ContextRead) is not held in the KV format.
+// one device. A cache is written a token at a time, so its scales are taken along each token's
+// own vector (LMDeploy's int8 and int4 KV are "applied on a per-head, per-token basis":
+// lmdeploy.readthedocs.io/en/v0.13.0/quantization/kv_quant.html), and a group straddling two
+// tokens' vectors is no layout a kernel writes (a review's --kv int4/g7 gave Llama-3.1-8B
+// 1,609.14 bytes a token a layer for its 2,048 K and V elements). Laxer than a head at a time:
+// the K and V of a layer's heads on the device together. A stream stored in a format of its own
+// (layer_kind.hpp's ContextRead::format) is not held in the KV format; MLA's 576-element latent
+// and rope key refuse groups of 128 (plain fp8 takes FlashMLA's own layout, fp8_bytes_per_token).
 constexpr void require_whole_kv_groups(const Model& m, const Precision& p, const Parallelism& par) {
     if (p.kv.block <= 0) return;
     const std::int64_t block = p.kv.block;
     for (const LayerGroup& g : m)
         std::visit([&](const auto& k) {
             k.reads(par.attention_tensor(), [&](const ContextRead& r) {
-                if (r.format || (r.fp8_bytes_per_token && p.kv == formats::fp8)) return;
+                if (r.format) return;
                 const auto whole = static_cast<std::int64_t>(r.elements_per_token);
                 if (static_cast<double>(whole) != r.elements_per_token || whole % block == 0) return;
                 const std::string split = par.attention_tensor() > 1 ? " on each of " + std::to_string(par.attention_tensor()) + " devices" : "";

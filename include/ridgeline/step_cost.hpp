@@ -536,6 +536,8 @@ constexpr void require_costable(const Model& m, const Workload& w, const Paralle
     validate(w);
     validate(par);
     require_context_within(m, w.context, "context");
+    require_whole_groups(m, w.precision, par);  // a format no engine loads on this split is no cost
+    require_whole_kv_groups(m, w.precision, par);
     if (m.declared_parameters)
         for (const auto& g : m)
             if (routed_experts(g.spec, 1.0).experts > 0)
@@ -739,8 +741,6 @@ constexpr StepCost busiest_stage(const Model& m, const Workload& w, const Parall
 // used at other ones keeps that stage. Without a pipeline, the whole model; a declared count's
 // stages are its average.
 constexpr StepCost step_cost(const Model& m, const Workload& w, const Parallelism& par = {}, StageBy by = StageBy::bytes) {
-    require_whole_groups(m, w.precision, par);  // a format no engine loads on this split is no cost
-    require_whole_kv_groups(m, w.precision, par);
     const auto B = static_cast<double>(w.batch);
     return step_cost_detail::busiest_stage(m, w, par, [&](const StepCost& c) {
         // Decode: the bytes its step moves; prefill: its FLOPs for each prompt token (the LM head

@@ -308,3 +308,40 @@ TEST_CASE("properties: extreme inputs are rejected with the documented error", "
                       Catch::StartsWith("n.json: got text that is not JSON ([json.exception.parse_error.101]"));
     CHECK(parse_json_text(R"({"a\" NaN": "\\", "b": 1})", "n.json") == nlohmann::json{{"a\" NaN", "\\"}, {"b", 1}});
 }
+
+// step_times' one pass over the context terms (no attention ranks, no routed experts) must be
+// the composition it stands for, to the bit: weight_bytes + step_kv_bytes over the bandwidth and
+// step_flops over the peak, including what the decode_sweep property above never reaches (seed
+// 003's assumptions): several tokens a sequence, activation traffic, a multi-head KV read and
+// batches whose tokens outnumber the table's rows (a review asked for it).
+TEST_CASE("properties: step_times equals the step cost's own terms, to the bit", "[properties][sweep]") {
+    std::mt19937_64 rng(20261206);
+    int fast = 0, capped = 0;
+    for (int i = 0; i < 600; ++i) {
+        RandomSetting s = random_setting(rng);
+        s.w.assumptions = i % 2 ? assumptions::physical : s.w.assumptions;
+        s.w.tokens_per_sequence = 1 + static_cast<std::int64_t>(rng() % 8);
+        s.w.efficiency.activation_traffic = rng() % 2;
+        s.w.efficiency.kv_per_query_head = rng() % 2;
+        StepCost c;
+        try {
+            c = step_cost(*s.m, s.w);
+        } catch (const error&) {
+            continue;  // a context past what the draw's tokens leave room for
+        }
+        const Rates r = effective_rates(*s.hw, s.w);
+        const std::int64_t batches[] = {1, s.w.batch, 300'000};
+        for (const std::int64_t b : batches) {
+            const auto B = static_cast<double>(b), n = static_cast<double>(s.w.context);
+            const StepTimes t = step_times(c, r, b, s.w.context);
+            INFO(s.m->name.view() << " on " << s.hw->name.view() << " batch " << b << " context " << s.w.context << " tokens "
+                                  << s.w.tokens_per_sequence);
+            CHECK(t.memory.in(ridgeline::s) == ((c.weight_bytes(b) + c.step_kv_bytes(B, n)) / r.bandwidth).in(ridgeline::s));
+            CHECK(t.compute.in(ridgeline::s) == (c.step_flops(B, n) / r.peak).in(ridgeline::s));
+            if (c.attention_data == 1 && !c.has_routed_experts()) ++fast;
+            if (c.embedding_rows > 0 && B * static_cast<double>(c.tokens_per_sequence) > c.embedding_rows) ++capped;
+        }
+    }
+    CHECK(fast > 300);   // the one-pass path was taken
+    CHECK(capped > 50);  // and with the rows read capped at the table's
+}
