@@ -299,7 +299,7 @@ constexpr DecodeStep step_from_cost(const Deployment& dep, const Model& m, const
     d.activation_bytes = ranks_of_stage * (B * static_cast<double>(c.tokens_per_sequence) * whole->activation_bytes);
     d.kv_bytes = ranks_of_stage * (B * whole->cache_bytes(n));
     d.total_bytes = d.weight_bytes + d.kv_bytes + d.activation_bytes;
-    d.attention_flops = B * static_cast<double>(w.tokens_per_sequence) * attention_flops_per_token(m, n);
+    d.attention_flops = B * static_cast<double>(w.tokens_per_sequence) * model_detail::attention_flops_of_valid(m, n);
     d.flops = ranks_of_stage * (B * whole->flops(n));
     const StepTimes times = step_times(c, rates, w.batch, w.context);
     d.memory_time = times.memory;
@@ -324,7 +324,7 @@ constexpr DecodeStep step_from_cost(const Deployment& dep, const Model& m, const
     d.total_tokens_per_s = static_cast<double>(dep.parallel.data) * stages * B * q / d.step_time;
     d.arithmetic_intensity = d.flops / d.total_bytes;
     d.ops_per_byte = hw.require_peak(w.precision.compute) / hw.memory_bandwidth;
-    if (with_memory) d.memory = memory_use(dep, m, w);
+    if (with_memory) d.memory = memory_detail::use_of_valid(dep, m, w);
     return d;
 }
 }  // namespace decode_detail

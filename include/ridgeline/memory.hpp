@@ -194,13 +194,28 @@ constexpr MemoryUse stage_use(const Deployment& d, const Model& m, const Workloa
         u.activations = static_cast<double>(w.batch * w.tokens_per_sequence) * activation_bytes_per_token(m, d.parallel);
     return u;
 }
+// What memory_use checks beyond its arguments' own validity: the context the step reaches, and
+// the formats' groups on this split (a format no engine loads holds no memory either).
+constexpr void require_use_of_valid(const Deployment& d, const Model& m, const Workload& w) {
+    model_detail::require_context_value(static_cast<double>(w.context + w.tokens_per_sequence - 1));
+    require_whole_groups(m, w.precision, d.parallel);
+    require_whole_kv_groups(m, w.precision, d.parallel);
+}
 constexpr void require_use(const Deployment& d, const Model& m, const Workload& w) {
     validate(w);
     validate(d, m);
-    model_detail::require_context_value(static_cast<double>(w.context + w.tokens_per_sequence - 1));
-    // A format no engine loads on this split holds no memory either (step_cost refuses it alike).
-    require_whole_groups(m, w.precision, d.parallel);
-    require_whole_kv_groups(m, w.precision, d.parallel);
+    require_use_of_valid(d, m, w);
+}
+// memory_use of arguments already validated (a decode step's, checked once at its start: the
+// checks ran three times a step and were a quarter of its time).
+constexpr MemoryUse use_of_valid(const Deployment& d, const Model& m, const Workload& w) {
+    require_use_of_valid(d, m, w);
+    MemoryUse most = stage_use(d, m, w, 0);
+    for (std::int64_t s = 1; s < d.parallel.pipeline; ++s) {
+        const MemoryUse u = stage_use(d, m, w, s);
+        if (u.used() > most.used()) most = u;
+    }
+    return most;
 }
 }  // namespace memory_detail
 
@@ -216,13 +231,9 @@ constexpr MemoryUse stage_memory_use(const Deployment& d, const Model& m, const 
 
 // The same on the stage that needs the most (the first of equals): the one that fits last.
 constexpr MemoryUse memory_use(const Deployment& d, const Model& m, const Workload& w) {
-    memory_detail::require_use(d, m, w);
-    MemoryUse most = memory_detail::stage_use(d, m, w, 0);
-    for (std::int64_t s = 1; s < d.parallel.pipeline; ++s) {
-        const MemoryUse u = memory_detail::stage_use(d, m, w, s);
-        if (u.used() > most.used()) most = u;
-    }
-    return most;
+    validate(w);
+    validate(d, m);
+    return memory_detail::use_of_valid(d, m, w);
 }
 
 }  // namespace ridgeline

@@ -556,11 +556,10 @@ constexpr Bytes kv_bytes_read(const Model& m, Format kv, double context) {
     return bytes(read);
 }
 
-// Attention FLOPs for one new token at `context`, all layers, as decode kernels do them (MLA
-// absorbed), including a recurrent layer's state update. The seeds' 2P leaves these out.
-constexpr Flops attention_flops_per_token(const Model& m, double context) {
-    validate(m);
-    model_detail::require_context_value(context);
+namespace model_detail {
+// attention_flops_per_token of a model already validated (a decode step checks it once).
+constexpr Flops attention_flops_of_valid(const Model& m, double context) {
+    require_context_value(context);
     double f = 0;
     for (const auto& g : m)
         std::visit([&](const auto& a) {
@@ -570,6 +569,14 @@ constexpr Flops attention_flops_per_token(const Model& m, double context) {
             });
         }, g.spec.attention);
     return flop(f);
+}
+}  // namespace model_detail
+
+// Attention FLOPs for one new token at `context`, all layers, as decode kernels do them (MLA
+// absorbed), including a recurrent layer's state update. The seeds' 2P leaves these out.
+constexpr Flops attention_flops_per_token(const Model& m, double context) {
+    validate(m);
+    return model_detail::attention_flops_of_valid(m, context);
 }
 
 }  // namespace ridgeline
