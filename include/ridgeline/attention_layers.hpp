@@ -22,6 +22,9 @@ struct Gqa {
     bool qk_norm = false;       // RMSNorm over each q and k head (Qwen3, Gemma 3)
     bool sinks = false;         // one learned attention-sink logit per head (gpt-oss)
     bool output_gate = false;   // q_proj also makes a sigmoid gate per query element (Qwen3-Next)
+    // RMSNorms over the whole q and k projections, all heads at once (MiniMax-M2's "per_layer"),
+    // not one head's width: split over devices with the heads, as engines shard them.
+    bool qk_norm_across_heads = false;
     friend constexpr bool operator==(const Gqa&, const Gqa&) = default;
 
     [[nodiscard]] constexpr double q_width() const { return layer_detail::d(heads * head_dim); }
@@ -31,16 +34,20 @@ struct Gqa {
         return 1.0 / layer_detail::d(t < kv_heads ? t : kv_heads);
     }
 
-    // q, o and the sinks split by heads; k and v by KV heads; the o bias and q/k norms replicated.
+    // q, o and the sinks split by heads; k and v by KV heads; the o bias and per-head q/k norms
+    // replicated, norms across the heads split with them (their variance's all-reduce across the
+    // devices, which vLLM's MiniMaxText01RMSNormTP runs each layer, is not counted).
     template <class F>
     constexpr void weights(double h, std::int64_t t, F&& f) const {
         const double T = layer_detail::d(t), q = q_width(), kv = kv_width();
         const double q_out = output_gate ? 2 * q : q;
         const double norm = qk_norm ? layer_detail::d(head_dim) : 0;
-        const double q_split = h * q_out + (qkv_bias ? q_out : 0) + (sinks ? layer_detail::d(heads) : 0);
+        // Norms across the heads split with them; per-head ones every device keeps whole.
+        const double q_norm = qk_norm_across_heads ? q : 0, k_norm = qk_norm_across_heads ? kv : 0;
+        const double q_split = h * q_out + (qkv_bias ? q_out : 0) + (sinks ? layer_detail::d(heads) : 0) + q_norm;
         const double kv_proj = h * kv + (qkv_bias ? kv : 0);
         f("q_proj", Part::attention, q_split + norm, q_split / T + norm);
-        f("k_proj", Part::attention, kv_proj + norm, kv_proj * kv_share(t) + norm);
+        f("k_proj", Part::attention, kv_proj + k_norm + norm, (kv_proj + k_norm) * kv_share(t) + norm);
         f("v_proj", Part::attention, kv_proj, kv_proj * kv_share(t));
         f("o_proj", Part::attention, q * h + (o_bias ? h : 0), q * h / T + (o_bias ? h : 0));
     }
@@ -72,6 +79,8 @@ struct Gqa {
         if (heads > 0 && kv_heads > 0 && heads % kv_heads != 0)
             check("num_key_value_heads", std::to_string(kv_heads),
                   "a divisor of num_attention_heads (" + std::to_string(heads) + ")");
+        if (qk_norm && qk_norm_across_heads)
+            check("qk_norm_across_heads", "true", "false where qk_norm (one head's norm) is set: q and k have one norm or the other");
     }
     // Tensor parallelism splits the query heads evenly, and the KV heads evenly or replicated.
     [[nodiscard]] constexpr bool splits_over(std::int64_t t) const {
@@ -104,10 +113,14 @@ struct Mla {
     std::int64_t index_head_dim = 0;  // its key width, one key per token shared by its heads
     std::int64_t index_topk = 0;      // cached tokens the main attention reads per query
     std::optional<Format> index_key_format{};  // the indexer's key cache; none: the KV format
+    // Sparse, but with no indexer of its own: the layer attends to the top-k an earlier layer's
+    // indexer chose (GLM-5.2's IndexShare), so it holds no indexer weights and caches no keys.
+    bool index_shared = false;
     friend constexpr bool operator==(const Mla&, const Mla&) = default;
 
     [[nodiscard]] constexpr double qk_head() const { return layer_detail::d(qk_nope_head_dim + qk_rope_head_dim); }
     [[nodiscard]] constexpr bool sparse() const { return index_heads > 0; }
+    [[nodiscard]] constexpr bool own_indexer() const { return sparse() && !index_shared; }
     // Sparse attention's decode kernels read an FP8 cache in one layout, FlashMLA's "FP8 with
     // scale": the latent in FP8 with an FP32 scale per 128 values, the rope key kept in BF16
     // (656 B a token for DeepSeek-V3.2: 512 + 16 + 128; deepseek-ai/FlashMLA@066b5ba6f63d9d0840eac008fe58a1f70acfac78
@@ -131,7 +144,7 @@ struct Mla {
         const double kv_up = kl * H * layer_detail::d(qk_nope_head_dim + v_head_dim);
         f("kv projections (MLA)", Part::attention, kv_down + kv_up, kv_down + kv_up / T);
         f("o_proj", Part::attention, H * layer_detail::d(v_head_dim) * h, H * layer_detail::d(v_head_dim) * h / T);
-        if (sparse()) {
+        if (own_indexer()) {
             // wq_b (q latent -> heads x dim), wk (hidden -> dim), k_norm (a LayerNorm: weight and
             // bias), weights_proj (hidden -> one weight per head).
             const double IH = layer_detail::d(index_heads), ID = layer_detail::d(index_head_dim);
@@ -180,7 +193,7 @@ struct Mla {
         f(ContextRead{layer_detail::d(kv_lora_rank + qk_rope_head_dim), decode_flops_per_cached_token() / T,
                       prefill_flops_per_cached_token() / T, prefill_flops_per_prefix_token() / T, sparse() ? index_topk : 0,
                       "attention over the KV cache", std::nullopt, fp8_bytes_per_token()});
-        if (sparse()) {
+        if (own_indexer()) {
             // The indexer is replicated (every device scores every cached token), so not split by t.
             const double score = 2 * layer_detail::d(index_heads) * layer_detail::d(index_head_dim);
             f(ContextRead{layer_detail::d(index_head_dim), score, score, 0, 0, "indexer over its key cache", index_key_format});
@@ -207,6 +220,7 @@ struct Mla {
             layer_detail::positive(check, index_head_dim, "index_head_dim");
             layer_detail::positive(check, index_topk, "index_topk");
         }
+        if (index_shared && !sparse()) check("index_shared", "true", "false on a layer without an indexer (index_heads 0): nothing to share");
     }
     [[nodiscard]] constexpr bool splits_over(std::int64_t t) const { return heads % t == 0; }
     [[nodiscard]] std::string split_requirement(std::int64_t) const {
@@ -219,7 +233,9 @@ struct Mla {
     [[nodiscard]] std::string describe() const {
         std::string d = "MLA " + std::to_string(heads) + " heads, latent " + std::to_string(kv_lora_rank) + " + rope " +
                         std::to_string(qk_rope_head_dim);
-        if (sparse()) {
+        if (index_shared) {
+            d += ", top-" + std::to_string(index_topk) + " from an earlier layer's indexer (none of its own)";
+        } else if (sparse()) {
             d += ", indexer " + std::to_string(index_heads) + " x " + std::to_string(index_head_dim) + " top-" +
                  std::to_string(index_topk) + ", its keys ";
             if (!index_key_format) {
@@ -229,6 +245,8 @@ struct Mla {
                 d += "in " + format_name(*index_key_format) + ", " + std::to_string(static_cast<std::int64_t>(b)) +
                      (b == static_cast<double>(static_cast<std::int64_t>(b)) ? "" : "+") + " B a token";
             }
+        }
+        if (sparse()) {
             // Whole bytes: the scales are 4 B each.
             d += "; an fp8 KV cache is " + std::to_string(static_cast<std::int64_t>(*fp8_bytes_per_token())) +
                  " B a token (the latent's scales beside it, the rope key in bf16)";

@@ -80,6 +80,69 @@ inline Format compressed_tensors_weights(const Node& w) {
            "or int 4/8-bit (optionally grouped)");
 }
 
+// Whether a config.json's language model has routed experts: one of the families' expert-count
+// keys, at the top or in a wrapper's text_config, above 0.
+inline bool has_routed_experts(const json& j) {
+    const auto in = [](const json& n) {
+        for (const char* key : {"num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"})
+            if (n.contains(key) && n.at(key).is_number_integer() && n.at(key).get<std::int64_t>() > 0) return true;
+        return false;
+    };
+    return in(j) || (j.contains("text_config") && j.at("text_config").is_object() && in(j.at("text_config")));
+}
+
+// Checkpoints whose quantization_config gives config_groups' weights schemes and an `ignore`
+// list of modules (or patterns) kept at torch_dtype: compressed-tensors (llm-compressor's) and
+// NVIDIA's Model Optimizer (quant_method "modelopt", the same groups). The schemes must agree.
+// Where `ignore` keeps every layer's attention (self_attn, linear_attn) on a model with routed
+// experts, only those experts take the scheme: NVIDIA's NVFP4 releases (MiniMax-M2.5, Qwen3.5,
+// GLM-5.1) and Moonshot's INT4 Kimi-K2-Thinking and K2.5 (which keep the shared experts and
+// dense MLPs too). A dense model's linear layers have one format here, the scheme's, and the
+// source says its attention was kept. modelopt's MIXED_PRECISION (a format per layer) is refused.
+inline std::pair<Precision, std::string> grouped_formats(const json& j, const Node& q, Precision p, Format dtype, std::string source,
+                                                         const std::string& method) {
+    if (method == "modelopt" && q.has("quant_algo") && q.at("quant_algo").value().is_string() &&
+        q.at("quant_algo").value() == "MIXED_PRECISION")
+        q.at("quant_algo").fail("NVFP4 or FP8 (MIXED_PRECISION gives each layer a format of its own, which ridgeline's formats "
+                                "do not hold; give --weights and --experts)");
+    const Node groups = q.need("config_groups", "an object of quantisation groups");
+    groups.require_object("an object of quantisation groups");
+    if (groups.value().empty()) groups.fail("at least one quantisation group");
+    std::optional<Format> all;
+    for (const auto& item : groups.value().items()) {
+        const Node w = groups.at(item.key()).need("weights", "a weights scheme object");
+        const Format f = compressed_tensors_weights(w);
+        if (all && *all != f) w.fail("the same weights scheme as the other groups (" + format_name(*all) + ")");
+        all = f;
+    }
+    bool attention_kept = false, head_kept = false;
+    if (q.has("ignore") && !q.at("ignore").value().is_null()) {
+        const Node ignore = q.at("ignore");
+        if (!ignore.value().is_array()) ignore.fail("an array of module names or patterns");
+        for (std::size_t i = 0; i < ignore.value().size(); ++i) {
+            const std::string name = ignore.at(i).string("a module name or pattern (a string)");
+            head_kept = head_kept || name == "lm_head" || name.ends_with(".lm_head");
+            attention_kept = attention_kept || name.find("self_attn") != std::string::npos || name.find("linear_attn") != std::string::npos;
+        }
+    }
+    const bool experts_only = attention_kept && has_routed_experts(j);
+    p.weights = experts_only ? dtype : *all;
+    if (experts_only) p.experts = *all;
+    if (head_kept) p.lm_head = dtype;
+    else if (experts_only) p.lm_head = *all;  // a Linear the scheme quantises, where the weights are not
+    p.router_and_norms = dtype;  // quantisers convert linear layers only
+    p.embeddings = dtype;
+    source += "; quantization_config " + method + ": ";
+    if (experts_only) source += "routed experts " + format_name(*all) + " (ignore keeps attention at " + format_name(dtype) + ")";
+    else source += "weights " + format_name(*all);
+    if (attention_kept && !experts_only) source += " (ignore keeps attention at " + format_name(dtype) + "; priced in the weights' format)";
+    source += ", embeddings, norms and routers " + format_name(dtype);
+    if (p.lm_head) source += ", lm_head " + format_name(*p.lm_head);
+    if (q.has("kv_cache_scheme") && !q.at("kv_cache_scheme").value().is_null())
+        source += "; kv_cache_scheme ignored: the KV format is --kv's";
+    return {p, source};
+}
+
 }  // namespace json_detail
 
 // The formats a config.json's torch_dtype and quantization_config give a checkpoint:
@@ -101,6 +164,8 @@ inline Format compressed_tensors_weights(const Node& w) {
 //  - "compressed-tensors": config_groups' weights schemes, all alike: nvfp4, fp8 or intN/gG; the
 //    LM head at torch_dtype where "ignore" names lm_head (as llm-compressor writes it), else in
 //    the scheme's format.
+//  - "modelopt": as compressed-tensors; where `ignore` keeps attention at torch_dtype (NVIDIA's
+//    NVFP4 releases of MoE models), only the routed experts take the scheme (grouped_formats).
 inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json& j, const std::string& file = "") {
     using json_detail::Node;
     const Node root{j, file, ""};
@@ -145,12 +210,31 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         p.state.matrices = json_detail::dtype_format(root.at("mamba_ssm_cache_dtype"));
         source += "; mamba_ssm_cache_dtype " + root.at("mamba_ssm_cache_dtype").value().get<std::string>() + ": recurrent state " +
                   format_name(p.state.matrices);
+    } else {
+        // Qwen3.5's text_config names mamba_ssm_dtype, and both engines keep the Gated DeltaNet
+        // state in it: vLLM's Qwen3_5ForConditionalGenerationConfig copies it into
+        // mamba_ssm_cache_dtype "auto" (vllm-project/vllm PR #34489), SGLang's mamba2_state_dtype
+        // reads text_config.mamba_ssm_dtype (sgl-project/sglang@02e208de
+        // python/sglang/srt/configs/mamba_utils.py). The conv state stays at the model's dtype.
+        for (const auto& [in, prefix] : {std::pair{root, std::string()}, std::pair{root, std::string("text_config.")}}) {
+            const bool text = !prefix.empty();
+            if (text && !(in.has("text_config") && in.at("text_config").value().is_object())) continue;
+            const Node node = text ? in.at("text_config") : in;
+            if (!node.has("mamba_ssm_dtype") || node.at("mamba_ssm_dtype").value().is_null()) continue;
+            p.state.matrices = json_detail::dtype_format(node.at("mamba_ssm_dtype"));
+            source += "; " + prefix + "mamba_ssm_dtype " + node.at("mamba_ssm_dtype").value().get<std::string>() +
+                      ": recurrent state " + format_name(p.state.matrices);
+            break;
+        }
     }
-    if (!root.has("quantization_config") || root.at("quantization_config").value().is_null()) return {p, source};
+    // The top level's, else a wrapper's text_config's (Kimi-K2.5 quantises its language model there).
+    const auto given = [](const Node& n) { return n.has("quantization_config") && !n.at("quantization_config").value().is_null(); };
+    const bool in_text = !given(root) && root.has("text_config") && root.at("text_config").value().is_object() && given(root.at("text_config"));
+    if (!given(root) && !in_text) return {p, source};
 
-    const Node q = root.at("quantization_config");
+    const Node q = in_text ? root.at("text_config").at("quantization_config") : root.at("quantization_config");
     q.require_object("a quantization_config object");
-    const std::string methods = "one of: fp8, mxfp4, awq, gptq, compressed-tensors";
+    const std::string methods = "one of: fp8, mxfp4, awq, gptq, compressed-tensors, modelopt";
     const std::string method = q.need("quant_method", methods).string(methods);
     Format quantised{};
     if (method == "fp8") {
@@ -183,27 +267,8 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         p.embeddings = dtype;
         const bool head_quantised = method == "gptq" && q.has("lm_head") && q.at("lm_head").boolean();
         if (!head_quantised) p.lm_head = dtype;
-    } else if (method == "compressed-tensors") {
-        const Node groups = q.need("config_groups", "an object of quantisation groups");
-        groups.require_object("an object of quantisation groups");
-        if (groups.value().empty()) groups.fail("at least one quantisation group");
-        std::optional<Format> all;
-        for (const auto& item : groups.value().items()) {
-            const Node w = groups.at(item.key()).need("weights", "a weights scheme object");
-            const Format f = json_detail::compressed_tensors_weights(w);
-            if (all && *all != f) w.fail("the same weights scheme as the other groups (" + format_name(*all) + ")");
-            all = f;
-        }
-        quantised = *all;
-        p.weights = quantised;
-        p.router_and_norms = dtype;  // quantisers convert linear layers only
-        p.embeddings = dtype;
-        if (q.has("ignore") && !q.at("ignore").value().is_null()) {
-            const Node ignore = q.at("ignore");
-            if (!ignore.value().is_array()) ignore.fail("an array of module names");
-            for (const auto& name : ignore.value())
-                if (name.is_string() && name.get<std::string>() == "lm_head") p.lm_head = dtype;
-        }
+    } else if (method == "compressed-tensors" || method == "modelopt") {
+        return json_detail::grouped_formats(j, q, p, dtype, source, method);
     } else {
         q.at("quant_method").fail(methods);
     }

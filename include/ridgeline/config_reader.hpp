@@ -200,9 +200,10 @@ inline void check_expert_groups(const ConfigReader& c, const Moe& e, const std::
                                        std::to_string((e.experts_per_token + per_group - 1) / per_group) + ")");
 }
 
-// An array of per-layer strings (layer_types), one per layer, each one of `allowed`.
-inline std::vector<std::string> layer_types(const ConfigReader& c, std::int64_t layers, const std::vector<std::string>& allowed) {
-    const Node types = c.root().at("layer_types");
+// An array of per-layer strings (layer_types, or the key named), one per layer, each one of `allowed`.
+inline std::vector<std::string> layer_types(const ConfigReader& c, std::int64_t layers, const std::vector<std::string>& allowed,
+                                            const std::string& key = "layer_types") {
+    const Node types = c.root().at(key);
     if (!types.value().is_array() || types.value().size() != static_cast<std::size_t>(layers))
         types.fail("an array of " + std::to_string(layers) + " layer types, one per layer");
     std::string expected;
@@ -211,7 +212,7 @@ inline std::vector<std::string> layer_types(const ConfigReader& c, std::int64_t 
     for (std::size_t i = 0; i < types.value().size(); ++i) {
         const auto& t = types.value()[i];
         if (!t.is_string() || std::find(allowed.begin(), allowed.end(), t.get<std::string>()) == allowed.end())
-            throw error(c.root().file(), c.root().path_of("layer_types") + "/" + std::to_string(i), describe(t), expected);
+            throw error(c.root().file(), c.root().path_of(key) + "/" + std::to_string(i), describe(t), expected);
         out.push_back(t.get<std::string>());
     }
     return out;

@@ -17,6 +17,7 @@
 #include "family_granitemoehybrid.hpp"
 #include "family_llama.hpp"
 #include "family_llama4.hpp"
+#include "family_minimax_m2.hpp"
 #include "family_nemotron_h.hpp"
 #include "family_nemotron_nas.hpp"
 #include "family_phi3.hpp"
@@ -54,10 +55,14 @@ inline constexpr Family families[] = {
     {"llama4_text", "Llama4ForCausalLM", false, read_llama4},
     {"glm4_moe", "Glm4MoeForCausalLM", false, read_glm4_moe},
     {"qwen3_next", "Qwen3NextForCausalLM", false, read_qwen3_next},
+    {"qwen3_5_text", "", false, read_qwen3_next},
+    {"qwen3_5_moe_text", "", false, read_qwen3_next},
     {"granitemoe", "GraniteMoeForCausalLM", false, read_granitemoe},
     {"nemotron-nas", "DeciLMForCausalLM", false, read_nemotron_nas},
     {"granitemoehybrid", "GraniteMoeHybridForCausalLM", false, read_granitemoehybrid},
     {"nemotron_h", "NemotronHForCausalLM", false, read_nemotron_h},
+    {"minimax_m2", "MiniMaxM2ForCausalLM", false, read_minimax_m2},
+    {"glm_moe_dsa", "GlmMoeDsaForCausalLM", false, read_deepseek},
 };
 
 inline const Family* find_family(std::string_view model_type) {

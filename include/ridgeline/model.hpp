@@ -478,7 +478,12 @@ constexpr Model mtp_block(const Model& m) {
     one.order_lost = false;
     one.mtp_layers = 0;
     one.declared_parameters.reset();
-    one.add_layers(1, m.groups[m.last_layer_group()].spec);
+    LayerSpec last = m.groups[m.last_layer_group()].spec;
+    // A module has no earlier layer to share a top-k with: where the last layer reuses one
+    // (GLM-5.2's IndexShare), the module runs its own indexer, as vLLM builds it and GLM-5.2's
+    // checkpoint ships it (an indexer in layer 78, its MTP layer).
+    if (auto* mla = std::get_if<Mla>(&last.attention)) mla->index_shared = false;
+    one.add_layers(1, last);
     return one;
 }
 

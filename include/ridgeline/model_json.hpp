@@ -50,12 +50,14 @@ inline LayerSpec read_own_group(const Node& g) {
     const char* attention_kinds = "\"gqa\", \"mla\", \"gated_deltanet\", \"mamba2\" or \"none\"";
     const std::string kind = at.need("kind", attention_kinds).string(attention_kinds);
     if (kind == "gqa") {
-        at.only_keys({"kind", "heads", "kv_heads", "head_dim", "qkv_bias", "o_bias", "qk_norm", "sinks", "output_gate"});
-        spec.attention = Gqa{positive(at, "heads"), positive(at, "kv_heads"), positive(at, "head_dim"), flag(at, "qkv_bias"),
-                             flag(at, "o_bias"), flag(at, "qk_norm"), flag(at, "sinks"), flag(at, "output_gate")};
+        at.only_keys({"kind", "heads", "kv_heads", "head_dim", "qkv_bias", "o_bias", "qk_norm", "sinks", "output_gate",
+                      "qk_norm_across_heads"});
+        spec.attention = Gqa{positive(at, "heads"),  positive(at, "kv_heads"), positive(at, "head_dim"),
+                             flag(at, "qkv_bias"),   flag(at, "o_bias"),       flag(at, "qk_norm"),
+                             flag(at, "sinks"),      flag(at, "output_gate"),  flag(at, "qk_norm_across_heads")};
     } else if (kind == "mla") {
         at.only_keys({"kind", "heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-                      "index_heads", "index_head_dim", "index_topk", "index_key_format"});
+                      "index_heads", "index_head_dim", "index_topk", "index_key_format", "index_shared"});
         Mla l{positive(at, "heads"), count(at, "q_lora_rank"), positive(at, "kv_lora_rank"),
               positive(at, "qk_nope_head_dim"), positive(at, "qk_rope_head_dim"), positive(at, "v_head_dim"),
               count(at, "index_heads"), count(at, "index_head_dim"), count(at, "index_topk")};
@@ -67,6 +69,7 @@ inline LayerSpec read_own_group(const Node& g) {
             if (!parsed) f.fail(expected);
             l.index_key_format = *parsed;
         }
+        l.index_shared = flag(at, "index_shared");
         spec.attention = l;
     } else if (kind == "gated_deltanet") {
         at.only_keys({"kind", "key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel"});
@@ -208,11 +211,19 @@ inline FamilyChoice choose_family(const Node& root) {
         const std::string inner_expected = "a text_config whose model_type is one of: " + family_list();
         const std::string inner = text.need("model_type", inner_expected).string(inner_expected);
         const Family* f = find_family(inner);
+        // A language model whose model_type is unknown but whose architectures names a class read
+        // here (Kimi-K2.5's text_config: kimi_k2, DeepseekV3ForCausalLM), as at the top level.
+        std::string read_as;
+        if (!f && text.has("architectures") && text.at("architectures").value().is_array())
+            for (const auto& a : text.at("architectures").value())
+                if (!f && a.is_string())
+                    if ((f = family_for_architecture(a.get<std::string>())))
+                        read_as = ", read as " + std::string(f->model_type) + " (its architectures names " + a.get<std::string>() + ")";
         if (!f) text.at("model_type").fail("a supported model_type, one of: " + family_list());
         require_lm_head(root, true);
         return {f, text,
-                "language model read from text_config (model_type " + inner + ") of a " + clipped(json_detail::printable(type)) +
-                    " checkpoint; vision tower: " + vision_tower_note(root),
+                "language model read from text_config (model_type " + clipped(json_detail::printable(inner)) + read_as + ") of a " +
+                    clipped(json_detail::printable(type)) + " checkpoint; vision tower: " + vision_tower_note(root),
                 true};
     }
     if (root.has("architectures") && root.at("architectures").value().is_array())
@@ -356,7 +367,7 @@ inline void to_json(nlohmann::json& j, const Model& m) {
         if (const auto* a = std::get_if<Gqa>(&g.spec.attention))
             at = {{"kind", "gqa"},           {"heads", a->heads},     {"kv_heads", a->kv_heads}, {"head_dim", a->head_dim},
                   {"qkv_bias", a->qkv_bias}, {"o_bias", a->o_bias},   {"qk_norm", a->qk_norm},   {"sinks", a->sinks},
-                  {"output_gate", a->output_gate}};
+                  {"output_gate", a->output_gate}, {"qk_norm_across_heads", a->qk_norm_across_heads}};
         else if (const auto* l = std::get_if<Mla>(&g.spec.attention))
             at = {{"kind", "mla"},
                   {"heads", l->heads},
@@ -368,7 +379,8 @@ inline void to_json(nlohmann::json& j, const Model& m) {
                   {"index_heads", l->index_heads},
                   {"index_head_dim", l->index_head_dim},
                   {"index_topk", l->index_topk},
-                  {"index_key_format", l->index_key_format ? json(format_name(*l->index_key_format)) : json(nullptr)}};
+                  {"index_key_format", l->index_key_format ? json(format_name(*l->index_key_format)) : json(nullptr)},
+                  {"index_shared", l->index_shared}};
         else if (const auto* d = std::get_if<GatedDeltaNet>(&g.spec.attention))
             at = {{"kind", "gated_deltanet"},        {"key_heads", d->key_heads},       {"value_heads", d->value_heads},
                   {"key_head_dim", d->key_head_dim}, {"value_head_dim", d->value_head_dim}, {"conv_kernel", d->conv_kernel}};

@@ -205,7 +205,8 @@ TEST_CASE("presets: bad config.json files name file, path, value and expectation
     CHECK_THROWS_WITH(load_model(bad("model-unknown-family")),
                       "tests/data/bad/model-unknown-family.json: /model_type: got \"falcon\" (a string), expected a supported model_type, one of: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, "
                       "qwen3_vl_text, qwen3_vl_moe_text, mimo, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gptj, gemma2, gemma3_text, "
-                      "phi3, phimoe, llama4_text, glm4_moe, qwen3_next, granitemoe, nemotron-nas, granitemoehybrid, nemotron_h, ridgeline; or a wrapper whose "
+                      "phi3, phimoe, llama4_text, glm4_moe, qwen3_next, qwen3_5_text, qwen3_5_moe_text, granitemoe, nemotron-nas, granitemoehybrid, "
+                      "nemotron_h, minimax_m2, glm_moe_dsa, ridgeline; or a wrapper whose "
                       "text_config has one; or architectures naming one of their classes");
     CHECK_THROWS_WITH(load_model(bad("model-zero-experts")),
                       "tests/data/bad/model-zero-experts.json: /num_local_experts: got 0, expected a positive integer (a mixture of experts needs experts)");
@@ -533,7 +534,8 @@ TEST_CASE("presets: only regular files of at most 64 MiB are read, under any fil
 TEST_CASE("presets: a config.json without model_type, and a file name too long for a model name", "[presets][errors]") {
     const std::string families = "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_vl_text, qwen3_vl_moe_text, mimo, "
                                  "deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gptj, gemma2, gemma3_text, phi3, phimoe, "
-                                 "llama4_text, glm4_moe, qwen3_next, granitemoe, nemotron-nas, granitemoehybrid, nemotron_h, ridgeline";
+                                 "llama4_text, glm4_moe, qwen3_next, qwen3_5_text, qwen3_5_moe_text, granitemoe, nemotron-nas, "
+                                 "granitemoehybrid, nemotron_h, minimax_m2, glm_moe_dsa, ridgeline";
     CHECK_THROWS_WITH(load_model(bad_file("model-no-model-type")),
                       "tests/data/bad/model-no-model-type.json: /model_type: got nothing (the key is missing), expected one of: " + families);
     // Where a caller guesses hardware for a file without model_type (the CLI's show), the same.

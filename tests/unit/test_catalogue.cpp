@@ -854,7 +854,7 @@ TEST_CASE("checkpoint formats: quantization_config and torch_dtype give a loaded
     j["quantization_config"] = {{"quant_method", "bitsandbytes"}};
     CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
                       "q.json: /quantization_config/quant_method: got \"bitsandbytes\" (a string), expected one of: fp8, mxfp4, "
-                      "awq, gptq, compressed-tensors");
+                      "awq, gptq, compressed-tensors, modelopt");
     j["quantization_config"] = {{"quant_method", "fp8"}, {"weight_block_size", {128}}};
     CHECK_THROWS_WITH(checkpoint_formats(j, "q.json"),
                       "q.json: /quantization_config/weight_block_size: got an array, expected two positive block sides, e.g. [128, 128]");

@@ -46,6 +46,12 @@ void decodes(const Model& m, const char* hardware = "h200", std::int64_t tp = 1)
     CHECK(std::isfinite(s.step_time.in(ms)));
     CHECK(s.step_time > Seconds{});
 }
+// The same layers in the same order, and the same sizes (names aside: a file's stem names one).
+bool same_layers(const Model& a, const Model& b) {
+    Model renamed = b;
+    renamed.name = a.name;
+    return renamed == a;
+}
 // Active parameters less the input table (and the LM head too, where a publisher leaves both out).
 double active_without_tables(const Model& m, bool lm_head_too) {
     const ParameterBreakdown a = active_parameters(m);
@@ -1005,4 +1011,292 @@ TEST_CASE("wrappers: an error inside text_config names its path there", "[famili
     CHECK_THROWS_WITH(model_from_config(bare, "test.json"),
                       "test.json: /text_config: got \"gemma3_text\" (a string), expected an object holding the language model's config "
                       "(model_type gemma3 is a wrapper of gemma3_text)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The families of late 2026: MiniMax-M2, Qwen3.5, GLM-5 (tests/data/hub/SOURCES.md).
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("minimax_m2: MiniMax-M2.7, GQA with norms across the heads, 256 experts on every layer", "[families][minimax]") {
+    const LoadedModel loaded = load_model_with_formats("tests/data/hub/minimax-m2.7.json");
+    const Model& m = loaded.model;
+    // By hand from the config: per layer, q 3072 x 6144, k and v 3072 x 1024 each, o 6144 x 3072,
+    // the norms over the whole q (6144) and k (1024), two layer norms 2 x 3072, the router
+    // 256 x 3072 and its 256 biases, 256 experts of 3 x 3072 x 1536; then both tables
+    // 2 x 200064 x 3072 and the final norm 3072.
+    const double attention = 3072.0 * 6144 + 2 * 3072.0 * 1024 + 6144.0 * 3072 + 6144 + 1024;
+    const double expert = 3 * 3072.0 * 1536, router = 256 * 3072.0 + 256;
+    const double total = 62 * (attention + 2 * 3072 + router + 256 * expert) + 2 * 200064.0 * 3072 + 3072;
+    CHECK(derived_parameters(m).total() == Approx(total).epsilon(1e-15));
+    // llama.cpp's model_n_params for MiniMax-M2.7, the same 228,689,764,864 that a listing of the
+    // Hub's metadata gives M2 and M2.1 (secondary); MiniMax: "230 billion total parameters with 10
+    // billion active parameters" (transformers' model_doc): 9.80 B without the two tables.
+    CHECK(derived_parameters(m).total() == 228689764864.0);
+    CHECK(active_without_tables(m, true) / 1e9 == Approx(10).margin(0.25));
+    CHECK(active_parameters(m).total() == Approx(total - 62 * 248 * expert).epsilon(1e-15));
+    // 62 layers of 8 KV heads x 128: MiniMax's vLLM guide gives "240 GB per 1M context tokens"
+    // (MiniMax-AI/MiniMax-M2@581a755 docs/vllm_deploy_guide.md): 253,952 B x 1e6 = 236.5 GiB.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 62 * 2 * 8 * 128 * 2.0);
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) * 1e6 / (1024.0 * 1024 * 1024) == Approx(240).margin(4));
+    // The checkpoint's bytes: hf-mem reads MiniMaxAI/MiniMax-M2's safetensors as 230,121,630,720 B
+    // (alvarobartt/hf-mem@05188b1 README.md). ridgeline stores the router and its biases in bf16
+    // where the file keeps them in F32 (62 x 786,688 values, 2 B less each), and the q and k norms
+    // with their projections in FP8 where the file keeps them in bf16 (62 x 7,168 values, 1 B less
+    // each, plus their share of the FP8 block scales, 4 B per 16,384).
+    CHECK(loaded.precision.weights == block_scaled(Numeric::fp8, 32, 16384));
+    const double norms = 62 * 7168.0;
+    CHECK(weights_per_device(m, loaded.precision).in(bytes) ==
+          Approx(230121630720.0 - 62 * 786688.0 * 2 - norms + norms * 4 / 16384).epsilon(1e-13));
+    // Norms across the heads split with them: at TP 8 each device keeps an eighth of q's 6,144
+    // and of k's 1,024 (8 KV heads, one a device), against the same model without the norms.
+    Model per_head = m;
+    for (std::size_t i = 0; i < per_head.group_count; ++i) {
+        Gqa& a = std::get<Gqa>(per_head.groups[i].spec.attention);
+        a.qk_norm_across_heads = false;
+    }
+    const Precision bf16{};
+    CHECK((weights_per_device(m, bf16, Parallelism{.tensor = 8}) - weights_per_device(per_head, bf16, Parallelism{.tensor = 8})).in(bytes) ==
+          62 * (6144 + 1024) / 8 * 2.0);
+    // The released weights hold no MTP module, whatever use_mtp says.
+    CHECK(m.mtp_layers == 0);
+    // Own form round-trips the norms' kind.
+    const nlohmann::json own = m;
+    CHECK(own["layer_groups"][0]["attention"]["qk_norm_across_heads"] == true);
+    CHECK(same_layers(model_from_config(own), m));
+    decodes(m, "h200", 8);
+}
+
+TEST_CASE("minimax_m2: defaults as MiniMaxM2Config, and what it does not model is refused", "[families][minimax][defaults][errors]") {
+    const nlohmann::json j = hub("minimax-m2.7.json");
+    // MiniMaxM2Config @ea9df1d: num_key_value_heads=8, head_dim=128; no use_qk_norm or
+    // use_routing_bias fields, its model building both.
+    CHECK(first<Gqa>(config_without(j, {"num_key_value_heads"})).kv_heads == 8);
+    CHECK(first<Gqa>(config_without(j, {"head_dim"})).head_dim == 128);
+    CHECK(first<Gqa>(config_without(j, {"use_qk_norm", "qk_norm_type"})).qk_norm_across_heads);
+    CHECK_FALSE(first<Gqa>(with(j, "use_qk_norm", false)).qk_norm_across_heads);
+    CHECK(std::get<Moe>(config_without(j, {"use_routing_bias"}).groups[0].spec.ffn).router_bias);
+    // The M2.5 copy (key order changed, attn_type_list and dtype left out) reads as the same model.
+    CHECK(hub_model("minimax-m2.5-partial.json").groups[0].spec == hub_model("minimax-m2.7.json").groups[0].spec);
+    nlohmann::json lightning = j;
+    lightning["attn_type_list"][5] = 0;
+    CHECK_THROWS_WITH(model_from_config(lightning, "m.json"),
+                      "m.json: /attn_type_list/5: got 0, expected an array of 62 ones (softmax attention on every layer; 0, "
+                      "lightning attention, is not modelled)");
+    CHECK_THROWS_WITH(with(j, "qk_norm_type", "per_head"),
+                      "test.json: /qk_norm_type: got \"per_head\" (a string), expected \"per_layer\" (one norm over each projection's "
+                      "heads, as every MiniMax-M2 release has)");
+    CHECK_THROWS_WITH(with(j, "shared_intermediate_size", 1536),
+                      "test.json: /shared_intermediate_size: got 1536, expected 0 (MiniMaxM2's experts have no shared expert "
+                      "beside them)");
+}
+
+TEST_CASE("modelopt: NVIDIA's NVFP4 checkpoints keep attention in bf16 and quantise the routed experts", "[families][formats]") {
+    // nvidia/MiniMax-M2.5-NVFP4: config_groups' weights are float 4-bit in groups of 16, and
+    // `ignore` names lm_head, each layer's router and each layer's self_attn*.
+    const LoadedModel m = load_model_with_formats("tests/data/hub/minimax-m2.5-nvfp4.json");
+    CHECK(m.precision.weights == formats::bf16);
+    CHECK(m.precision.expert_format() == formats::nvfp4);
+    CHECK(m.precision.lm_head_format() == formats::bf16);
+    CHECK(m.precision.embedding_format() == formats::bf16);
+    CHECK(m.precision_source ==
+          "dtype bfloat16; quantization_config modelopt: routed experts nvfp4 (ignore keeps attention at bf16), embeddings, norms "
+          "and routers bf16, lm_head bf16; kv_cache_scheme ignored: the KV format is --kv's");
+    // The experts at 4.5 bits a weight (NVFP4: an FP8 scale per 16), the rest at 2 B: by hand.
+    const ParameterBreakdown p = derived_parameters(m.model);
+    CHECK(weights_per_device(m.model, m.precision).in(bytes) == Approx(p.experts * 4.5 / 8 + (p.total() - p.experts) * 2).epsilon(1e-13));
+    // A head `ignore` does not name is a Linear the scheme quantises.
+    nlohmann::json head = hub("minimax-m2.5-nvfp4.json");
+    auto& ignored = head["quantization_config"]["ignore"];
+    ignored.erase(ignored.begin());  // "lm_head"
+    CHECK(checkpoint_formats(head).first.lm_head_format() == formats::nvfp4);
+    // Qwen3.5's and GLM-5.1's releases too, which also keep linear attention and shared experts.
+    CHECK(load_model_with_formats("tests/data/hub/qwen3.5-397b-a17b-nvfp4.json").precision.expert_format() == formats::nvfp4);
+    CHECK(load_model_with_formats("tests/data/hub/glm-5.1-nvfp4.json").precision.weights == formats::bf16);
+    // A dense model's linear layers take the scheme (ridgeline gives them one format), and the
+    // source says attention was kept.
+    nlohmann::json dense = read_json_file(data_directory() / "models" / "llama-3.1-8b.json");
+    dense["quantization_config"] = {{"quant_method", "modelopt"},
+                                    {"config_groups", {{"group_0", {{"weights", {{"num_bits", 4}, {"type", "float"}, {"group_size", 16}}}}}}},
+                                    {"ignore", {"lm_head", "model.layers.0.self_attn*"}}};
+    const auto [precision, source] = checkpoint_formats(dense);
+    CHECK(precision.weights == formats::nvfp4);
+    CHECK(source.find("weights nvfp4 (ignore keeps attention at bf16; priced in the weights' format)") != std::string::npos);
+    // A format per layer is not one ridgeline holds.
+    dense["quantization_config"]["quant_algo"] = "MIXED_PRECISION";
+    CHECK_THROWS_WITH(checkpoint_formats(dense, "q.json"),
+                      "q.json: /quantization_config/quant_algo: got \"MIXED_PRECISION\" (a string), expected NVFP4 or FP8 "
+                      "(MIXED_PRECISION gives each layer a format of its own, which ridgeline's formats do not hold; give --weights "
+                      "and --experts)");
+}
+
+TEST_CASE("kimi_k25: Kimi-K2.5's language model, a kimi_k2 text_config read by its architectures, INT4 routed experts", "[families][deepseek][formats]") {
+    // Its text_config says model_type kimi_k2 and architectures DeepseekV3ForCausalLM, and holds
+    // the quantization_config: compressed-tensors int4 in groups of 32, `ignore` keeping
+    // lm_head, every self_attn, the shared experts and the dense MLPs.
+    const LoadedModel k = load_model_with_formats("tests/data/hub/kimi-k2.5.json");
+    CHECK(k.notes.starts_with("language model read from text_config (model_type kimi_k2, read as deepseek_v3 (its architectures names "
+                              "DeepseekV3ForCausalLM)) of a kimi_k25 checkpoint"));
+    // Kimi K2's architecture: "1T total, 32B activated" (Moonshot; SOURCES.md, kimi-k2-instruct.json).
+    const Model k2 = hub_model("kimi-k2-instruct.json");
+    CHECK(derived_parameters(k.model) == derived_parameters(k2));
+    CHECK(kv_bytes_per_token(k.model, formats::bf16) == kv_bytes_per_token(k2, formats::bf16));
+    CHECK(k.precision.weights == formats::bf16);
+    CHECK(k.precision.expert_format() == block_scaled(Numeric::int4, 16, 32));
+    CHECK(k.precision_source == "dtype bfloat16; quantization_config compressed-tensors: routed experts int4/g32 (ignore keeps attention "
+                                "at bf16), embeddings, norms and routers bf16, lm_head bf16");
+    // The routed experts at 4 + 16 / 32 = 4.5 bits, everything else in bf16, by hand.
+    const ParameterBreakdown p = derived_parameters(k.model);
+    CHECK(weights_per_device(k.model, k.precision).in(bytes) == Approx(p.experts * 4.5 / 8 + (p.total() - p.experts) * 2).epsilon(1e-13));
+}
+
+TEST_CASE("qwen3_5: Qwen3.5's four sizes, Qwen3-Next's layers inside a vision-language wrapper", "[families][qwen3_5]") {
+    // Qwen's cards: "397B in total and 17B activated", "122B in total and 10B activated",
+    // 35B-A3B, "27B" (SOURCES.md). Both tables are in the active figure.
+    const Model q27 = hub_model("qwen3.5-27b.json"), q35 = hub_model("qwen3.5-35b-a3b.json"), q122 = hub_model("qwen3.5-122b-a10b.json");
+    const LoadedModel q397 = load_model_with_formats("tests/data/hub/qwen3.5-397b-a17b.json");
+    const Model& big = q397.model;
+    CHECK(derived_parameters(q27).total() / 1e9 == Approx(27).margin(0.5));
+    CHECK(derived_parameters(q35).total() / 1e9 == Approx(35).margin(0.5));
+    CHECK(active_parameters(q35).total() / 1e9 == Approx(3).margin(0.5));
+    CHECK(derived_parameters(q122).total() / 1e9 == Approx(122).margin(0.5));
+    CHECK(active_parameters(q122).total() / 1e9 == Approx(10).margin(0.5));
+    CHECK(derived_parameters(big).total() / 1e9 == Approx(397).margin(1));
+    CHECK(active_parameters(big).total() / 1e9 == Approx(17).margin(0.5));
+    // 397B by hand (hidden 4096, 60 layers, 15 full): a Gated DeltaNet layer is in_proj_qkv
+    // 4096 x (2 x 16 x 128 + 64 x 128), in_proj_z 4096 x 8192, in_proj_b and _a 2 x 4096 x 64,
+    // conv1d 12288 x 4, dt_bias and A_log 2 x 64, its norm 128, out_proj 8192 x 4096; a full one
+    // q 4096 x 2 x 32 x 256 (the output gate), k and v 2 x 4096 x 512, o 8192 x 4096, q/k norms
+    // 2 x 256; every layer 512 experts of 3 x 4096 x 1024, a shared one of the same, its gate
+    // 4096, the router 512 x 4096, two norms; both tables 2 x 248320 x 4096 and the final norm.
+    const double deltanet = 4096.0 * 12288 + 4096.0 * 8192 + 2 * 4096.0 * 64 + 12288.0 * 4 + 128 + 128 + 8192.0 * 4096;
+    const double full = 4096.0 * 16384 + 2 * 4096.0 * 512 + 8192.0 * 4096 + 512;
+    const double expert = 3 * 4096.0 * 1024, ffn = 513 * expert + 4096 + 512 * 4096.0;
+    const double lm = 45 * deltanet + 15 * full + 60 * (ffn + 2 * 4096) + 2 * 248320.0 * 4096 + 4096;
+    CHECK(derived_parameters(big).total() == Approx(lm).epsilon(1e-15));
+    // With the vision tower (by hand from vision_config: a 3 x 2 x 16 x 16 patch embedding with
+    // its bias, 2,304 position embeddings, 27 blocks of two LayerNorms, qkv, proj and a two-matrix
+    // MLP with biases, the merger's LayerNorm and 4608 -> 4608 -> 4096) and the MTP module, the
+    // Hub's safetensors total, 403,397,928,944 (a listing of its metadata, secondary).
+    const double v = 1152, patch = 3 * 2 * 16 * 16 * v + v, pos = 2304 * v;
+    const double block = 4 * v + (v * 3 * v + 3 * v) + (v * v + v) + (v * 4304 + 4304) + (4304 * v + v);
+    const double vision = patch + pos + 27 * block + 2 * v + (4608.0 * 4608 + 4608) + (4608.0 * 4096 + 4096);
+    CHECK(derived_parameters(big).total() + vision + mtp_parameters(big) == 403397928944.0);
+    // The recurrent state in text_config's mamba_ssm_dtype, float32, as vLLM and SGLang keep it;
+    // the conv state in the model's bf16: 45 x (64 x 128 x 128 x 4 + 12288 x 3 x 2) B.
+    CHECK(q397.precision.state.matrices == formats::fp32);
+    CHECK(state_bytes_per_sequence(big, q397.precision.state).in(bytes) == 45 * (64 * 128 * 128 * 4.0 + 12288 * 3 * 2.0));
+    // 15 full-attention layers of 2 KV heads x 256.
+    CHECK(kv_bytes_per_token(big, formats::bf16).in(bytes) == 15 * 2 * 2 * 256 * 2.0);
+    // The dense 27B: a gated MLP of 17,408 on all 64 layers, 4 KV heads (by hand as above:
+    // DeltaNet 5120 x 10240 + 5120 x 6144 + 2 x 5120 x 48 + 10240 x 4 + 96 + 128 + 6144 x 5120;
+    // full q 5120 x 2 x 24 x 256, k and v 2 x 5120 x 1024, o 6144 x 5120, norms 512).
+    const double d27 = 5120.0 * 10240 + 5120.0 * 6144 + 2 * 5120.0 * 48 + 10240.0 * 4 + 96 + 128 + 6144.0 * 5120;
+    const double f27 = 5120.0 * 12288 + 2 * 5120.0 * 1024 + 6144.0 * 5120 + 512;
+    CHECK(derived_parameters(q27).total() ==
+          Approx(48 * d27 + 16 * f27 + 64 * (3 * 5120.0 * 17408 + 2 * 5120) + 2 * 248320.0 * 5120 + 5120).epsilon(1e-15));
+    CHECK(std::holds_alternative<DenseMlp>(q27.groups[0].spec.ffn));
+    decodes(big, "h200", 8);
+    decodes(q27);
+}
+
+TEST_CASE("defaults: qwen3_5_text and qwen3_5_moe_text, as their configuration classes have them", "[families][defaults][qwen3_5]") {
+    const nlohmann::json moe = hub("qwen3.5-35b-a3b.json"), dense = hub("qwen3.5-27b.json");
+    // Qwen3_5MoeTextConfig: num_key_value_heads=2; Qwen3_5TextConfig: 4; head_dim=256 in both.
+    CHECK(first<Gqa>(config_without(moe, {"num_key_value_heads"}, true)).kv_heads == 2);
+    CHECK(first<Gqa>(config_without(dense, {"num_key_value_heads"}, true)).kv_heads == 4);
+    CHECK(first<Gqa>(config_without(dense, {"head_dim"}, true)).head_dim == 256);
+    // attn_output_gate is no field of either class, and the attention always gates.
+    CHECK(first<Gqa>(config_without(moe, {"attn_output_gate"}, true)).output_gate);
+    CHECK_FALSE(first<Gqa>(with(moe, "attn_output_gate", false, true)).output_gate);
+    // The MoE class deletes mlp_only_layers: every layer routes whatever the file lists.
+    const Model listed = with(moe, "mlp_only_layers", nlohmann::json::array({0, 1}), true);
+    CHECK(layers_where(listed, [](const LayerSpec& s) { return std::holds_alternative<Moe>(s.ffn); }) == 40);
+    // layer_types absent: full_attention_interval, 4 when absent too.
+    const Model by_interval = config_without(moe, {"layer_types"}, true);
+    CHECK(layers_where(by_interval, [](const LayerSpec& s) { return std::holds_alternative<Gqa>(s.attention); }) == 10);
+    CHECK(same_layers(by_interval, hub_model("qwen3.5-35b-a3b.json")));
+    // The MTP modules the file names; none where it names none.
+    CHECK(hub_model("qwen3.5-35b-a3b.json").mtp_layers == 1);
+    CHECK(config_without(moe, {"mtp_num_hidden_layers"}, true).mtp_layers == 0);
+}
+
+TEST_CASE("glm_moe_dsa: GLM-5, DeepSeek-V3.2's layers at GLM's sizes", "[families][glm][deepseek]") {
+    const Model m = hub_model("glm-5.json");
+    // By hand (hidden 6144, 78 layers, 64 heads): q_a 6144 x 2048 and its norm, q_b 2048 x 64 x 256,
+    // kv_a 6144 x 576 and its norm 512, kv_b 512 x 64 x (192 + 256), o 64 x 256 x 6144; the indexer
+    // wq_b 2048 x 32 x 128, wk 6144 x 128, k_norm 2 x 128, weights_proj 6144 x 32; two norms; 3
+    // dense MLPs of 12,288; 75 MoE layers of 256 experts of 3 x 6144 x 2048, one shared, the
+    // router 256 x 6144 and its 256 biases; both tables 2 x 154880 x 6144 and the final norm.
+    const double attention = 6144.0 * 2048 + 2048 + 2048.0 * 64 * 256 + 6144.0 * 576 + 512 + 512.0 * 64 * 448 + 64 * 256.0 * 6144;
+    const double indexer = 2048.0 * 32 * 128 + 6144.0 * 128 + 256 + 6144.0 * 32;
+    const double expert = 3 * 6144.0 * 2048;
+    const double total = 78 * (attention + indexer + 2 * 6144) + 3 * 3 * 6144.0 * 12288 + 75 * (257 * expert + 256 * 6144.0 + 256) +
+                         2 * 154880.0 * 6144 + 6144;
+    CHECK(derived_parameters(m).total() == Approx(total).epsilon(1e-15));
+    // Z.ai: "744B parameters (40B active)" for GLM-5; its MTP layer (num_nextn_predict_layers 1)
+    // is the 754B the Hub counts for GLM-5.1 (NVIDIA's NIM card), less the 744B.
+    CHECK(derived_parameters(m).total() / 1e9 == Approx(744).margin(0.5));
+    CHECK(active_without_tables(m, false) / 1e9 == Approx(40).margin(1));
+    CHECK((derived_parameters(m).total() + mtp_parameters(m)) / 1e9 == Approx(754).margin(0.5));
+    // KV a token and layer: the latent 512 and rope key 64, and the indexer's 132 B key (fp8 with
+    // an fp32 scale per 128): 78 x (576 x 2 + 132) in bf16, 78 x (656 + 132) in fp8.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 78 * (576 * 2 + 132));
+    CHECK(kv_bytes_per_token(m, formats::fp8).in(bytes) == 78 * (656 + 132));
+    // GlmMoeDsaConfig's defaults @008e574.
+    const nlohmann::json j = hub("glm-5.json");
+    CHECK(same_layers(config_without(j, {"index_n_heads", "index_head_dim", "index_topk", "q_lora_rank"}), m));
+    CHECK(same_layers(config_without(j, {"n_shared_experts", "first_k_dense_replace"}), m));
+    CHECK(config_without(j, {"num_nextn_predict_layers"}).mtp_layers == 0);
+    CHECK_THROWS_WITH(with(j, "q_lora_rank", nullptr),
+                      "test.json: /q_lora_rank: got null, expected a positive integer (GLM-5's indexer reads the query latent; vLLM "
+                      "asserts one)");
+    decodes(m, "h200", 8);
+}
+
+TEST_CASE("glm_moe_dsa: GLM-5.2's IndexShare, an indexer on 21 layers and their top-k reused on the rest", "[families][glm][deepseek]") {
+    const LoadedModel loaded = load_model_with_formats("tests/data/hub/glm-5.2-fp8.json");
+    const Model& m = loaded.model;
+    // indexer_types: full on layers 0, 1, 2 and every fourth from 6 (max(i - 3 + 1, 0) % 4 == 0).
+    CHECK(layers_where(m, [](const LayerSpec& s) { return std::get<Mla>(s.attention).own_indexer(); }) == 21);
+    CHECK(layers_where(m, [](const LayerSpec& s) { return std::get<Mla>(s.attention).index_topk == 2048; }) == 78);
+    // The same layers from index_topk_freq 4 and index_skip_topk_offset 3, and from a pattern.
+    const nlohmann::json j = hub("glm-5.2-fp8.json");
+    CHECK(same_layers(config_without(j, {"indexer_types"}), m));
+    std::string pattern;
+    for (const auto& t : j["indexer_types"]) pattern += t == "full" ? 'F' : 'S';
+    nlohmann::json by_pattern = j;
+    by_pattern.erase("indexer_types");
+    by_pattern["index_topk_pattern"] = pattern;
+    CHECK(same_layers(model_from_config(by_pattern), m));
+    // 57 layers without an indexer (9,371,904 parameters each: the GLM-5 test's) and without its
+    // 132 B key: GLM-5's figures less those.
+    const Model five = hub_model("glm-5.json");
+    CHECK(derived_parameters(five).total() - derived_parameters(m).total() == 57 * 9371904.0);
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 78 * 576 * 2 + 21 * 132);
+    // A shared layer's main attention still reads its top-k: at 100k tokens, 2,048 latents on
+    // every layer, and the indexer's keys of all 100k on 21.
+    CHECK(kv_bytes_read(m, formats::bf16, 100000).in(bytes) == 78 * 576 * 2 * 2048.0 + 21 * 132 * 100000.0);
+    // Its MTP layer runs an indexer of its own (the checkpoint's layer 78 has one): GLM-5's.
+    CHECK(mtp_parameters(m) == mtp_parameters(five));
+    // mlp_layer_types in place of first_k_dense_replace: the same three dense layers.
+    CHECK(same_layers(config_without(j, {"mlp_layer_types"}), m));
+    nlohmann::json more_dense = j;
+    more_dense["mlp_layer_types"][3] = "dense";
+    CHECK(layers_where(model_from_config(more_dense), [](const LayerSpec& s) { return std::holds_alternative<DenseMlp>(s.ffn); }) == 4);
+    // The rule with offset 0 would leave the first layer sharing what no layer chose.
+    nlohmann::json zero_offset = j;
+    zero_offset.erase("indexer_types");
+    zero_offset["index_skip_topk_offset"] = 0;
+    CHECK_THROWS_WITH(model_from_config(zero_offset, "g.json"),
+                      "g.json: /index_skip_topk_offset: got 0, expected an offset of at least 1 where index_topk_freq is 4 (offset 0 "
+                      "leaves the first layer sharing a top-k no earlier layer chose)");
+    nlohmann::json first_shared = j;
+    first_shared["indexer_types"][0] = "shared";
+    CHECK_THROWS_WITH(model_from_config(first_shared, "g.json"),
+                      "g.json: /indexer_types/0: got \"shared\" (a string), expected \"full\" (the first layer has no earlier top-k to share)");
+    CHECK(std::get<Mla>(m.groups[m.last_layer_group()].spec.attention).describe().find("from an earlier layer's indexer") !=
+          std::string::npos);
+    // The own form keeps which layers share.
+    CHECK(same_layers(model_from_config(nlohmann::json(m)), m));
+    decodes(m, "h200", 8);
 }
