@@ -538,6 +538,10 @@ Call setting(const py::handle& model, const py::handle& hardware, Kwargs& k) {
 
 // The batch and context of a point: the argument, else the workload's.
 Workload at(const Call& c, const char* function, const py::object& batch, const py::object& context) {
+    // generate and prefill start from their prompt: a Workload's context would be dropped unsaid.
+    if (context.is_none() && c.context != 0 && (std::string_view(function) == "generate" || std::string_view(function) == "prefill"))
+        throw ridgeline::error("", "workload.context", std::to_string(c.context),
+                               std::string("0: ") + function + " starts from its prompt (give prompt=, and cached= for a prefix)");
     Workload w = c.s.base;
     w.batch = integer_arg(function, "batch", batch, c.batch);
     w.context = integer_arg(function, "context", context, c.context);

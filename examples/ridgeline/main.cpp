@@ -1227,6 +1227,10 @@ std::string plan_in_user_terms(const ridgeline::error& e) {
     if (e.path() == "TTFT target") return fmt::format("--ttft-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "ITL target") return fmt::format("--itl-ms: got {}, expected {}", e.value(), expected);
     if (e.path() == "weight formats") return fmt::format("--weights: got {}, expected {}", e.value(), expected);
+    // A format refused for its groups (row_groups.hpp), as decode's errors name it: the flags
+    // plan has (its tables and LM head stay the checkpoint's, and their errors say so as they are).
+    if (e.path() == "weights format") return fmt::format("--weights: got {}, expected {}", e.value(), expected);
+    if (e.path() == "KV format") return fmt::format("--kv: got {}, expected {}", e.value(), expected);
     if (e.path() == "prices") return fmt::format("--price: got {}, expected {}", e.value(), expected);
     if (e.path().starts_with("hardware '") && e.path().ends_with("' compute peak")) {
         const std::string device = e.path().substr(0, e.path().size() - std::string_view(" compute peak").size());

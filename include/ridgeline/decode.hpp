@@ -324,7 +324,7 @@ constexpr DecodeStep step_from_cost(const Deployment& dep, const Model& m, const
     d.total_tokens_per_s = static_cast<double>(dep.parallel.data) * stages * B * q / d.step_time;
     d.arithmetic_intensity = d.flops / d.total_bytes;
     d.ops_per_byte = hw.require_peak(w.precision.compute) / hw.memory_bandwidth;
-    if (with_memory) d.memory = memory_detail::use_of_valid(dep, m, w);
+    if (with_memory) d.memory = memory_detail::use_of_costed(dep, m, w);
     return d;
 }
 }  // namespace decode_detail

@@ -206,16 +206,21 @@ constexpr void require_use(const Deployment& d, const Model& m, const Workload& 
     validate(d, m);
     require_use_of_valid(d, m, w);
 }
-// memory_use of arguments already validated (a decode step's, checked once at its start: the
-// checks ran three times a step and were a quarter of its time).
-constexpr MemoryUse use_of_valid(const Deployment& d, const Model& m, const Workload& w) {
-    require_use_of_valid(d, m, w);
+// The stage that needs the most (the first of equals), of arguments already checked.
+constexpr MemoryUse busiest_use(const Deployment& d, const Model& m, const Workload& w) {
     MemoryUse most = stage_use(d, m, w, 0);
     for (std::int64_t s = 1; s < d.parallel.pipeline; ++s) {
         const MemoryUse u = stage_use(d, m, w, s);
         if (u.used() > most.used()) most = u;
     }
     return most;
+}
+// memory_use for a decode step whose step cost has checked its arguments and its formats'
+// groups on this split (the checks ran three times a step and were a quarter of its time): only
+// the context it reaches is left to check.
+constexpr MemoryUse use_of_costed(const Deployment& d, const Model& m, const Workload& w) {
+    model_detail::require_context_value(static_cast<double>(w.context + w.tokens_per_sequence - 1));
+    return busiest_use(d, m, w);
 }
 }  // namespace memory_detail
 
@@ -231,9 +236,8 @@ constexpr MemoryUse stage_memory_use(const Deployment& d, const Model& m, const 
 
 // The same on the stage that needs the most (the first of equals): the one that fits last.
 constexpr MemoryUse memory_use(const Deployment& d, const Model& m, const Workload& w) {
-    validate(w);
-    validate(d, m);
-    return memory_detail::use_of_valid(d, m, w);
+    memory_detail::require_use(d, m, w);
+    return memory_detail::busiest_use(d, m, w);
 }
 
 }  // namespace ridgeline

@@ -281,8 +281,9 @@ inline void validate(const PlanRequest& r) {
     if (r.users.has_value() == r.requests_per_s.has_value())
         throw error("", "traffic", r.users ? "both users and a request rate" : "neither users nor a request rate", "exactly one of them");
     if (r.users && !(*r.users >= 1 && *r.users <= 1e9)) throw error("", "users", number_text(*r.users), "a number from 1 to 1e9");
-    if (r.requests_per_s && !(*r.requests_per_s > 0 && *r.requests_per_s <= 1e9))
-        throw error("", "requests per second", number_text(*r.requests_per_s), "a positive number up to 1e9");
+    // The CLI's bounds (--rate): below one request in 11 days a replica serves one sequence anyway.
+    if (r.requests_per_s && !(*r.requests_per_s >= 1e-6 && *r.requests_per_s <= 1e9))
+        throw error("", "requests per second", number_text(*r.requests_per_s), "requests per second from 1e-6 to 1e9");
     if (r.max_devices < 1 || r.max_devices > 65536) throw error("", "max devices", std::to_string(r.max_devices), "an integer from 1 to 65536");
     if (r.weights.empty() && !r.checkpoint) throw error("", "weight formats", "none", "at least one format, or the checkpoint's");
     if (r.modes.empty()) throw error("", "serving modes", "none", "at least one mode");
@@ -460,16 +461,23 @@ inline PlanResult plan(const PlanRequest& r) {
             const Format weights = storage.weights;
             // Named as asked, so a row's weights go back to --weights (weights=) as they are.
             const std::string& weights_name = asked_as[k];
+            // Every split of this storage refused (a format whose groups the model's rows cut):
+            // said in the notes where other storages were searched, not dropped without a word.
+            std::int64_t storage_tried = 0, storage_refused = 0;
+            std::optional<error> storage_refusal;
             for (const Parallelism& par : shapes(dev, r.model, r)) {
                 const Deployment d{dev.device, par};
                 ++tried;
+                ++storage_tried;
                 std::optional<std::int64_t> most;
                 try {
                     most = largest_batch(d, r.model, w, longest);
                 } catch (const error& e) {
                     if (!refused) refused = e;
                     if (!dev_refusal) dev_refusal = e;
+                    if (!storage_refusal) storage_refusal = e;
                     ++refused_all;
+                    ++storage_refused;
                     continue;  // e.g. a compute format the device lacks
                 }
                 if (!most) continue;
@@ -659,6 +667,9 @@ inline PlanResult plan(const PlanRequest& r) {
                 }
                 if (failed && !served) ++refused_all;
             }
+            if (storages.size() > 1 && storage_tried > 0 && storage_refused == storage_tried && storage_refusal &&
+                storage_refusal->path().ends_with("format"))
+                out.notes.push_back(dev.name + ": " + weights_name + " weights not searched: " + storage_refusal->what());
         }
         if (runnable == 0) continue;  // its notes say why
         if (!dev_served && dev_refusal)
@@ -784,7 +795,16 @@ inline PlanResult plan(const PlanRequest& r) {
         if (r.requests_per_s && rate_outgrew && !closest)
             out.verdict = "no plan keeps up with " + number_text(*r.requests_per_s) + " requests a second" + limit +
                           ": the users it brings (rate x a request's turn) outgrow what the replicas hold in memory or serve";
-        if (closest && targets) out.verdict += "; the nearest miss among those that fit: " + describe(*closest);
+        // How it serves: a disaggregated row's devices are its decode replicas and a prefill pool
+        // (a review read "x8 (TP 4)" as two replicas where one was and the pool held four).
+        if (closest && targets) {
+            out.verdict += "; the nearest miss among those that fit: " + describe(*closest) + ", " + mode_name(closest->mode);
+            if (closest->mode == ServingMode::disaggregated) {
+                const double decode = static_cast<double>(closest->replicas * closest->parallel.replica_devices());
+                out.verdict += " (" + number_text(decode) + " decode device" + (decode == 1 ? "" : "s") + ", " +
+                               number_text(closest->devices - decode) + " prefilling)";
+            }
+        }
     } else {
         const PlanRow& win = out.plans.front();
         out.verdict = std::string(mode_name(win.mode)) + " serving wins: " + describe(win);
@@ -795,12 +815,14 @@ inline PlanResult plan(const PlanRequest& r) {
             if (const PlanRow* best = first_of(m))
                 out.verdict += std::string("; ") + mode_name(m) + " at best " + describe(*best) +
                                tied_below(*best, win).value_or(lost(m, win.mode));
-            else if (m == ServingMode::disaggregated && r.max_devices < 2 && r.traffic.prompt > 0)  // not memory, not the targets: the count
-                out.verdict += "; no disaggregated plan: it needs at least 2 devices (a decode replica and a prefill pool), above the " +
-                               std::to_string(r.max_devices) + " allowed";
-            else if (!mode_served[i] && mode_refused[i])  // never served: why not, not the targets
+            // By cause: a mode refused wherever it was tried (no prompt, no KV link) says so
+            // first, whatever the device limit; then the limit; then the targets.
+            else if (!mode_served[i] && mode_refused[i])
                 out.verdict += std::string("; no ") + mode_name(m) + " plan: " +
                                naming_own_lever(mode_refused[i]->what(), link_bandwidth_lever, plan_link_lever);
+            else if (m == ServingMode::disaggregated && r.max_devices < 2)  // not memory, not the targets: the count
+                out.verdict += "; no disaggregated plan: it needs at least 2 devices (a decode replica and a prefill pool), above the " +
+                               std::to_string(r.max_devices) + " allowed";
             else
                 out.verdict += std::string("; no ") + mode_name(m) + within + none(m);
         }

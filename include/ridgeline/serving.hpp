@@ -376,6 +376,32 @@ constexpr Aggregated aggregated(const Deployment& d, const Model& m, const Workl
 // The cost must outlive the result, which refers to it: no temporary.
 constexpr Aggregated aggregated(const Deployment&, const Model&, const Workload&, const Traffic&, const StepCost&&) = delete;
 
+// An aggregated step some of whose sequences prefill rather than decode: the mean decode step
+// with `fewer` sequences not decoding, and what chunks riding it add (MixedStep over that step),
+// less what those sequences' decode took out (their stage time on every stage, and their host
+// time): the change from the mean decode step. Not copied or moved: `mixed` refers to its members.
+struct FewerDecoding {
+    DecodeStep step;
+    Workload at;
+    Seconds removed{};
+    MixedStep mixed;
+    constexpr FewerDecoding(const Aggregated& a, const Deployment& d, const Model& m, std::int64_t fewer)
+        : step(a.step), at(a.mid), mixed{step, a.cost, d, m, at, a.rates, a.load} {
+        at.batch = a.mid.batch > fewer ? a.mid.batch - fewer : 0;
+        const StepTimes less = step_times(a.cost, a.rates, at.batch, at.context);
+        const auto roof = [](Seconds memory, Seconds compute) { return memory < compute ? compute : memory; };
+        removed = static_cast<double>(d.parallel.pipeline) * (roof(a.step.memory_time, a.step.compute_time) - roof(less.memory, less.compute)) +
+                  static_cast<double>(a.mid.batch - at.batch) * a.mid.efficiency.per_sequence;
+        step.memory_time = less.memory;
+        step.compute_time = less.compute;
+    }
+    FewerDecoding(const FewerDecoding&) = delete;
+    FewerDecoding& operator=(const FewerDecoding&) = delete;
+    // The step's change with `tokens` riding it: may be below 0 (a short chunk in place of a
+    // decode at a long context).
+    [[nodiscard]] constexpr Seconds added(double tokens) const { return mixed.added(tokens) - removed; }
+};
+
 // w's step cost at `context`. Without a pipeline it is the same at any context the model holds;
 // with one, the stage it costs is the busiest at that context (step_cost.hpp), so serving takes
 // the mean step's, the traffic's mid context.
@@ -588,6 +614,14 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                 // A rider is cut to the room the step leaves (the budget is a chunk a step), its chance
                 // raised to keep its expected tokens, until the room is always full.
                 const auto chunk = static_cast<double>(traffic.prefill_chunk);
+                // The user's sequence prefills in its chunk steps and does not decode beside them
+                // (its first token comes with its last chunk), nor does the sequence whose chunk
+                // rides with it: those steps decode the micro-batch's other sequences, batch - 1 or
+                // batch - 2, and the chunks ride that step. A lone user's chunk steps are its chunks
+                // alone, as generate and prefill cost them (a review found plan's TTFT a quarter
+                // above generate's with 128-token chunks of a 32k prompt: each chunk step also read
+                // the whole prompt's KV as a decode).
+                const serving_detail::FewerDecoding alone(a, d, m, 1), with_rider(a, d, m, w.batch >= 2 ? 2 : 1);
                 const auto own_step = [&](double tokens) {
                     const double room = chunk - tokens;
                     std::array<ChunkSteps, 2> riders = chunk_steps(traffic, load.room_rate * room / chunk);
@@ -605,8 +639,10 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                     }
                     Seconds own{};
                     for (const ChunkSteps& k : riders)
-                        if (k.per_step > 0) own += (riding > 1 ? k.per_step / riding : k.per_step) * mixed.added(tokens + k.tokens);
-                    return step_with(own + (riding < 1 ? 1 - riding : 0.0) * mixed.added(tokens));
+                        if (k.per_step > 0) own += (riding > 1 ? k.per_step / riding : k.per_step) * with_rider.added(tokens + k.tokens);
+                    // On the step at the mid context that `removed` is measured against, not the
+                    // generation's mean (windows and chunked attention make the two differ).
+                    return step_with(own + (riding < 1 ? 1 - riding : 0.0) * alone.added(tokens)) + (a.step.step_time - s.decode_tpot);
                 };
                 // Past one stage a prompt's chunks flow through the stages like micro-batches: its
                 // next chunk enters the first stage as its last moves on (chunked pipeline

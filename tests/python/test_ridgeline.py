@@ -1278,3 +1278,21 @@ def test_repeated_columns_and_filters_are_refused():
     with pytest.raises(ridgeline.Error) as e:
         ridgeline.calibrate("published", where=["tp=1", "tp=1"])
     assert str(e.value) == "where: got tp=1, expected each filter once (tp=1 is given twice)"
+
+
+def test_generate_and_prefill_refuse_a_workloads_context():
+    # They start from their prompt; a review found Workload(8, 4096)'s context dropped unsaid.
+    for function in (ridgeline.generate, ridgeline.prefill):
+        name = function.__name__
+        with pytest.raises(ridgeline.Error) as e:
+            function("llama-3.1-8b", "h100-sxm", prompt=1024, workload=ridgeline.Workload(8, 4096))
+        assert str(e.value) == (f"workload.context: got 4096, expected 0: {name} starts from its prompt "
+                                "(give prompt=, and cached= for a prefix)")
+    # Its batch is still taken.
+    assert ridgeline.generate("llama-3.1-8b", "h100-sxm", prompt=1024, workload=ridgeline.Workload(8))["batch"] == 8
+
+
+def test_plan_rates_have_the_clis_bounds():
+    with pytest.raises(ridgeline.Error) as e:
+        ridgeline.plan("llama-3.1-8b", hardware=["h100-sxm"], requests_per_s=1e-300)
+    assert str(e.value) == "requests_per_s: got 1e-300, expected requests per second from 1e-6 to 1e9"

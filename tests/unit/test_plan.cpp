@@ -73,6 +73,23 @@ Serving l8_served(ServingMode mode) {
 }
 }  // namespace
 
+TEST_CASE("serving, aggregated: a lone user's chunk steps cost what its prefill costs them", "[plan][serving]") {
+    // Llama-3.1-8B on one H100, a 32,768-token prompt in chunks of 128: 256 steps, memory-bound,
+    // and nothing decodes beside them. A review found each also charged a decode of the whole
+    // prompt's KV (32,768 x 131,072 B / 3.35 TB/s = 1.28 ms a step, a quarter too much).
+    // By hand: each step reads the weights less the table but its rows (8,030,261,248 - 128,256 x
+    // 4096 + 128 x 4096 parameters in bf16), chunk i the KV of the i x 128 tokens before it
+    // (131,072 B each: 32 layers x 8 KV heads x 128 x 2 x 2 B), and every token's KV is written once.
+    const Model m = load_model("llama-3.1-8b");
+    const Deployment h100{load_hardware("h100-sxm")};
+    const double weights = (8030261248.0 - 128256.0 * 4096 + 128 * 4096) * 2;
+    const double kv_read = 131072.0 * 128 * (255 * 256 / 2), kv_written = 131072.0 * 32768;
+    const double hand = (256 * weights + kv_read + kv_written) / 3.35e12;
+    const Serving s = serve(h100, m, Workload{.batch = 1}, Traffic{32768, 10, 0, 128}, ServingMode::aggregated);
+    CHECK(s.ttft.in(ridgeline::s) == Approx(hand).epsilon(0.005));
+    CHECK(s.ttft.in(ridgeline::s) == Approx(prefill(h100, m, Workload{.batch = 1}, 32768, 128).time.in(ridgeline::s)).epsilon(1e-12));
+}
+
 TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is the prompt's chunks", "[plan][serving]") {
     const Model m = load_model("llama-3.1-8b");
     Workload w;
@@ -108,10 +125,14 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
     const double others = 7 * step_with(2048) / 255;
     CHECK(sv.tpot.in(s) == Approx(decode + others).epsilon(1e-6));
     CHECK(others > 2 * step_with(56));
-    // The prompt is one chunk of 2,048, riding one step.
-    CHECK(sv.ttft.in(s) == Approx(decode + step_with(2048)).epsilon(1e-6));
+    // The prompt is one chunk of 2,048, riding one step, in which the user's sequence prefills
+    // and does not decode: the step decodes the other seven (7 table rows, 7 sequences' KV at the
+    // mid context and their arithmetic) and carries the chunk, in place of the eight's decode.
+    const double seven_memory = decode_memory - (4096 * 2.0 + 2176 * l8_kv) / h100_bw, seven_compute = decode_compute * 7 / 8;
+    const double own_chunk_step = std::max(seven_memory + 2048 * (l8_kv + 8192) / h100_bw, seven_compute + 2048 * per_token_flops / h100_peak);
+    CHECK(sv.ttft.in(s) == Approx(own_chunk_step).epsilon(1e-9));
     // Each sequence delivers its 256 tokens a turn: TTFT, then 255 intervals of TPOT.
-    CHECK(sv.turn.in(s) == Approx(decode + step_with(2048) + 255 * (decode + others)).epsilon(1e-6));
+    CHECK(sv.turn.in(s) == Approx(own_chunk_step + 255 * (decode + others)).epsilon(1e-6));
     CHECK(sv.tokens_per_s.in(per_s) == Approx(8 * 256 / sv.turn.in(s)).epsilon(1e-12));
     CHECK(sv.prefill_devices == 0);
     // A 3,000-token prompt rides a full chunk and then one of 952 tokens: its TTFT is about 2048 +
@@ -135,16 +156,15 @@ TEST_CASE("serving, aggregated: prefill tokens ride the decode steps, TTFT is th
     CHECK(packed.decode_tpot.in(ms) < 10);
     // Two sequences, 1,024-token prompts, one token out: each turn is one step, so the other
     // sequence's prompt rides the user's own chunk step in the room it leaves (2,048 - 1,024).
-    // That step does both prompts' arithmetic, compute-bound: the decode of 2 tokens, 2 x (2 x
-    // (params - table) + attention over 1,024), plus 2,048 prompt tokens each 2 x (params - 2 x
-    // table) + 2 x table / 1,024 (one sampled token a prompt) + attention over 1,025 / 2 on
-    // average. Costed apart, each prompt's 1,024 tokens hid under the weight read (a review found
-    // the TTFT 2.5 ms short of this).
+    // That step does both prompts' arithmetic, compute-bound, and no decode (both sequences
+    // prefill in it): 2,048 prompt tokens each 2 x (params - 2 x table) + 2 x table / 1,024 (one
+    // sampled token a prompt) + attention over 1,025 / 2 on average. Costed apart, each prompt's
+    // 1,024 tokens hid under the weight read (a review found the TTFT 2.5 ms short of this).
     Workload pair = w;
     pair.batch = 2;
     const Serving both = serve(d, m, pair, Traffic{1024, 1, 0, 2048}, ServingMode::aggregated);
     const double prompt_flops = 2 * (l8_params - 2 * l8_table) + 2 * l8_table / 1024 + l8_attention * 1025 / 2;
-    const double pair_step = (2 * (2 * (l8_params - l8_table) + l8_attention * 1024) + 2048 * prompt_flops) / h100_peak;
+    const double pair_step = 2048 * prompt_flops / h100_peak;
     CHECK(both.ttft.in(s) == Approx(pair_step).epsilon(1e-4));
 
     // Chunks of 32: a prompt is 64 chunk steps, a turn 64 + 255 = 319 steps, and the eight prompts
@@ -412,7 +432,8 @@ TEST_CASE("serving, aggregated: a prompt's chunk goes through every pipeline sta
     for (const std::int64_t p : {1, 2, 4, 8, 16}) {
         const Serving s = serve(Deployment{load_hardware("h100-sxm"), Parallelism{.tensor = 4, .pipeline = p}}, m, w, t, ServingMode::aggregated);
         INFO("pipeline " << p);
-        CHECK(s.ttft >= s.prefill_time);
+        // Equal at one stage: the lone user's chunk step is its prefill.
+        CHECK(s.ttft.in(ms) >= s.prefill_time.in(ms) * (1 - 1e-12));
         CHECK(s.ttft >= before);
         before = s.ttft;
     }
@@ -1054,6 +1075,65 @@ TEST_CASE("serving: no prompt leaves nothing to prefill apart, and plan says so"
     CHECK(p.verdict.find("; no disaggregated plan: serving mode: got disaggregated, expected aggregated or prefill apart where "
                          "requests bring no prompt") != std::string::npos);
     CHECK(p.verdict.find("needs at least 2 devices") == std::string::npos);
+}
+
+TEST_CASE("plan: one device allowed is why no disaggregated plan, unless the mode is refused anyway", "[plan]") {
+    // A disaggregated plan is a decode replica and a prefill pool of its own: two devices at the
+    // least, so with one allowed the count is the reason, not the targets or memory.
+    PlanRequest r = l8_apart_request();
+    r.modes = {ServingMode::aggregated, ServingMode::disaggregated};
+    r.max_devices = 1;
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    CHECK(p.verdict.ends_with("; no disaggregated plan: it needs at least 2 devices (a decode replica and a prefill pool), above "
+                              "the 1 allowed"));
+    // An RTX 4090 has no link for the prompt's KV: refused wherever it is tried, whatever the
+    // limit, so the refusal comes first (a review found the count blamed for a refused mode).
+    r.devices = {{"rtx-4090", load_hardware("rtx-4090"), std::nullopt}};
+    const PlanResult q = plan(r);
+    REQUIRE_FALSE(q.plans.empty());
+    CHECK(q.verdict.find("; no disaggregated plan: hardware 'NVIDIA GeForce RTX 4090' interconnect_GB_per_s: got none") !=
+          std::string::npos);
+    CHECK(q.verdict.find("needs at least 2 devices") == std::string::npos);
+}
+
+TEST_CASE("plan: the nearest miss says how it serves, a disaggregated one its decode and prefill devices", "[plan]") {
+    // A review read "h100-sxm x8 (TP 4, ...)" as two TP-4 replicas where one decoded and four
+    // devices prefilled.
+    PlanRequest r = l8_request(Traffic{1024, 256});
+    r.users = 64;
+    r.tpot_target = ms(0.001);
+    r.max_devices = 8;
+    r.modes = {ServingMode::disaggregated};
+    const PlanResult p = plan(r);
+    REQUIRE(p.plans.empty());
+    const std::string lead = "no plan meets the targets within 8 devices; the nearest miss among those that fit: h100-sxm x";
+    REQUIRE(p.verdict.starts_with(lead));
+    const int devices = std::stoi(p.verdict.substr(lead.size()));
+    const std::size_t mode = p.verdict.find(", disaggregated (");
+    REQUIRE(mode != std::string::npos);
+    const std::string split = p.verdict.substr(mode + std::string(", disaggregated (").size());
+    const int decode = std::stoi(split), prefill = std::stoi(split.substr(split.find(", ") + 2));
+    CHECK(split.find(" decode device") != std::string::npos);
+    CHECK(decode + prefill == devices);
+    CHECK(prefill > 0);
+    r.modes = {ServingMode::aggregated};
+    CHECK(plan(r).verdict.ends_with(", aggregated"));
+}
+
+TEST_CASE("plan: a weights format the model's rows cannot take is said in the notes, not dropped", "[plan]") {
+    // gpt-oss-120b's 2,880-wide rows hold no whole group of 128: int4/g128 is refused on every
+    // split, and the checkpoint's storage is searched. A review found the format gone unsaid.
+    const LoadedModel oss = load_model_with_formats("gpt-oss-120b");
+    PlanRequest r = in_checkpoint_formats(oss, "h100-sxm", 8);
+    r.weights = {block_scaled(Numeric::int4, 16, 128)};
+    const PlanResult p = plan(r);
+    REQUIRE_FALSE(p.plans.empty());
+    bool said = false;
+    for (const std::string& n : p.notes) said = said || (n.starts_with("h100-sxm: int4/g128 weights not searched: weights format: got int4/g128") &&
+                                                           n.find("2880") != std::string::npos);
+    CHECK(said);
+    for (const PlanRow& row : p.plans) CHECK(row.weights_name != "int4/g128");
 }
 
 TEST_CASE("plan: bad requests name what is wrong", "[plan][errors]") {
