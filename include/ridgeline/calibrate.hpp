@@ -103,7 +103,7 @@ struct Calibration {
     std::string explanation;             // which term explains the gap to the ceiling, in words
     std::string bandwidth_basis;         // a one-row fit's bandwidth efficiency: held at the device's measured figure, or fitted; else empty
     // Where CalibrationTerms::compute_pays held the compute efficiency: the two fits' rms errors,
-    // in words; else empty.
+    // in words; where one row (or rows of one setting) cannot fit it, that; else empty.
     std::string compute_basis;
 
     [[nodiscard]] constexpr Efficiency efficiency() const {
@@ -274,13 +274,16 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
     if (terms.per_moe_layer && !(one && (terms.overhead || terms.per_layer))) allowed |= 16u;
     if (terms.per_sequence && !(one && (terms.overhead || terms.per_layer || terms.per_moe_layer))) allowed |= 32u;
     if (terms.per_message && !one && splits_differ(p.observations(), subset)) allowed |= 64u;
+    // Asked for but unable to move: said, as a held bandwidth is (a review found a one-row fit
+    // printing "compute 100.0%" as though fitted).
+    const std::string compute_held = one && terms.compute ? "held: " + one_row + " cannot fit it" : std::string();
     std::vector<const Row*> rows;
     for (std::size_t i : subset) rows.push_back(&p.row(i, kv_per_query_head, act));
     Held held{1 / terms.held.bandwidth, 1 / terms.held.compute, terms.held.overhead.in(s), terms.held.per_layer.in(s),
               terms.held.per_moe_layer.in(s), terms.held.per_sequence.in(s), terms.held.per_message.in(s)};
     const Hardware& hw = p.hardware();
     if (!(one && terms.bandwidth && terms.one_row_measured_bandwidth && terms.held.bandwidth == 1))
-        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(), {}, {}};
+        return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(), {}, compute_held};
     // validate(hw) has held it within (0, peak]. A preset without a measured figure holds the
     // peak, and says so (a review found such a fit's basis missing).
     const double peak = hw.memory_bandwidth.in(GB_per_s);
@@ -309,17 +312,17 @@ inline Fitted fit_reading(Prepared& p, const std::vector<std::size_t>& subset, c
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(),
                       held_at + ", unused: the row's steps are compute-bound, and " +
                           (at_measured <= fastest ? one_row + " cannot tell slower arithmetic from a fixed time, so compute is held"
-                                                     : "faster than the held compute efficiency allows"), {}};
+                                                     : "faster than the held compute efficiency allows"), compute_held};
     if (at_measured <= fastest)
         return Fitted{fit_terms(rows, allowed, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(),
-                      held_at + ": " + one_row + " cannot tell a slower read from a fixed time", {}};
+                      held_at + ": " + one_row + " cannot tell a slower read from a fixed time", compute_held};
     if (allowed & 4u) held.o = 0;
     if (allowed & 8u) held.l = 0;
     if (allowed & 16u) held.e = 0;
     if (allowed & 32u) held.q = 0;
     if (allowed & 64u) held.g = 0;
     return Fitted{fit_terms(rows, 1u, held, 1 / terms.lowest_compute), kv_per_query_head, act, subset.size(),
-                  "fitted: " + (subset.size() == 1 ? std::string("the one row reads") : "the fastest of " + one_row + " reads") + " faster than the device's " + (hw.measured_bandwidth ? "measured " : "peak ") + number_text(measured) + " GB/s", {}};
+                  "fitted: " + (subset.size() == 1 ? std::string("the one row reads") : "the fastest of " + one_row + " reads") + " faster than the device's " + (hw.measured_bandwidth ? "measured " : "peak ") + number_text(measured) + " GB/s", compute_held};
 }
 
 // `free`, the fit under one KV reading with the terms asked, or the same with the compute

@@ -974,6 +974,9 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     CHECK(one.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
     CHECK(one.overhead.in(s) == Approx(1 / 104.9 - (6738415616.0 * 2 + 5 * 524288.0) / 1750e9).epsilon(1e-9));
     CHECK(one.bandwidth_basis == "held at the device's measured 1750 of 2039 GB/s: one row cannot tell a slower read from a fixed time");
+    // The compute efficiency, asked for, cannot move on one row either, and the fit says so.
+    CHECK(one.compute_efficiency == 1);
+    CHECK(one.compute_basis == "held: one row cannot fit it");
     // Fifty copies of that row, or three measurements of its one setting, say no more than one
     // row: the bandwidth is held as for one, and the fixed time is the fit to them all (for three
     // runs 2% apart, between the fastest's and the slowest's), with an error from their spread.
@@ -981,6 +984,9 @@ TEST_CASE("calibrate: fit efficiency and overhead, residuals, predictions", "[ca
     CHECK(fifty.bandwidth_efficiency == Approx(1750.0 / 2039).epsilon(1e-12));
     CHECK(fifty.overhead.in(s) == Approx(one.overhead.in(s)).epsilon(1e-9));
     CHECK(fifty.bandwidth_basis == "held at the device's measured 1750 of 2039 GB/s: 50 rows of one setting cannot tell a slower read from a fixed time");
+    CHECK(fifty.compute_basis == "held: 50 rows of one setting cannot fit it");
+    // Rows of two settings fit it, and say nothing of a hold.
+    CHECK(calibrate(a100, single, ceiling_bytes()).compute_basis.empty());
     std::vector<Observation> runs(3, single[0]);
     runs[1].measured_step = 1.02 * runs[0].measured_step;
     runs[2].measured_step = 1.04 * runs[0].measured_step;
