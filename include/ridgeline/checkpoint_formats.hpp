@@ -80,6 +80,17 @@ inline Format compressed_tensors_weights(const Node& w) {
            "or int 4/8-bit (optionally grouped)");
 }
 
+// A key that is not null at the top level, else in a wrapper's text_config (its language
+// model's), with the prefix that says where ("" or "text_config."); none where neither has it.
+inline std::optional<std::pair<Node, std::string>> own_or_text(const Node& root, const char* key) {
+    if (root.has(key) && !root.at(key).value().is_null()) return std::pair{root.at(key), std::string()};
+    if (root.has("text_config") && root.at("text_config").value().is_object()) {
+        const Node text = root.at("text_config");
+        if (text.has(key) && !text.at(key).value().is_null()) return std::pair{text.at(key), std::string("text_config.")};
+    }
+    return std::nullopt;
+}
+
 // Whether a config.json's language model has routed experts: one of the families' expert-count
 // keys, at the top or in a wrapper's text_config, above 0.
 inline bool has_routed_experts(const json& j) {
@@ -210,29 +221,21 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         p.state.matrices = json_detail::dtype_format(root.at("mamba_ssm_cache_dtype"));
         source += "; mamba_ssm_cache_dtype " + root.at("mamba_ssm_cache_dtype").value().get<std::string>() + ": recurrent state " +
                   format_name(p.state.matrices);
-    } else {
+    } else if (const auto ssm = json_detail::own_or_text(root, "mamba_ssm_dtype")) {
         // Qwen3.5's text_config names mamba_ssm_dtype, and both engines keep the Gated DeltaNet
         // state in it: vLLM's Qwen3_5ForConditionalGenerationConfig copies it into
         // mamba_ssm_cache_dtype "auto" (vllm-project/vllm PR #34489), SGLang's mamba2_state_dtype
         // reads text_config.mamba_ssm_dtype (sgl-project/sglang@02e208de
         // python/sglang/srt/configs/mamba_utils.py). The conv state stays at the model's dtype.
-        for (const auto& [in, prefix] : {std::pair{root, std::string()}, std::pair{root, std::string("text_config.")}}) {
-            const bool text = !prefix.empty();
-            if (text && !(in.has("text_config") && in.at("text_config").value().is_object())) continue;
-            const Node node = text ? in.at("text_config") : in;
-            if (!node.has("mamba_ssm_dtype") || node.at("mamba_ssm_dtype").value().is_null()) continue;
-            p.state.matrices = json_detail::dtype_format(node.at("mamba_ssm_dtype"));
-            source += "; " + prefix + "mamba_ssm_dtype " + node.at("mamba_ssm_dtype").value().get<std::string>() +
-                      ": recurrent state " + format_name(p.state.matrices);
-            break;
-        }
+        p.state.matrices = json_detail::dtype_format(ssm->first);
+        source += "; " + ssm->second + "mamba_ssm_dtype " + ssm->first.value().get<std::string>() + ": recurrent state " +
+                  format_name(p.state.matrices);
     }
     // The top level's, else a wrapper's text_config's (Kimi-K2.5 quantises its language model there).
-    const auto given = [](const Node& n) { return n.has("quantization_config") && !n.at("quantization_config").value().is_null(); };
-    const bool in_text = !given(root) && root.has("text_config") && root.at("text_config").value().is_object() && given(root.at("text_config"));
-    if (!given(root) && !in_text) return {p, source};
+    const auto quantization = json_detail::own_or_text(root, "quantization_config");
+    if (!quantization) return {p, source};
 
-    const Node q = in_text ? root.at("text_config").at("quantization_config") : root.at("quantization_config");
+    const Node q = quantization->first;
     q.require_object("a quantization_config object");
     const std::string methods = "one of: fp8, mxfp4, awq, gptq, compressed-tensors, modelopt";
     const std::string method = q.need("quant_method", methods).string(methods);

@@ -191,6 +191,16 @@ struct FamilyChoice {
     bool wrapper = false;  // the language model sits in text_config
 };
 
+// The first of a config's architectures that names a class a family reads here, and that name;
+// none where no entry does.
+inline std::pair<const Family*, std::string> family_by_architecture(const Node& n) {
+    if (n.has("architectures") && n.at("architectures").value().is_array())
+        for (const auto& a : n.at("architectures").value())
+            if (a.is_string())
+                if (const Family* f = family_for_architecture(a.get<std::string>())) return {f, a.get<std::string>()};
+    return {nullptr, ""};
+}
+
 inline FamilyChoice choose_family(const Node& root) {
     const std::string expected = "one of: " + family_list();
     const std::string type = root.need("model_type", expected).string(expected);
@@ -214,11 +224,11 @@ inline FamilyChoice choose_family(const Node& root) {
         // A language model whose model_type is unknown but whose architectures names a class read
         // here (Kimi-K2.5's text_config: kimi_k2, DeepseekV3ForCausalLM), as at the top level.
         std::string read_as;
-        if (!f && text.has("architectures") && text.at("architectures").value().is_array())
-            for (const auto& a : text.at("architectures").value())
-                if (!f && a.is_string())
-                    if ((f = family_for_architecture(a.get<std::string>())))
-                        read_as = ", read as " + std::string(f->model_type) + " (its architectures names " + a.get<std::string>() + ")";
+        if (!f) {
+            const auto [by_class, name] = family_by_architecture(text);
+            f = by_class;
+            if (f) read_as = ", read as " + std::string(f->model_type) + " (its architectures names " + name + ")";
+        }
         if (!f) text.at("model_type").fail("a supported model_type, one of: " + family_list());
         require_lm_head(root, true);
         return {f, text,
@@ -226,13 +236,8 @@ inline FamilyChoice choose_family(const Node& root) {
                     clipped(json_detail::printable(type)) + " checkpoint; vision tower: " + vision_tower_note(root),
                 true};
     }
-    if (root.has("architectures") && root.at("architectures").value().is_array())
-        for (const auto& a : root.at("architectures").value())
-            if (a.is_string())
-                if (const Family* f = family_for_architecture(a.get<std::string>()))
-                    return {f, root,
-                            "model_type " + clipped(json_detail::printable(type)) + " read as " + std::string(f->model_type) + " (architectures names " +
-                                a.get<std::string>() + ")"};
+    if (const auto [f, name] = family_by_architecture(root); f)
+        return {f, root, "model_type " + clipped(json_detail::printable(type)) + " read as " + std::string(f->model_type) + " (architectures names " + name + ")"};
     root.at("model_type").fail("a supported model_type, one of: " + family_list() +
                                "; or a wrapper whose text_config has one; or architectures naming one of their classes");
 }

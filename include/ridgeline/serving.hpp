@@ -621,7 +621,7 @@ constexpr Serving serve(const Deployment& d, const Model& m, const Workload& w, 
                 // alone, as generate and prefill cost them (a review found plan's TTFT a quarter
                 // above generate's with 128-token chunks of a 32k prompt: each chunk step also read
                 // the whole prompt's KV as a decode).
-                const serving_detail::FewerDecoding alone(a, d, m, 1), with_rider(a, d, m, w.batch >= 2 ? 2 : 1);
+                const serving_detail::FewerDecoding alone(a, d, m, 1), with_rider(a, d, m, 2);  // a lone user has no rider
                 const auto own_step = [&](double tokens) {
                     const double room = chunk - tokens;
                     std::array<ChunkSteps, 2> riders = chunk_steps(traffic, load.room_rate * room / chunk);
