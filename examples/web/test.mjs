@@ -10,6 +10,7 @@
 //     node test.mjs PAGE_DIR CLI SCREENSHOT
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import assert from "node:assert/strict";
 
 const [pageDir, cli, screenshot] = process.argv.slice(2);
@@ -164,6 +165,28 @@ try {
   await page.fill("#config", "");
   await page.waitForSelector("body[data-state=ok]");
   check("clearing the config brings the results back", await page.textContent("#r-tokens-per-s"), "201.8");
+
+  // NVIDIA's FP8 Llama-3.1-70B keeps its format in the hf_quant_config.json beside its
+  // config.json: both pasted give the formats and speed the CLI reads from the folder.
+  const hub = process.env.RIDGELINE_DATA_DIR + "/../tests/data/hub/llama-3.1-70b-instruct-fp8";
+  await page.fill("#hf_quant_config", readFileSync(hub + "/hf_quant_config.json", "utf8"));
+  await page.waitForSelector("body[data-state=error]");
+  check("an hf_quant_config.json alone is refused beside its field", await page.textContent("#error-hf_quant_config"),
+        "got an hf_quant_config.json without a config.json, expected the config.json it goes beside pasted too (a preset's formats are its own)");
+  await page.fill("#config", readFileSync(hub + "/config.json", "utf8"));
+  await page.waitForSelector("body[data-state=ok]");
+  const fp8 = decode("-m", hub, "-c", "4096", "--assumptions", "seed_003");
+  check("a pasted hf_quant_config.json: the CLI's formats", await page.textContent("#r-formats"),
+        "fp8, embeddings bf16, lm_head bf16 (from " + fp8.formats_source + ")");
+  check("a pasted hf_quant_config.json: the CLI's tok/s", await value("#r-tokens-per-s"), fp8.tokens_per_s);
+  await page.fill("#hf_quant_config", '{"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "INT4_AWQ"}}');
+  await page.waitForSelector("body[data-state=error]");
+  check("a bad hf_quant_config.json shows the library's error beside it", await page.textContent("#error-hf_quant_config"),
+        'hf_quant_config.json: /quantization/quant_algo: got "INT4_AWQ" (a string), expected one of: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, W4A16_NVFP4');
+  await page.fill("#hf_quant_config", "");
+  await page.fill("#config", "");
+  await page.waitForSelector("body[data-state=ok]");
+  check("clearing both brings the preset back", await page.textContent("#r-tokens-per-s"), "201.8");
 
   // A batch of 0: the error sits beside the batch field.
   await page.fill("#batch", "0");

@@ -11,6 +11,7 @@
 #include <utility>
 #include <variant>
 #include <string>
+#include <string_view>
 
 #include <ridgeline/answers_schema.hpp>
 #include <ridgeline/decode_schema.hpp>
@@ -157,15 +158,27 @@ json evaluate(const json& request) {
     LoadedModel loaded;
     const std::string config = request.value("config", "");
     if (!config.empty()) {
+        // NVIDIA's FP8 and NVFP4 releases keep their formats in an hf_quant_config.json beside it.
+        std::optional<json> hf_quant;
+        if (const std::string text = request.value("hf_quant_config", ""); !text.empty()) {
+            try {
+                hf_quant = parse_json_text(text, "hf_quant_config.json");
+            } catch (const error& e) {
+                throw field_error("hf_quant_config", e.what());
+            }
+        }
         try {
             const json file = parse_json_text(config, "config.json");
-            loaded.model = model_from_config(file, "config.json", "pasted config.json");
-            std::tie(loaded.precision, loaded.precision_source) = checkpoint_formats(file, "config.json");
-            loaded.precision_source += state_dtype_source(loaded.model, loaded.precision);
+            loaded = loaded_model(file, "config.json", "pasted config.json", hf_quant ? &*hf_quant : nullptr, "hf_quant_config.json");
         } catch (const error& e) {
-            throw field_error("config", e.what());
+            // The one file or the other: the error names which.
+            throw field_error(hf_quant && std::string_view(e.what()).starts_with("hf_quant_config.json") ? "hf_quant_config" : "config",
+                              e.what());
         }
     } else {
+        if (!request.value("hf_quant_config", "").empty())
+            throw field_error("hf_quant_config", "got an hf_quant_config.json without a config.json, expected the config.json it "
+                                                 "goes beside pasted too (a preset's formats are its own)");
         loaded = load_model_with_formats(request.at("model").get<std::string>());
     }
     Model& m = loaded.model;

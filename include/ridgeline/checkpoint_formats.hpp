@@ -2,7 +2,11 @@
 // quantization_config), as the default Precision for that model.
 #pragma once
 
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +32,16 @@ struct LoadedModel {
     Precision precision{};
     std::string precision_source;  // e.g. "torch_dtype bfloat16; quantization_config fp8, ..."
     std::string notes;             // how the file was read, when that needs saying (model_json.hpp)
+};
+
+// The formats a config.json (and an hf_quant_config.json beside it) give a checkpoint, where
+// that came from, and the list key ("ignore", "exclude_modules") whose scheme reaches shared
+// experts and dense MLPs that ridgeline prices at torch_dtype beside routed experts (empty
+// where none: see apply_scheme; loaded_model says what that costs for the model read).
+struct CheckpointFormats {
+    Precision precision{};
+    std::string source{};
+    std::string beside_experts_in_scheme{};
 };
 
 namespace json_detail {
@@ -102,20 +116,110 @@ inline bool has_routed_experts(const json& j) {
     return in(j) || (j.contains("text_config") && j.at("text_config").is_object() && in(j.at("text_config")));
 }
 
+// What a quantiser's list of modules kept at torch_dtype names (compressed-tensors' `ignore`,
+// modelopt's `exclude_modules`: names or fnmatch patterns, which vLLM also matches as
+// substrings, vllm-project/vllm@00155cd modelopt.py is_layer_excluded).
+struct KeptModules {
+    bool head = false;                  // lm_head
+    bool attention_everywhere = false;  // attention named without a layer index ("re:.*self_attn.*")
+    std::int64_t attention_layers = 0;  // else the language model's layers whose attention is named
+    bool beside_experts = false;        // shared experts, a dense MLP or a whole layer
+    [[nodiscard]] bool attention() const { return attention_everywhere || attention_layers > 0; }
+};
+
+// The layer index in a module name ("model.layers.12.self_attn*": 12), and where the text after
+// its digits starts; -1 where the name has none.
+inline std::pair<std::int64_t, std::size_t> layer_index(const std::string& name) {
+    const std::size_t at = name.rfind("layers.");
+    if (at == std::string::npos) return {-1, 0};
+    const std::size_t digits = at + 7, end = name.find_first_not_of("0123456789", digits);
+    if (end == digits || end == std::string::npos || end - digits > 9) return {-1, 0};
+    return {std::stoll(name.substr(digits, end - digits)), end};
+}
+
+// `layers`: the language model's layer count; a layer past it (an MTP module) keeps nothing
+// that is costed.
+inline KeptModules kept_modules(const Node& list, std::int64_t layers) {
+    if (!list.value().is_array()) list.fail("an array of module names or patterns");
+    KeptModules k;
+    std::set<std::int64_t> attention;
+    const auto has = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
+    for (std::size_t i = 0; i < list.value().size(); ++i) {
+        const std::string name = list.at(i).string("a module name or pattern (a string)");
+        k.head = k.head || name == "lm_head" || name.ends_with(".lm_head");
+        const auto [layer, rest] = layer_index(name);
+        const bool costed = layer >= 0 && (layers == 0 || layer < layers);
+        // Nemotron-H names its attention and Mamba projections mixer.q_proj ... mixer.out_proj.
+        if (has(name, "self_attn") || has(name, "linear_attn") || has(name, "mixer.q_proj") || has(name, "mixer.o_proj") ||
+            has(name, "mixer.in_proj") || has(name, "mixer.out_proj")) {
+            if (layer < 0) k.attention_everywhere = true;
+            else if (costed) attention.insert(layer);
+        }
+        // "model.layers.0*" or "model.layers.0.*": the whole layer (GLM-5.1 keeps its dense ones so).
+        const bool whole_layer = costed && (name.substr(rest) == "*" || name.substr(rest) == ".*");
+        if (whole_layer) attention.insert(layer);
+        k.beside_experts = k.beside_experts || has(name, "shared_expert") || whole_layer;
+    }
+    k.attention_layers = static_cast<std::int64_t>(attention.size());
+    return k;
+}
+
+// The language model's layer count for kept_modules: num_hidden_layers at the top or in a
+// wrapper's text_config; 0 where neither gives one as a number.
+inline std::int64_t layer_count(const json& j) {
+    const auto n = own_or_text(Node{j, "", ""}, "num_hidden_layers");
+    return n && n->first.value().is_number_integer() ? n->first.value().get<std::int64_t>() : 0;
+}
+
+// A quantiser's one weights format `scheme` over a checkpoint: every linear layer takes it but
+// those `kept` names. Where that keeps every layer's attention on a model with routed experts,
+// only those experts take the scheme: NVIDIA's NVFP4 releases (MiniMax-M2.5, Qwen3.5, GLM-5.1)
+// and Moonshot's INT4 Kimi-K2-Thinking and K2.5 (which keep the shared experts and dense MLPs
+// too). ridgeline gives a model's linear layers outside the routed experts one format, so a
+// list that keeps some of them and not others is priced as one of the two, and the source says
+// which: a dense model's attention in the scheme, an MoE's shared experts and dense MLPs at
+// torch_dtype. `label` says where the scheme came from ("quantization_config modelopt").
+inline CheckpointFormats apply_scheme(const json& j, const KeptModules& kept, Format scheme, Precision p, Format dtype,
+                                                      std::string source, const std::string& label, const char* list_key) {
+    const bool experts_only = kept.attention() && has_routed_experts(j);
+    const std::int64_t layers = layer_count(j);
+    // "attention" where every layer's is named, else on how many it is.
+    const std::string where = kept.attention_everywhere || layers == 0 || kept.attention_layers >= layers
+                                  ? ""
+                                  : " on " + std::to_string(kept.attention_layers) + " of " + std::to_string(layers) + " layers";
+    p.weights = experts_only ? dtype : scheme;
+    if (experts_only) p.experts = scheme;
+    if (kept.head) p.lm_head = dtype;
+    else if (experts_only) p.lm_head = scheme;  // a Linear the scheme quantises, where the weights are not
+    p.router_and_norms = dtype;  // quantisers convert linear layers only
+    p.embeddings = dtype;
+    const std::string kept_at = format_name(dtype);
+    source += "; " + label + ": ";
+    if (experts_only) {
+        source += "routed experts " + format_name(scheme) + " (" + list_key + " keeps attention at " + kept_at + where +
+                  (where.empty() ? "" : "; ridgeline prices every layer's at " + kept_at) + ")";
+    } else {
+        source += "weights " + format_name(scheme);
+        if (kept.attention()) source += " (" + std::string(list_key) + " keeps attention at " + kept_at + where + "; priced in the weights' format)";
+    }
+    source += ", embeddings, norms and routers " + kept_at;
+    if (p.lm_head) source += ", lm_head " + format_name(*p.lm_head);
+    return {p, source, experts_only && !kept.beside_experts ? list_key : ""};
+}
+
+inline const std::string mixed_precision_refusal =
+    "NVFP4 or FP8 (MIXED_PRECISION gives each layer a format of its own, which ridgeline's formats do not hold; give --weights "
+    "and --experts)";
+
 // Checkpoints whose quantization_config gives config_groups' weights schemes and an `ignore`
 // list of modules (or patterns) kept at torch_dtype: compressed-tensors (llm-compressor's) and
 // NVIDIA's Model Optimizer (quant_method "modelopt", the same groups). The schemes must agree.
-// Where `ignore` keeps every layer's attention (self_attn, linear_attn) on a model with routed
-// experts, only those experts take the scheme: NVIDIA's NVFP4 releases (MiniMax-M2.5, Qwen3.5,
-// GLM-5.1) and Moonshot's INT4 Kimi-K2-Thinking and K2.5 (which keep the shared experts and
-// dense MLPs too). A dense model's linear layers have one format here, the scheme's, and the
-// source says its attention was kept. modelopt's MIXED_PRECISION (a format per layer) is refused.
-inline std::pair<Precision, std::string> grouped_formats(const json& j, const Node& q, Precision p, Format dtype, std::string source,
+// modelopt's MIXED_PRECISION (a format per layer) is refused.
+inline CheckpointFormats grouped_formats(const json& j, const Node& q, Precision p, Format dtype, std::string source,
                                                          const std::string& method) {
     if (method == "modelopt" && q.has("quant_algo") && q.at("quant_algo").value().is_string() &&
         q.at("quant_algo").value() == "MIXED_PRECISION")
-        q.at("quant_algo").fail("NVFP4 or FP8 (MIXED_PRECISION gives each layer a format of its own, which ridgeline's formats "
-                                "do not hold; give --weights and --experts)");
+        q.at("quant_algo").fail(mixed_precision_refusal);
     const Node groups = q.need("config_groups", "an object of quantisation groups");
     groups.require_object("an object of quantisation groups");
     if (groups.value().empty()) groups.fail("at least one quantisation group");
@@ -126,32 +230,44 @@ inline std::pair<Precision, std::string> grouped_formats(const json& j, const No
         if (all && *all != f) w.fail("the same weights scheme as the other groups (" + format_name(*all) + ")");
         all = f;
     }
-    bool attention_kept = false, head_kept = false;
-    if (q.has("ignore") && !q.at("ignore").value().is_null()) {
-        const Node ignore = q.at("ignore");
-        if (!ignore.value().is_array()) ignore.fail("an array of module names or patterns");
-        for (std::size_t i = 0; i < ignore.value().size(); ++i) {
-            const std::string name = ignore.at(i).string("a module name or pattern (a string)");
-            head_kept = head_kept || name == "lm_head" || name.ends_with(".lm_head");
-            attention_kept = attention_kept || name.find("self_attn") != std::string::npos || name.find("linear_attn") != std::string::npos;
-        }
-    }
-    const bool experts_only = attention_kept && has_routed_experts(j);
-    p.weights = experts_only ? dtype : *all;
-    if (experts_only) p.experts = *all;
-    if (head_kept) p.lm_head = dtype;
-    else if (experts_only) p.lm_head = *all;  // a Linear the scheme quantises, where the weights are not
-    p.router_and_norms = dtype;  // quantisers convert linear layers only
-    p.embeddings = dtype;
-    source += "; quantization_config " + method + ": ";
-    if (experts_only) source += "routed experts " + format_name(*all) + " (ignore keeps attention at " + format_name(dtype) + ")";
-    else source += "weights " + format_name(*all);
-    if (attention_kept && !experts_only) source += " (ignore keeps attention at " + format_name(dtype) + "; priced in the weights' format)";
-    source += ", embeddings, norms and routers " + format_name(dtype);
-    if (p.lm_head) source += ", lm_head " + format_name(*p.lm_head);
+    KeptModules kept;
+    if (q.has("ignore") && !q.at("ignore").value().is_null()) kept = kept_modules(q.at("ignore"), layer_count(j));
+    auto out = apply_scheme(j, kept, *all, p, dtype, std::move(source), "quantization_config " + method, "ignore");
     if (q.has("kv_cache_scheme") && !q.at("kv_cache_scheme").value().is_null())
-        source += "; kv_cache_scheme ignored: the KV format is --kv's";
-    return {p, source};
+        out.source += "; kv_cache_scheme ignored: the KV format is --kv's";
+    return out;
+}
+
+// NVIDIA Model Optimizer's own form: one quant_algo for every linear layer but those a list
+// keeps, as hf_quant_config.json's "quantization" object gives it (beside a config.json without
+// a quantization_config: NVIDIA's FP8 and NVFP4 releases) or a config.json's quantization_config
+// with quant_method "modelopt" and no config_groups. The algorithms vLLM loads
+// (vllm-project/vllm@00155cd modelopt.py QUANT_ALGOS) that are one format: FP8 and
+// FP8_PER_CHANNEL_PER_TOKEN (E4M3, a scale per tensor or channel), NVFP4 and W4A16_NVFP4 (E2M1 in
+// groups of 16 with an FP8 scale each). `list_key` is the list's name there ("exclude_modules",
+// or "ignore" in a config.json); none means every linear layer, the head too.
+inline CheckpointFormats modelopt_formats(const json& j, const Node& q, Precision p, Format dtype, std::string source,
+                                                          const std::string& label, const char* list_key) {
+    q.require_object("a quantization object");
+    const std::string algos = "one of: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, W4A16_NVFP4";
+    const Node a = q.need("quant_algo", algos);
+    std::string algo = a.string(algos);
+    for (char& c : algo) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));  // ModelOpt may write lower case
+    if (algo == "MIXED_PRECISION") a.fail(mixed_precision_refusal);
+    Format scheme{};
+    if (algo == "FP8" || algo == "FP8_PER_CHANNEL_PER_TOKEN") scheme = formats::fp8;
+    else if (algo == "NVFP4" || algo == "W4A16_NVFP4") {
+        scheme = formats::nvfp4;
+        if (q.has("group_size") && !q.at("group_size").value().is_null() &&
+            !(q.at("group_size").value().is_number_integer() && q.at("group_size").value().get<std::int64_t>() == 16))
+            q.at("group_size").fail("16 (NVFP4 scales every 16 weights)");
+    } else a.fail(algos);
+    KeptModules kept;
+    if (q.has(list_key) && !q.at(list_key).value().is_null()) kept = kept_modules(q.at(list_key), layer_count(j));
+    auto out = apply_scheme(j, kept, scheme, p, dtype, std::move(source), label + " " + a.value().get<std::string>(), list_key);
+    for (const char* kv : {"kv_cache_quant_algo", "kv_cache_scheme"})
+        if (q.has(kv) && !q.at(kv).value().is_null()) out.source += std::string("; ") + kv + " ignored: the KV format is --kv's";
+    return out;
 }
 
 }  // namespace json_detail
@@ -177,7 +293,11 @@ inline std::pair<Precision, std::string> grouped_formats(const json& j, const No
 //    the scheme's format.
 //  - "modelopt": as compressed-tensors; where `ignore` keeps attention at torch_dtype (NVIDIA's
 //    NVFP4 releases of MoE models), only the routed experts take the scheme (grouped_formats).
-inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json& j, const std::string& file = "") {
+//    Without config_groups, its own form: one quant_algo (modelopt_formats).
+// With no quantization_config, `hf_quant` (an hf_quant_config.json beside the config.json, named
+// `hf_quant_file`) gives Model Optimizer's formats, as vLLM and TensorRT-LLM read that file.
+inline CheckpointFormats read_checkpoint_formats(const nlohmann::json& j, const std::string& file = "",
+                                                 const nlohmann::json* hf_quant = nullptr, const std::string& hf_quant_file = "") {
     using json_detail::Node;
     const Node root{j, file, ""};
     root.require_object("a config.json object");
@@ -233,7 +353,17 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
     }
     // The top level's, else a wrapper's text_config's (Kimi-K2.5 quantises its language model there).
     const auto quantization = json_detail::own_or_text(root, "quantization_config");
-    if (!quantization) return {p, source};
+    if (!quantization && hf_quant) {
+        const Node h{*hf_quant, hf_quant_file, ""};
+        h.require_object("an hf_quant_config.json object");
+        if (h.has("producer") && h.at("producer").value().is_object() && h.at("producer").has("name")) {
+            const Node producer = h.at("producer").at("name");
+            if (producer.string("\"modelopt\"") != "modelopt") producer.fail("\"modelopt\" (NVIDIA Model Optimizer writes this file)");
+        }
+        return json_detail::modelopt_formats(j, h.need("quantization", "a quantization object"), p, dtype, source, "hf_quant_config.json",
+                                             "exclude_modules");
+    }
+    if (!quantization) return {p, source, ""};
 
     const Node q = quantization->first;
     q.require_object("a quantization_config object");
@@ -270,6 +400,9 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
         p.embeddings = dtype;
         const bool head_quantised = method == "gptq" && q.has("lm_head") && q.at("lm_head").boolean();
         if (!head_quantised) p.lm_head = dtype;
+    } else if (method == "modelopt" && !q.has("config_groups") && q.has("quant_algo")) {
+        return json_detail::modelopt_formats(j, q, p, dtype, source, "quantization_config modelopt",
+                                             q.has("exclude_modules") ? "exclude_modules" : "ignore");
     } else if (method == "compressed-tensors" || method == "modelopt") {
         return json_detail::grouped_formats(j, q, p, dtype, source, method);
     } else {
@@ -279,7 +412,13 @@ inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json
     // Routers and norms are stored as the table (Precision::router_and_norm_format).
     if (p.embeddings || method == "mxfp4") source += ", embeddings, norms and routers " + format_name(dtype);
     if (p.lm_head) source += ", lm_head " + format_name(*p.lm_head);
-    return {p, source};
+    return {p, source, ""};
+}
+
+// read_checkpoint_formats' formats and their source.
+inline std::pair<Precision, std::string> checkpoint_formats(const nlohmann::json& j, const std::string& file = "") {
+    CheckpointFormats f = read_checkpoint_formats(j, file);
+    return {f.precision, std::move(f.source)};
 }
 
 // What a checkpoint's record of formats adds for a model with recurrent layers whose config names
@@ -310,13 +449,57 @@ inline std::string default_compute_note(const Hardware& hw) {
            " has no bf16 peak: engines run 16-bit models in fp16 there)";
 }
 
-// A model read from its file's JSON, with the formats the file says its checkpoint ships in.
-inline LoadedModel loaded_model(const nlohmann::json& j, const ResolvedPreset& r) {
-    ConfigReading reading = read_config(j, r.file.string(), r.name);
+// The hf_quant_config.json NVIDIA's Model Optimizer writes beside a config.json (the same
+// folder; "<x>_hf_quant_config.json" beside "<x>_config.json", as aiconfigurator keeps pairs),
+// where it exists and the config.json names no quantization_config; none otherwise.
+inline std::optional<std::filesystem::path> hf_quant_config_beside(const nlohmann::json& j, const std::filesystem::path& config) {
+    namespace fs = std::filesystem;
+    const std::string name = config.filename().string();
+    if (!name.ends_with("config.json") || name.ends_with("hf_quant_config.json")) return std::nullopt;
+    if (j.is_object() && json_detail::own_or_text(json_detail::Node{j, "", ""}, "quantization_config")) return std::nullopt;
+    const fs::path beside = config.parent_path() / (name.substr(0, name.size() - 11) + "hf_quant_config.json");
+    std::error_code ec;
+    if (!fs::exists(beside, ec)) return std::nullopt;
+    return beside;
+}
+
+// A model read from a config.json's JSON (`file`, named `name`), with the formats it says its
+// checkpoint ships in, or `hf_quant` (an hf_quant_config.json's, named `hf_quant_file`) where it
+// has no quantization_config. The CLI, Python and the page read a model so.
+inline LoadedModel loaded_model(const nlohmann::json& j, const std::string& file, const std::string& name,
+                                const nlohmann::json* hf_quant = nullptr, const std::string& hf_quant_file = "") {
+    ConfigReading reading = read_config(j, file, name);
     LoadedModel out{reading.model, {}, {}, std::move(reading.notes)};
-    std::tie(out.precision, out.precision_source) = checkpoint_formats(j, r.file.string());
+    CheckpointFormats f = read_checkpoint_formats(j, file, hf_quant, hf_quant_file);
+    out.precision = f.precision;
+    out.precision_source = std::move(f.source);
+    if (!f.beside_experts_in_scheme.empty() && !out.model.declared_parameters) {
+        // What pricing them at torch_dtype adds, in all: the parameters x the two formats' difference.
+        const ParameterBreakdown b = derived_parameters(out.model);
+        const double beside = b.shared_experts + b.dense_mlp;
+        const double more = beside * (out.precision.weights.bytes_per_element() - out.precision.expert_format().bytes_per_element()).in(bytes);
+        if (beside > 0 && more > 0) {
+            char text[160];
+            std::snprintf(text, sizeof text, "%.2fB parameters", beside / 1e9);
+            out.precision_source += "; shared experts and dense MLPs (" + std::string(text) + ") priced at " +
+                                    format_name(out.precision.weights) + ", though " + f.beside_experts_in_scheme +
+                                    " leaves them to " + format_name(out.precision.expert_format());
+            std::snprintf(text, sizeof text, ": %.2f GB above the checkpoint, in all", more / 1e9);
+            out.precision_source += text;
+        }
+    }
     out.precision_source += state_dtype_source(out.model, out.precision);
     return out;
+}
+
+// A model read from its file's JSON, with the formats the file (and an hf_quant_config.json
+// beside it) says its checkpoint ships in.
+inline LoadedModel loaded_model(const nlohmann::json& j, const ResolvedPreset& r) {
+    if (const auto beside = hf_quant_config_beside(j, r.file)) {
+        const nlohmann::json q = read_json_file(*beside);
+        return loaded_model(j, r.file.string(), r.name, &q, beside->string());
+    }
+    return loaded_model(j, r.file.string(), r.name);
 }
 
 // load_model, with the formats the file gives its checkpoint.

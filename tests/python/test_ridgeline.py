@@ -170,6 +170,16 @@ def test_a_config_json_equals_cli(tmp_path):
 
 
 @needs_cli
+def test_hf_quant_config_beside_config_json_equals_cli():
+    # NVIDIA's FP8 Llama-3.1-70B: its format is in hf_quant_config.json beside config.json.
+    path = os.path.join(ROOT, "tests/data/hub/llama-3.1-70b-instruct-fp8")
+    row = cli_json("decode", "-m", path, "-H", "h100-sxm", "--tp", "2", "-c", "4096")[0]
+    assert row["weights"] == "fp8"
+    assert "hf_quant_config.json FP8" in row["formats_source"]
+    same_row(ridgeline.decode(path, "h100-sxm", 1, 4096, tp=2), row)
+
+
+@needs_cli
 def test_value_types_give_the_keyword_rows():
     # The same setting as Workload, Deployment and Assumptions objects: the same CLI row.
     row = cli_json("decode", "-m", "llama-3.1-70b", "-H", "h200", "--tp", "4", "--dp", "2", "-b", "32", "-c", "8192", "--weights", "fp8",

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <ridgeline/json.hpp>
@@ -16,6 +17,7 @@ using namespace ridgeline;
 namespace {
 nlohmann::json hub(const std::string& file) { return read_json_file("tests/data/hub/" + file); }
 Model hub_model(const std::string& file) { return load_model("tests/data/hub/" + file); }
+void write_fixture(const std::filesystem::path& file, const nlohmann::json& j) { std::ofstream(file) << j.dump(); }
 // The language model's keys: the file itself, or its text_config.
 Model config_without(nlohmann::json j, std::initializer_list<const char*> keys, bool in_text = false) {
     for (const char* k : keys) (in_text ? j["text_config"] : j).erase(k);
@@ -1120,7 +1122,7 @@ TEST_CASE("modelopt: NVIDIA's NVFP4 checkpoints keep attention in bf16 and quant
                                     {"ignore", {"lm_head", "model.layers.0.self_attn*"}}};
     const auto [precision, source] = checkpoint_formats(dense);
     CHECK(precision.weights == formats::nvfp4);
-    CHECK(source.find("weights nvfp4 (ignore keeps attention at bf16; priced in the weights' format)") != std::string::npos);
+    CHECK(source.find("weights nvfp4 (ignore keeps attention at bf16 on 1 of 32 layers; priced in the weights' format)") != std::string::npos);
     // A format per layer is not one ridgeline holds.
     dense["quantization_config"]["quant_algo"] = "MIXED_PRECISION";
     CHECK_THROWS_WITH(checkpoint_formats(dense, "q.json"),
@@ -1299,4 +1301,133 @@ TEST_CASE("glm_moe_dsa: GLM-5.2's IndexShare, an indexer on 21 layers and their 
     // The own form keeps which layers share.
     CHECK(same_layers(model_from_config(nlohmann::json(m)), m));
     decodes(m, "h200", 8);
+}
+
+TEST_CASE("hf_quant_config.json: NVIDIA's FP8 and NVFP4 releases give their formats beside config.json", "[families][formats][modelopt]") {
+    namespace fs = std::filesystem;
+    // nvidia/Llama-3.1-70B-Instruct-FP8: config.json has no quantization_config; its
+    // hf_quant_config.json says quant_algo FP8, exclude_modules [lm_head].
+    const LoadedModel llama = load_model_with_formats("tests/data/hub/llama-3.1-70b-instruct-fp8");
+    CHECK(llama.precision.weights == formats::fp8);
+    CHECK(llama.precision.lm_head_format() == formats::bf16);
+    CHECK(llama.precision.embedding_format() == formats::bf16);
+    CHECK(llama.precision_source == "torch_dtype bfloat16; hf_quant_config.json FP8: weights fp8, embeddings, norms and routers bf16, "
+                                    "lm_head bf16; kv_cache_quant_algo ignored: the KV format is --kv's");
+    // By hand from its config.json (hidden 8192, 80 layers, 64 heads of 128, 8 KV heads,
+    // intermediate 28672, vocab 128256 untied): the linear layers at 1 B, both tables and the
+    // 161 norms of 8192 at 2 B.
+    const double linear = 80 * (8192.0 * 8192 * 2 + 8192.0 * 1024 * 2 + 3 * 8192.0 * 28672);
+    const double tables = 2 * 128256.0 * 8192, norms = (80 * 2 + 1) * 8192.0;
+    CHECK(weights_per_device(llama.model, llama.precision).in(bytes) == linear + 2 * (tables + norms));
+    // Without the file beside it, the same config.json is a bf16 checkpoint.
+    const fs::path dir = fs::temp_directory_path() / "ridgeline-test-hf-quant";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "alone");
+    fs::copy_file("tests/data/hub/llama-3.1-70b-instruct-fp8/config.json", dir / "alone" / "config.json");
+    CHECK(load_model_with_formats((dir / "alone").string()).precision.weights == formats::bf16);
+    // aiconfigurator's pairs: <x>_hf_quant_config.json beside <x>_config.json.
+    fs::copy_file("tests/data/hub/llama-3.1-70b-instruct-fp8/config.json", dir / "nvidia--Llama_config.json");
+    fs::copy_file("tests/data/hub/llama-3.1-70b-instruct-fp8/hf_quant_config.json", dir / "nvidia--Llama_hf_quant_config.json");
+    CHECK(load_model_with_formats((dir / "nvidia--Llama_config.json").string()).precision.weights == formats::fp8);
+    // A config.json's own quantization_config is read first, as vLLM reads it.
+    nlohmann::json own = hub("llama-3.1-70b-instruct-fp8/config.json");
+    own["quantization_config"] = {{"quant_method", "fp8"}};
+    fs::create_directories(dir / "both");
+    write_fixture(dir / "both" / "config.json", own);
+    nlohmann::json nvfp4 = hub("llama-3.1-70b-instruct-fp8/hf_quant_config.json");
+    nvfp4["quantization"]["quant_algo"] = "NVFP4";
+    write_fixture(dir / "both" / "hf_quant_config.json", nvfp4);
+    CHECK(load_model_with_formats((dir / "both").string()).precision.weights == formats::fp8);
+    // A file that is not Model Optimizer's, or has no quantization object, is refused by name.
+    const std::string beside = (dir / "bad" / "hf_quant_config.json").string();
+    fs::create_directories(dir / "bad");
+    fs::copy_file("tests/data/hub/llama-3.1-70b-instruct-fp8/config.json", dir / "bad" / "config.json");
+    nlohmann::json other = nvfp4;
+    other["producer"]["name"] = "quark";
+    write_fixture(beside, other);
+    CHECK_THROWS_WITH(load_model_with_formats((dir / "bad").string()),
+                      beside + ": /producer/name: got \"quark\" (a string), expected \"modelopt\" (NVIDIA Model Optimizer writes this file)");
+    other = nvfp4;
+    other.erase("quantization");
+    write_fixture(beside, other);
+    CHECK_THROWS_WITH(load_model_with_formats((dir / "bad").string()),
+                      beside + ": /quantization: got nothing (the key is missing), expected a quantization object");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("hf_quant_config.json: NVFP4 everywhere but the head, or on the routed experts only", "[families][formats][modelopt]") {
+    // nvidia/Qwen3-235B-A22B-NVFP4 keeps only lm_head and each layer's router (mlp.gate): every
+    // linear layer, attention too, in NVFP4 (4.5 bits a weight). By hand from its config.json
+    // (hidden 4096, 94 layers, 64 heads and 4 KV heads of 128, 128 experts of 3 x 4096 x 1536,
+    // vocab 151936 untied): the routers, the 2 norms a layer, the final norm and the tables at
+    // 2 B. The q/k norms (2 x 128 a layer) are priced with the projections they follow, in the
+    // weights' format: 24,064 parameters, 35 kB of 134 GB.
+    const LoadedModel q = load_model_with_formats("tests/data/hub/qwen3-235b-a22b-nvfp4");
+    CHECK(q.precision.weights == formats::nvfp4);
+    CHECK(q.precision.expert_format() == formats::nvfp4);
+    CHECK(q.precision.lm_head_format() == formats::bf16);
+    const double attention = 4096.0 * 8192 * 2 + 4096.0 * 512 * 2, experts = 128 * 3 * 4096.0 * 1536;
+    const double kept = 94 * (128 * 4096.0 + 2 * 4096.0) + 4096 + 2 * 151936.0 * 4096;
+    CHECK(weights_per_device(q.model, q.precision).in(bytes) == Approx(94 * (attention + experts) * 4.5 / 8 + kept * 2).epsilon(1e-6));
+    // nvidia/GLM-5-NVFP4 keeps attention (and the indexer) of every layer, but not the shared
+    // experts or the three dense MLPs, which its checkpoint stores in NVFP4. ridgeline gives
+    // everything outside the routed experts one format, so they are priced at bf16, and the
+    // source says by how much: 75 shared experts of 3 x 6144 x 2048 and 3 MLPs of
+    // 3 x 6144 x 12288 (its config.json), 3,510,632,448 parameters at 2 - 0.5625 B.
+    const LoadedModel glm = load_model_with_formats("tests/data/hub/glm-5-nvfp4");
+    CHECK(glm.precision.weights == formats::bf16);
+    CHECK(glm.precision.expert_format() == formats::nvfp4);
+    CHECK(glm.precision_source ==
+          "dtype bfloat16; hf_quant_config.json NVFP4: routed experts nvfp4 (exclude_modules keeps attention at bf16), embeddings, norms "
+          "and routers bf16, lm_head bf16; kv_cache_quant_algo ignored: the KV format is --kv's; shared experts and dense MLPs (3.51B "
+          "parameters) priced at bf16, though exclude_modules leaves them to nvfp4: 5.05 GB above the checkpoint, in all");
+    CHECK((75 * 3 * 6144.0 * 2048 + 3 * 3 * 6144.0 * 12288) * (2 - 0.5625) / 1e9 == Approx(5.05).margin(0.005));
+    // nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4 keeps the mixers (mixer.q_proj ...
+    // mixer.out_proj) of 12 of its 52 layers; the source says so, and what its 23 shared
+    // experts (2 x 2688 x 3712 each, relu2: no gate) add at bf16: 458,981,376 x 1.4375 B.
+    const LoadedModel nano = load_model_with_formats("tests/data/hub/nemotron-3-nano-30b-a3b-nvfp4");
+    CHECK(nano.precision.weights == formats::bf16);
+    CHECK(nano.precision.expert_format() == formats::nvfp4);
+    CHECK(nano.precision_source.find("hf_quant_config.json NVFP4: routed experts nvfp4 (exclude_modules keeps attention at bf16 on 12 "
+                                     "of 52 layers; ridgeline prices every layer's at bf16)") != std::string::npos);
+    CHECK(nano.precision_source.find("; shared experts and dense MLPs (0.46B parameters) priced at bf16, though exclude_modules "
+                                     "leaves them to nvfp4: 0.66 GB above the checkpoint, in all") != std::string::npos);
+    CHECK(23 * 2 * 2688.0 * 3712 * 1.4375 / 1e9 == Approx(0.66).margin(0.005));
+    // Its excluded "model.layers.78*" is the MTP layer (78 layers), which keeps nothing costed;
+    // GLM-5.1's "model.layers.0*" keeps a dense layer (its attention too), so no such line.
+    const std::string glm51 = load_model_with_formats("tests/data/hub/glm-5.1-nvfp4.json").precision_source;
+    CHECK(glm51.find("above the checkpoint") == std::string::npos);
+    CHECK(glm51.find("routed experts nvfp4 (ignore keeps attention at bf16)") != std::string::npos);
+}
+
+TEST_CASE("modelopt's own form in a config.json: one quant_algo, `ignore`, and the algorithms it refuses", "[families][formats][modelopt][errors]") {
+    nlohmann::json j = read_json_file(data_directory() / "models" / "llama-3.1-8b.json");
+    // vLLM's "compressed-tensors style" modelopt config (vllm-project/vllm@00155cd modelopt.py).
+    j["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "nvfp4"}, {"group_size", 16}, {"ignore", {"lm_head"}}};
+    auto [p, source] = checkpoint_formats(j, "c.json");
+    CHECK(p.weights == formats::nvfp4);
+    CHECK(p.lm_head_format() == formats::bf16);
+    CHECK(source.ends_with("; quantization_config modelopt nvfp4: weights nvfp4, embeddings, norms and routers bf16, lm_head bf16"));
+    j["quantization_config"]["quant_algo"] = "FP8_PER_CHANNEL_PER_TOKEN";
+    j["quantization_config"].erase("ignore");
+    std::tie(p, source) = checkpoint_formats(j, "c.json");
+    CHECK(p.weights == formats::fp8);
+    CHECK(p.lm_head_format() == formats::fp8);  // nothing kept: the head is a Linear it quantises
+    j["quantization_config"]["quant_algo"] = "FP8_PB_WO";
+    CHECK_THROWS_WITH(checkpoint_formats(j, "c.json"),
+                      "c.json: /quantization_config/quant_algo: got \"FP8_PB_WO\" (a string), expected one of: FP8, "
+                      "FP8_PER_CHANNEL_PER_TOKEN, NVFP4, W4A16_NVFP4");
+    j["quantization_config"]["quant_algo"] = "W4A16_NVFP4";
+    j["quantization_config"]["group_size"] = 32;
+    CHECK_THROWS_WITH(checkpoint_formats(j, "c.json"),
+                      "c.json: /quantization_config/group_size: got 32, expected 16 (NVFP4 scales every 16 weights)");
+    j["quantization_config"]["quant_algo"] = "MIXED_PRECISION";
+    CHECK_THROWS_WITH(checkpoint_formats(j, "c.json"),
+                      "c.json: /quantization_config/quant_algo: got \"MIXED_PRECISION\" (a string), expected NVFP4 or FP8 "
+                      "(MIXED_PRECISION gives each layer a format of its own, which ridgeline's formats do not hold; give --weights "
+                      "and --experts)");
+    j["quantization_config"] = {{"quant_method", "modelopt"}};
+    CHECK_THROWS_WITH(checkpoint_formats(j, "c.json"),
+                      "c.json: /quantization_config/config_groups: got nothing (the key is missing), expected an object of "
+                      "quantisation groups");
 }
