@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <fcntl.h>
 #include <unistd.h>
@@ -274,6 +275,17 @@ inline double parse_number(const std::string& option, const std::string& s, doub
     if (zero_ok && v == 0) return 0;
     if (!(v >= min && v <= max)) bad_value(option, s, expected);
     return v;
+}
+
+// Half a unit in the last digit of a decimal that parse_number accepted ("223.19": 0.005,
+// "70": 0.5, "1.5e2": 5): how far the value it rounds may lie from it.
+inline double half_unit_in_last_digit(const std::string& s) {
+    const std::size_t e = s.find_first_of("eE");
+    const std::string mantissa = s.substr(0, e);
+    const std::size_t point = mantissa.find('.');
+    const int decimals = point == std::string::npos ? 0 : static_cast<int>(mantissa.size() - point - 1);
+    const int exponent = e == std::string::npos ? 0 : std::stoi(s.substr(e + 1));
+    return 0.5 * std::pow(10.0, exponent - decimals);
 }
 
 // What --format asks for.

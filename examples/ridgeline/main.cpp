@@ -763,6 +763,7 @@ void run_generate(const GenerateOptions& o) {
 
 struct DiagnoseOptions : WorkloadOptions {
     std::optional<Seconds> per_token;  // from --measured-tok-s or --measured-tpot-ms
+    Seconds longest{};                 // the longest step that figure's rounding allows
     int measurements = 0;              // how many of the two were given
     std::int64_t draft_tokens = 4;
 };
@@ -775,7 +776,7 @@ void run_diagnose(const DiagnoseOptions& o) {
     refuse_times(o, why, why);
     const Setting s = resolve_one(o);
     const Workload w = at_point(o, s);
-    cli::diagnose_table(s, w, *o.per_token, o.draft_tokens).print(o.format);
+    cli::diagnose_table(s, w, *o.per_token, o.draft_tokens, o.longest).print(o.format);
     print_assumptions(o.format, s, links_of_point(s, w));
 }
 
@@ -1347,14 +1348,19 @@ int main(int argc, char** argv) {
     diag->add_option_function<std::string>(
         "--measured-tok-s",
         [&diag_o](const std::string& t) {
-            diag_o.per_token = ridgeline::s(1.0 / cli::parse_number("--measured-tok-s", t, 1e-6, 1e9, "a rate in tokens/s from 1e-6 to 1e9"));
+            const double rate = cli::parse_number("--measured-tok-s", t, 1e-6, 1e9, "a rate in tokens/s from 1e-6 to 1e9");
+            diag_o.per_token = ridgeline::s(1.0 / rate);
+            // The slowest rate the figure rounds: at least half of it, as its last digit is at most itself.
+            diag_o.longest = ridgeline::s(1.0 / (rate - cli::half_unit_in_last_digit(t)));
             ++diag_o.measurements;
         },
         "Measured tokens/s per sequence");
     diag->add_option_function<std::string>(
         "--measured-tpot-ms",
         [&diag_o](const std::string& t) {
-            diag_o.per_token = ms(cli::parse_number("--measured-tpot-ms", t, 1e-6, 1e9, "a time in ms from 1e-6 to 1e9"));
+            const double tpot = cli::parse_number("--measured-tpot-ms", t, 1e-6, 1e9, "a time in ms from 1e-6 to 1e9");
+            diag_o.per_token = ms(tpot);
+            diag_o.longest = ms(tpot + cli::half_unit_in_last_digit(t));
             ++diag_o.measurements;
         },
         "Measured time per output token, ms");

@@ -514,9 +514,11 @@ inline Table model_formats_table(const ridgeline::LoadedModel& loaded) {
 // ---------------------------------------------------------------------------------------------
 
 // `w` carries the batch and context; `measured`, the time per output token.
-inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, ridgeline::Seconds measured, std::int64_t draft_tokens) {
+// `longest`: the longest step the measured figure's rounding allows (diagnose's longest_step).
+inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, ridgeline::Seconds measured, std::int64_t draft_tokens,
+                            ridgeline::Seconds longest = {}) {
     using namespace ridgeline;
-    const Diagnosis d = diagnose(s.dep, s.m, w, measured, 0.9, draft_tokens);
+    const Diagnosis d = diagnose(s.dep, s.m, w, measured, 0.9, draft_tokens, longest);
     Table t({{"field", "field", false}, {"value", "value", false}});
     const auto add = [&](const char* k, Cell c) { t.add({text(k), std::move(c)}); };
     add("hardware", text(s.hardware));
@@ -533,7 +535,9 @@ inline Table diagnose_table(const Resolved& s, const ridgeline::Workload& w, rid
     add("fits", Cell{d.memory.fits(), d.memory.fits() ? "yes" : "NO"});
     std::string reading;
     if (d.verdict == Verdict::near_ceiling) {
-        reading = d.ceiling.links_bound                ? "at the links' budget: more speed needs fewer or faster all-reduces (a smaller tensor-parallel group, a faster link)"
+        // Faster than the ceiling by less than the measured figure's last digit: at it, not above.
+        if (d.within_rounding) reading = "faster than the ceiling only within the measured figure's rounding, so ";
+        reading += d.ceiling.links_bound                ? "at the links' budget: more speed needs fewer or faster all-reduces (a smaller tensor-parallel group, a faster link)"
                   : d.ceiling.bound == Bound::compute ? "at the compute budget: more speed needs fewer FLOPs per token or more compute"
                                                        : "at the byte budget: more speed needs fewer bytes per token or more bandwidth";
     } else if (d.verdict == Verdict::gap) {

@@ -35,6 +35,9 @@ struct Diagnosis {
     double fraction_of_ceiling = 0;      // measured tok/s over ceiling tok/s
     Verdict verdict = Verdict::gap;
     double gap = 0;                      // 1 - fraction, when below the ceiling
+    // A measured step shorter than the ceiling's by no more than the figure's rounding allows
+    // (diagnose's longest_step): at the ceiling, not above it; the terms alone read as at it.
+    bool within_rounding = false;
     // The stated setting's memory: one that does not fit cannot have run as stated, so the
     // measurement is of another setting (fewer bits, more devices, a shorter context).
     MemoryUse memory{};
@@ -69,12 +72,18 @@ struct Diagnosis {
 };
 
 // `near`: the fraction of the ceiling that counts as at it (seed 003: "within 10%").
+// `longest_step`: the longest step the measured figure's rounding allows (223.19 tok/s is
+// anything from 223.185 to 223.195: 1 / 223.185 s); a measurement is above the ceiling only if
+// that step is shorter than the ceiling's too. Unset (0), the measured step itself.
 constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Workload& w, Seconds measured_step,
-                             double near = 0.9, std::int64_t draft_tokens = 4) {
+                             double near = 0.9, std::int64_t draft_tokens = 4, Seconds longest_step = {}) {
     // At least a nanosecond: below it the implied bandwidth and FLOP rate overflow to infinity.
     if (!(measured_step >= ns(1)) || !is_finite(measured_step))
         throw error("", "measured time per token", number_text(measured_step.in(ms)) + " ms", "a finite time of at least 1 ns");
     if (!(near > 0 && near <= 1)) throw error("", "near", std::to_string(near), "a fraction in (0, 1]");
+    if (longest_step != Seconds{} && !(longest_step >= measured_step && is_finite(longest_step)))
+        throw error("", "longest step the measurement's rounding allows", number_text(longest_step.in(ms)) + " ms",
+                    "a finite time no shorter than the measured " + number_text(measured_step.in(ms)) + " ms");
     validate(Speculation{.draft_tokens = draft_tokens});  // the draft length speculative takes, 1 to 1024
     const Hardware& hw = dep.device;
     Workload ideal = w;
@@ -87,7 +96,8 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
     d.implied_bandwidth = d.ceiling.bytes_per_device / measured_step;
     d.bandwidth_utilisation = static_cast<double>(d.implied_bandwidth / hw.memory_bandwidth);
     d.fraction_of_ceiling = static_cast<double>(d.ceiling.step_time / measured_step);
-    if (d.fraction_of_ceiling > 1.0) {
+    d.within_rounding = d.fraction_of_ceiling > 1.0 && !(d.ceiling.step_time > longest_step);
+    if (d.fraction_of_ceiling > 1.0 && !d.within_rounding) {
         d.verdict = Verdict::above_ceiling;
         // A compute-bound step is not shortened by fewer bits (its arithmetic stays) nor by
         // speculation (a verification of g + 1 tokens does g + 1 tokens of arithmetic).
@@ -179,6 +189,12 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         d.overhead_alone = (measured_step - d.ceiling.step_time) / stages;
         d.bandwidth_efficiency_alone = static_cast<double>(d.ceiling.memory_time / per_stage);
         d.compute_efficiency_alone = static_cast<double>(d.ceiling.compute_time / per_stage);
+        if (d.within_rounding) {
+            // Faster than the ceiling only within the figure's rounding: no term is below its peak.
+            d.overhead_alone = Seconds{};
+            d.bandwidth_efficiency_alone = d.bandwidth_efficiency_alone < 1 ? d.bandwidth_efficiency_alone : 1.0;
+            d.compute_efficiency_alone = d.compute_efficiency_alone < 1 ? d.compute_efficiency_alone : 1.0;
+        }
     }
     return d;
 }

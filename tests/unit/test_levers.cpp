@@ -887,6 +887,33 @@ TEST_CASE("diagnose: seed 003's readings and seed 001's impossible claim", "[dia
     CHECK(at_budget.memory.fits());
 }
 
+TEST_CASE("diagnose: a figure at the ceiling within its own rounding is at it, not above", "[diagnose]") {
+    const Model qwen = load_model("qwen3-32b").with_parameters(32.8e9);
+    const Workload at4k = seed::seed_003(Workload{.context = 4096});
+    // Seed 003's ceiling for this setting is 50.24 tok/s, so it lies in [50.235, 50.245]. A
+    // claim of "50.24" may be anything from 50.235: no proof of a step below the ceiling.
+    const Diagnosis same = diagnose(h100(), qwen, at4k, s(1.0 / 50.24), 0.9, 4, s(1.0 / 50.235));
+    CHECK(same.verdict == Verdict::near_ceiling);
+    CHECK(same.overhead_alone >= Seconds{});
+    CHECK(same.bandwidth_efficiency_alone <= 1.0);
+    // "50.3" is at least 50.25, past any ceiling that rounds to 50.24.
+    CHECK(diagnose(h100(), qwen, at4k, s(1.0 / 50.3), 0.9, 4, s(1.0 / 50.25)).verdict == Verdict::above_ceiling);
+    // A step a billionth shorter than the ceiling's: above it as an exact figure, at it where
+    // the figure's rounding reaches the ceiling's step, with no term read below its peak.
+    const Seconds ceiling = same.ceiling.step_time;
+    const Diagnosis exact = diagnose(h100(), qwen, at4k, ceiling * (1 - 1e-9));
+    CHECK(exact.verdict == Verdict::above_ceiling);
+    CHECK_FALSE(exact.within_rounding);
+    const Diagnosis rounded = diagnose(h100(), qwen, at4k, ceiling * (1 - 1e-9), 0.9, 4, ceiling);
+    CHECK(rounded.verdict == Verdict::near_ceiling);
+    CHECK(rounded.within_rounding);
+    CHECK(rounded.overhead_alone == Seconds{});
+    CHECK(rounded.bandwidth_efficiency_alone == 1.0);
+    CHECK(rounded.gap == 0.0);
+    CHECK_THROWS_WITH(diagnose(h100(), qwen, at4k, ms(20), 0.9, 4, ms(10)),
+                      "longest step the measurement's rounding allows: got 10 ms, expected a finite time no shorter than the measured 20 ms");
+}
+
 TEST_CASE("measurements: gpt-fast's rows load, and ridgeline's implied bandwidth matches theirs", "[diagnose][calibrate]") {
     const MeasurementSet set = load_measurements("gpt-fast");
     REQUIRE(set.rows.size() == 10);
