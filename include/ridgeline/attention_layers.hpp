@@ -25,6 +25,9 @@ struct Gqa {
     // RMSNorms over the whole q and k projections, all heads at once (MiniMax-M2's "per_layer"),
     // not one head's width: split over devices with the heads, as engines shard them.
     bool qk_norm_across_heads = false;
+    // No v_proj: V is k_proj's output (normed apart, without RoPE), as Gemma 4's full-attention
+    // layers take it (attention_k_eq_v); the cache still holds K and V, as vLLM and SGLang keep them.
+    bool v_from_k = false;
     friend constexpr bool operator==(const Gqa&, const Gqa&) = default;
 
     [[nodiscard]] constexpr double q_width() const { return layer_detail::d(heads * head_dim); }
@@ -48,7 +51,7 @@ struct Gqa {
         const double kv_proj = h * kv + (qkv_bias ? kv : 0);
         f("q_proj", Part::attention, q_split + norm, q_split / T + norm);
         f("k_proj", Part::attention, kv_proj + k_norm + norm, (kv_proj + k_norm) * kv_share(t) + norm);
-        f("v_proj", Part::attention, kv_proj, kv_proj * kv_share(t));
+        if (!v_from_k) f("v_proj", Part::attention, kv_proj, kv_proj * kv_share(t));
         f("o_proj", Part::attention, q * h + (o_bias ? h : 0), q * h / T + (o_bias ? h : 0));
     }
     // Each linear layer's inputs and the devices they are split over (layer_kind.hpp, row_inputs).
@@ -92,7 +95,8 @@ struct Gqa {
     }
     [[nodiscard]] constexpr std::int64_t widest() const { return layer_detail::widest_of({heads, head_dim}); }
     [[nodiscard]] std::string describe() const {
-        return "GQA " + std::to_string(heads) + " heads / " + std::to_string(kv_heads) + " KV heads x " + std::to_string(head_dim);
+        return "GQA " + std::to_string(heads) + " heads / " + std::to_string(kv_heads) + " KV heads x " + std::to_string(head_dim) +
+               (v_from_k ? ", V from k_proj" : "");
     }
 };
 

@@ -158,7 +158,9 @@ inline KeptModules kept_modules(const Node& list, std::int64_t layers) {
         // "model.layers.0*" or "model.layers.0.*": the whole layer (GLM-5.1 keeps its dense ones so).
         const bool whole_layer = costed && (name.substr(rest) == "*" || name.substr(rest) == ".*");
         if (whole_layer) attention.insert(layer);
-        k.beside_experts = k.beside_experts || has(name, "shared_expert") || whole_layer;
+        // A whole dense MLP ("layers.3.mlp*": DeepSeek's first layers, Gemma 4's beside its experts).
+        const bool mlp = name.ends_with(".mlp") || name.ends_with(".mlp*") || name.ends_with(".mlp.*");
+        k.beside_experts = k.beside_experts || has(name, "shared_expert") || whole_layer || mlp;
     }
     k.attention_layers = static_cast<std::int64_t>(attention.size());
     return k;

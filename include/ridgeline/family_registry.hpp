@@ -10,6 +10,7 @@
 #include "config_reader.hpp"
 #include "family_deepseek.hpp"
 #include "family_gemma.hpp"
+#include "family_gemma4.hpp"
 #include "family_glm4_moe.hpp"
 #include "family_gpt_oss.hpp"
 #include "family_gptj.hpp"
@@ -50,6 +51,7 @@ inline constexpr Family families[] = {
     {"gptj", "GPTJForCausalLM", false, read_gptj, gptj_key},
     {"gemma2", "Gemma2ForCausalLM", true, read_gemma},
     {"gemma3_text", "Gemma3ForCausalLM", true, read_gemma},
+    {"gemma4_text", "Gemma4ForCausalLM", true, read_gemma4},
     {"phi3", "Phi3ForCausalLM", false, read_phi3},
     {"phimoe", "PhimoeForCausalLM", false, read_phi3},
     {"llama4_text", "Llama4ForCausalLM", false, read_llama4},

@@ -51,10 +51,11 @@ inline LayerSpec read_own_group(const Node& g) {
     const std::string kind = at.need("kind", attention_kinds).string(attention_kinds);
     if (kind == "gqa") {
         at.only_keys({"kind", "heads", "kv_heads", "head_dim", "qkv_bias", "o_bias", "qk_norm", "sinks", "output_gate",
-                      "qk_norm_across_heads"});
+                      "qk_norm_across_heads", "v_from_k"});
         spec.attention = Gqa{positive(at, "heads"),  positive(at, "kv_heads"), positive(at, "head_dim"),
                              flag(at, "qkv_bias"),   flag(at, "o_bias"),       flag(at, "qk_norm"),
-                             flag(at, "sinks"),      flag(at, "output_gate"),  flag(at, "qk_norm_across_heads")};
+                             flag(at, "sinks"),      flag(at, "output_gate"),  flag(at, "qk_norm_across_heads"),
+                             flag(at, "v_from_k")};
     } else if (kind == "mla") {
         at.only_keys({"kind", "heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
                       "index_heads", "index_head_dim", "index_topk", "index_key_format", "index_shared"});
@@ -372,7 +373,7 @@ inline void to_json(nlohmann::json& j, const Model& m) {
         if (const auto* a = std::get_if<Gqa>(&g.spec.attention))
             at = {{"kind", "gqa"},           {"heads", a->heads},     {"kv_heads", a->kv_heads}, {"head_dim", a->head_dim},
                   {"qkv_bias", a->qkv_bias}, {"o_bias", a->o_bias},   {"qk_norm", a->qk_norm},   {"sinks", a->sinks},
-                  {"output_gate", a->output_gate}, {"qk_norm_across_heads", a->qk_norm_across_heads}};
+                  {"output_gate", a->output_gate}, {"qk_norm_across_heads", a->qk_norm_across_heads}, {"v_from_k", a->v_from_k}};
         else if (const auto* l = std::get_if<Mla>(&g.spec.attention))
             at = {{"kind", "mla"},
                   {"heads", l->heads},

@@ -204,7 +204,7 @@ TEST_CASE("presets: bad config.json files name file, path, value and expectation
                       "tests/data/bad/model-float-layers.json: /num_hidden_layers: got 32.5, expected a positive integer");
     CHECK_THROWS_WITH(load_model(bad("model-unknown-family")),
                       "tests/data/bad/model-unknown-family.json: /model_type: got \"falcon\" (a string), expected a supported model_type, one of: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, "
-                      "qwen3_vl_text, qwen3_vl_moe_text, mimo, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gptj, gemma2, gemma3_text, "
+                      "qwen3_vl_text, qwen3_vl_moe_text, mimo, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gptj, gemma2, gemma3_text, gemma4_text, "
                       "phi3, phimoe, llama4_text, glm4_moe, qwen3_next, qwen3_5_text, qwen3_5_moe_text, granitemoe, nemotron-nas, granitemoehybrid, "
                       "nemotron_h, minimax_m2, glm_moe_dsa, ridgeline; or a wrapper whose "
                       "text_config has one; or architectures naming one of their classes");
@@ -533,7 +533,7 @@ TEST_CASE("presets: only regular files of at most 64 MiB are read, under any fil
 
 TEST_CASE("presets: a config.json without model_type, and a file name too long for a model name", "[presets][errors]") {
     const std::string families = "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_vl_text, qwen3_vl_moe_text, mimo, "
-                                 "deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gptj, gemma2, gemma3_text, phi3, phimoe, "
+                                 "deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, gptj, gemma2, gemma3_text, gemma4_text, phi3, phimoe, "
                                  "llama4_text, glm4_moe, qwen3_next, qwen3_5_text, qwen3_5_moe_text, granitemoe, nemotron-nas, "
                                  "granitemoehybrid, nemotron_h, minimax_m2, glm_moe_dsa, ridgeline";
     CHECK_THROWS_WITH(load_model(bad_file("model-no-model-type")),

@@ -1431,3 +1431,89 @@ TEST_CASE("modelopt's own form in a config.json: one quant_algo, `ignore`, and t
                       "c.json: /quantization_config/config_groups: got nothing (the key is missing), expected an object of "
                       "quantisation groups");
 }
+
+TEST_CASE("gemma4: 26B-A4B (experts beside an MLP) and 31B, full layers with wider heads and V from k_proj", "[families][gemma4]") {
+    // Google's card (SOURCES.md, secondary): 26B-A4B "25.2B total, 3.8B active"; 31B "30.7B".
+    const LoadedModel moe = load_model_with_formats("tests/data/hub/gemma-4-26b-a4b.json");
+    const Model& m = moe.model;
+    // By hand from its text_config (hidden 2816, 30 layers, full at 5, 11, 17, 23, 29; 16 heads;
+    // sliding: 8 KV heads x 256; full: 2 KV heads x 512 and no v_proj; q and k norms a head
+    // wide; MLP 2112 beside 128 experts of 704, 8 a token; router 128 x 2816, a scale of 2816 and
+    // one of 128; 7 norms of 2816 a layer; a tied table of 262144 x 2816 and the final norm).
+    const double sliding = 2816.0 * 4096 * 2 + 2816.0 * 2048 * 2 + 2 * 256;
+    const double full = 2816.0 * 8192 * 2 + 2816.0 * 1024 + 2 * 512;
+    const double experts = 128 * 3 * 2816.0 * 704, rest = 3 * 2816.0 * 2112 + experts + 2816.0 * 128 + 2816 + 128 + 7 * 2816;
+    const double table = 262144.0 * 2816;
+    CHECK(derived_parameters(m).total() == 25 * (sliding + rest) + 5 * (full + rest) + table + 2816);
+    CHECK(derived_parameters(m).total() / 1e9 == Approx(25.2).margin(0.05));
+    // Active: 8 of the 128 experts.
+    CHECK(active_parameters(m).total() == derived_parameters(m).total() - 30 * 120 * 3 * 2816.0 * 704);
+    CHECK(active_parameters(m).total() / 1e9 == Approx(3.8).margin(0.05));
+    CHECK(moe.notes.starts_with("language model read from text_config (model_type gemma4_text) of a gemma4 checkpoint"));
+    // K and V both cached on every layer, as vLLM keeps them: 2 x 8 x 256 x 2 B on a sliding
+    // layer, 2 x 2 x 512 x 2 B on a full one.
+    CHECK(kv_bytes_per_token(m, formats::bf16).in(bytes) == 25 * 8192 + 5 * 4096);
+    CHECK(layers_where(m, [](const LayerSpec& s) { return s.window == 1024; }) == 25);
+    CHECK(m.tied_embeddings);
+    CHECK(first<Gqa>(m).describe() == "GQA 16 heads / 8 KV heads x 256");
+
+    // 31B: dense, 60 layers (full every sixth), hidden 5376, 32 heads; sliding 16 KV heads x
+    // 256, full 4 x 512 without v_proj; MLP 21504; 4 norms a layer (NVIDIA's copy of its config).
+    const Model dense = load_model("tests/data/hub/gemma-4-31b-it-nvfp4");
+    const double s31 = 5376.0 * 8192 * 2 + 5376.0 * 4096 * 2 + 512, f31 = 5376.0 * 16384 * 2 + 5376.0 * 2048 + 1024;
+    const double mlp31 = 3 * 5376.0 * 21504 + 4 * 5376;
+    CHECK(derived_parameters(dense).total() == 50 * (s31 + mlp31) + 10 * (f31 + mlp31) + 262144.0 * 5376 + 5376);
+    CHECK(derived_parameters(dense).total() / 1e9 == Approx(30.7).margin(0.05));
+    CHECK(kv_bytes_per_token(dense, formats::bf16).in(bytes) == 50 * 2 * 16 * 256 * 2 + 10 * 2 * 4 * 512 * 2);
+    // The own form keeps the full layers' V from k_proj.
+    const nlohmann::json own = m;
+    CHECK(same_layers(model_from_config(own), m));
+    decodes(m, "h100-sxm", 2);
+    decodes(dense);
+}
+
+TEST_CASE("gemma4: defaults as Gemma4TextConfig, and the E2B/E4B features refused", "[families][gemma4][defaults][errors]") {
+    const nlohmann::json j = hub("gemma-4-26b-a4b.json");
+    const auto full_layers = [](const Model& x) { return layers_where(x, [](const LayerSpec& s) { return s.window == 0; }); };
+    // layer_types absent: full on every sixth layer and on the last (30 layers: 5, 11, ..., 29).
+    CHECK(full_layers(config_without(j, {"layer_types"}, true)) == 5);
+    nlohmann::json odd = j;
+    odd["text_config"].erase("layer_types");
+    odd["text_config"]["num_hidden_layers"] = 32;  // sixths at 5 ... 29, and the last, 31
+    CHECK(full_layers(model_from_config(odd, "t.json")) == 6);
+    // sliding_window 512 absent; global_head_dim 512 absent; null, head_dim.
+    CHECK(layers_where(config_without(j, {"sliding_window"}, true), [](const LayerSpec& s) { return s.window == 512; }) == 25);
+    nlohmann::json null_global = j;
+    null_global["text_config"]["global_head_dim"] = nullptr;
+    CHECK(kv_bytes_per_token(model_from_config(null_global), formats::bf16).in(bytes) == 25 * 8192 + 5 * 2 * 2 * 256 * 2);
+    // attention_k_eq_v false: the full layers keep num_key_value_heads (8) and a v_proj.
+    const Model kv_apart = with(j, "attention_k_eq_v", false, true);
+    CHECK(kv_bytes_per_token(kv_apart, formats::bf16).in(bytes) == 25 * 8192 + 5 * 2 * 8 * 512 * 2);
+    // enable_moe_block absent: the MLP alone.
+    CHECK(std::holds_alternative<DenseMlp>(config_without(j, {"enable_moe_block"}, true).groups[0].spec.ffn));
+    // Refused: per-layer input embeddings (absent means 256) and KV shared across layers.
+    CHECK_THROWS_WITH(config_without(j, {"hidden_size_per_layer_input"}, true),
+                      "test.json: /text_config/hidden_size_per_layer_input: got nothing (the key is missing, so Gemma4TextConfig's "
+                      "default of 256 applies), expected 0 (per-layer input embeddings, Gemma 4's E2B and E4B, are not modelled)");
+    CHECK_THROWS_WITH(with(j, "hidden_size_per_layer_input", 256, true),
+                      "test.json: /text_config/hidden_size_per_layer_input: got 256, expected 0 (per-layer input embeddings, Gemma 4's "
+                      "E2B and E4B, are not modelled)");
+    CHECK_THROWS_WITH(with(j, "num_kv_shared_layers", 20, true),
+                      "test.json: /text_config/num_kv_shared_layers: got 20, expected 0 (layers that read an earlier layer's KV "
+                      "instead of caching their own, as Gemma 4's E2B and E4B do, are not modelled)");
+    CHECK_THROWS_WITH(with(j, "num_global_key_value_heads", 3, true),
+                      "test.json: /text_config/num_global_key_value_heads: got 3, expected a divisor of num_attention_heads (16)");
+    CHECK_THROWS_WITH(with(j, "top_k_experts", 129, true),
+                      "test.json: /text_config/top_k_experts: got 129, expected at most num_experts (128)");
+}
+
+TEST_CASE("gemma4: NVIDIA's NVFP4 releases, the experts alone on 26B-A4B", "[families][gemma4][formats]") {
+    // nvidia/Gemma-4-26B-A4B-NVFP4's ignore keeps every layer's self_attn, mlp and router: only
+    // the experts in NVFP4, nothing priced above the checkpoint.
+    const LoadedModel q = load_model_with_formats("tests/data/hub/gemma-4-26b-a4b-nvfp4");
+    CHECK(q.precision.weights == formats::bf16);
+    CHECK(q.precision.expert_format() == formats::nvfp4);
+    CHECK(q.precision_source.find("above the checkpoint") == std::string::npos);
+    const ParameterBreakdown p = derived_parameters(q.model);
+    CHECK(weights_per_device(q.model, q.precision).in(bytes) == Approx(p.experts * 4.5 / 8 + (p.total() - p.experts) * 2).epsilon(1e-13));
+}
