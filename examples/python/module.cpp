@@ -65,6 +65,7 @@ struct PyAssumptions {
 struct WorkloadSpec {
     Workload w{};
     bool weights_given = false, embeddings_given = false, experts_given = false, lm_head_given = false, router_and_norms_given = false;
+    bool attention_given = false;
     bool compute_given = false;  // else the device's default_compute, as the CLI's --compute
 };
 struct PyWorkload {
@@ -299,7 +300,7 @@ Numeric numeric_arg(const char* what, const std::string& s) {
 }
 
 // The keywords a workload takes, besides batch and context.
-const std::vector<const char*> workload_keys{"weights",    "kv",          "compute",    "embeddings",      "experts",      "lm_head",
+const std::vector<const char*> workload_keys{"weights",    "kv",          "compute",    "embeddings",      "experts",      "attention", "lm_head",
                                              "router_and_norms", "efficiency", "overhead_s",  "assumptions", "accounting",     "attention_flops",
                                              "memory_fraction", "runtime_reserve_bytes"};
 const std::vector<const char*> parallel_keys{"tp", "pp", "ep", "dp", "attention_dp", "link_latency_s", "link_bandwidth_bytes_per_s"};
@@ -351,6 +352,10 @@ WorkloadSpec read_workload(Kwargs& k, bool read_weights = true) {
     if (const auto e = k.optional_text("experts")) {
         w.precision.experts = format_arg("experts", *e);
         spec.experts_given = true;
+    }
+    if (const auto e = k.optional_text("attention")) {
+        w.precision.attention = format_arg("attention", *e);
+        spec.attention_given = true;
     }
     if (const auto e = k.optional_text("lm_head")) {
         w.precision.lm_head = format_arg("lm_head", *e);
@@ -477,13 +482,15 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     const auto overrides = [&] {
         const auto given = [](bool is, std::optional<Format> f) { return is ? f : std::nullopt; };
         return cli::format_overrides(given(spec.embeddings_given, p.embeddings), given(spec.experts_given, p.experts),
-                                     given(spec.lm_head_given, p.lm_head), given(spec.router_and_norms_given, p.router_and_norms));
+                                     given(spec.lm_head_given, p.lm_head), given(spec.router_and_norms_given, p.router_and_norms),
+                                     given(spec.attention_given, p.attention));
     };
     if (spec.weights_given) {  // as the CLI resolves and records it: rows are the same in both
         const Precision asked = p;
         store_weights_as(p, pm.precision, asked.weights);
         // experts=, embeddings= and lm_head= given beside weights= set those still.
         if (spec.experts_given) p.experts = asked.experts;
+        if (spec.attention_given) p.attention = asked.attention;
         if (spec.embeddings_given) p.embeddings = asked.embeddings;
         if (spec.lm_head_given) p.lm_head = asked.lm_head;
         if (spec.router_and_norms_given) p.router_and_norms = asked.router_and_norms;
@@ -492,6 +499,7 @@ std::pair<Workload, std::string> with_formats(const PyModel& pm, const WorkloadS
     // The recurrent state's formats are the checkpoint's, whatever the weights'.
     p.state = pm.precision.state;
     p.weights = pm.precision.weights;
+    if (!spec.attention_given) p.attention = pm.precision.attention;
     if (!spec.experts_given) p.experts = pm.precision.experts;
     if (!spec.embeddings_given) p.embeddings = pm.precision.embeddings;
     if (!spec.lm_head_given) p.lm_head = pm.precision.lm_head;
@@ -1554,7 +1562,7 @@ PYBIND11_MODULE(ridgeline, m) {
 
     py::class_<PyWorkload>(m, "Workload",
                            "A workload: Workload(batch=1, context=0, **settings) with the answers' workload keywords (weights, kv, "
-                           "compute, embeddings, experts, lm_head, router_and_norms, efficiency, overhead_s, assumptions, accounting, attention_flops, "
+                           "compute, embeddings, experts, attention, lm_head, router_and_norms, efficiency, overhead_s, assumptions, accounting, attention_flops, "
                            "memory_fraction, runtime_reserve_bytes). Pass it to an answer as workload=.")
         .def(py::init(&make_workload), py::arg("batch") = 1, py::arg("context") = 0)
         .def_property_readonly("batch", [](const PyWorkload& w) { return w.spec.w.batch; })
@@ -1570,6 +1578,9 @@ PYBIND11_MODULE(ridgeline, m) {
         })
         .def_property_readonly("experts", [](const PyWorkload& w) -> std::optional<std::string> {
             return w.spec.experts_given ? std::optional<std::string>(format_name(w.spec.w.precision.expert_format())) : std::nullopt;
+        })
+        .def_property_readonly("attention", [](const PyWorkload& w) -> std::optional<std::string> {
+            return w.spec.attention_given ? std::optional<std::string>(format_name(w.spec.w.precision.attention_format())) : std::nullopt;
         })
         .def_property_readonly("embeddings", [](const PyWorkload& w) -> std::optional<std::string> {
             return w.spec.embeddings_given ? std::optional<std::string>(format_name(w.spec.w.precision.embedding_format())) : std::nullopt;

@@ -75,7 +75,7 @@ struct WorkloadOptions {
     std::string weights_text = "checkpoint";                    // --weights as typed
     Format kv = formats::bf16;
     std::optional<Numeric> compute;  // unset: default_compute(the device), bf16 but on a V100
-    std::optional<Format> embeddings, experts, lm_head, router_and_norms;
+    std::optional<Format> embeddings, experts, attention, lm_head, router_and_norms;
     cli::ListFlag batches{{1}, "1"}, contexts{{0}, "0"};
     std::vector<std::int64_t> tp{1}, pp{1}, ep{1};
     std::int64_t dp = 1;
@@ -136,6 +136,8 @@ void add_workload(CLI::App* app, WorkloadOptions& o, Settings settings) {
              "Compute format whose peak the math runs on (default bf16, or fp16 on a device without a bf16 peak)");
     add_read(app, "--embeddings", o.embeddings, read_format, "Format of the input embedding table, if not the checkpoint's");
     add_read(app, "--experts", o.experts, read_format, "Format of the routed experts, if not the weights'");
+    add_read(app, "--attention", o.attention, read_format,
+             "Format of the attention's (and recurrent mixers') projections, if not the weights' (NVFP4 releases keep them in bf16)");
     add_read(app, "--lm-head", o.lm_head, read_format, "Format of an untied LM head, if not the checkpoint's");
     add_read(app, "--router-and-norms", o.router_and_norms, read_format,
              "Format of the norms and MoE routers, if not the checkpoint's (a GGUF keeps them in fp32)");
@@ -270,6 +272,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     } else {
         p.weights = loaded.precision.weights;
         p.experts = loaded.precision.experts;
+        p.attention = loaded.precision.attention;
         p.embeddings = loaded.precision.embeddings;
         p.lm_head = loaded.precision.lm_head;
         p.state = loaded.precision.state;
@@ -278,7 +281,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
     }
     // Flags that override some of the checkpoint's formats say so in the record, then a compute
     // format the device chose (Python's rows read the same).
-    s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head, o.router_and_norms);
+    s.formats_source += cli::format_overrides(o.embeddings, o.experts, o.lm_head, o.router_and_norms, o.attention);
     if (!o.compute) s.formats_source += default_compute_note(s.hw);
     if (o.embeddings) p.embeddings = *o.embeddings;
     if (o.experts) {
@@ -296,6 +299,7 @@ Setting resolve(const WorkloadOptions& o, const std::string& hardware, const std
         p.lm_head = *o.lm_head;
     }
     if (o.router_and_norms) p.router_and_norms = *o.router_and_norms;
+    if (o.attention) p.attention = *o.attention;
     if (o.max_context) {
         // It raises the limit; a lower one would only make the model refuse contexts it takes.
         if (const auto expected = lowers_context_limit(s.m, *o.max_context))
@@ -1193,7 +1197,8 @@ std::string in_user_terms(const ridgeline::error& e, const Hardware& hw, bool co
     // A format refused for its groups (row_groups.hpp): the flag that sets it, or, not typed, the
     // checkpoint's own format that flag would replace.
     static const std::pair<std::string_view, std::string_view> formats[] = {
-        {"weights format", "--weights"}, {"LM head format", "--lm-head"}, {"embedding format", "--embeddings"}, {"KV format", "--kv"}};
+        {"weights format", "--weights"}, {"attention format", "--attention"}, {"LM head format", "--lm-head"},
+        {"embedding format", "--embeddings"}, {"KV format", "--kv"}};
     for (const auto& [path, flag] : formats)
         if (e.path() == path)
             return fmt::format("{}{}: got {}, expected {}", flag, typed(flag) ? "" : " (not given, so the checkpoint's)", e.value(), expected);

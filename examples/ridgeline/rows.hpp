@@ -57,10 +57,11 @@ struct Resolved {
 // formats, in the CLI's words ("; --experts fp8"): the CLI and Python build rows alike with it.
 inline std::string format_overrides(const std::optional<ridgeline::Format>& embeddings, const std::optional<ridgeline::Format>& experts,
                                     const std::optional<ridgeline::Format>& lm_head,
-                                    const std::optional<ridgeline::Format>& router_and_norms) {
+                                    const std::optional<ridgeline::Format>& router_and_norms,
+                                    const std::optional<ridgeline::Format>& attention = std::nullopt) {
     std::string out;
-    for (const auto& [flag, given] : {std::pair{"--embeddings", embeddings}, std::pair{"--experts", experts}, std::pair{"--lm-head", lm_head},
-                                      std::pair{"--router-and-norms", router_and_norms}})
+    for (const auto& [flag, given] : {std::pair{"--embeddings", embeddings}, std::pair{"--experts", experts}, std::pair{"--attention", attention},
+                                      std::pair{"--lm-head", lm_head}, std::pair{"--router-and-norms", router_and_norms}})
         if (given) out += std::string("; ") + flag + " " + ridgeline::format_name(*given);
     return out;
 }
@@ -106,6 +107,7 @@ inline std::vector<Column> input_columns() {
             {"embedding_lookup_flops", "lookup FLOPs", false, false}, {"prompt_logits", "prompt logits", false, false},
             {"memory_fraction", "memory fraction", true, false},
             {"runtime_reserve_bytes", "reserve", true, false}, {"experts", "experts", false, false},
+            {"attention", "attention", false, false},
             {"embeddings", "embeddings", false, false}, {"lm_head", "lm_head", false, false},
             {"router_and_norms", "norms and routers", false, false}, {"formats_source", "formats from", false, false}};
 }
@@ -125,8 +127,8 @@ inline std::vector<Cell> input_cells(const Resolved& s) {
             Cell{a.embedding_lookup_flops, a.embedding_lookup_flops ? "on" : "off"},
             text(a.prompt_logits ? "every" : "last"),
             number(a.memory_fraction, 2), number(a.runtime_reserve.in(bytes), 0),
-            text(format_name(p.expert_format())), text(format_name(p.embedding_format())), text(format_name(p.lm_head_format())),
-            text(format_name(p.router_and_norm_format())), text(s.formats_source)};
+            text(format_name(p.expert_format())), text(format_name(p.attention_format())), text(format_name(p.embedding_format())),
+            text(format_name(p.lm_head_format())), text(format_name(p.router_and_norm_format())), text(s.formats_source)};
 }
 
 // The setting a record (diagnose, predict) was computed for, after its hardware and model: the

@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <set>
 #include <string>
@@ -34,14 +33,11 @@ struct LoadedModel {
     std::string notes;             // how the file was read, when that needs saying (model_json.hpp)
 };
 
-// The formats a config.json (and an hf_quant_config.json beside it) give a checkpoint, where
-// that came from, and the list key ("ignore", "exclude_modules") whose scheme reaches shared
-// experts and dense MLPs that ridgeline prices at torch_dtype beside routed experts (empty
-// where none: see apply_scheme; loaded_model says what that costs for the model read).
+// The formats a config.json (and an hf_quant_config.json beside it) give a checkpoint, and
+// where they came from.
 struct CheckpointFormats {
     Precision precision{};
     std::string source{};
-    std::string beside_experts_in_scheme{};
 };
 
 namespace json_detail {
@@ -174,39 +170,38 @@ inline std::int64_t layer_count(const json& j) {
 }
 
 // A quantiser's one weights format `scheme` over a checkpoint: every linear layer takes it but
-// those `kept` names. Where that keeps every layer's attention on a model with routed experts,
-// only those experts take the scheme: NVIDIA's NVFP4 releases (MiniMax-M2.5, Qwen3.5, GLM-5.1)
-// and Moonshot's INT4 Kimi-K2-Thinking and K2.5 (which keep the shared experts and dense MLPs
-// too). ridgeline gives a model's linear layers outside the routed experts one format, so a
-// list that keeps some of them and not others is priced as one of the two, and the source says
-// which: a dense model's attention in the scheme, an MoE's shared experts and dense MLPs at
-// torch_dtype. `label` says where the scheme came from ("quantization_config modelopt").
+// those `kept` names, at torch_dtype. ridgeline holds a format for the attention (and recurrent
+// mixers), one for the routed experts and one for the rest of the linear layers (shared
+// experts, dense MLPs), so a list that keeps whole parts is priced exactly: NVIDIA's NVFP4
+// releases keep attention (Gemma 4 31B, MiniMax-M2.5, GLM-5), some the shared experts and
+// dense layers too (GLM-5.1, Qwen3.5), as Moonshot's INT4 Kimi-K2.5 does. A list that keeps the
+// attention of some layers only prices every layer's at torch_dtype, and the source says so.
+// `label` says where the scheme came from ("quantization_config modelopt").
 inline CheckpointFormats apply_scheme(const json& j, const KeptModules& kept, Format scheme, Precision p, Format dtype,
-                                                      std::string source, const std::string& label, const char* list_key) {
-    const bool experts_only = kept.attention() && has_routed_experts(j);
+                                      std::string source, const std::string& label, const char* list_key) {
+    const bool experts = has_routed_experts(j);
     const std::int64_t layers = layer_count(j);
-    // "attention" where every layer's is named, else on how many it is.
-    const std::string where = kept.attention_everywhere || layers == 0 || kept.attention_layers >= layers
-                                  ? ""
-                                  : " on " + std::to_string(kept.attention_layers) + " of " + std::to_string(layers) + " layers";
-    p.weights = experts_only ? dtype : scheme;
-    if (experts_only) p.experts = scheme;
+    p.weights = experts && kept.beside_experts ? dtype : scheme;
+    if (experts) p.experts = scheme;
+    if (kept.attention()) p.attention = dtype;
     if (kept.head) p.lm_head = dtype;
-    else if (experts_only) p.lm_head = scheme;  // a Linear the scheme quantises, where the weights are not
+    else p.lm_head = scheme;  // a Linear the scheme quantises
     p.router_and_norms = dtype;  // quantisers convert linear layers only
     p.embeddings = dtype;
     const std::string kept_at = format_name(dtype);
     source += "; " + label + ": ";
-    if (experts_only) {
-        source += "routed experts " + format_name(scheme) + " (" + list_key + " keeps attention at " + kept_at + where +
-                  (where.empty() ? "" : "; ridgeline prices every layer's at " + kept_at) + ")";
-    } else {
-        source += "weights " + format_name(scheme);
-        if (kept.attention()) source += " (" + std::string(list_key) + " keeps attention at " + kept_at + where + "; priced in the weights' format)";
+    if (experts && p.weights != scheme) source += "routed experts " + format_name(scheme) + ", other linear layers " + format_name(p.weights);
+    else source += "linear layers " + format_name(scheme);
+    if (kept.attention()) {
+        const bool partly = !kept.attention_everywhere && layers > 0 && kept.attention_layers < layers;
+        source += ", attention " + kept_at + " (" + list_key + " keeps it" +
+                  (partly ? " on " + std::to_string(kept.attention_layers) + " of " + std::to_string(layers) +
+                                " layers; ridgeline prices every layer's at " + kept_at
+                          : "") +
+                  ")";
     }
-    source += ", embeddings, norms and routers " + kept_at;
-    if (p.lm_head) source += ", lm_head " + format_name(*p.lm_head);
-    return {p, source, experts_only && !kept.beside_experts ? list_key : ""};
+    source += ", embeddings, norms and routers " + kept_at + ", lm_head " + format_name(*p.lm_head);
+    return {p, source};
 }
 
 inline const std::string mixed_precision_refusal =
@@ -365,7 +360,7 @@ inline CheckpointFormats read_checkpoint_formats(const nlohmann::json& j, const 
         return json_detail::modelopt_formats(j, h.need("quantization", "a quantization object"), p, dtype, source, "hf_quant_config.json",
                                              "exclude_modules");
     }
-    if (!quantization) return {p, source, ""};
+    if (!quantization) return {p, source};
 
     const Node q = quantization->first;
     q.require_object("a quantization_config object");
@@ -414,7 +409,7 @@ inline CheckpointFormats read_checkpoint_formats(const nlohmann::json& j, const 
     // Routers and norms are stored as the table (Precision::router_and_norm_format).
     if (p.embeddings || method == "mxfp4") source += ", embeddings, norms and routers " + format_name(dtype);
     if (p.lm_head) source += ", lm_head " + format_name(*p.lm_head);
-    return {p, source, ""};
+    return {p, source};
 }
 
 // read_checkpoint_formats' formats and their source.
@@ -475,21 +470,6 @@ inline LoadedModel loaded_model(const nlohmann::json& j, const std::string& file
     CheckpointFormats f = read_checkpoint_formats(j, file, hf_quant, hf_quant_file);
     out.precision = f.precision;
     out.precision_source = std::move(f.source);
-    if (!f.beside_experts_in_scheme.empty() && !out.model.declared_parameters) {
-        // What pricing them at torch_dtype adds, in all: the parameters x the two formats' difference.
-        const ParameterBreakdown b = derived_parameters(out.model);
-        const double beside = b.shared_experts + b.dense_mlp;
-        const double more = beside * (out.precision.weights.bytes_per_element() - out.precision.expert_format().bytes_per_element()).in(bytes);
-        if (beside > 0 && more > 0) {
-            char text[160];
-            std::snprintf(text, sizeof text, "%.2fB parameters", beside / 1e9);
-            out.precision_source += "; shared experts and dense MLPs (" + std::string(text) + ") priced at " +
-                                    format_name(out.precision.weights) + ", though " + f.beside_experts_in_scheme +
-                                    " leaves them to " + format_name(out.precision.expert_format());
-            std::snprintf(text, sizeof text, ": %.2f GB above the checkpoint, in all", more / 1e9);
-            out.precision_source += text;
-        }
-    }
     out.precision_source += state_dtype_source(out.model, out.precision);
     return out;
 }

@@ -38,7 +38,8 @@ namespace memory_detail {
 constexpr double layer_bytes(const LayerSpec& spec, double h, const Precision& p, const Parallelism& par) {
     const RoutedExperts e = routed_experts(spec, h);
     return layer_bytes_outside_experts(spec, h, par.tensor, par.attention_tensor(), p.weights.bytes_per_element().in(bytes),
-                                       p.router_and_norm_format().bytes_per_element().in(bytes)) +
+                                       p.router_and_norm_format().bytes_per_element().in(bytes),
+                                       p.attention_format().bytes_per_element().in(bytes)) +
            static_cast<double>(e.experts) * e.parameters_per_expert / static_cast<double>(par.tensor) *
                p.expert_format().bytes_per_element().in(bytes);
 }

@@ -329,12 +329,27 @@ constexpr std::int64_t attention_chunk(const Model& m) noexcept {
     return 0;
 }
 
+// What one of t devices holds of one layer's attention (or recurrent mixer): its projections
+// and the norms inside it (Precision::attention_format's share of the layer).
+constexpr double layer_attention_parameters_per_device(const LayerSpec& spec, double h, std::int64_t attention_t) {
+    double p = 0;
+    const auto add = [&](const char*, Part part, double, double per_device) {
+        if (part != Part::experts) p += per_device;
+    };
+    std::visit([&](const auto& k) { k.weights(h, attention_t, add); }, spec.attention);
+    return p;
+}
+
 // The bytes one of t devices holds of one layer outside its routed experts: its share of the
-// linear layers at `per_weight` bytes a parameter, and its norms and router whole at `per_kept`.
+// linear layers at `per_weight` bytes a parameter (the attention's at `per_attention`), and its
+// norms and router whole at `per_kept`.
 constexpr double layer_bytes_outside_experts(const LayerSpec& spec, double h, std::int64_t t, std::int64_t attention_t,
-                                             double per_weight, double per_kept) {
+                                             double per_weight, double per_kept, double per_attention) {
     const double kept = layer_router_and_norm_parameters(spec, h);
-    return (layer_parameters_per_device(spec, h, t, attention_t) - kept) * per_weight + kept * per_kept;
+    const double all = layer_parameters_per_device(spec, h, t, attention_t) - kept;
+    if (per_attention == per_weight) return all * per_weight + kept * per_kept;
+    const double attention = layer_attention_parameters_per_device(spec, h, attention_t > 0 ? attention_t : t);
+    return (all - attention) * per_weight + attention * per_attention + kept * per_kept;
 }
 
 // Per token, the parameters one of t devices multiplies beyond an even t-th share of the

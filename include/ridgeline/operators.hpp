@@ -109,6 +109,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
     const bool read_rows = as.accounting == WeightAccounting::bytes_read && !m.tied_embeddings;
     const double table_bytes = w.precision.embedding_format().bytes_per_element().in(bytes);
     const double kept_bytes = w.precision.router_and_norm_format().bytes_per_element().in(bytes);
+    const double attention_bytes = w.precision.attention_format().bytes_per_element().in(bytes);
 
     // Input embeddings: the table, or one row per token read; a lookup, so FLOPs only when the
     // assumptions charge them.
@@ -129,7 +130,7 @@ inline std::vector<Operator> operators(const Deployment& d, const Model& m, cons
         if (L == 0) continue;
         // Each kind names its weights (layers.hpp); routed experts are costed by what the batch touches.
         const auto attention_weight = [&](const char* name, Part, double whole, double per_device) {
-            b.weights(name, L, gi, whole, per_device, 0, true, false, ranks, context_batch);
+            b.weights(name, L, gi, whole, per_device, attention_bytes, true, false, ranks, context_batch);
         };
         const auto weight = [&](const char* name, Part part, double whole, double per_device) {
             if (part != Part::experts) {

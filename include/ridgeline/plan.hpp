@@ -175,7 +175,7 @@ inline std::string no_fp8_weights(const Hardware& hw) {
                        "(the preset gives ") + given + ")";
 }
 inline bool stores_fp8(const Precision& p) {
-    for (const Format f : {p.weights, p.expert_format(), p.embedding_format(), p.lm_head_format()})
+    for (const Format f : {p.weights, p.expert_format(), p.attention_format(), p.embedding_format(), p.lm_head_format()})
         if (f.element == Numeric::fp8) return true;
     return false;
 }
@@ -454,6 +454,7 @@ inline PlanResult plan(const PlanRequest& r) {
             if (dev.efficiency) w.efficiency = *dev.efficiency;
             w.precision.weights = storage.weights;
             w.precision.experts = storage.experts;
+            w.precision.attention = storage.attention;
             w.precision.embeddings = storage.embeddings;
             w.precision.lm_head = storage.lm_head;
             w.precision.router_and_norms = storage.router_and_norms;

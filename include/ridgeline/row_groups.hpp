@@ -32,7 +32,9 @@ constexpr bool groups_along_rows(const Format& f) noexcept {
 // it). A split that leaves a device a fraction of a row is validate(Deployment, Model)'s to
 // refuse, not this.
 constexpr void require_whole_groups(const Model& m, const Precision& p, const Parallelism& par) {
-    if (!groups_along_rows(p.weights) && !groups_along_rows(p.lm_head_format()) && !groups_along_rows(p.embedding_format())) return;
+    if (!groups_along_rows(p.weights) && !groups_along_rows(p.attention_format()) && !groups_along_rows(p.lm_head_format()) &&
+        !groups_along_rows(p.embedding_format()))
+        return;
     const auto check = [&](const char* what, const Format& f, const char* matrix, std::int64_t inputs, std::int64_t split) {
         if (!groups_along_rows(f) || split < 1 || inputs % split != 0) return;
         const std::int64_t per_device = inputs / split;
@@ -44,7 +46,8 @@ constexpr void require_whole_groups(const Model& m, const Precision& p, const Pa
                         std::to_string(f.block) + ")");
     };
     const auto visit = [&](const char* matrix, Part part, std::int64_t inputs, std::int64_t split) {
-        if (part != Part::experts) check("weights format", p.weights, matrix, inputs, split);
+        if (part == Part::attention && p.attention) check("attention format", *p.attention, matrix, inputs, split);
+        else if (part != Part::experts) check("weights format", p.weights, matrix, inputs, split);
     };
     for (const LayerGroup& g : m) {
         std::visit([&](const auto& k) { k.row_inputs(m.hidden_size, par.attention_tensor(), par.expert, visit); }, g.spec.attention);

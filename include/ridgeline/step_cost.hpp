@@ -588,9 +588,10 @@ constexpr StepCost stage_cost(const Model& m, const Workload& w, const Paralleli
         // The final norm, replicated, and the LM head's share, on the last stage; each layer's
         // norms and router in their own format (Precision::router_and_norm_format).
         const double per_kept_weight = w.precision.router_and_norm_format().bytes_per_element().in(bytes);
+        const double per_attention_weight = w.precision.attention_format().bytes_per_element().in(bytes);
         read += stage.last * (h * per_kept_weight + all.lm_head / T * per_head_weight);
         for (std::size_t g = 0; g < m.group_count; ++g)
-            read += stage.layers[g] * layer_bytes_outside_experts(m.groups[g].spec, h, t, ta, per_weight, per_kept_weight);
+            read += stage.layers[g] * layer_bytes_outside_experts(m.groups[g].spec, h, t, ta, per_weight, per_kept_weight, per_attention_weight);
     }
     {
         // The input table: a tied one is the LM head (the last stage's) and is read whole; an

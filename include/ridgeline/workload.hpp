@@ -23,6 +23,9 @@ struct Precision {
     Numeric compute = Numeric::bf16;
     std::optional<Format> embeddings{};
     std::optional<Format> experts{};
+    // The attention (and recurrent mixers') projections' format, if not the weights': NVIDIA's
+    // NVFP4 releases keep attention in 16 bits and quantise the MLPs (checkpoint_formats.hpp).
+    std::optional<Format> attention{};
     // An untied LM head's format, if not the weights': quantised checkpoints keep it at torch_dtype
     // (checkpoint_formats.hpp). A tied head is the input table, in the embeddings' format.
     std::optional<Format> lm_head{};
@@ -37,6 +40,7 @@ struct Precision {
 
     [[nodiscard]] constexpr Format embedding_format() const noexcept { return embeddings ? *embeddings : weights; }
     [[nodiscard]] constexpr Format expert_format() const noexcept { return experts ? *experts : weights; }
+    [[nodiscard]] constexpr Format attention_format() const noexcept { return attention ? *attention : weights; }
     [[nodiscard]] constexpr Format lm_head_format() const noexcept { return lm_head ? *lm_head : weights; }
     // Norms and routers, unset, follow the weights as the other parts do; a checkpoint's formats
     // (checkpoint_formats.hpp) and a weights flag over them (store_weights_as) set them to what
@@ -55,6 +59,7 @@ struct Precision {
 inline std::string precision_name(const Precision& p, bool tied_embeddings) {
     std::string name = format_name(p.weights);
     if (p.expert_format() != p.weights) name += ", experts " + format_name(p.expert_format());
+    if (p.attention_format() != p.weights) name += ", attention " + format_name(p.attention_format());
     if (p.embedding_format() != p.weights) name += ", embeddings " + format_name(p.embedding_format());
     if (p.lm_head_format() != p.weights && !tied_embeddings) name += ", lm_head " + format_name(p.lm_head_format());
     return name;
@@ -76,6 +81,7 @@ inline bool stored_alike(const Precision& a, const Precision& b, bool tied_embed
 constexpr void store_weights_as(Precision& p, const Precision& checkpoint, Format weights) noexcept {
     p.weights = weights;
     p.experts.reset();
+    p.attention.reset();
     p.embeddings = checkpoint.embedding_format();
     p.lm_head = checkpoint.lm_head_format();
     p.state = checkpoint.state;
@@ -309,6 +315,7 @@ constexpr void validate(const Precision& p) {
     validate(p.kv, "KV format");
     if (p.embeddings) validate(*p.embeddings, "embeddings format");
     if (p.experts) validate(*p.experts, "experts format");
+    if (p.attention) validate(*p.attention, "attention format");
     if (p.lm_head) validate(*p.lm_head, "LM head format");
     validate(p.state.conv, "recurrent state format (convolution inputs)");
     validate(p.state.matrices, "recurrent state format (matrices)");

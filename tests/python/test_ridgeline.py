@@ -180,6 +180,15 @@ def test_hf_quant_config_beside_config_json_equals_cli():
 
 
 @needs_cli
+def test_attention_format_equals_cli():
+    # attention= keeps the attention's projections apart from weights=, as --attention does.
+    row = cli_json("decode", "-m", "llama-3.1-8b", "--weights", "nvfp4", "--attention", "bf16", "-c", "4096")[0]
+    assert (row["weights"], row["attention"]) == ("nvfp4", "bf16")
+    same_row(ridgeline.decode("llama-3.1-8b", "h100-sxm", 1, 4096, weights="nvfp4", attention="bf16"), row)
+    assert ridgeline.Workload(attention="fp8").attention == "fp8"
+
+
+@needs_cli
 def test_value_types_give_the_keyword_rows():
     # The same setting as Workload, Deployment and Assumptions objects: the same CLI row.
     row = cli_json("decode", "-m", "llama-3.1-70b", "-H", "h200", "--tp", "4", "--dp", "2", "-b", "32", "-c", "8192", "--weights", "fp8",
@@ -1039,7 +1048,7 @@ def test_python_type_errors():
 # ---------------------------------------------------------------------------------------------
 
 DECODE_KEYS = ["hardware", "model", "weights", "kv", "compute", "tp", "pp", "ep", "dp", "attention_dp", "assumptions", "accounting", "attention_flops",
-               "embedding_lookup_flops", "prompt_logits", "memory_fraction", "runtime_reserve_bytes", "experts", "embeddings", "lm_head", "router_and_norms", "formats_source", "batch",
+               "embedding_lookup_flops", "prompt_logits", "memory_fraction", "runtime_reserve_bytes", "experts", "attention", "embeddings", "lm_head", "router_and_norms", "formats_source", "batch",
                "context_tokens", "weight_bytes", "kv_bytes", "activation_bytes", "bytes_per_step", "bytes_per_device", "step_time_s", "tokens_per_s", "total_tokens_per_s", "bound",
                "arithmetic_intensity_flop_per_byte", "communication_time_s", "memory_per_device_bytes", "memory_budget_bytes", "fits"]
 

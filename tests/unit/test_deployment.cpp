@@ -1031,6 +1031,52 @@ TEST_CASE("a step priced from the workload's shared cost is the step priced alon
     }
 }
 
+TEST_CASE("formats: the attention in a format of its own, as NVFP4 checkpoints keep it", "[deployment][formats]") {
+    // Llama-3.1-8B's shape (config.json: hidden 4,096, 32 layers, 32 heads, 8 KV heads of 128,
+    // intermediate 14,336, vocabulary 128,256, untied): a layer's attention is q and o of
+    // 4,096 x 4,096 and k and v of 4,096 x 1,024, 41,943,040 parameters; its MLP 3 x 4,096 x
+    // 14,336; its two norms 2 x 4,096.
+    const Model m = load_model("llama-3.1-8b");
+    const double attention = 2 * 4096.0 * 4096 + 2 * 4096.0 * 1024, mlp = 3 * 4096.0 * 14336;
+    const double kept = 32 * 2 * 4096.0 + 4096, tables = 2 * 128256.0 * 4096;
+    Precision p{.weights = formats::nvfp4, .embeddings = formats::bf16, .attention = formats::bf16, .lm_head = formats::bf16,
+                .router_and_norms = formats::bf16};
+    CHECK(weights_per_device(m, p).in(bytes) == 32 * (attention * 2 + mlp * 0.5625) + (kept + tables) * 2);
+    // Split over 2 devices: each holds half of every matrix (8 KV heads over 2), the norms whole.
+    CHECK(weights_per_device(m, p, Parallelism{.tensor = 2}).in(bytes) == 32 * (attention * 2 + mlp * 0.5625) / 2 + (kept + tables / 2) * 2);
+    // A step reads the same weights (every parameter charged, the table too), and the per-operator
+    // table adds up to it, the attention's rows in bf16.
+    const Workload w{.precision = p, .assumptions = {.accounting = WeightAccounting::every_parameter}};
+    CHECK(step_cost(m, w).fixed_bytes.in(bytes) == Approx(32 * (attention * 2 + mlp * 0.5625) + (kept + tables) * 2).epsilon(1e-14));
+    double read = 0;
+    int seen = 0;
+    for (const Operator& o : operators(h100(), m, w)) {
+        read += o.bytes.in(bytes);
+        if (o.name == "o_proj") {
+            CHECK(o.bytes.in(bytes) == 32 * 4096.0 * 4096 * 2);
+            ++seen;
+        }
+        if (o.name == "mlp (gate, up, down)") {
+            CHECK(o.bytes.in(bytes) == 32 * mlp * 0.5625);
+            ++seen;
+        }
+    }
+    CHECK(seen == 2);
+    CHECK(read == Approx(decode_step(h100(), m, w).bytes_per_device.in(bytes)).epsilon(1e-12));
+    // Named after the weights, and set back by a weights flag as the experts are.
+    CHECK(precision_name(p, false) == "nvfp4, attention bf16, embeddings bf16, lm_head bf16");
+    Precision flagged = p;
+    store_weights_as(flagged, p, formats::fp8);
+    CHECK(flagged.attention_format() == formats::fp8);
+    // Its groups must divide a device's rows too, under its own name.
+    CHECK_THROWS_WITH(step_cost(m, Workload{.precision = {.attention = *parse_format("int4/g100")}}),
+                      "attention format: got int4/g100, expected groups of a size that divides every row a device holds, as engines "
+                      "require (q_proj, k_proj and v_proj: 4096 inputs a row, not a multiple of 100)");
+    CHECK_THROWS_WITH(validate(Precision{.attention = Format{Numeric::int4, 16, 4}}),
+                      "attention format: got int4 with 16-bit scales per 4, expected no block scales, or 1 to 64 bits of scale per "
+                      "block of 1 to 1000000 values, fewer than the values' own bits");
+}
+
 TEST_CASE("formats: groups along a row must divide every row a device holds", "[deployment][formats]") {
     // Qwen2-72B (config.json: hidden 8,192, intermediate 29,568, 64 heads, 8 KV heads of 128, 80
     // layers, vocabulary 152,064, untied). In AWQ's int4 with groups of 128, down_proj's 29,568

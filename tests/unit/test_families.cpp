@@ -1096,12 +1096,12 @@ TEST_CASE("modelopt: NVIDIA's NVFP4 checkpoints keep attention in bf16 and quant
     // nvidia/MiniMax-M2.5-NVFP4: config_groups' weights are float 4-bit in groups of 16, and
     // `ignore` names lm_head, each layer's router and each layer's self_attn*.
     const LoadedModel m = load_model_with_formats("tests/data/hub/minimax-m2.5-nvfp4.json");
-    CHECK(m.precision.weights == formats::bf16);
+    CHECK(m.precision.attention_format() == formats::bf16);
     CHECK(m.precision.expert_format() == formats::nvfp4);
     CHECK(m.precision.lm_head_format() == formats::bf16);
     CHECK(m.precision.embedding_format() == formats::bf16);
     CHECK(m.precision_source ==
-          "dtype bfloat16; quantization_config modelopt: routed experts nvfp4 (ignore keeps attention at bf16), embeddings, norms "
+          "dtype bfloat16; quantization_config modelopt: linear layers nvfp4, attention bf16 (ignore keeps it), embeddings, norms "
           "and routers bf16, lm_head bf16; kv_cache_scheme ignored: the KV format is --kv's");
     // The experts at 4.5 bits a weight (NVFP4: an FP8 scale per 16), the rest at 2 B: by hand.
     const ParameterBreakdown p = derived_parameters(m.model);
@@ -1114,15 +1114,16 @@ TEST_CASE("modelopt: NVIDIA's NVFP4 checkpoints keep attention in bf16 and quant
     // Qwen3.5's and GLM-5.1's releases too, which also keep linear attention and shared experts.
     CHECK(load_model_with_formats("tests/data/hub/qwen3.5-397b-a17b-nvfp4.json").precision.expert_format() == formats::nvfp4);
     CHECK(load_model_with_formats("tests/data/hub/glm-5.1-nvfp4.json").precision.weights == formats::bf16);
-    // A dense model's linear layers take the scheme (ridgeline gives them one format), and the
-    // source says attention was kept.
+    // A dense model's attention kept on one layer of 32: every layer's priced at bf16, and said.
     nlohmann::json dense = read_json_file(data_directory() / "models" / "llama-3.1-8b.json");
     dense["quantization_config"] = {{"quant_method", "modelopt"},
                                     {"config_groups", {{"group_0", {{"weights", {{"num_bits", 4}, {"type", "float"}, {"group_size", 16}}}}}}},
                                     {"ignore", {"lm_head", "model.layers.0.self_attn*"}}};
     const auto [precision, source] = checkpoint_formats(dense);
     CHECK(precision.weights == formats::nvfp4);
-    CHECK(source.find("weights nvfp4 (ignore keeps attention at bf16 on 1 of 32 layers; priced in the weights' format)") != std::string::npos);
+    CHECK(precision.attention_format() == formats::bf16);
+    CHECK(source.find("linear layers nvfp4, attention bf16 (ignore keeps it on 1 of 32 layers; ridgeline prices every layer's at "
+                      "bf16)") != std::string::npos);
     // A format per layer is not one ridgeline holds.
     dense["quantization_config"]["quant_algo"] = "MIXED_PRECISION";
     CHECK_THROWS_WITH(checkpoint_formats(dense, "q.json"),
@@ -1144,8 +1145,8 @@ TEST_CASE("kimi_k25: Kimi-K2.5's language model, a kimi_k2 text_config read by i
     CHECK(kv_bytes_per_token(k.model, formats::bf16) == kv_bytes_per_token(k2, formats::bf16));
     CHECK(k.precision.weights == formats::bf16);
     CHECK(k.precision.expert_format() == block_scaled(Numeric::int4, 16, 32));
-    CHECK(k.precision_source == "dtype bfloat16; quantization_config compressed-tensors: routed experts int4/g32 (ignore keeps attention "
-                                "at bf16), embeddings, norms and routers bf16, lm_head bf16");
+    CHECK(k.precision_source == "dtype bfloat16; quantization_config compressed-tensors: routed experts int4/g32, other linear layers "
+                                "bf16, attention bf16 (ignore keeps it), embeddings, norms and routers bf16, lm_head bf16");
     // The routed experts at 4 + 16 / 32 = 4.5 bits, everything else in bf16, by hand.
     const ParameterBreakdown p = derived_parameters(k.model);
     CHECK(weights_per_device(k.model, k.precision).in(bytes) == Approx(p.experts * 4.5 / 8 + (p.total() - p.experts) * 2).epsilon(1e-13));
@@ -1311,8 +1312,8 @@ TEST_CASE("hf_quant_config.json: NVIDIA's FP8 and NVFP4 releases give their form
     CHECK(llama.precision.weights == formats::fp8);
     CHECK(llama.precision.lm_head_format() == formats::bf16);
     CHECK(llama.precision.embedding_format() == formats::bf16);
-    CHECK(llama.precision_source == "torch_dtype bfloat16; hf_quant_config.json FP8: weights fp8, embeddings, norms and routers bf16, "
-                                    "lm_head bf16; kv_cache_quant_algo ignored: the KV format is --kv's");
+    CHECK(llama.precision_source == "torch_dtype bfloat16; hf_quant_config.json FP8: linear layers fp8, embeddings, norms and routers "
+                                    "bf16, lm_head bf16; kv_cache_quant_algo ignored: the KV format is --kv's");
     // By hand from its config.json (hidden 8192, 80 layers, 64 heads of 128, 8 KV heads,
     // intermediate 28672, vocab 128256 untied): the linear layers at 1 B, both tables and the
     // 161 norms of 8192 at 2 B.
@@ -1369,35 +1370,33 @@ TEST_CASE("hf_quant_config.json: NVFP4 everywhere but the head, or on the routed
     const double attention = 4096.0 * 8192 * 2 + 4096.0 * 512 * 2, experts = 128 * 3 * 4096.0 * 1536;
     const double kept = 94 * (128 * 4096.0 + 2 * 4096.0) + 4096 + 2 * 151936.0 * 4096;
     CHECK(weights_per_device(q.model, q.precision).in(bytes) == Approx(94 * (attention + experts) * 4.5 / 8 + kept * 2).epsilon(1e-6));
-    // nvidia/GLM-5-NVFP4 keeps attention (and the indexer) of every layer, but not the shared
-    // experts or the three dense MLPs, which its checkpoint stores in NVFP4. ridgeline gives
-    // everything outside the routed experts one format, so they are priced at bf16, and the
-    // source says by how much: 75 shared experts of 3 x 6144 x 2048 and 3 MLPs of
-    // 3 x 6144 x 12288 (its config.json), 3,510,632,448 parameters at 2 - 0.5625 B.
+    // nvidia/GLM-5-NVFP4 keeps every layer's attention (and indexer) but not the shared experts
+    // or the three dense MLPs, which its checkpoint stores in NVFP4 with the routed experts:
+    // everything else at 2 B, those at 0.5625 B. By hand from its config.json: 75 MoE layers of
+    // 256 experts and a shared one of 3 x 6144 x 2048, 3 dense MLPs of 3 x 6144 x 12288.
     const LoadedModel glm = load_model_with_formats("tests/data/hub/glm-5-nvfp4");
-    CHECK(glm.precision.weights == formats::bf16);
+    CHECK(glm.precision.weights == formats::nvfp4);
+    CHECK(glm.precision.attention_format() == formats::bf16);
     CHECK(glm.precision.expert_format() == formats::nvfp4);
     CHECK(glm.precision_source ==
-          "dtype bfloat16; hf_quant_config.json NVFP4: routed experts nvfp4 (exclude_modules keeps attention at bf16), embeddings, norms "
-          "and routers bf16, lm_head bf16; kv_cache_quant_algo ignored: the KV format is --kv's; shared experts and dense MLPs (3.51B "
-          "parameters) priced at bf16, though exclude_modules leaves them to nvfp4: 5.05 GB above the checkpoint, in all");
-    CHECK((75 * 3 * 6144.0 * 2048 + 3 * 3 * 6144.0 * 12288) * (2 - 0.5625) / 1e9 == Approx(5.05).margin(0.005));
+          "dtype bfloat16; hf_quant_config.json NVFP4: linear layers nvfp4, attention bf16 (exclude_modules keeps it), embeddings, "
+          "norms and routers bf16, lm_head bf16; kv_cache_quant_algo ignored: the KV format is --kv's");
+    const double quantised = 75 * 257 * 3 * 6144.0 * 2048 + 3 * 3 * 6144.0 * 12288;
+    CHECK(weights_per_device(glm.model, glm.precision).in(bytes) ==
+          Approx(2 * derived_parameters(glm.model).total() - quantised * (2 - 0.5625)).epsilon(1e-12));
+    // Its excluded "model.layers.78*" is the MTP layer (78 layers), which keeps nothing costed.
     // nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4 keeps the mixers (mixer.q_proj ...
-    // mixer.out_proj) of 12 of its 52 layers; the source says so, and what its 23 shared
-    // experts (2 x 2688 x 3712 each, relu2: no gate) add at bf16: 458,981,376 x 1.4375 B.
+    // mixer.out_proj) of 12 of its 52 layers: every layer's priced at bf16, and said.
     const LoadedModel nano = load_model_with_formats("tests/data/hub/nemotron-3-nano-30b-a3b-nvfp4");
-    CHECK(nano.precision.weights == formats::bf16);
-    CHECK(nano.precision.expert_format() == formats::nvfp4);
-    CHECK(nano.precision_source.find("hf_quant_config.json NVFP4: routed experts nvfp4 (exclude_modules keeps attention at bf16 on 12 "
-                                     "of 52 layers; ridgeline prices every layer's at bf16)") != std::string::npos);
-    CHECK(nano.precision_source.find("; shared experts and dense MLPs (0.46B parameters) priced at bf16, though exclude_modules "
-                                     "leaves them to nvfp4: 0.66 GB above the checkpoint, in all") != std::string::npos);
-    CHECK(23 * 2 * 2688.0 * 3712 * 1.4375 / 1e9 == Approx(0.66).margin(0.005));
-    // Its excluded "model.layers.78*" is the MTP layer (78 layers), which keeps nothing costed;
-    // GLM-5.1's "model.layers.0*" keeps a dense layer (its attention too), so no such line.
-    const std::string glm51 = load_model_with_formats("tests/data/hub/glm-5.1-nvfp4.json").precision_source;
-    CHECK(glm51.find("above the checkpoint") == std::string::npos);
-    CHECK(glm51.find("routed experts nvfp4 (ignore keeps attention at bf16)") != std::string::npos);
+    CHECK(nano.precision.weights == formats::nvfp4);  // its shared experts
+    CHECK(nano.precision.attention_format() == formats::bf16);
+    CHECK(nano.precision_source.find("hf_quant_config.json NVFP4: linear layers nvfp4, attention bf16 (exclude_modules keeps it on "
+                                     "12 of 52 layers; ridgeline prices every layer's at bf16)") != std::string::npos);
+    // GLM-5.1's list keeps its shared experts and whole dense layers ("model.layers.0*"): those at bf16.
+    const LoadedModel glm51 = load_model_with_formats("tests/data/hub/glm-5.1-nvfp4.json");
+    CHECK(glm51.precision.weights == formats::bf16);
+    CHECK(glm51.precision_source.find("routed experts nvfp4, other linear layers bf16, attention bf16 (ignore keeps it)") !=
+          std::string::npos);
 }
 
 TEST_CASE("modelopt's own form in a config.json: one quant_algo, `ignore`, and the algorithms it refuses", "[families][formats][modelopt][errors]") {
@@ -1407,7 +1406,7 @@ TEST_CASE("modelopt's own form in a config.json: one quant_algo, `ignore`, and t
     auto [p, source] = checkpoint_formats(j, "c.json");
     CHECK(p.weights == formats::nvfp4);
     CHECK(p.lm_head_format() == formats::bf16);
-    CHECK(source.ends_with("; quantization_config modelopt nvfp4: weights nvfp4, embeddings, norms and routers bf16, lm_head bf16"));
+    CHECK(source.ends_with("; quantization_config modelopt nvfp4: linear layers nvfp4, embeddings, norms and routers bf16, lm_head bf16"));
     j["quantization_config"]["quant_algo"] = "FP8_PER_CHANNEL_PER_TOKEN";
     j["quantization_config"].erase("ignore");
     std::tie(p, source) = checkpoint_formats(j, "c.json");
@@ -1507,13 +1506,22 @@ TEST_CASE("gemma4: defaults as Gemma4TextConfig, and the E2B/E4B features refuse
                       "test.json: /text_config/top_k_experts: got 129, expected at most num_experts (128)");
 }
 
-TEST_CASE("gemma4: NVIDIA's NVFP4 releases, the experts alone on 26B-A4B", "[families][gemma4][formats]") {
+TEST_CASE("gemma4: NVIDIA's NVFP4 releases, the experts alone on 26B-A4B, the MLPs on 31B", "[families][gemma4][formats]") {
     // nvidia/Gemma-4-26B-A4B-NVFP4's ignore keeps every layer's self_attn, mlp and router: only
     // the experts in NVFP4, nothing priced above the checkpoint.
     const LoadedModel q = load_model_with_formats("tests/data/hub/gemma-4-26b-a4b-nvfp4");
     CHECK(q.precision.weights == formats::bf16);
+    CHECK(q.precision.attention_format() == formats::bf16);
     CHECK(q.precision.expert_format() == formats::nvfp4);
-    CHECK(q.precision_source.find("above the checkpoint") == std::string::npos);
     const ParameterBreakdown p = derived_parameters(q.model);
     CHECK(weights_per_device(q.model, q.precision).in(bytes) == Approx(p.experts * 4.5 / 8 + (p.total() - p.experts) * 2).epsilon(1e-13));
+    // nvidia/Gemma-4-31B-IT-NVFP4 keeps self_attn: the 60 MLPs of 3 x 5376 x 21504 in NVFP4,
+    // attention, norms and the tied table at 2 B.
+    const LoadedModel d = load_model_with_formats("tests/data/hub/gemma-4-31b-it-nvfp4");
+    CHECK(d.precision.weights == formats::nvfp4);
+    CHECK(d.precision.attention_format() == formats::bf16);
+    const double mlps = 60 * 3 * 5376.0 * 21504;
+    CHECK(weights_per_device(d.model, d.precision).in(bytes) ==
+          Approx(2 * derived_parameters(d.model).total() - mlps * (2 - 0.5625)).epsilon(1e-12));
+    CHECK(precision_name(d.precision, d.model.tied_embeddings) == "nvfp4, attention bf16, embeddings bf16");
 }
