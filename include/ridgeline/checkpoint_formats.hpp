@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "catalogue.hpp"
 #include "formats.hpp"
@@ -204,9 +205,81 @@ inline CheckpointFormats apply_scheme(const json& j, const KeptModules& kept, Fo
     return {p, source};
 }
 
-inline const std::string mixed_precision_refusal =
-    "NVFP4 or FP8 (MIXED_PRECISION gives each layer a format of its own, which ridgeline's formats do not hold; give --weights "
-    "and --experts)";
+// One Model Optimizer quant_algo as a format: FP8 and FP8_PER_CHANNEL_PER_TOKEN (E4M3, a scale
+// per tensor or channel), NVFP4 and W4A16_NVFP4 (E2M1 in groups of 16, an FP8 scale each),
+// MXFP8 (E4M3 in blocks of 32, an 8-bit power-of-two scale each); the algorithms vLLM loads
+// (vllm-project/vllm@00155cd modelopt.py QUANT_ALGOS) that are one format. `group_size`, where
+// given beside it, must be the format's.
+inline Format modelopt_algorithm(const Node& algo, const Node* group_size) {
+    const std::string algos = "one of: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, W4A16_NVFP4, MXFP8";
+    std::string name = algo.string(algos);
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));  // ModelOpt may write lower case
+    if (name == "FP8" || name == "FP8_PER_CHANNEL_PER_TOKEN") return formats::fp8;
+    if (name == "MXFP8") return Format{Numeric::fp8, 8, 32};
+    if (name == "NVFP4" || name == "W4A16_NVFP4") {
+        if (group_size && !group_size->value().is_null() &&
+            !(group_size->value().is_number_integer() && group_size->value().get<std::int64_t>() == 16))
+            group_size->fail("16 (NVFP4 scales every 16 weights)");
+        return formats::nvfp4;
+    }
+    algo.fail(algos);
+}
+
+// A checkpoint whose quantiser gives modules formats of their own (modelopt's MIXED_PRECISION
+// quantized_layers; compressed-tensors groups of different schemes, each with its targets):
+// `modules` names each module and its format. Each part ridgeline holds a format for (the
+// attention and recurrent mixers, the routed experts, the other linear layers, the LM head)
+// must have one; a part no module names stays at torch_dtype (as `ignore` keeps it), and
+// attention named on some layers only is priced at torch_dtype on every layer, and said.
+// NVIDIA's Qwen3.6 NVFP4 releases: attention FP8, MLPs, shared and routed experts and the head
+// NVFP4. Modules of an MTP block or a vision tower are not costed.
+inline CheckpointFormats mixed_formats(const json& j, const Node& where, const std::vector<std::pair<std::string, Format>>& modules,
+                                       Precision p, Format dtype, std::string source, const std::string& label) {
+    const std::int64_t layers = layer_count(j);
+    enum Part { attention, experts, other, head, parts };
+    const char* names[parts] = {"attention", "routed experts", "other linear layers", "lm_head"};
+    std::optional<Format> format[parts];
+    std::set<std::int64_t> attention_layers;
+    bool attention_everywhere = false;
+    const auto has = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
+    for (const auto& [name, f] : modules) {
+        if (has(name, "mtp") || has(name, "visual") || has(name, "vision") || has(name, "projector")) continue;
+        const auto [layer, rest] = layer_index(name);
+        (void)rest;
+        if (layer >= 0 && layers > 0 && layer >= layers) continue;  // an MTP layer numbered past the model's
+        Part part = other;
+        if (name == "lm_head" || name.ends_with(".lm_head")) part = head;
+        else if (has(name, "experts") && !has(name, "shared_expert")) part = experts;
+        else if (has(name, "self_attn") || has(name, "linear_attn") || has(name, "mixer.q_proj") || has(name, "mixer.o_proj") ||
+                 has(name, "mixer.in_proj") || has(name, "mixer.out_proj")) {
+            part = attention;
+            if (layer < 0) attention_everywhere = true;
+            else attention_layers.insert(layer);
+        }
+        if (format[part] && *format[part] != f)
+            where.fail("one format for the " + std::string(names[part]) + " (" + name + " is " + format_name(f) + ", another " +
+                       format_name(*format[part]) + "): ridgeline holds one for the attention, one for the routed experts and one "
+                       "for the other linear layers; give --weights, --attention and --experts");
+        format[part] = f;
+    }
+    const auto a = static_cast<std::int64_t>(attention_layers.size());
+    const bool partly = format[attention] && !attention_everywhere && layers > 0 && a < layers;
+    p.weights = format[other].value_or(dtype);
+    p.attention = partly ? dtype : format[attention].value_or(dtype);
+    if (has_routed_experts(j)) p.experts = format[experts].value_or(dtype);
+    p.lm_head = format[head].value_or(dtype);
+    p.router_and_norms = dtype;  // quantisers convert linear layers only
+    p.embeddings = dtype;
+    source += "; " + label + ": ";
+    if (has_routed_experts(j)) source += "routed experts " + format_name(p.expert_format()) + ", ";
+    source += (has_routed_experts(j) ? "other linear layers " : "linear layers ") + format_name(p.weights) + ", attention " +
+              format_name(p.attention_format());
+    if (partly)
+        source += " (" + format_name(*format[attention]) + " on " + std::to_string(a) + " of " + std::to_string(layers) +
+                  " layers; ridgeline prices every layer's at " + format_name(dtype) + ")";
+    source += ", embeddings, norms and routers " + format_name(dtype) + ", lm_head " + format_name(*p.lm_head);
+    return {p, source};
+}
 
 // Checkpoints whose quantization_config gives config_groups' weights schemes and an `ignore`
 // list of modules (or patterns) kept at torch_dtype: compressed-tensors (llm-compressor's) and
@@ -214,18 +287,31 @@ inline const std::string mixed_precision_refusal =
 // modelopt's MIXED_PRECISION (a format per layer) is refused.
 inline CheckpointFormats grouped_formats(const json& j, const Node& q, Precision p, Format dtype, std::string source,
                                                          const std::string& method) {
-    if (method == "modelopt" && q.has("quant_algo") && q.at("quant_algo").value().is_string() &&
-        q.at("quant_algo").value() == "MIXED_PRECISION")
-        q.at("quant_algo").fail(mixed_precision_refusal);
     const Node groups = q.need("config_groups", "an object of quantisation groups");
     groups.require_object("an object of quantisation groups");
     if (groups.value().empty()) groups.fail("at least one quantisation group");
     std::optional<Format> all;
+    bool alike = true;
+    std::vector<std::pair<std::string, Format>> modules;
     for (const auto& item : groups.value().items()) {
-        const Node w = groups.at(item.key()).need("weights", "a weights scheme object");
-        const Format f = compressed_tensors_weights(w);
-        if (all && *all != f) w.fail("the same weights scheme as the other groups (" + format_name(*all) + ")");
-        all = f;
+        const Node group = groups.at(item.key());
+        const Format f = compressed_tensors_weights(group.need("weights", "a weights scheme object"));
+        alike = alike && (!all || *all == f);
+        all = all.value_or(f);
+        if (group.has("targets") && group.at("targets").value().is_array())
+            for (std::size_t i = 0; i < group.at("targets").value().size(); ++i)
+                modules.emplace_back(group.at("targets").at(i).string("a module name or pattern (a string)"), f);
+    }
+    if (!alike) {
+        // Groups of different schemes name their modules: each part's format is its targets'.
+        for (const auto& [name, f] : modules)
+            if (name == "Linear" || name.starts_with("re:"))
+                groups.fail("targets named module by module where the groups' schemes differ (\"" + name +
+                            "\" spans parts ridgeline gives formats of their own)");
+        auto out = mixed_formats(j, groups, modules, p, dtype, std::move(source), "quantization_config " + method + " (groups)");
+        if (q.has("kv_cache_scheme") && !q.at("kv_cache_scheme").value().is_null())
+            out.source += "; kv_cache_scheme ignored: the KV format is --kv's";
+        return out;
     }
     KeptModules kept;
     if (q.has("ignore") && !q.at("ignore").value().is_null()) kept = kept_modules(q.at("ignore"), layer_count(j));
@@ -246,19 +332,25 @@ inline CheckpointFormats grouped_formats(const json& j, const Node& q, Precision
 inline CheckpointFormats modelopt_formats(const json& j, const Node& q, Precision p, Format dtype, std::string source,
                                                           const std::string& label, const char* list_key) {
     q.require_object("a quantization object");
-    const std::string algos = "one of: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, W4A16_NVFP4";
-    const Node a = q.need("quant_algo", algos);
-    std::string algo = a.string(algos);
-    for (char& c : algo) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));  // ModelOpt may write lower case
-    if (algo == "MIXED_PRECISION") a.fail(mixed_precision_refusal);
-    Format scheme{};
-    if (algo == "FP8" || algo == "FP8_PER_CHANNEL_PER_TOKEN") scheme = formats::fp8;
-    else if (algo == "NVFP4" || algo == "W4A16_NVFP4") {
-        scheme = formats::nvfp4;
-        if (q.has("group_size") && !q.at("group_size").value().is_null() &&
-            !(q.at("group_size").value().is_number_integer() && q.at("group_size").value().get<std::int64_t>() == 16))
-            q.at("group_size").fail("16 (NVFP4 scales every 16 weights)");
-    } else a.fail(algos);
+    const Node a = q.need("quant_algo", "one of: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, W4A16_NVFP4, MXFP8, MIXED_PRECISION");
+    if (a.value().is_string() && a.value() == "MIXED_PRECISION") {
+        // Each quantised module with its own quant_algo (and group_size); the rest at torch_dtype.
+        const Node layers = q.need("quantized_layers", "an object of module names, each with its quant_algo");
+        layers.require_object("an object of module names, each with its quant_algo");
+        std::vector<std::pair<std::string, Format>> modules;
+        for (const auto& item : layers.value().items()) {
+            const Node m = layers.at(item.key());
+            m.require_object("an object with the module's quant_algo");
+            const auto size = m.has("group_size") ? std::optional<Node>(m.at("group_size")) : std::nullopt;
+            modules.emplace_back(item.key(), modelopt_algorithm(m.need("quant_algo", "the module's quant_algo"), size ? &*size : nullptr));
+        }
+        auto out = mixed_formats(j, layers, modules, p, dtype, std::move(source), label + " MIXED_PRECISION");
+        for (const char* kv : {"kv_cache_quant_algo", "kv_cache_scheme"})
+            if (q.has(kv) && !q.at(kv).value().is_null()) out.source += std::string("; ") + kv + " ignored: the KV format is --kv's";
+        return out;
+    }
+    const auto size = q.has("group_size") ? std::optional<Node>(q.at("group_size")) : std::nullopt;
+    const Format scheme = modelopt_algorithm(a, size ? &*size : nullptr);
     KeptModules kept;
     if (q.has(list_key) && !q.at(list_key).value().is_null()) kept = kept_modules(q.at(list_key), layer_count(j));
     auto out = apply_scheme(j, kept, scheme, p, dtype, std::move(source), label + " " + a.value().get<std::string>(), list_key);

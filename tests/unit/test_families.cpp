@@ -1124,12 +1124,9 @@ TEST_CASE("modelopt: NVIDIA's NVFP4 checkpoints keep attention in bf16 and quant
     CHECK(precision.attention_format() == formats::bf16);
     CHECK(source.find("linear layers nvfp4, attention bf16 (ignore keeps it on 1 of 32 layers; ridgeline prices every layer's at "
                       "bf16)") != std::string::npos);
-    // A format per layer is not one ridgeline holds.
+    // MIXED_PRECISION over groups of one scheme is that scheme.
     dense["quantization_config"]["quant_algo"] = "MIXED_PRECISION";
-    CHECK_THROWS_WITH(checkpoint_formats(dense, "q.json"),
-                      "q.json: /quantization_config/quant_algo: got \"MIXED_PRECISION\" (a string), expected NVFP4 or FP8 "
-                      "(MIXED_PRECISION gives each layer a format of its own, which ridgeline's formats do not hold; give --weights "
-                      "and --experts)");
+    CHECK(checkpoint_formats(dense, "q.json").first.weights == formats::nvfp4);
 }
 
 TEST_CASE("kimi_k25: Kimi-K2.5's language model, a kimi_k2 text_config read by its architectures, INT4 routed experts", "[families][deepseek][formats]") {
@@ -1415,16 +1412,15 @@ TEST_CASE("modelopt's own form in a config.json: one quant_algo, `ignore`, and t
     j["quantization_config"]["quant_algo"] = "FP8_PB_WO";
     CHECK_THROWS_WITH(checkpoint_formats(j, "c.json"),
                       "c.json: /quantization_config/quant_algo: got \"FP8_PB_WO\" (a string), expected one of: FP8, "
-                      "FP8_PER_CHANNEL_PER_TOKEN, NVFP4, W4A16_NVFP4");
+                      "FP8_PER_CHANNEL_PER_TOKEN, NVFP4, W4A16_NVFP4, MXFP8");
     j["quantization_config"]["quant_algo"] = "W4A16_NVFP4";
     j["quantization_config"]["group_size"] = 32;
     CHECK_THROWS_WITH(checkpoint_formats(j, "c.json"),
                       "c.json: /quantization_config/group_size: got 32, expected 16 (NVFP4 scales every 16 weights)");
     j["quantization_config"]["quant_algo"] = "MIXED_PRECISION";
     CHECK_THROWS_WITH(checkpoint_formats(j, "c.json"),
-                      "c.json: /quantization_config/quant_algo: got \"MIXED_PRECISION\" (a string), expected NVFP4 or FP8 "
-                      "(MIXED_PRECISION gives each layer a format of its own, which ridgeline's formats do not hold; give --weights "
-                      "and --experts)");
+                      "c.json: /quantization_config/quantized_layers: got nothing (the key is missing), expected an object of module "
+                      "names, each with its quant_algo");
     j["quantization_config"] = {{"quant_method", "modelopt"}};
     CHECK_THROWS_WITH(checkpoint_formats(j, "c.json"),
                       "c.json: /quantization_config/config_groups: got nothing (the key is missing), expected an object of "
@@ -1524,4 +1520,60 @@ TEST_CASE("gemma4: NVIDIA's NVFP4 releases, the experts alone on 26B-A4B, the ML
     CHECK(weights_per_device(d.model, d.precision).in(bytes) ==
           Approx(2 * derived_parameters(d.model).total() - mlps * (2 - 0.5625)).epsilon(1e-12));
     CHECK(precision_name(d.precision, d.model.tied_embeddings) == "nvfp4, attention bf16, embeddings bf16");
+}
+
+TEST_CASE("MIXED_PRECISION: NVIDIA's Qwen3.6 NVFP4 releases, attention in FP8 and the rest in NVFP4", "[families][formats][modelopt]") {
+    namespace fs = std::filesystem;
+    // nvidia/Qwen3.6-27B-NVFP4: config_groups of two schemes, group_0 (float 8-bit) naming every
+    // layer's linear_attn and self_attn projections, group_1 (NVFP4) every MLP and lm_head.
+    const LoadedModel q = load_model_with_formats("tests/data/hub/qwen3.6-27b-nvfp4");
+    CHECK(q.precision.weights == formats::nvfp4);
+    CHECK(q.precision.attention_format() == formats::fp8);
+    CHECK(q.precision.lm_head_format() == formats::nvfp4);
+    CHECK(q.precision.embedding_format() == formats::bf16);
+    CHECK(q.precision_source == "dtype bfloat16; text_config.mamba_ssm_dtype float32: recurrent state fp32; quantization_config "
+                                "modelopt (groups): linear layers nvfp4, attention fp8, embeddings, norms and routers bf16, lm_head "
+                                "nvfp4; kv_cache_scheme ignored: the KV format is --kv's");
+    // By hand, with Qwen3.5-27B's sizes (its config.json has them; the qwen3_5 test counts
+    // them): 48 Gated DeltaNet and 16 gated full-attention layers' projections at 1 B, the 64
+    // MLPs of 3 x 5120 x 17408 and the 248320 x 5120 head at 0.5625 B, the input table and the
+    // 129 norms of 5120 at 2 B.
+    const double deltanet = 5120.0 * 10240 + 5120.0 * 6144 + 2 * 5120.0 * 48 + 10240.0 * 4 + 96 + 128 + 6144.0 * 5120;
+    const double full = 5120.0 * 12288 + 2 * 5120.0 * 1024 + 6144.0 * 5120 + 512;
+    const double table = 248320.0 * 5120;
+    CHECK(weights_per_device(q.model, q.precision).in(bytes) ==
+          Approx((48 * deltanet + 16 * full) + (64 * 3 * 5120.0 * 17408 + table) * 0.5625 + (table + 129 * 5120.0) * 2).epsilon(1e-12));
+    // 35B-A3B: its config.json's groups and its hf_quant_config.json's quantized_layers, read
+    // alone, give the same formats.
+    const LoadedModel moe = load_model_with_formats("tests/data/hub/qwen3.6-35b-a3b-nvfp4");
+    CHECK(moe.precision.expert_format() == formats::nvfp4);
+    CHECK(moe.precision.weights == formats::nvfp4);  // the shared experts
+    CHECK(moe.precision.attention_format() == formats::fp8);
+    const fs::path dir = fs::temp_directory_path() / "ridgeline-test-qwen3.6";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    nlohmann::json config = hub("qwen3.6-35b-a3b-nvfp4/config.json");
+    config.erase("quantization_config");
+    write_fixture(dir / "config.json", config);
+    fs::copy_file("tests/data/hub/qwen3.6-35b-a3b-nvfp4/hf_quant_config.json", dir / "hf_quant_config.json");
+    const LoadedModel alone = load_model_with_formats(dir.string());
+    CHECK(alone.precision == moe.precision);
+    CHECK(alone.precision_source.find("hf_quant_config.json MIXED_PRECISION: routed experts nvfp4, other linear layers nvfp4, "
+                                      "attention fp8, embeddings") != std::string::npos);
+    // A part given two formats is refused, naming both.
+    nlohmann::json two = hub("qwen3.6-35b-a3b-nvfp4/hf_quant_config.json");
+    two["quantization"]["quantized_layers"]["model.language_model.layers.3.self_attn.q_proj"] = {{"quant_algo", "NVFP4"}, {"group_size", 16}};
+    write_fixture(dir / "hf_quant_config.json", two);
+    CHECK_THROWS_WITH(load_model_with_formats(dir.string()),
+                      (dir / "hf_quant_config.json").string() + ": /quantization/quantized_layers: got an object, expected one format for "
+                      "the attention (model.language_model.layers.3.self_attn.q_proj is nvfp4, another fp8): ridgeline holds one for "
+                      "the attention, one for the routed experts and one for the other linear layers; give --weights, --attention "
+                      "and --experts");
+    fs::remove_all(dir);
+    // Groups of different schemes must name their modules: "Linear" spans every part.
+    nlohmann::json linear = hub("qwen3.6-27b-nvfp4/config.json");
+    linear["quantization_config"]["config_groups"]["group_0"]["targets"] = {"Linear"};
+    CHECK_THROWS_WITH(checkpoint_formats(linear, "l.json"),
+                      "l.json: /quantization_config/config_groups: got an object, expected targets named module by module where the "
+                      "groups' schemes differ (\"Linear\" spans parts ridgeline gives formats of their own)");
 }
