@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -724,9 +725,15 @@ py::object diagnose_py(const py::object& model, const py::object& hardware, cons
                                    "none: diagnose measures the gap to the ceiling (predict with a calibration estimates)");
     const Call c = setting(model, hardware, k);
     const Workload w = at(c, "diagnose", batch, context);
-    // As the CLI: a rate is 1 / rate seconds a token.
+    // As the CLI: a rate is 1 / rate seconds a token, and the figure is its value to its last
+    // digit, read from the shortest text that gives the float back (Python's repr: 50.302 is "50.302").
     const Seconds measured = tok_s ? seconds(1.0 / *tok_s) : seconds(*tpot);
-    return to_python(cli::diagnose_table(c.s, w, measured, draft_tokens).json());
+    char text[64];
+    const double figure = tok_s ? *tok_s : *tpot;
+    const auto end = std::to_chars(text, text + sizeof text, figure).ptr;
+    const double half = cli::half_unit_in_last_digit(std::string(text, end));
+    const Seconds longest = tok_s ? seconds(1.0 / (*tok_s - half)) : seconds(*tpot + half);
+    return to_python(cli::diagnose_table(c.s, w, measured, draft_tokens, longest).json());
 }
 
 // A Python dict as JSON, through Python's own json module (None, bools, numbers, nested dicts

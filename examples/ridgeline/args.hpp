@@ -278,14 +278,15 @@ inline double parse_number(const std::string& option, const std::string& s, doub
 }
 
 // Half a unit in the last digit of a decimal that parse_number accepted ("223.19": 0.005,
-// "70": 0.5, "1.5e2": 5): how far the value it rounds may lie from it.
+// "70": 0.5, "1.5e-3": 0.00005): how far the value it rounds may lie from it. Never coarser than
+// the ones place: "1e2" is typed for 100, not for anything from 50 to 150.
 inline double half_unit_in_last_digit(const std::string& s) {
     const std::size_t e = s.find_first_of("eE");
     const std::string mantissa = s.substr(0, e);
     const std::size_t point = mantissa.find('.');
     const int decimals = point == std::string::npos ? 0 : static_cast<int>(mantissa.size() - point - 1);
     const int exponent = e == std::string::npos ? 0 : std::stoi(s.substr(e + 1));
-    return 0.5 * std::pow(10.0, exponent - decimals);
+    return 0.5 * std::pow(10.0, std::min(0, exponent - decimals));
 }
 
 // What --format asks for.

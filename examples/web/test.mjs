@@ -182,7 +182,7 @@ try {
   await page.fill("#hf_quant_config", '{"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "INT4_AWQ"}}');
   await page.waitForSelector("body[data-state=error]");
   check("a bad hf_quant_config.json shows the library's error beside it", await page.textContent("#error-hf_quant_config"),
-        'hf_quant_config.json: /quantization/quant_algo: got "INT4_AWQ" (a string), expected one of: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, W4A16_NVFP4');
+        'hf_quant_config.json: /quantization/quant_algo: got "INT4_AWQ" (a string), expected one of: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, W4A16_NVFP4, MXFP8');
   await page.fill("#hf_quant_config", "");
   await page.fill("#config", "");
   await page.waitForSelector("body[data-state=ok]");

@@ -124,6 +124,13 @@ struct KeptModules {
     [[nodiscard]] bool attention() const { return attention_everywhere || attention_layers > 0; }
 };
 
+// Modules of an MTP block or a vision, audio or projector tower: not the language model's layers.
+inline bool not_costed(const std::string& name) {
+    for (const char* part : {"mtp", "visual", "vision", "audio", "projector", "patch_merge"})
+        if (name.find(part) != std::string::npos) return true;
+    return false;
+}
+
 // The layer index in a module name ("model.layers.12.self_attn*": 12), and where the text after
 // its digits starts; -1 where the name has none.
 inline std::pair<std::int64_t, std::size_t> layer_index(const std::string& name) {
@@ -143,9 +150,13 @@ inline KeptModules kept_modules(const Node& list, std::int64_t layers) {
     const auto has = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
     for (std::size_t i = 0; i < list.value().size(); ++i) {
         const std::string name = list.at(i).string("a module name or pattern (a string)");
-        k.head = k.head || name == "lm_head" || name.ends_with(".lm_head");
+        // "lm_head", "language_model.lm_head", "*lm_head", "re:.*lm_head".
+        k.head = k.head || has(name, "lm_head");
+        // An MTP block, a vision or audio tower: nothing ridgeline costs, whatever layer it names.
+        if (not_costed(name)) continue;
         const auto [layer, rest] = layer_index(name);
-        const bool costed = layer >= 0 && (layers == 0 || layer < layers);
+        if (layer >= 0 && layers > 0 && layer >= layers) continue;  // an MTP layer numbered past the model's
+        const bool costed = layer >= 0;
         // Nemotron-H names its attention and Mamba projections mixer.q_proj ... mixer.out_proj.
         if (has(name, "self_attn") || has(name, "linear_attn") || has(name, "mixer.q_proj") || has(name, "mixer.o_proj") ||
             has(name, "mixer.in_proj") || has(name, "mixer.out_proj")) {
@@ -157,7 +168,9 @@ inline KeptModules kept_modules(const Node& list, std::int64_t layers) {
         if (whole_layer) attention.insert(layer);
         // A whole dense MLP ("layers.3.mlp*": DeepSeek's first layers, Gemma 4's beside its experts).
         const bool mlp = name.ends_with(".mlp") || name.ends_with(".mlp*") || name.ends_with(".mlp.*");
-        k.beside_experts = k.beside_experts || has(name, "shared_expert") || whole_layer || mlp;
+        // A shared expert's one-output gate is no MLP (Qwen3.5 keeps it beside the expert).
+        const bool shared = has(name, "shared_expert") && !name.ends_with("shared_expert_gate");
+        k.beside_experts = k.beside_experts || shared || whole_layer || mlp;
     }
     k.attention_layers = static_cast<std::int64_t>(attention.size());
     return k;
@@ -184,7 +197,7 @@ inline CheckpointFormats apply_scheme(const json& j, const KeptModules& kept, Fo
     const std::int64_t layers = layer_count(j);
     p.weights = experts && kept.beside_experts ? dtype : scheme;
     if (experts) p.experts = scheme;
-    if (kept.attention()) p.attention = dtype;
+    p.attention = kept.attention() ? dtype : scheme;
     if (kept.head) p.lm_head = dtype;
     else p.lm_head = scheme;  // a Linear the scheme quantises
     p.router_and_norms = dtype;  // quantisers convert linear layers only
@@ -243,7 +256,7 @@ inline CheckpointFormats mixed_formats(const json& j, const Node& where, const s
     bool attention_everywhere = false;
     const auto has = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
     for (const auto& [name, f] : modules) {
-        if (has(name, "mtp") || has(name, "visual") || has(name, "vision") || has(name, "projector")) continue;
+        if (not_costed(name)) continue;
         const auto [layer, rest] = layer_index(name);
         (void)rest;
         if (layer >= 0 && layers > 0 && layer >= layers) continue;  // an MTP layer numbered past the model's
@@ -377,12 +390,13 @@ inline CheckpointFormats modelopt_formats(const json& j, const Node& q, Precisio
 //    group_size -1 (per channel) is plain int4. Zero points are not counted. Embeddings stay at
 //    torch_dtype, and so does the LM head (AutoAWQ never quantises it; GPTQ only with
 //    "lm_head": true).
-//  - "compressed-tensors": config_groups' weights schemes, all alike: nvfp4, fp8 or intN/gG; the
-//    LM head at torch_dtype where "ignore" names lm_head (as llm-compressor writes it), else in
-//    the scheme's format.
-//  - "modelopt": as compressed-tensors; where `ignore` keeps attention at torch_dtype (NVIDIA's
-//    NVFP4 releases of MoE models), only the routed experts take the scheme (grouped_formats).
-//    Without config_groups, its own form: one quant_algo (modelopt_formats).
+//  - "compressed-tensors": config_groups' weights schemes: nvfp4, fp8 or intN/gG; the LM head at
+//    torch_dtype where "ignore" names lm_head (as llm-compressor writes it), else in the scheme's.
+//  - "modelopt": as compressed-tensors (grouped_formats); without config_groups, its own form:
+//    one quant_algo (modelopt_formats) or MIXED_PRECISION's quantized_layers (mixed_formats).
+//  For both, what `ignore` keeps is read by part (apply_scheme): the attention (Precision::attention),
+//  the shared experts and dense MLPs, the routed experts; groups of different schemes are read
+//  by their targets (mixed_formats).
 // With no quantization_config, `hf_quant` (an hf_quant_config.json beside the config.json, named
 // `hf_quant_file`) gives Model Optimizer's formats, as vLLM and TensorRT-LLM read that file.
 inline CheckpointFormats read_checkpoint_formats(const nlohmann::json& j, const std::string& file = "",

@@ -106,6 +106,7 @@ constexpr Precision draft_head_precision(const DraftHead& d, const Precision& ta
     p.weights = d.weights;
     p.lm_head = d.lm_head;
     p.experts.reset();
+    p.attention.reset();         // the head's attention, in its checkpoint's format
     p.router_and_norms.reset();  // the head's own norms, in its checkpoint's format
     p.embeddings = target.embedding_format();
     p.compute = draft_compute(d.weights, target, device);

@@ -84,7 +84,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
     for (std::size_t i = 0; i < list.value().size(); ++i) {
         const Node r = list.at(i);  // errors name the file and the row: /measurements/<i>/...
         r.require_object("a measurement object");
-        r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "lm_head", "tensor_parallel",
+        r.only_keys({"hardware", "model", "weights", "kv", "compute", "embeddings", "experts", "attention", "lm_head", "tensor_parallel",
                      "router_and_norms", "pipeline_parallel", "expert_parallel", "attention_data_parallel", "batch", "context", "includes_prefill", "interleaved_prefill", "prefill_steps", "prompt", "output", "tokens_per_s", "tpot_ms", "source_GB_per_s",
                      "link_GB_per_s", "max_context", "engine", "engine_version", "date", "source", "notes", "flagged"});
         MeasuredRow row;
@@ -96,6 +96,7 @@ inline MeasurementSet measurements_from_json(const nlohmann::json& j, const std:
         if (r.has("compute")) w.precision.compute = json_detail::numeric_at(r.at("compute"));
         if (r.has("embeddings")) w.precision.embeddings = json_detail::format_at(r.at("embeddings"));
         if (r.has("experts")) w.precision.experts = json_detail::format_at(r.at("experts"));
+        if (r.has("attention")) w.precision.attention = json_detail::format_at(r.at("attention"));
         if (r.has("lm_head")) w.precision.lm_head = json_detail::format_at(r.at("lm_head"));
         if (r.has("router_and_norms")) w.precision.router_and_norms = json_detail::format_at(r.at("router_and_norms"));
         if (r.has("tensor_parallel")) row.parallel.tensor = r.at("tensor_parallel").positive_integer();

@@ -237,6 +237,8 @@ inline std::string roofline_svg(const Deployment& dep, const Model& m, const Wor
     // "llama-3.1-70b on NVIDIA H100 SXM5 80GB: fp8 weights, bf16 KV, TP 4": what the points assume.
     std::string title = std::string(m.name.view()) + " on " + std::string(hw.name.view()) + ": " + format_name(base.precision.weights) + " weights";
     if (base.precision.expert_format() != base.precision.weights) title += ", " + format_name(base.precision.expert_format()) + " experts";
+    if (base.precision.attention_format() != base.precision.weights)
+        title += ", " + format_name(base.precision.attention_format()) + " attention";
     title += ", " + format_name(base.precision.kv) + " KV";
     if (base.precision.compute != Numeric::bf16) title += ", " + std::string(name_of(base.precision.compute)) + " compute";
     title += ", TP " + std::to_string(dep.parallel.tensor);

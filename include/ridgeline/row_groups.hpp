@@ -32,6 +32,11 @@ constexpr bool groups_along_rows(const Format& f) noexcept {
 // it). A split that leaves a device a fraction of a row is validate(Deployment, Model)'s to
 // refuse, not this.
 constexpr void require_whole_groups(const Model& m, const Precision& p, const Parallelism& par) {
+    // A declared count has no layers to hold the attention apart in: its format would be shown and never read.
+    if (m.declared_parameters && p.attention && *p.attention != p.weights)
+        throw error("", "attention format", format_name(*p.attention),
+                    "the weights' (" + format_name(p.weights) + "): model '" + std::string(m.name.view()) +
+                        "' declares its parameter count, so no part of it is attention apart from the rest");
     if (!groups_along_rows(p.weights) && !groups_along_rows(p.attention_format()) && !groups_along_rows(p.lm_head_format()) &&
         !groups_along_rows(p.embedding_format()))
         return;

@@ -180,6 +180,17 @@ def test_hf_quant_config_beside_config_json_equals_cli():
 
 
 @needs_cli
+def test_diagnose_rounding_equals_cli():
+    # A figure at the ceiling within its last digit is at it, in Python as in the CLI (Qwen3-32B
+    # at 4k under seed_003: 50.30182 tok/s by hand, tests/cli/CMakeLists.txt).
+    for figure in ("50.302", "50.31"):
+        row = cli_json("diagnose", "-m", "qwen3-32b", "-c", "4096", "--assumptions", "seed_003", "--measured-tok-s", figure)
+        got = ridgeline.diagnose("qwen3-32b", "h100-sxm", 1, 4096, measured_tokens_per_s=float(figure), assumptions="seed_003")
+        assert (got["verdict"], got["reading"]) == (row["verdict"], row["reading"])
+    assert row["verdict"] == "above the ceiling"
+
+
+@needs_cli
 def test_attention_format_equals_cli():
     # attention= keeps the attention's projections apart from weights=, as --attention does.
     row = cli_json("decode", "-m", "llama-3.1-8b", "--weights", "nvfp4", "--attention", "bf16", "-c", "4096")[0]

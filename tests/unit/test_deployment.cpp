@@ -1072,6 +1072,14 @@ TEST_CASE("formats: the attention in a format of its own, as NVFP4 checkpoints k
     CHECK_THROWS_WITH(step_cost(m, Workload{.precision = {.attention = *parse_format("int4/g100")}}),
                       "attention format: got int4/g100, expected groups of a size that divides every row a device holds, as engines "
                       "require (q_proj, k_proj and v_proj: 4096 inputs a row, not a multiple of 100)");
+    // A declared count has no attention apart from the rest: a format for it is refused.
+    const Model declared = Model(m).with_parameters(8.03e9);
+    CHECK_THROWS_WITH(step_cost(declared, Workload{.precision = p}),
+                      "attention format: got bf16, expected the weights' (nvfp4): model 'llama-3.1-8b' declares its parameter count, "
+                      "so no part of it is attention apart from the rest");
+    CHECK_THROWS_WITH(memory_use(h100(), declared, Workload{.precision = p}),
+                      "attention format: got bf16, expected the weights' (nvfp4): model 'llama-3.1-8b' declares its parameter count, "
+                      "so no part of it is attention apart from the rest");
     CHECK_THROWS_WITH(validate(Precision{.attention = Format{Numeric::int4, 16, 4}}),
                       "attention format: got int4 with 16-bit scales per 4, expected no block scales, or 1 to 64 bits of scale per "
                       "block of 1 to 1000000 values, fewer than the values' own bits");

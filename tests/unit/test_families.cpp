@@ -1577,3 +1577,38 @@ TEST_CASE("MIXED_PRECISION: NVIDIA's Qwen3.6 NVFP4 releases, attention in FP8 an
                       "l.json: /quantization_config/config_groups: got an object, expected targets named module by module where the "
                       "groups' schemes differ (\"Linear\" spans parts ridgeline gives formats of their own)");
 }
+
+TEST_CASE("ignore lists: what is kept, and what is not the language model's", "[families][formats][modelopt]") {
+    // Qwen3-30B-A3B's preset (48 layers, routed experts) under an NVFP4 scheme of one group.
+    nlohmann::json j = read_json_file(data_directory() / "models" / "qwen3-30b-a3b.json");
+    const auto read = [&](const nlohmann::json& ignore) {
+        j["quantization_config"] = {{"quant_method", "modelopt"},
+                                    {"config_groups", {{"group_0", {{"weights", {{"num_bits", 4}, {"type", "float"}, {"group_size", 16}}}}}}},
+                                    {"ignore", ignore}};
+        return checkpoint_formats(j, "q.json").first;
+    };
+    // A shared expert's one-output gate kept is no MLP kept, and keeps no attention: all NVFP4.
+    const Precision gate = read({"lm_head", "model.layers.0.mlp.shared_expert_gate"});
+    CHECK(gate.weights == formats::nvfp4);
+    CHECK(gate.attention_format() == formats::nvfp4);
+    CHECK(gate.expert_format() == formats::nvfp4);
+    // An MTP block's, a vision tower's and a layer past the model's entries keep nothing costed.
+    for (const char* entry : {"mtp.layers.0*", "model.vision_tower.encoder.layers.5.self_attn.q_proj", "model.layers.48.mlp*",
+                              "model.layers.48*"}) {
+        INFO(entry);
+        const Precision p = read({"lm_head", entry});
+        CHECK(p.weights == formats::nvfp4);
+        CHECK(p.attention_format() == formats::nvfp4);
+    }
+    // The head, however the list writes it.
+    for (const char* head : {"lm_head", "language_model.lm_head", "*lm_head", "re:.*lm_head"}) {
+        INFO(head);
+        CHECK(read({head}).lm_head_format() == formats::bf16);
+    }
+    CHECK(read(nlohmann::json::array()).lm_head_format() == formats::nvfp4);
+    // A whole dense MLP kept ("layers.3.mlp*"), attention everywhere ("re:.*self_attn.*").
+    const Precision both = read({"re:.*self_attn.*", "model.layers.3.mlp*"});
+    CHECK(both.weights == formats::bf16);
+    CHECK(both.attention_format() == formats::bf16);
+    CHECK(both.expert_format() == formats::nvfp4);
+}

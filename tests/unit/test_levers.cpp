@@ -421,6 +421,10 @@ TEST_CASE("speculation: an EAGLE-3 head drafts from the target's hidden states",
     const double per_device = 2 * (218'103'808.0 / 2 + 8'192 + 25'165'824.0 / 2 + 8'192 + 131'072'000.0 / 2);
     Workload head_w = verification_workload(w, 0);
     head_w.precision = draft_head_precision(head, w.precision, h100());
+    // A target's attention format is its own: the head's attention is in its checkpoint's format.
+    Precision attention_apart = w.precision;
+    attention_apart.attention = formats::int4;
+    CHECK(draft_head_precision(head, attention_apart, h100()).attention_format() == head_w.precision.weights);
     const Deployment on_two{h100(), Parallelism{.tensor = 2}};
     CHECK(speculative_detail::head_draft_step(on_two, head, head_w, false).bytes_per_device.in(bytes) ==
           Approx(per_device + row / 2 + cache / 2).epsilon(1e-12));
