@@ -17,7 +17,9 @@
 // Defaults: Gemma4TextConfig, huggingface/transformers@351f643ab9f582c01026b6d75aab3e2c5a8338cd
 //   src/transformers/models/gemma4/configuration_gemma4.py: num_key_value_heads=4, head_dim=256,
 //   global_head_dim=512, attention_k_eq_v=False, attention_bias=False, sliding_window=512,
-//   layer_types absent: full on every sixth layer and on the last, enable_moe_block=False,
+//   layer_types absent: full on every sixth layer; the last layer full whatever layer_types says
+//   (Gemma4TextConfig.__post_init__ forces it, @008e574391258935f3ecc3035c882e73bbcac419),
+//   num_global_key_value_heads absent: num_key_value_heads, enable_moe_block=False,
 //   num_kv_shared_layers=0, hidden_size_per_layer_input=256, tie_word_embeddings=True.
 // Not modelled, and refused: per-layer input embeddings (hidden_size_per_layer_input above 0,
 //   the default; Gemma 4's E2B and E4B) and layers that read an earlier layer's KV instead of
@@ -60,7 +62,8 @@ inline void read_gemma4(const ConfigReader& c, Model& m) {
     Gqa global = local;
     global.head_dim = c.integer_absent_null("global_head_dim", 512, local.head_dim);
     if (c.flag_or("attention_k_eq_v", false)) {
-        global.kv_heads = c.integer("num_global_key_value_heads");
+        // Absent (or null), Gemma4TextConfig sets no override: num_key_value_heads.
+        global.kv_heads = c.integer_or("num_global_key_value_heads", local.kv_heads);
         if (global.heads % global.kv_heads != 0)
             root.at("num_global_key_value_heads").fail("a divisor of num_attention_heads (" + std::to_string(global.heads) + ")");
         global.v_from_k = true;
@@ -76,8 +79,10 @@ inline void read_gemma4(const ConfigReader& c, Model& m) {
         const auto types = layer_types(c, layers, {"sliding_attention", "full_attention"});
         for (std::size_t i = 0; i < full.size(); ++i) full[i] = types[i] == "full_attention";
     } else {
-        for (std::size_t i = 0; i < full.size(); ++i) full[i] = (i + 1) % 6 == 0 || i + 1 == full.size();
+        for (std::size_t i = 0; i < full.size(); ++i) full[i] = (i + 1) % 6 == 0;
     }
+    // Gemma4TextConfig forces the last layer to full attention, given layer_types or not.
+    full.back() = true;
 
     const DenseMlp mlp{c.integer("intermediate_size")};
     LayerSpec base;

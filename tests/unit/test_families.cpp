@@ -1476,6 +1476,13 @@ TEST_CASE("gemma4: defaults as Gemma4TextConfig, and the E2B/E4B features refuse
     odd["text_config"].erase("layer_types");
     odd["text_config"]["num_hidden_layers"] = 32;  // sixths at 5 ... 29, and the last, 31
     CHECK(full_layers(model_from_config(odd, "t.json")) == 6);
+    // The last layer full even where layer_types says sliding (Gemma4TextConfig forces it).
+    nlohmann::json last = j;
+    last["text_config"]["layer_types"][29] = "sliding_attention";
+    CHECK(full_layers(model_from_config(last, "t.json")) == 5);
+    // num_global_key_value_heads absent: num_key_value_heads (8) on the full layers, still no v_proj.
+    CHECK(kv_bytes_per_token(config_without(j, {"num_global_key_value_heads"}, true), formats::bf16).in(bytes) ==
+          25 * 8192 + 5 * 2 * 8 * 512 * 2);
     // sliding_window 512 absent; global_head_dim 512 absent; null, head_dim.
     CHECK(layers_where(config_without(j, {"sliding_window"}, true), [](const LayerSpec& s) { return s.window == 512; }) == 25);
     nlohmann::json null_global = j;
