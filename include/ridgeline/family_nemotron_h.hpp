@@ -24,9 +24,11 @@
 //     is DeepseekV3TopkRouter's (n_routed_experts x hidden, and an e_score_correction_bias per
 //     expert); the shared expert is ONE NemotronHMLP of moe_shared_expert_intermediate_size (with
 //     mlp_bias biases), whatever n_shared_experts says; num_experts_per_tok routed per token.
-//     With moe_latent_size the experts work in a smaller latent behind two projections (Nemotron
-//     3 Super): not read yet, and refused, as are mlp_bias shared-expert biases and an
-//     n_shared_experts other than 1.
+//     With moe_latent_size the routed experts work in that latent behind fc1_latent_proj (hidden
+//     x latent) and fc2_latent_proj (latent x hidden), the router and shared expert on the
+//     hidden state (Nemotron 3 Super's LatentMoE: TensorRT-LLM's NemotronH MoE builds both as
+//     plain Linears, so replicated; Moe::latent). mlp_bias shared-expert biases and an
+//     n_shared_experts other than 1 are refused.
 // Defaults: NemotronHConfig, huggingface/transformers
 //   src/transformers/models/nemotron_h/configuration_nemotron_h.py @13923c63d59f73faebae79b2ee3fafc7e3a35201:
 //   num_key_value_heads=8 (None: num_attention_heads), head_dim=128, attention_bias=False,
@@ -118,8 +120,6 @@ inline std::vector<Block> blocks(const ConfigReader& c) {
 // An E block's experts (NemotronHMoE; see the header comment).
 inline Moe moe(const ConfigReader& c) {
     const Node& root = c.root();
-    if (c.present("moe_latent_size"))
-        root.at("moe_latent_size").fail("null or absent: experts behind a latent projection (Nemotron 3 Super) are not read yet");
     if (c.flag_or("mlp_bias", false))
         root.at("mlp_bias").fail("false in a model with MoE blocks: the shared expert's biases are not read yet");
     if (c.present("n_shared_experts") && !(root.at("n_shared_experts").value() == 1))
@@ -131,6 +131,10 @@ inline Moe moe(const ConfigReader& c) {
     e.router_bias = true;  // e_score_correction_bias
     e.shared_experts = 1;
     e.shared_intermediate = c.integer("moe_shared_expert_intermediate_size");
+    // LatentMoE (Nemotron 3 Super): the routed experts in moe_latent_size, behind
+    // fc1_latent_proj (hidden -> latent) and fc2_latent_proj (latent -> hidden); the router and
+    // the shared expert on the hidden state.
+    e.latent = c.count_or_zero("moe_latent_size");
     return e;
 }
 }  // namespace nemotron_h

@@ -85,6 +85,9 @@ struct Moe {
     bool expert_bias = false;  // biases inside each expert's projections (gpt-oss)
     bool shared_gate = false;  // a hidden -> 1 sigmoid gate on the shared expert (Qwen3-Next)
     bool ungated = false;      // experts are NonGatedMlps, up and down only (Nemotron 3's ReLU^2)
+    // The routed experts' width, where they work in a latent behind a hidden -> latent and a
+    // latent -> hidden projection (Nemotron 3 Super's LatentMoE); 0: the hidden size.
+    std::int64_t latent = 0;
     friend constexpr bool operator==(const Moe&, const Moe&) = default;
 
     // One expert of width `intermediate`: a DenseMlp or, ungated, a NonGatedMlp, biases and all.
@@ -92,7 +95,14 @@ struct Moe {
         return ungated ? kind_parameters(NonGatedMlp{intermediate, bias}, h) : kind_parameters(DenseMlp{intermediate, bias}, h);
     }
     // One routed expert, with its biases where it has them.
-    [[nodiscard]] constexpr double expert_parameters(double h) const { return mlp_parameters(h, expert_intermediate, expert_bias); }
+    [[nodiscard]] constexpr double expert_parameters(double h) const {
+        return mlp_parameters(latent > 0 ? layer_detail::d(latent) : h, expert_intermediate, expert_bias);
+    }
+    // The two projections into and out of the latent, with biases where the experts have them.
+    [[nodiscard]] constexpr double latent_parameters(double h) const {
+        const double l = layer_detail::d(latent);
+        return latent > 0 ? 2 * h * l + (expert_bias ? l + h : 0.0) : 0.0;
+    }
     [[nodiscard]] constexpr double routed_parameters(double h) const { return layer_detail::d(experts) * expert_parameters(h); }
     [[nodiscard]] constexpr double shared_parameters(double h) const {
         return shared_experts > 0 ? layer_detail::d(shared_experts) * mlp_parameters(h, shared_intermediate, false) : 0.0;
@@ -108,6 +118,8 @@ struct Moe {
         const double T = layer_detail::d(t);
         f("router", Part::router, router_parameters(h), router_parameters(h));
         if (shared_experts > 0) f("shared experts", Part::shared_experts, shared_parameters(h), shared_parameters(h) / T);
+        // Run for every token, and replicated: TensorRT-LLM builds both as plain Linears.
+        if (latent > 0) f("latent projections (fc1, fc2)", Part::shared_experts, latent_parameters(h), latent_parameters(h));
         f("routed experts", Part::experts, routed_parameters(h), routed_parameters(h) / T);
     }
     // Each expert's slices sit on t / e devices (expert parallelism e), each down_proj's inputs
@@ -118,17 +130,22 @@ struct Moe {
             f("shared experts' gate and up", Part::shared_experts, h, 1);
             f("shared experts' down_proj", Part::shared_experts, shared_intermediate, t);
         }
-        f("experts' gate and up", Part::experts, h, 1);
+        if (latent > 0) {
+            f("fc1_latent_proj", Part::shared_experts, h, 1);
+            f("fc2_latent_proj", Part::shared_experts, latent, 1);
+        }
+        f("experts' gate and up", Part::experts, latent > 0 ? latent : h, 1);
         f("experts' down_proj", Part::experts, expert_intermediate, e > 0 && t % e == 0 ? t / e : 1);
     }
     [[nodiscard]] constexpr RoutedExperts routed(double h) const { return {experts, experts_per_token, expert_parameters(h)}; }
     // Activation elements per token: gate and up outputs (up alone, ungated) of the k chosen and
     // the shared experts.
     [[nodiscard]] constexpr double activation_width() const {
-        return (ungated ? 1.0 : 2.0) * layer_detail::d(experts_per_token * expert_intermediate + shared_experts * shared_intermediate);
+        return (ungated ? 1.0 : 2.0) * layer_detail::d(experts_per_token * expert_intermediate + shared_experts * shared_intermediate) +
+               2 * layer_detail::d(latent);  // the token in the latent, and the experts' sum there
     }
     [[nodiscard]] constexpr std::int64_t widest() const {
-        return layer_detail::widest_of({experts, expert_intermediate, shared_experts, shared_intermediate});
+        return layer_detail::widest_of({experts, expert_intermediate, shared_experts, shared_intermediate, latent});
     }
     template <class Check>
     constexpr void validate(Check& check) const {
@@ -137,6 +154,7 @@ struct Moe {
         layer_detail::positive(check, expert_intermediate, "moe_intermediate_size");
         layer_detail::non_negative(check, shared_experts, "number of shared experts");
         if (shared_experts > 0) layer_detail::positive(check, shared_intermediate, "shared expert intermediate size");
+        layer_detail::non_negative(check, latent, "moe_latent_size");
         if (experts_per_token > experts)
             check("num_experts_per_tok", std::to_string(experts_per_token),
                   "at most the number of routed experts (" + std::to_string(experts) + ")");
@@ -145,6 +163,7 @@ struct Moe {
         std::string d = "MoE " + std::to_string(experts) + " experts top-" + std::to_string(experts_per_token) + " x " +
                         std::to_string(expert_intermediate);
         if (shared_experts > 0) d += " + " + std::to_string(shared_experts) + " shared";
+        if (latent > 0) d += " in a latent of " + std::to_string(latent);
         return ungated ? d + " (no gate)" : d;
     }
 };

@@ -105,10 +105,10 @@ inline LayerSpec read_own_group(const Node& g) {
         spec.ffn = NonGatedMlp{positive(ffn, "intermediate"), flag(ffn, "bias")};
     } else if (fk == "moe") {
         ffn.only_keys({"kind", "experts", "experts_per_token", "expert_intermediate", "shared_experts",
-                       "shared_intermediate", "router_bias", "expert_bias", "shared_gate", "ungated"});
+                       "shared_intermediate", "router_bias", "expert_bias", "shared_gate", "ungated", "latent"});
         spec.ffn = Moe{positive(ffn, "experts"), positive(ffn, "experts_per_token"), positive(ffn, "expert_intermediate"),
                        count(ffn, "shared_experts"), count(ffn, "shared_intermediate"), flag(ffn, "router_bias"),
-                       flag(ffn, "expert_bias"), flag(ffn, "shared_gate"), flag(ffn, "ungated")};
+                       flag(ffn, "expert_bias"), flag(ffn, "shared_gate"), flag(ffn, "ungated"), count(ffn, "latent")};
     } else if (fk == "none") {
         ffn.only_keys({"kind", "linear"});
         spec.ffn = NoFfn{flag(ffn, "linear")};
@@ -411,7 +411,8 @@ inline void to_json(nlohmann::json& j, const Model& m) {
                    {"router_bias", e->router_bias},
                    {"expert_bias", e->expert_bias},
                    {"shared_gate", e->shared_gate},
-                   {"ungated", e->ungated}};
+                   {"ungated", e->ungated},
+                   {"latent", e->latent}};
         else
             ffn = {{"kind", "none"}, {"linear", std::get<NoFfn>(g.spec.ffn).linear}};
         kinds.push_back({{"attention", at}, {"window", g.spec.window}, {"chunked", g.spec.chunked}, {"norms", g.spec.norms}, {"ffn", ffn}});

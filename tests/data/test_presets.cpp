@@ -226,7 +226,7 @@ TEST_CASE("presets: bad config.json files name file, path, value and expectation
     CHECK(derived_parameters(load_model("tests/data/model-mlp-bias.json")).dense_mlp ==
           32 * (3 * 4096.0 * 14336 + 2 * 14336 + 4096));
     CHECK_THROWS_WITH(load_model(bad("model-own-unknown-key")),
-                      "tests/data/bad/model-own-unknown-key.json: /layer_groups/0/ffn/experts_per_tok: got an unknown key, expected one of: kind, experts, experts_per_token, expert_intermediate, shared_experts, shared_intermediate, router_bias, expert_bias, shared_gate, ungated");
+                      "tests/data/bad/model-own-unknown-key.json: /layer_groups/0/ffn/experts_per_tok: got an unknown key, expected one of: kind, experts, experts_per_token, expert_intermediate, shared_experts, shared_intermediate, router_bias, expert_bias, shared_gate, ungated, latent");
     CHECK_THROWS_WITH(load_model(bad("model-ridgeline-unknown")),
                       "tests/data/bad/model-ridgeline-unknown.json: /ridgeline/sources: got an unknown key, expected one of: source, name, parameters, parameters_source");
     CHECK_THROWS_WITH(load_model(bad("model-parameters-unsourced")),

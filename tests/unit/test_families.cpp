@@ -657,7 +657,6 @@ TEST_CASE("nemotron_h: Nemotron 3 Nano's E blocks, ungated routed experts and a 
     decodes(m, "h200", 8);
     // What is not read yet is refused by name.
     const nlohmann::json j = hub("nvidia-nemotron-3-nano-30b-a3b-bf16-from-jax-llm-examples.json");
-    CHECK_THROWS_WITH(with(j, "moe_latent_size", 1024), Catch::StartsWith("test.json: /moe_latent_size: got 1024, expected null or absent"));
     CHECK_THROWS_WITH(with(j, "mlp_bias", true), Catch::Contains("the shared expert's biases are not read yet"));
     CHECK_THROWS_WITH(with(j, "n_shared_experts", 2), Catch::Contains("NemotronHMoE builds one shared expert"));
     CHECK_THROWS_WITH(config_without(j, {"moe_shared_expert_intermediate_size"}),
@@ -1618,4 +1617,43 @@ TEST_CASE("ignore lists: what is kept, and what is not the language model's", "[
     CHECK(both.weights == formats::bf16);
     CHECK(both.attention_format() == formats::bf16);
     CHECK(both.expert_format() == formats::nvfp4);
+}
+
+TEST_CASE("nemotron_h: Nemotron 3 Super's LatentMoE, experts in a latent behind two projections", "[families][nemotron_h][formats]") {
+    // nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8 ("120B-A12B"): 88 blocks, 40 Mamba-2, 40
+    // LatentMoE, 8 GQA. By hand from its config.json (hidden 4096): a Mamba-2 block's in_proj
+    // 4096 x (2 x 8192 + 2 x 8 x 128 + 128), conv1d (8192 + 2048) x 4 and its bias, dt_bias,
+    // A_log and D of 128, the gated norm of 8192, out_proj 8192 x 4096; an attention block's q
+    // and o 4096 x 4096, k and v 4096 x 256; a LatentMoE block's router 512 x 4096 and its 512
+    // biases, the shared expert 2 x 4096 x 5376 (relu2, no gate), fc1_latent_proj and
+    // fc2_latent_proj 2 x 4096 x 1024, and 512 experts of 2 x 1024 x 2688; a norm a block, the
+    // final one, and untied tables of 131072 x 4096.
+    const LoadedModel super = load_model_with_formats("tests/data/hub/nemotron-3-super-120b-a12b-fp8");
+    const double mamba = 4096.0 * (2 * 8192 + 2 * 8 * 128 + 128) + 10240.0 * 4 + 10240 + 3 * 128 + 8192 + 8192.0 * 4096;
+    const double attention = 2 * 4096.0 * 4096 + 2 * 4096.0 * 256;
+    const double expert = 2 * 1024.0 * 2688;
+    const double moe = 512 * 4096.0 + 512 + 2 * 4096.0 * 5376 + 2 * 4096.0 * 1024 + 512 * expert;
+    const double total = 40 * mamba + 8 * attention + 40 * moe + 89 * 4096.0 + 2 * 131072.0 * 4096;
+    CHECK(derived_parameters(super.model).total() == total);
+    CHECK(active_parameters(super.model).total() == total - 40 * (512 - 22) * expert);
+    CHECK(derived_parameters(super.model).total() / 1e9 == Approx(120).margin(1));
+    // 12.77B with both tables; 12.23B without the input one.
+    CHECK((active_parameters(super.model).total() - 131072.0 * 4096) / 1e9 == Approx(12).margin(0.5));
+    CHECK(std::visit([](const auto& k) { return k.describe(); }, super.model.groups[1].spec.ffn) ==
+          "MoE 512 experts top-22 x 2688 + 1 shared in a latent of 1024 (no gate)");
+    // Its hf_quant_config.json: FP8 on every linear layer, the head too (no exclude_modules).
+    CHECK(super.precision.weights == formats::fp8);
+    CHECK(super.precision.lm_head_format() == formats::fp8);
+    CHECK(super.precision.embedding_format() == formats::bf16);
+    // A step at batch 1 reads 22 experts a MoE block, each 2 x 1024 x 2688 in FP8.
+    const StepCost c = step_cost(super.model, Workload{.precision = super.precision});
+    CHECK(c.routed_bytes(1).in(bytes) == Approx(40 * 22 * expert).epsilon(1e-12));
+    // The own form keeps the latent.
+    const nlohmann::json own = super.model;
+    CHECK(model_from_config(own) == super.model);
+    decodes(super.model, "h200", 8);
+    // Ultra ("550B-A55B"): hidden 8192, a latent of 2048, 512 experts of 5120, 22 a token.
+    const Model ultra = load_model("tests/data/hub/nemotron-3-ultra-550b-a55b-fp8");
+    CHECK(derived_parameters(ultra).total() / 1e9 == Approx(550).margin(1));
+    CHECK((active_parameters(ultra).total() - 131072.0 * 8192) / 1e9 == Approx(55).margin(0.5));
 }
