@@ -731,8 +731,7 @@ py::object diagnose_py(const py::object& model, const py::object& hardware, cons
     char text[64];
     const double figure = tok_s ? *tok_s : *tpot;
     const auto end = std::to_chars(text, text + sizeof text, figure).ptr;
-    const double half = cli::half_unit_in_last_digit(std::string(text, end));
-    const Seconds longest = tok_s ? seconds(1.0 / (*tok_s - half)) : seconds(*tpot + half);
+    const Seconds longest = seconds(cli::longest_step_of(figure, std::string(text, end), tok_s.has_value()));
     return to_python(cli::diagnose_table(c.s, w, measured, draft_tokens, longest).json());
 }
 

@@ -289,6 +289,14 @@ inline double half_unit_in_last_digit(const std::string& s) {
     return 0.5 * std::pow(10.0, std::min(0, exponent - decimals));
 }
 
+// The longest time a token the measured figure `text` (of value `figure`) allows, in its own
+// unit: a rate's slowest value inverted (at least half the rate, as its last digit is at most
+// itself), or a time's longest. diagnose's longest_step, for the CLI and Python alike.
+inline double longest_step_of(double figure, const std::string& text, bool rate) {
+    const double half = half_unit_in_last_digit(text);
+    return rate ? 1.0 / (figure - half) : figure + half;
+}
+
 // What --format asks for.
 enum class Output { table, csv, json };
 

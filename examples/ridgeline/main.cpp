@@ -1355,8 +1355,7 @@ int main(int argc, char** argv) {
         [&diag_o](const std::string& t) {
             const double rate = cli::parse_number("--measured-tok-s", t, 1e-6, 1e9, "a rate in tokens/s from 1e-6 to 1e9");
             diag_o.per_token = ridgeline::s(1.0 / rate);
-            // The slowest rate the figure rounds: at least half of it, as its last digit is at most itself.
-            diag_o.longest = ridgeline::s(1.0 / (rate - cli::half_unit_in_last_digit(t)));
+            diag_o.longest = ridgeline::s(cli::longest_step_of(rate, t, true));
             ++diag_o.measurements;
         },
         "Measured tokens/s per sequence");
@@ -1365,7 +1364,7 @@ int main(int argc, char** argv) {
         [&diag_o](const std::string& t) {
             const double tpot = cli::parse_number("--measured-tpot-ms", t, 1e-6, 1e9, "a time in ms from 1e-6 to 1e9");
             diag_o.per_token = ms(tpot);
-            diag_o.longest = ms(tpot + cli::half_unit_in_last_digit(t));
+            diag_o.longest = ms(cli::longest_step_of(tpot, t, false));
             ++diag_o.measurements;
         },
         "Measured time per output token, ms");

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
@@ -124,13 +125,6 @@ struct KeptModules {
     [[nodiscard]] bool attention() const { return attention_everywhere || attention_layers > 0; }
 };
 
-// Modules of an MTP block or a vision, audio or projector tower: not the language model's layers.
-inline bool not_costed(const std::string& name) {
-    for (const char* part : {"mtp", "visual", "vision", "audio", "projector", "patch_merge"})
-        if (name.find(part) != std::string::npos) return true;
-    return false;
-}
-
 // The layer index in a module name ("model.layers.12.self_attn*": 12), and where the text after
 // its digits starts; -1 where the name has none.
 inline std::pair<std::int64_t, std::size_t> layer_index(const std::string& name) {
@@ -141,35 +135,57 @@ inline std::pair<std::int64_t, std::size_t> layer_index(const std::string& name)
     return {std::stoll(name.substr(digits, end - digits)), end};
 }
 
+// Whether a module name (or pattern) lies outside the language model's `layers` layers: an MTP
+// block, a vision, audio or projector tower, or a layer numbered past the model's (an MTP layer).
+inline bool not_costed(const std::string& name, std::int64_t layers) {
+    for (const char* part : {"mtp", "visual", "vision", "audio", "projector", "patch_merge"})
+        if (name.find(part) != std::string::npos) return true;
+    const std::int64_t layer = layer_index(name).first;
+    return layer >= 0 && layers > 0 && layer >= layers;
+}
+
+// The LM head, however a list writes it ("lm_head", "language_model.lm_head", "*lm_head", "re:.*lm_head").
+inline bool names_head(const std::string& name) { return name.find("lm_head") != std::string::npos; }
+
+// A layer's attention or recurrent mixer (Nemotron-H names its attention and Mamba projections
+// mixer.q_proj ... mixer.out_proj).
+inline bool names_attention(const std::string& name) {
+    for (const char* part : {"self_attn", "linear_attn", "mixer.q_proj", "mixer.o_proj", "mixer.in_proj", "mixer.out_proj"})
+        if (name.find(part) != std::string::npos) return true;
+    return false;
+}
+
+// "; kv_cache_scheme ignored: ..." for each of `keys` the quantisation object sets: a checkpoint's
+// KV format is the caller's choice (--kv), as engines let it be.
+inline std::string kv_ignored(const Node& q, std::initializer_list<const char*> keys) {
+    std::string out;
+    for (const char* key : keys)
+        if (q.has(key) && !q.at(key).value().is_null()) out += std::string("; ") + key + " ignored: the KV format is --kv's";
+    return out;
+}
+
 // `layers`: the language model's layer count; a layer past it (an MTP module) keeps nothing
 // that is costed.
 inline KeptModules kept_modules(const Node& list, std::int64_t layers) {
     if (!list.value().is_array()) list.fail("an array of module names or patterns");
     KeptModules k;
     std::set<std::int64_t> attention;
-    const auto has = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
     for (std::size_t i = 0; i < list.value().size(); ++i) {
         const std::string name = list.at(i).string("a module name or pattern (a string)");
-        // "lm_head", "language_model.lm_head", "*lm_head", "re:.*lm_head".
-        k.head = k.head || has(name, "lm_head");
-        // An MTP block, a vision or audio tower: nothing ridgeline costs, whatever layer it names.
-        if (not_costed(name)) continue;
+        k.head = k.head || names_head(name);
+        if (not_costed(name, layers)) continue;
         const auto [layer, rest] = layer_index(name);
-        if (layer >= 0 && layers > 0 && layer >= layers) continue;  // an MTP layer numbered past the model's
-        const bool costed = layer >= 0;
-        // Nemotron-H names its attention and Mamba projections mixer.q_proj ... mixer.out_proj.
-        if (has(name, "self_attn") || has(name, "linear_attn") || has(name, "mixer.q_proj") || has(name, "mixer.o_proj") ||
-            has(name, "mixer.in_proj") || has(name, "mixer.out_proj")) {
+        if (names_attention(name)) {
             if (layer < 0) k.attention_everywhere = true;
-            else if (costed) attention.insert(layer);
+            else attention.insert(layer);
         }
         // "model.layers.0*" or "model.layers.0.*": the whole layer (GLM-5.1 keeps its dense ones so).
-        const bool whole_layer = costed && (name.substr(rest) == "*" || name.substr(rest) == ".*");
+        const bool whole_layer = layer >= 0 && (name.substr(rest) == "*" || name.substr(rest) == ".*");
         if (whole_layer) attention.insert(layer);
         // A whole dense MLP ("layers.3.mlp*": DeepSeek's first layers, Gemma 4's beside its experts).
         const bool mlp = name.ends_with(".mlp") || name.ends_with(".mlp*") || name.ends_with(".mlp.*");
         // A shared expert's one-output gate is no MLP (Qwen3.5 keeps it beside the expert).
-        const bool shared = has(name, "shared_expert") && !name.ends_with("shared_expert_gate");
+        const bool shared = name.find("shared_expert") != std::string::npos && !name.ends_with("shared_expert_gate");
         k.beside_experts = k.beside_experts || shared || whole_layer || mlp;
     }
     k.attention_layers = static_cast<std::int64_t>(attention.size());
@@ -198,8 +214,7 @@ inline CheckpointFormats apply_scheme(const json& j, const KeptModules& kept, Fo
     p.weights = experts && kept.beside_experts ? dtype : scheme;
     if (experts) p.experts = scheme;
     p.attention = kept.attention() ? dtype : scheme;
-    if (kept.head) p.lm_head = dtype;
-    else p.lm_head = scheme;  // a Linear the scheme quantises
+    p.lm_head = kept.head ? dtype : scheme;  // unkept, a Linear the scheme quantises
     p.router_and_norms = dtype;  // quantisers convert linear layers only
     p.embeddings = dtype;
     const std::string kept_at = format_name(dtype);
@@ -254,18 +269,14 @@ inline CheckpointFormats mixed_formats(const json& j, const Node& where, const s
     std::optional<Format> format[parts];
     std::set<std::int64_t> attention_layers;
     bool attention_everywhere = false;
-    const auto has = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
     for (const auto& [name, f] : modules) {
-        if (not_costed(name)) continue;
-        const auto [layer, rest] = layer_index(name);
-        (void)rest;
-        if (layer >= 0 && layers > 0 && layer >= layers) continue;  // an MTP layer numbered past the model's
+        if (not_costed(name, layers)) continue;
         Part part = other;
-        if (name == "lm_head" || name.ends_with(".lm_head")) part = head;
-        else if (has(name, "experts") && !has(name, "shared_expert")) part = experts;
-        else if (has(name, "self_attn") || has(name, "linear_attn") || has(name, "mixer.q_proj") || has(name, "mixer.o_proj") ||
-                 has(name, "mixer.in_proj") || has(name, "mixer.out_proj")) {
+        if (names_head(name)) part = head;
+        else if (name.find("experts") != std::string::npos && name.find("shared_expert") == std::string::npos) part = experts;
+        else if (names_attention(name)) {
             part = attention;
+            const std::int64_t layer = layer_index(name).first;
             if (layer < 0) attention_everywhere = true;
             else attention_layers.insert(layer);
         }
@@ -277,15 +288,16 @@ inline CheckpointFormats mixed_formats(const json& j, const Node& where, const s
     }
     const auto a = static_cast<std::int64_t>(attention_layers.size());
     const bool partly = format[attention] && !attention_everywhere && layers > 0 && a < layers;
+    const bool routed = has_routed_experts(j);
     p.weights = format[other].value_or(dtype);
     p.attention = partly ? dtype : format[attention].value_or(dtype);
-    if (has_routed_experts(j)) p.experts = format[experts].value_or(dtype);
+    if (routed) p.experts = format[experts].value_or(dtype);
     p.lm_head = format[head].value_or(dtype);
     p.router_and_norms = dtype;  // quantisers convert linear layers only
     p.embeddings = dtype;
     source += "; " + label + ": ";
-    if (has_routed_experts(j)) source += "routed experts " + format_name(p.expert_format()) + ", ";
-    source += (has_routed_experts(j) ? "other linear layers " : "linear layers ") + format_name(p.weights) + ", attention " +
+    if (routed) source += "routed experts " + format_name(p.expert_format()) + ", ";
+    source += (routed ? "other linear layers " : "linear layers ") + format_name(p.weights) + ", attention " +
               format_name(p.attention_format());
     if (partly)
         source += " (" + format_name(*format[attention]) + " on " + std::to_string(a) + " of " + std::to_string(layers) +
@@ -296,8 +308,9 @@ inline CheckpointFormats mixed_formats(const json& j, const Node& where, const s
 
 // Checkpoints whose quantization_config gives config_groups' weights schemes and an `ignore`
 // list of modules (or patterns) kept at torch_dtype: compressed-tensors (llm-compressor's) and
-// NVIDIA's Model Optimizer (quant_method "modelopt", the same groups). The schemes must agree.
-// modelopt's MIXED_PRECISION (a format per layer) is refused.
+// NVIDIA's Model Optimizer (quant_method "modelopt", the same groups). Groups of one scheme
+// take apply_scheme; groups of different schemes (modelopt's MIXED_PRECISION) mixed_formats,
+// by the modules each targets.
 inline CheckpointFormats grouped_formats(const json& j, const Node& q, Precision p, Format dtype, std::string source,
                                                          const std::string& method) {
     const Node groups = q.need("config_groups", "an object of quantisation groups");
@@ -322,26 +335,23 @@ inline CheckpointFormats grouped_formats(const json& j, const Node& q, Precision
                 groups.fail("targets named module by module where the groups' schemes differ (\"" + name +
                             "\" spans parts ridgeline gives formats of their own)");
         auto out = mixed_formats(j, groups, modules, p, dtype, std::move(source), "quantization_config " + method + " (groups)");
-        if (q.has("kv_cache_scheme") && !q.at("kv_cache_scheme").value().is_null())
-            out.source += "; kv_cache_scheme ignored: the KV format is --kv's";
+        out.source += kv_ignored(q, {"kv_cache_scheme"});
         return out;
     }
     KeptModules kept;
     if (q.has("ignore") && !q.at("ignore").value().is_null()) kept = kept_modules(q.at("ignore"), layer_count(j));
     auto out = apply_scheme(j, kept, *all, p, dtype, std::move(source), "quantization_config " + method, "ignore");
-    if (q.has("kv_cache_scheme") && !q.at("kv_cache_scheme").value().is_null())
-        out.source += "; kv_cache_scheme ignored: the KV format is --kv's";
+    out.source += kv_ignored(q, {"kv_cache_scheme"});
     return out;
 }
 
-// NVIDIA Model Optimizer's own form: one quant_algo for every linear layer but those a list
-// keeps, as hf_quant_config.json's "quantization" object gives it (beside a config.json without
-// a quantization_config: NVIDIA's FP8 and NVFP4 releases) or a config.json's quantization_config
-// with quant_method "modelopt" and no config_groups. The algorithms vLLM loads
-// (vllm-project/vllm@00155cd modelopt.py QUANT_ALGOS) that are one format: FP8 and
-// FP8_PER_CHANNEL_PER_TOKEN (E4M3, a scale per tensor or channel), NVFP4 and W4A16_NVFP4 (E2M1 in
-// groups of 16 with an FP8 scale each). `list_key` is the list's name there ("exclude_modules",
-// or "ignore" in a config.json); none means every linear layer, the head too.
+// NVIDIA Model Optimizer's own form: one quant_algo (modelopt_algorithm) for every linear layer
+// but those a list keeps, or MIXED_PRECISION's quantized_layers, a quant_algo a module
+// (mixed_formats), as hf_quant_config.json's "quantization" object gives it (beside a
+// config.json without a quantization_config: NVIDIA's FP8 and NVFP4 releases) or a
+// config.json's quantization_config with quant_method "modelopt" and no config_groups.
+// `list_key` is the list's name there ("exclude_modules", or "ignore" in a config.json); none
+// means every linear layer, the head too.
 inline CheckpointFormats modelopt_formats(const json& j, const Node& q, Precision p, Format dtype, std::string source,
                                                           const std::string& label, const char* list_key) {
     q.require_object("a quantization object");
@@ -358,8 +368,7 @@ inline CheckpointFormats modelopt_formats(const json& j, const Node& q, Precisio
             modules.emplace_back(item.key(), modelopt_algorithm(m.need("quant_algo", "the module's quant_algo"), size ? &*size : nullptr));
         }
         auto out = mixed_formats(j, layers, modules, p, dtype, std::move(source), label + " MIXED_PRECISION");
-        for (const char* kv : {"kv_cache_quant_algo", "kv_cache_scheme"})
-            if (q.has(kv) && !q.at(kv).value().is_null()) out.source += std::string("; ") + kv + " ignored: the KV format is --kv's";
+        out.source += kv_ignored(q, {"kv_cache_quant_algo", "kv_cache_scheme"});
         return out;
     }
     const auto size = q.has("group_size") ? std::optional<Node>(q.at("group_size")) : std::nullopt;
@@ -367,8 +376,7 @@ inline CheckpointFormats modelopt_formats(const json& j, const Node& q, Precisio
     KeptModules kept;
     if (q.has(list_key) && !q.at(list_key).value().is_null()) kept = kept_modules(q.at(list_key), layer_count(j));
     auto out = apply_scheme(j, kept, scheme, p, dtype, std::move(source), label + " " + a.value().get<std::string>(), list_key);
-    for (const char* kv : {"kv_cache_quant_algo", "kv_cache_scheme"})
-        if (q.has(kv) && !q.at(kv).value().is_null()) out.source += std::string("; ") + kv + " ignored: the KV format is --kv's";
+    out.source += kv_ignored(q, {"kv_cache_quant_algo", "kv_cache_scheme"});
     return out;
 }
 

@@ -3,6 +3,7 @@
 // the stated setting does not say (fewer bits, more devices, or speculation).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -192,8 +193,8 @@ constexpr Diagnosis diagnose(const Deployment& dep, const Model& m, const Worklo
         if (d.within_rounding) {
             // Faster than the ceiling only within the figure's rounding: no term is below its peak.
             d.overhead_alone = Seconds{};
-            d.bandwidth_efficiency_alone = d.bandwidth_efficiency_alone < 1 ? d.bandwidth_efficiency_alone : 1.0;
-            d.compute_efficiency_alone = d.compute_efficiency_alone < 1 ? d.compute_efficiency_alone : 1.0;
+            d.bandwidth_efficiency_alone = std::min(d.bandwidth_efficiency_alone, 1.0);
+            d.compute_efficiency_alone = std::min(d.compute_efficiency_alone, 1.0);
         }
     }
     return d;

@@ -297,16 +297,26 @@ struct ParameterBreakdown {
     friend constexpr bool operator==(const ParameterBreakdown&, const ParameterBreakdown&) = default;
 };
 
+// What one of t devices holds of one layer's attention (or recurrent mixer): its projections
+// and the norms inside it (Precision::attention_format's share of the layer).
+constexpr double layer_attention_parameters_per_device(const LayerSpec& spec, double h, std::int64_t attention_t) {
+    double p = 0;
+    const auto add = [&](const char*, Part part, double, double per_device) {
+        if (part != Part::experts) p += per_device;
+    };
+    std::visit([&](const auto& k) { k.weights(h, attention_t, add); }, spec.attention);
+    return p;
+}
+
 // What one of t tensor-parallel devices holds of one layer, routed experts aside: each kind's
 // share (layers.hpp) and the layer's norms, replicated. Step costs and memory both read it.
 // Under attention data parallelism the attention is split over `attention_t` devices only
 // (Parallelism::attention_tensor; 0: over t like the rest).
 constexpr double layer_parameters_per_device(const LayerSpec& spec, double h, std::int64_t t, std::int64_t attention_t = 0) {
-    double p = static_cast<double>(spec.norms) * h;
+    double p = static_cast<double>(spec.norms) * h + layer_attention_parameters_per_device(spec, h, attention_t > 0 ? attention_t : t);
     const auto add = [&](const char*, Part part, double, double per_device) {
         if (part != Part::experts) p += per_device;
     };
-    std::visit([&](const auto& k) { k.weights(h, attention_t > 0 ? attention_t : t, add); }, spec.attention);
     std::visit([&](const auto& k) { k.weights(h, t, add); }, spec.ffn);
     return p;
 }
@@ -327,17 +337,6 @@ constexpr std::int64_t attention_chunk(const Model& m) noexcept {
     for (const auto& g : m)
         if (g.spec.chunked) return g.spec.window;
     return 0;
-}
-
-// What one of t devices holds of one layer's attention (or recurrent mixer): its projections
-// and the norms inside it (Precision::attention_format's share of the layer).
-constexpr double layer_attention_parameters_per_device(const LayerSpec& spec, double h, std::int64_t attention_t) {
-    double p = 0;
-    const auto add = [&](const char*, Part part, double, double per_device) {
-        if (part != Part::experts) p += per_device;
-    };
-    std::visit([&](const auto& k) { k.weights(h, attention_t, add); }, spec.attention);
-    return p;
 }
 
 // The bytes one of t devices holds of one layer outside its routed experts: its share of the
